@@ -1,0 +1,798 @@
+"""A JSON reader over *bytes* that behaves exactly like serde_json 1.0.151.
+
+Why our own reader: the reference parses with ``serde_json::from_slice`` (default features,
+no ``float_roundtrip``), and Python's ``json``/orjson disagree with it on float parsing,
+``-0``, integers beyond 64 bits, recursion depth and error positions (FORMAT.md 3.1). This
+module reproduces serde_json's ``SliceRead`` + ``Deserializer`` primitives byte for byte:
+the same whitespace rules, string escapes, not-correctly-rounded decimal -> f64 conversion,
+recursion limit (127 nested containers), error texts and ``line``/``column`` positions.
+
+It offers two things:
+
+* :class:`Reader`, the serde_json deserializer primitives that the typed payload decoder
+  (:mod:`inspector.checkpoint.typed`) drives, and
+* :func:`parse_value`, ``serde_json::from_slice::<Value>`` returning plain Python values,
+  optionally with a :class:`Node` tree that knows the byte span of every value.
+
+Numbers come back as ``int`` (serde's U64/I64) or ``float`` (F64); the distinction matters
+for printing (``1`` versus ``1.0``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = [
+    "SerdeError",
+    "Reader",
+    "Node",
+    "parse_value",
+    "position_of_index",
+    "serde_f64_from_text",
+]
+
+U64_MAX = (1 << 64) - 1
+I32_MAX = (1 << 31) - 1
+I32_MIN = -(1 << 31)
+RECURSION_LIMIT = 128
+_POW10 = [float("1e%d" % k) for k in range(309)]
+
+_WS = re.compile(rb"[ \t\n\r]*")
+_STR_RUN = re.compile(rb'[^"\\\x00-\x1f]*')
+_DIGITS = re.compile(rb"[0-9]*")
+_HEX = b"0123456789abcdefABCDEF"
+
+# ErrorCode Display texts (serde_json src/error.rs).
+EOF_LIST = "EOF while parsing a list"
+EOF_OBJECT = "EOF while parsing an object"
+EOF_STRING = "EOF while parsing a string"
+EOF_VALUE = "EOF while parsing a value"
+EXPECTED_COLON = "expected `:`"
+EXPECTED_LIST_COMMA_OR_END = "expected `,` or `]`"
+EXPECTED_OBJECT_COMMA_OR_END = "expected `,` or `}`"
+EXPECTED_IDENT = "expected ident"
+EXPECTED_VALUE = "expected value"
+INVALID_ESCAPE = "invalid escape"
+INVALID_NUMBER = "invalid number"
+NUMBER_OUT_OF_RANGE = "number out of range"
+INVALID_UNICODE = "invalid unicode code point"
+CONTROL_CHAR = "control character (\\u0000-\\u001F) found while parsing a string"
+KEY_MUST_BE_STRING = "key must be a string"
+LONE_SURROGATE = "lone leading surrogate in hex escape"
+TRAILING_COMMA = "trailing comma"
+TRAILING_CHARACTERS = "trailing characters"
+UNEXPECTED_END_OF_HEX = "unexpected end of hex escape"
+RECURSION_LIMIT_EXCEEDED = "recursion limit exceeded"
+
+#: serde_json error categories (``serde_json::error::Category``).
+SYNTAX, DATA, EOF = "syntax", "data", "eof"
+
+
+def position_of_index(data: bytes, i: int) -> tuple[int, int]:
+    """Return serde_json's ``(line, column)`` for byte index ``i`` of ``data``.
+
+    Mirrors ``SliceRead::position_of_index``: ``line`` is 1-based, ``column`` is the number
+    of bytes between the start of that line and ``i`` (so it counts bytes, not characters).
+    """
+    start_of_line = data.rfind(b"\n", 0, i) + 1
+    return 1 + data.count(b"\n", 0, start_of_line), i - start_of_line
+
+
+class SerdeError(Exception):
+    """A serde_json error: its message and the byte index its position was taken from.
+
+    Attributes:
+        message: the error text without position (e.g. ``missing field `x```).
+        index: byte offset whose ``position_of_index`` gives the reported line/column, or
+            ``None`` for an error not yet positioned (serde's ``line == 0``).
+        line, column: serde_json's position (set by :meth:`locate`), 0 when unknown.
+        category: ``"syntax"``, ``"data"`` or ``"eof"`` (serde_json ``Category``).
+    """
+
+    def __init__(self, message: str, index: int | None = None, category: str = DATA):
+        super().__init__(message)
+        self.message = message
+        self.index = index
+        self.category = category
+        self.line = 0
+        self.column = 0
+
+    def locate(self, data: bytes) -> "SerdeError":
+        """Compute ``line``/``column`` from ``index`` over ``data``; returns self."""
+        if self.index is not None:
+            self.line, self.column = position_of_index(data, self.index)
+        return self
+
+    def __str__(self) -> str:
+        if self.line == 0:
+            return self.message
+        return f"{self.message} at line {self.line} column {self.column}"
+
+
+def _category(message: str) -> str:
+    return EOF if message.startswith("EOF while") else SYNTAX
+
+
+@dataclass(eq=False)
+class Node:
+    """One JSON value in a parsed document with its byte span.
+
+    ``start``/``end`` are half-open byte offsets into the file. ``kind`` is one of
+    ``object``, ``array``, ``string``, ``number``, ``bool``, ``null``. For objects,
+    ``children`` is a list of ``(key, key_start, node)`` in file order (duplicates kept);
+    for arrays a list of ``(index, None, node)``. ``value`` holds the scalar value.
+    """
+
+    kind: str
+    start: int
+    end: int = 0
+    value: object = None
+    children: list = field(default_factory=list)
+
+    def child(self, key):
+        """Return the child node for an object key (last duplicate wins) or array index."""
+        found = None
+        for k, _ks, node in self.children:
+            if k == key:
+                found = node
+        return found
+
+    def find(self, pointer: str) -> "Node | None":
+        """Resolve an RFC 6901 JSON Pointer below this node; ``None`` when absent."""
+        node = self
+        if pointer in ("", "/"):
+            return node
+        for raw in pointer.lstrip("/").split("/"):
+            token = raw.replace("~1", "/").replace("~0", "~")
+            if node.kind == "array":
+                if not token.isdigit() or int(token) >= len(node.children):
+                    return None
+                node = node.children[int(token)][2]
+            elif node.kind == "object":
+                node = node.child(token)
+                if node is None:
+                    return None
+            else:
+                return None
+        return node
+
+
+def serde_f64_from_text(text: str) -> float:
+    """Parse one JSON number token the way serde_json 1.0.151 does (no ``float_roundtrip``).
+
+    Raises :class:`SerdeError` for invalid tokens or values out of range. Used to explain
+    which floats do not survive the reference's parse (FORMAT.md 3.1).
+    """
+    r = Reader(text.encode())
+    value = r.parse_number_token()
+    if r.i != len(r.data):
+        raise SerdeError(INVALID_NUMBER, r.i, SYNTAX)
+    return float(value)
+
+
+class Reader:
+    """serde_json ``Deserializer<SliceRead>`` primitives over ``data`` (bytes).
+
+    ``i`` is the read index. Methods raise :class:`SerdeError` with serde_json's message and
+    the index serde_json would take the position from (``error`` = current index,
+    ``peek_error`` = current index + 1, capped at the length).
+    """
+
+    __slots__ = ("data", "n", "i", "depth", "build_nodes")
+
+    def __init__(self, data: bytes, build_nodes: bool = False):
+        self.data = data
+        self.n = len(data)
+        self.i = 0
+        self.depth = RECURSION_LIMIT
+        self.build_nodes = build_nodes
+
+    # -- errors -----------------------------------------------------------------------
+    def error(self, message: str) -> SerdeError:
+        """``Deserializer::error``: positioned at the current index."""
+        return SerdeError(message, self.i, _category(message))
+
+    def peek_error(self, message: str) -> SerdeError:
+        """``Deserializer::peek_error``: positioned one byte past the current index."""
+        return SerdeError(message, min(self.n, self.i + 1), _category(message))
+
+    def fix_position(self, err: SerdeError) -> SerdeError:
+        """``Deserializer::fix_position``: give an unpositioned error the current index."""
+        if err.index is None:
+            err.index = self.i
+        return err
+
+    # -- whitespace and structure -----------------------------------------------------
+    def parse_whitespace(self) -> int | None:
+        """Skip JSON whitespace; return the next byte (not consumed) or ``None`` at EOF."""
+        i = _WS.match(self.data, self.i).end()
+        self.i = i
+        return self.data[i] if i < self.n else None
+
+    def peek(self) -> int | None:
+        return self.data[self.i] if self.i < self.n else None
+
+    def enter(self) -> None:
+        """``check_recursion!`` entry: fail when more than 127 containers are open."""
+        self.depth -= 1
+        if self.depth == 0:
+            raise self.peek_error(RECURSION_LIMIT_EXCEEDED)
+
+    def leave(self) -> None:
+        self.depth += 1
+
+    def end(self) -> None:
+        """``Deserializer::end``: only whitespace may follow the value."""
+        if self.parse_whitespace() is not None:
+            raise self.peek_error(TRAILING_CHARACTERS)
+
+    def end_seq(self) -> SerdeError | None:
+        """``end_seq``; returns (does not raise) its error so callers can prefer theirs."""
+        b = self.parse_whitespace()
+        if b == 0x5D:  # ]
+            self.i += 1
+            return None
+        if b == 0x2C:  # ,
+            self.i += 1
+            if self.parse_whitespace() == 0x5D:
+                return self.peek_error(TRAILING_COMMA)
+            return self.peek_error(TRAILING_CHARACTERS)
+        if b is None:
+            return self.peek_error(EOF_LIST)
+        return self.peek_error(TRAILING_CHARACTERS)
+
+    def end_map(self) -> SerdeError | None:
+        """``end_map``; returns (does not raise) its error."""
+        b = self.parse_whitespace()
+        if b == 0x7D:  # }
+            self.i += 1
+            return None
+        if b == 0x2C:
+            return self.peek_error(TRAILING_COMMA)
+        if b is None:
+            return self.peek_error(EOF_OBJECT)
+        return self.peek_error(TRAILING_CHARACTERS)
+
+    def has_next_element(self, first: bool) -> bool:
+        """``SeqAccess::next_element_seed``'s ``has_next_element``."""
+        b = self.parse_whitespace()
+        if b is None:
+            raise self.peek_error(EOF_LIST)
+        if b == 0x5D:
+            return False
+        if first:
+            return True
+        if b == 0x2C:
+            self.i += 1
+            b = self.parse_whitespace()
+            if b == 0x5D:
+                raise self.peek_error(TRAILING_COMMA)
+            if b is None:
+                raise self.peek_error(EOF_VALUE)
+            return True
+        raise self.peek_error(EXPECTED_LIST_COMMA_OR_END)
+
+    def has_next_key(self, first: bool) -> bool:
+        """``MapAccess::next_key_seed``'s ``has_next_key``; leaves ``i`` at the key's quote."""
+        b = self.parse_whitespace()
+        if b is None:
+            raise self.peek_error(EOF_OBJECT)
+        if b == 0x7D:
+            return False
+        if first:
+            if b == 0x22:
+                return True
+            raise self.peek_error(KEY_MUST_BE_STRING)
+        if b == 0x2C:
+            self.i += 1
+            b = self.parse_whitespace()
+            if b == 0x22:
+                return True
+            if b == 0x7D:
+                raise self.peek_error(TRAILING_COMMA)
+            if b is None:
+                raise self.peek_error(EOF_VALUE)
+            raise self.peek_error(KEY_MUST_BE_STRING)
+        raise self.peek_error(EXPECTED_OBJECT_COMMA_OR_END)
+
+    def parse_object_colon(self) -> None:
+        b = self.parse_whitespace()
+        if b == 0x3A:
+            self.i += 1
+            return
+        if b is None:
+            raise self.peek_error(EOF_OBJECT)
+        raise self.peek_error(EXPECTED_COLON)
+
+    def parse_ident(self, ident: bytes) -> None:
+        for expected in ident:
+            if self.i >= self.n:
+                raise self.error(EOF_VALUE)
+            got = self.data[self.i]
+            self.i += 1
+            if got != expected:
+                raise self.error(EXPECTED_IDENT)
+
+    # -- strings ----------------------------------------------------------------------
+    def parse_str(self) -> str:
+        """Parse a string body; ``i`` must be just past the opening quote."""
+        data = self.data
+        start = self.i
+        m = _STR_RUN.match(data, start)
+        j = m.end()
+        if j < self.n and data[j] == 0x22:
+            self.i = j + 1
+            try:
+                return data[start:j].decode("utf-8")
+            except UnicodeDecodeError:
+                raise self.error(INVALID_UNICODE) from None
+        scratch = bytearray()
+        while True:
+            j = _STR_RUN.match(data, self.i).end()
+            if j >= self.n:
+                self.i = self.n
+                raise self.error(EOF_STRING)
+            c = data[j]
+            if c == 0x22:
+                scratch += data[start:j]
+                self.i = j + 1
+                try:
+                    return scratch.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise self.error(INVALID_UNICODE) from None
+            if c == 0x5C:
+                scratch += data[start:j]
+                self.i = j + 1
+                self._parse_escape(scratch)
+                start = self.i
+                continue
+            self.i = j + 1
+            raise self.error(CONTROL_CHAR)
+
+    def _next_or_eof(self) -> int:
+        if self.i >= self.n:
+            raise self.error(EOF_STRING)
+        c = self.data[self.i]
+        self.i += 1
+        return c
+
+    def _decode_hex_escape(self) -> int:
+        if self.n - self.i < 4:
+            self.i = self.n
+            raise self.error(EOF_STRING)
+        quad = self.data[self.i : self.i + 4]
+        self.i += 4
+        if any(c not in _HEX for c in quad):
+            raise self.error(INVALID_ESCAPE)
+        return int(quad, 16)
+
+    def _parse_escape(self, scratch: bytearray) -> None:
+        ch = self._next_or_eof()
+        simple = _SIMPLE_ESCAPES.get(ch)
+        if simple is not None:
+            scratch.append(simple)
+            return
+        if ch != 0x75:  # u
+            raise self.error(INVALID_ESCAPE)
+        n = self._decode_hex_escape()
+        if 0xDC00 <= n <= 0xDFFF:
+            raise self.error(LONE_SURROGATE)
+        if n < 0xD800 or n > 0xDBFF:
+            scratch += chr(n).encode("utf-8")
+            return
+        if self.i >= self.n:
+            raise self.error(EOF_STRING)
+        if self.data[self.i] != 0x5C:
+            self.i += 1
+            raise self.error(UNEXPECTED_END_OF_HEX)
+        self.i += 1
+        if self.i >= self.n:
+            raise self.error(EOF_STRING)
+        if self.data[self.i] != 0x75:
+            self.i += 1
+            raise self.error(UNEXPECTED_END_OF_HEX)
+        self.i += 1
+        n2 = self._decode_hex_escape()
+        if n2 < 0xDC00 or n2 > 0xDFFF:
+            raise self.error(LONE_SURROGATE)
+        scratch += chr((((n - 0xD800) << 10) | (n2 - 0xDC00)) + 0x10000).encode("utf-8")
+
+    def ignore_str(self) -> None:
+        """``SliceRead::ignore_str``: skip a string body without UTF-8 validation."""
+        data = self.data
+        while True:
+            j = _STR_RUN.match(data, self.i).end()
+            self.i = j
+            if j >= self.n:
+                raise self.error(EOF_STRING)
+            c = data[j]
+            if c == 0x22:
+                self.i = j + 1
+                return
+            if c == 0x5C:
+                self.i = j + 1
+                ch = self._next_or_eof()
+                if ch == 0x75:
+                    self._decode_hex_escape()
+                elif ch not in _SIMPLE_ESCAPES:
+                    raise self.error(INVALID_ESCAPE)
+                continue
+            raise self.error(CONTROL_CHAR)
+
+    # -- numbers ----------------------------------------------------------------------
+    def parse_number_token(self) -> int | float:
+        """Parse a number at ``i`` (``-`` or digit); serde's ``parse_any_number``.
+
+        Returns ``int`` for U64/I64 results and ``float`` for F64 ones.
+        """
+        positive = True
+        if self.peek() == 0x2D:
+            self.i += 1
+            positive = False
+        return self.parse_integer(positive)
+
+    def _peek_or_null(self) -> int:
+        return self.data[self.i] if self.i < self.n else 0
+
+    def parse_integer(self, positive: bool) -> int | float:
+        if self.i >= self.n:
+            raise self.error(EOF_VALUE)
+        c = self.data[self.i]
+        self.i += 1
+        if c == 0x30:
+            if 0x30 <= self._peek_or_null() <= 0x39:
+                raise self.peek_error(INVALID_NUMBER)
+            return self._parse_number(positive, 0)
+        if not 0x31 <= c <= 0x39:
+            raise self.error(INVALID_NUMBER)
+        # Fast path: the whole run of digits fits in u64.
+        j = _DIGITS.match(self.data, self.i).end()
+        digits = self.data[self.i - 1 : j]
+        if len(digits) <= 19:
+            self.i = j
+            return self._parse_number(positive, int(digits))
+        significand = c - 0x30
+        while True:
+            d = self._peek_or_null()
+            if 0x30 <= d <= 0x39:
+                digit = d - 0x30
+                if _overflow(significand, digit, U64_MAX):
+                    return self._parse_long_integer(positive, significand)
+                self.i += 1
+                significand = significand * 10 + digit
+            else:
+                return self._parse_number(positive, significand)
+
+    def _parse_number(self, positive: bool, significand: int) -> int | float:
+        c = self._peek_or_null()
+        if c == 0x2E:
+            return self._parse_decimal(positive, significand, 0)
+        if c in (0x65, 0x45):
+            return self._parse_exponent(positive, significand, 0)
+        if positive:
+            return significand
+        as_i64 = significand - (1 << 64) if significand >= (1 << 63) else significand
+        neg = ((-as_i64 + (1 << 63)) % (1 << 64)) - (1 << 63)
+        if neg >= 0:
+            return -float(significand)
+        return neg
+
+    def _parse_decimal(self, positive: bool, significand: int, exp_before: int) -> float:
+        self.i += 1
+        exp_after = 0
+        data = self.data
+        while True:
+            d = data[self.i] if self.i < self.n else 0
+            if not 0x30 <= d <= 0x39:
+                break
+            digit = d - 0x30
+            if _overflow(significand, digit, U64_MAX):
+                return self._parse_decimal_overflow(positive, significand, exp_before + exp_after)
+            self.i += 1
+            significand = significand * 10 + digit
+            exp_after -= 1
+        if exp_after == 0:
+            if self.i < self.n:
+                raise self.peek_error(INVALID_NUMBER)
+            raise self.peek_error(EOF_VALUE)
+        exponent = exp_before + exp_after
+        if self._peek_or_null() in (0x65, 0x45):
+            return self._parse_exponent(positive, significand, exponent)
+        return self._f64_from_parts(positive, significand, exponent)
+
+    def _parse_exponent(self, positive: bool, significand: int, starting_exp: int) -> float:
+        self.i += 1
+        c = self._peek_or_null()
+        positive_exp = True
+        if c == 0x2B:
+            self.i += 1
+        elif c == 0x2D:
+            self.i += 1
+            positive_exp = False
+        if self.i >= self.n:
+            raise self.error(EOF_VALUE)
+        c = self.data[self.i]
+        self.i += 1
+        if not 0x30 <= c <= 0x39:
+            raise self.error(INVALID_NUMBER)
+        exp = c - 0x30
+        while True:
+            c = self._peek_or_null()
+            if not 0x30 <= c <= 0x39:
+                break
+            self.i += 1
+            digit = c - 0x30
+            if _overflow(exp, digit, I32_MAX):
+                return self._parse_exponent_overflow(positive, significand == 0, positive_exp)
+            exp = exp * 10 + digit
+        final = starting_exp + exp if positive_exp else starting_exp - exp
+        final = max(I32_MIN, min(I32_MAX, final))
+        return self._f64_from_parts(positive, significand, final)
+
+    def _parse_exponent_overflow(self, positive: bool, zero_significand: bool, positive_exp: bool) -> float:
+        if not zero_significand and positive_exp:
+            raise self.error(NUMBER_OUT_OF_RANGE)
+        self.i = _DIGITS.match(self.data, self.i).end()
+        return 0.0 if positive else -0.0
+
+    def _parse_decimal_overflow(self, positive: bool, significand: int, exponent: int) -> float:
+        self.i = _DIGITS.match(self.data, self.i).end()
+        if self._peek_or_null() in (0x65, 0x45):
+            return self._parse_exponent(positive, significand, exponent)
+        return self._f64_from_parts(positive, significand, exponent)
+
+    def _parse_long_integer(self, positive: bool, significand: int) -> float:
+        j = _DIGITS.match(self.data, self.i).end()
+        exponent = j - self.i
+        self.i = j
+        c = self._peek_or_null()
+        if c == 0x2E:
+            return self._parse_decimal(positive, significand, exponent)
+        if c in (0x65, 0x45):
+            return self._parse_exponent(positive, significand, exponent)
+        return self._f64_from_parts(positive, significand, exponent)
+
+    def _f64_from_parts(self, positive: bool, significand: int, exponent: int) -> float:
+        f = float(significand)
+        while True:
+            mag = abs(exponent) if exponent != I32_MIN else None
+            if mag is not None and mag < 309:
+                if exponent >= 0:
+                    f *= _POW10[mag]
+                    if f == float("inf"):
+                        raise self.error(NUMBER_OUT_OF_RANGE)
+                else:
+                    f /= _POW10[mag]
+                break
+            if f == 0.0:
+                break
+            if exponent >= 0:
+                raise self.error(NUMBER_OUT_OF_RANGE)
+            f /= 1e308
+            exponent += 308
+        return f if positive else -f
+
+    def ignore_integer(self) -> None:
+        c = self.data[self.i] if self.i < self.n else 0
+        self.i += 1 if self.i < self.n else 0
+        if c == 0x30:
+            if 0x30 <= self._peek_or_null() <= 0x39:
+                raise self.peek_error(INVALID_NUMBER)
+        elif 0x31 <= c <= 0x39:
+            self.i = _DIGITS.match(self.data, self.i).end()
+        else:
+            raise self.error(INVALID_NUMBER)
+        c = self._peek_or_null()
+        if c == 0x2E:
+            self.i += 1
+            j = _DIGITS.match(self.data, self.i).end()
+            if j == self.i:
+                raise self.peek_error(INVALID_NUMBER)
+            self.i = j
+            c = self._peek_or_null()
+        if c in (0x65, 0x45):
+            self.i += 1
+            if self._peek_or_null() in (0x2B, 0x2D):
+                self.i += 1
+            c = self.data[self.i] if self.i < self.n else 0
+            if self.i < self.n:
+                self.i += 1
+            if not 0x30 <= c <= 0x39:
+                raise self.error(INVALID_NUMBER)
+            self.i = _DIGITS.match(self.data, self.i).end()
+
+    def ignore_value(self) -> None:
+        """``Deserializer::ignore_value`` (no recursion limit, no UTF-8 validation)."""
+        stack: list[int] = []
+        enclosing = None
+        while True:
+            b = self.parse_whitespace()
+            if b is None:
+                raise self.peek_error(EOF_VALUE)
+            frame = None
+            if b == 0x6E:
+                self.i += 1
+                self.parse_ident(b"ull")
+            elif b == 0x74:
+                self.i += 1
+                self.parse_ident(b"rue")
+            elif b == 0x66:
+                self.i += 1
+                self.parse_ident(b"alse")
+            elif b == 0x2D:
+                self.i += 1
+                self.ignore_integer()
+            elif 0x30 <= b <= 0x39:
+                self.ignore_integer()
+            elif b == 0x22:
+                self.i += 1
+                self.ignore_str()
+            elif b in (0x5B, 0x7B):
+                if enclosing is not None:
+                    stack.append(enclosing)
+                    enclosing = None
+                self.i += 1
+                frame = b
+            else:
+                raise self.peek_error(EXPECTED_VALUE)
+            if frame is not None:
+                accept_comma = False
+            elif enclosing is not None:
+                frame, enclosing, accept_comma = enclosing, None, True
+            elif stack:
+                frame, accept_comma = stack.pop(), True
+            else:
+                return
+            while True:
+                b = self.parse_whitespace()
+                if b == 0x2C and accept_comma:
+                    self.i += 1
+                    break
+                if (b == 0x5D and frame == 0x5B) or (b == 0x7D and frame == 0x7B):
+                    pass
+                elif b is not None:
+                    if accept_comma:
+                        raise self.peek_error(EXPECTED_LIST_COMMA_OR_END if frame == 0x5B else EXPECTED_OBJECT_COMMA_OR_END)
+                    break
+                else:
+                    raise self.peek_error(EOF_LIST if frame == 0x5B else EOF_OBJECT)
+                self.i += 1
+                if not stack:
+                    return
+                frame = stack.pop()
+                accept_comma = True
+            if frame == 0x7B:
+                b = self.parse_whitespace()
+                if b == 0x22:
+                    self.i += 1
+                elif b is None:
+                    raise self.peek_error(EOF_OBJECT)
+                else:
+                    raise self.peek_error(KEY_MUST_BE_STRING)
+                self.ignore_str()
+                b = self.parse_whitespace()
+                if b == 0x3A:
+                    self.i += 1
+                elif b is None:
+                    raise self.peek_error(EOF_OBJECT)
+                else:
+                    raise self.peek_error(EXPECTED_COLON)
+            enclosing = frame
+
+    # -- serde_json::Value ------------------------------------------------------------
+    def parse_any(self):
+        """``deserialize_any`` with serde_json's ``ValueVisitor``.
+
+        Returns the Python value, or ``(value, Node)`` when ``build_nodes`` is set.
+        Objects become ``dict`` (a repeated key keeps its last value, as in ``Value``).
+        """
+        b = self.parse_whitespace()
+        if b is None:
+            raise self.peek_error(EOF_VALUE)
+        start = self.i
+        node = None
+        if b == 0x22:
+            self.i += 1
+            value = self.parse_str()
+            kind = "string"
+        elif b == 0x7B:
+            self.enter()
+            self.i += 1
+            value = {}
+            children = [] if self.build_nodes else None
+            first = True
+            while self.has_next_key(first):
+                first = False
+                key_start = self.i
+                self.i += 1
+                key = self.parse_str()
+                self.parse_object_colon()
+                if self.build_nodes:
+                    value[key], child = self.parse_any()
+                    children.append((key, key_start, child))
+                else:
+                    value[key] = self.parse_any()
+            self.leave()
+            err = self.end_map()
+            if err:
+                raise err
+            kind = "object"
+            if self.build_nodes:
+                node = Node("object", start, self.i, None, children)
+        elif b == 0x5B:
+            self.enter()
+            self.i += 1
+            value = []
+            children = [] if self.build_nodes else None
+            first = True
+            while self.has_next_element(first):
+                if self.build_nodes:
+                    item, child = self.parse_any()
+                    children.append((len(value), None, child))
+                    value.append(item)
+                else:
+                    value.append(self.parse_any())
+                first = False
+            self.leave()
+            err = self.end_seq()
+            if err:
+                raise err
+            kind = "array"
+            if self.build_nodes:
+                node = Node("array", start, self.i, None, children)
+        elif b == 0x6E:
+            self.i += 1
+            self.parse_ident(b"ull")
+            value, kind = None, "null"
+        elif b == 0x74:
+            self.i += 1
+            self.parse_ident(b"rue")
+            value, kind = True, "bool"
+        elif b == 0x66:
+            self.i += 1
+            self.parse_ident(b"alse")
+            value, kind = False, "bool"
+        elif b == 0x2D or 0x30 <= b <= 0x39:
+            value = self.parse_number_token()
+            kind = "number"
+        else:
+            raise self.peek_error(EXPECTED_VALUE)
+        if not self.build_nodes:
+            return value
+        if node is None:
+            node = Node(kind, start, self.i, value)
+        return value, node
+
+
+_SIMPLE_ESCAPES = {0x22: 0x22, 0x5C: 0x5C, 0x2F: 0x2F, 0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09}
+
+
+def _overflow(a: int, b: int, c: int) -> bool:
+    """serde_json's ``overflow!(a * 10 + b, c)``."""
+    return a >= c // 10 and (a > c // 10 or b > c % 10)
+
+
+def parse_value(data: bytes, *, nodes: bool = False):
+    """``serde_json::from_slice::<Value>(data)``.
+
+    Args:
+        data: the document bytes.
+        nodes: also build the :class:`Node` span tree.
+
+    Returns:
+        the Python value (``dict``/``list``/``str``/``int``/``float``/``bool``/``None``), or
+        ``(value, root_node)`` when ``nodes`` is true.
+
+    Raises:
+        SerdeError: positioned (``line``/``column`` set) with serde_json's message.
+    """
+    r = Reader(data, build_nodes=nodes)
+    try:
+        result = r.parse_any()
+        r.end()
+    except SerdeError as e:
+        raise e.locate(data) from None
+    except RecursionError:  # pragma: no cover - the 128 limit stops far earlier
+        raise SerdeError(RECURSION_LIMIT_EXCEEDED, r.i, SYNTAX).locate(data) from None
+    return result
