@@ -1,0 +1,662 @@
+"""Typed decode of payloads and descriptors exactly as serde derive + serde_json do it.
+
+:func:`decode` drives the serde_json primitives of :mod:`.jsontext` with a type from
+:mod:`.schema`, reproducing the reference's ``serde_json::from_slice::<T>``: the same accepted
+inputs, the same first error with the same message and ``line``/``column`` (FORMAT.md 4,
+rules P-PARSE and D-PARSE). The result is the value in its *serialized* form, i.e. what
+``serde_json::to_value(&typed)`` gives back (defaults filled, ``skip_serializing`` keys gone,
+aliases renamed, f32 fields widened), so ``canonical.encode(result)`` is the reference's
+canonical re-encoding used by P-CANONICAL.
+
+Internally tagged and untagged enums (``ContentBlock``, ``ToolResultContentField``) are
+decoded the serde way: the object is first buffered as *content*, then matched; errors from
+that second step carry no position of their own and take the position of the enclosing
+serde_json call, as in serde_json's ``fix_position``.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import unicodedata
+
+from . import schema as S
+from .canonical import format_f64
+from .jsontext import EOF_VALUE, EXPECTED_VALUE, KEY_MUST_BE_STRING, EOF_OBJECT, Reader, SerdeError
+
+__all__ = ["decode", "rust_debug_str", "widen_f32"]
+
+U32_MAX = (1 << 32) - 1
+U64_MAX = (1 << 64) - 1
+I64_MAX = (1 << 63) - 1
+I64_MIN = -(1 << 63)
+
+
+def widen_f32(x: float) -> float | None:
+    """``x as f32`` widened back to f64 (what an f32 field re-encodes as); None if not finite."""
+    try:
+        y = struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return None
+    return y if math.isfinite(y) else None
+
+
+def rust_debug_str(s: str) -> str:
+    """Rust ``{:?}`` of a string: double-quoted with Rust's ``escape_debug`` rules.
+
+    Escapes ``\\t \\r \\n \\\\ \\" \\0``, other control and non-printable characters as
+    ``\\u{hex}``. Printability follows Unicode general categories (an approximation of
+    Rust's internal table that agrees for every category-based case).
+    """
+    out = ['"']
+    for idx, ch in enumerate(s):
+        o = ord(ch)
+        if ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\0":
+            out.append("\\0")
+        else:
+            cat = unicodedata.category(ch)
+            if cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or (cat == "Zs" and ch != " ") or (
+                idx == 0 and cat in ("Mn", "Me")
+            ):
+                out.append("\\u{%x}" % o)
+            else:
+                out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _one_of(names) -> str:
+    names = list(names)
+    if len(names) == 1:
+        return "`%s`" % names[0]
+    if len(names) == 2:
+        return "`%s` or `%s`" % tuple(names)
+    return "one of " + ", ".join("`%s`" % n for n in names)
+
+
+def _unknown_field(key: str, names) -> SerdeError:
+    if not names:
+        return SerdeError("unknown field `%s`, there are no fields" % key)
+    return SerdeError("unknown field `%s`, expected %s" % (key, _one_of(names)))
+
+
+def _unknown_variant(v: str, names) -> SerdeError:
+    if not names:
+        return SerdeError("unknown variant `%s`, there are no variants" % v)
+    return SerdeError("unknown variant `%s`, expected %s" % (v, _one_of(names)))
+
+
+class CMap(list):
+    """serde ``Content::Map``: a list of ``(key, value)`` pairs (duplicates kept)."""
+
+
+def _unexpected(v) -> str:
+    """serde_json's ``JsonUnexpected`` display of a value."""
+    if v is None:
+        return "null"
+    if v is True or v is False:
+        return "boolean `%s`" % ("true" if v else "false")
+    if isinstance(v, int):
+        return "integer `%d`" % v
+    if isinstance(v, float):
+        return "floating point `%s`" % format_f64(v)
+    if isinstance(v, str):
+        return "string " + rust_debug_str(v)
+    if isinstance(v, list) and not isinstance(v, CMap):
+        return "sequence"
+    return "map"
+
+
+def _invalid_type(v, expecting: str) -> SerdeError:
+    return SerdeError("invalid type: %s, expected %s" % (_unexpected(v), expecting))
+
+
+def _invalid_value(v, expecting: str) -> SerdeError:
+    return SerdeError("invalid value: %s, expected %s" % (_unexpected(v), expecting))
+
+
+def _expecting(t) -> str:
+    if isinstance(t, S.Prim):
+        return t.expecting
+    if isinstance(t, S.Vec):
+        return "a sequence"
+    if isinstance(t, S.Struct):
+        return "struct " + t.name.split("::")[0] if "::" not in t.name else "struct variant " + t.name
+    if isinstance(t, S.Tagged):
+        return "internally tagged enum " + t.name
+    if isinstance(t, S.Enum):
+        return "enum " + t.name
+    if isinstance(t, S.Opt):
+        return "option"
+    return "a value"
+
+
+def _number(t: S.Prim, v):
+    """A primitive number visitor (serde's impls) applied to a parsed number ``v``."""
+    name = t.name
+    if name == "f64":
+        return float(v)
+    if name == "f32":
+        return widen_f32(float(v))
+    if isinstance(v, float):
+        raise _invalid_type(v, t.expecting)
+    if name == "i64":
+        if v > I64_MAX:
+            raise _invalid_value(v, t.expecting)
+        return v
+    hi = U32_MAX if name == "u32" else U64_MAX
+    if v < 0 or v > hi:
+        raise _invalid_value(v, t.expecting)
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# Streaming decode (serde_json Deserializer)
+# ---------------------------------------------------------------------------------------------
+class _Decoder:
+    def __init__(self, data: bytes):
+        self.r = Reader(data)
+
+    # peek_invalid_type: consume the offending value and build "invalid type" (positioned)
+    def peek_invalid_type(self, expecting: str) -> SerdeError:
+        r = self.r
+        b = r.peek()
+        if b == 0x6E:
+            r.i += 1
+            r.parse_ident(b"ull")
+            err = _invalid_type(None, expecting)
+        elif b == 0x74:
+            r.i += 1
+            r.parse_ident(b"rue")
+            err = _invalid_type(True, expecting)
+        elif b == 0x66:
+            r.i += 1
+            r.parse_ident(b"alse")
+            err = _invalid_type(False, expecting)
+        elif b == 0x2D or (b is not None and 0x30 <= b <= 0x39):
+            err = _invalid_type(r.parse_number_token(), expecting)
+        elif b == 0x22:
+            r.i += 1
+            err = _invalid_type(r.parse_str(), expecting)
+        elif b == 0x5B:
+            err = _invalid_type([], expecting)
+        elif b == 0x7B:
+            err = _invalid_type(CMap(), expecting)
+        else:
+            return r.peek_error(EXPECTED_VALUE)
+        return r.fix_position(err)
+
+    def de(self, t):
+        r = self.r
+        if isinstance(t, S.Opt):
+            if r.parse_whitespace() == 0x6E:
+                r.i += 1
+                r.parse_ident(b"ull")
+                return None
+            return self.de(t.inner)
+        if isinstance(t, S.Prim):
+            return self.de_prim(t)
+        if isinstance(t, S.Struct):
+            return self.de_struct(t)
+        if isinstance(t, S.Vec):
+            return self.de_seq(t)
+        if isinstance(t, S.Enum):
+            return self.de_enum(t)
+        if isinstance(t, S.Tagged):
+            return self.de_tagged(t)
+        if isinstance(t, S.Untagged):
+            return self.de_untagged(t)
+        raise TypeError(t)  # pragma: no cover
+
+    def de_prim(self, t: S.Prim):
+        r = self.r
+        if t.name == "value":
+            return r.parse_any()
+        b = r.parse_whitespace()
+        if b is None:
+            raise r.peek_error(EOF_VALUE)
+        try:
+            if t.name == "str":
+                if b != 0x22:
+                    raise self.peek_invalid_type(t.expecting)
+                r.i += 1
+                return r.parse_str()
+            if t.name == "bool":
+                if b == 0x74:
+                    r.i += 1
+                    r.parse_ident(b"rue")
+                    return True
+                if b == 0x66:
+                    r.i += 1
+                    r.parse_ident(b"alse")
+                    return False
+                raise self.peek_invalid_type(t.expecting)
+            if b == 0x2D or 0x30 <= b <= 0x39:
+                return _number(t, r.parse_number_token())
+            raise self.peek_invalid_type(t.expecting)
+        except SerdeError as e:
+            raise r.fix_position(e)
+
+    def de_seq(self, t: S.Vec):
+        r = self.r
+        b = r.parse_whitespace()
+        if b is None:
+            raise r.peek_error(EOF_VALUE)
+        if b != 0x5B:
+            raise r.fix_position(self.peek_invalid_type("a sequence"))
+        r.enter()
+        r.i += 1
+        out = []
+        try:
+            first = True
+            while r.has_next_element(first):
+                first = False
+                out.append(self.de(t.inner))
+        except SerdeError as e:
+            if e.index is None:
+                r.end_seq()
+                r.fix_position(e)
+            raise
+        r.leave()
+        err = r.end_seq()
+        if err:
+            raise err
+        return out
+
+    def _read_key(self) -> str:
+        r = self.r
+        r.i += 1
+        return r.parse_str()
+
+    def de_struct(self, t: S.Struct):
+        r = self.r
+        b = r.parse_whitespace()
+        if b is None:
+            raise r.peek_error(EOF_VALUE)
+        if b not in (0x7B, 0x5B):
+            raise r.fix_position(self.peek_invalid_type("struct " + t.name))
+        is_map = b == 0x7B
+        r.enter()
+        r.i += 1
+        try:
+            out = self._struct_map(t) if is_map else self._struct_seq(t)
+        except SerdeError as e:
+            if e.index is None:
+                r.end_map() if is_map else r.end_seq()
+                r.fix_position(e)
+            raise
+        r.leave()
+        err = r.end_map() if is_map else r.end_seq()
+        if err:
+            raise err
+        return out
+
+    def _struct_map(self, t: S.Struct):
+        r = self.r
+        by_key = {}
+        for f in t.fields:
+            by_key[f.key] = f
+            for a in f.aliases:
+                by_key[a] = f
+        got = {}
+        first = True
+        while r.has_next_key(first):
+            first = False
+            key = self._read_key()
+            f = by_key.get(key)
+            if f is None:
+                if t.deny:
+                    raise _unknown_field(key, t.keys)
+                r.parse_object_colon()
+                r.ignore_value()
+                continue
+            if f.key in got:
+                raise SerdeError("duplicate field `%s`" % f.key)
+            r.parse_object_colon()
+            got[f.key] = self.de(f.type)
+        return _finish_struct(t, got)
+
+    def _struct_seq(self, t: S.Struct):
+        r = self.r
+        got = {}
+        first = True
+        for idx, f in enumerate(t.fields):
+            if not r.has_next_element(first):
+                if f.default is S.REQUIRED:
+                    raise SerdeError("invalid length %d, expected struct %s with %d elements" % (idx, t.name, len(t.fields)))
+                break
+            first = False
+            got[f.key] = self.de(f.type)
+        return _finish_struct(t, got)
+
+    def de_enum(self, t: S.Enum):
+        r = self.r
+        b = r.parse_whitespace()
+        if b == 0x22:
+            return self._variant_ident(t.name, t.variants)
+        if b == 0x7B:
+            r.enter()
+            r.i += 1
+            b = r.parse_whitespace()
+            if b == 0x7D:
+                raise r.peek_error(EXPECTED_VALUE)
+            if b is None:
+                raise r.peek_error(EOF_OBJECT)
+            if b != 0x22:
+                raise r.peek_error(KEY_MUST_BE_STRING)
+            name = self._variant_ident(t.name, t.variants)
+            r.parse_object_colon()
+            b = r.parse_whitespace()
+            if b == 0x6E:
+                r.i += 1
+                r.parse_ident(b"ull")
+            elif b is None:
+                raise r.peek_error(EOF_VALUE)
+            else:
+                raise r.fix_position(self.peek_invalid_type("unit variant"))
+            r.leave()
+            b = r.parse_whitespace()
+            if b == 0x7D:
+                r.i += 1
+                return name
+            if b is None:
+                raise r.error(EOF_OBJECT)
+            raise r.error(EXPECTED_VALUE)
+        if b is None:
+            raise r.peek_error(EOF_VALUE)
+        raise r.peek_error(EXPECTED_VALUE)
+
+    def _variant_ident(self, _name: str, variants) -> str:
+        """deserialize_str with a variant-identifier visitor."""
+        r = self.r
+        b = r.parse_whitespace()
+        if b != 0x22:
+            if b is None:
+                raise r.peek_error(EOF_VALUE)
+            raise r.fix_position(self.peek_invalid_type("variant identifier"))
+        r.i += 1
+        s = r.parse_str()
+        if s not in variants:
+            raise r.fix_position(_unknown_variant(s, variants))
+        return s
+
+    def parse_content(self):
+        """serde's ``ContentVisitor`` through ``deserialize_any``: objects keep duplicates."""
+        r = self.r
+        b = r.parse_whitespace()
+        if b == 0x7B:
+            r.enter()
+            r.i += 1
+            out = CMap()
+            first = True
+            while r.has_next_key(first):
+                first = False
+                k = self._read_key()
+                r.parse_object_colon()
+                out.append((k, self.parse_content()))
+            r.leave()
+            err = r.end_map()
+            if err:
+                raise err
+            return out
+        if b == 0x5B:
+            r.enter()
+            r.i += 1
+            out = []
+            first = True
+            while r.has_next_element(first):
+                first = False
+                out.append(self.parse_content())
+            r.leave()
+            err = r.end_seq()
+            if err:
+                raise err
+            return out
+        return r.parse_any()
+
+    def de_tagged(self, t: S.Tagged):
+        """``deserialize_any(TaggedContentVisitor)`` then the variant from content."""
+        r = self.r
+        b = r.parse_whitespace()
+        if b is None:
+            raise r.peek_error(EOF_VALUE)
+        names = tuple(n for n, _ in t.variants)
+        if b == 0x7B:
+            r.enter()
+            r.i += 1
+            tag = None
+            rest = CMap()
+            try:
+                first = True
+                while r.has_next_key(first):
+                    first = False
+                    k = self._read_key()
+                    if k == t.tag:
+                        if tag is not None:
+                            raise SerdeError("duplicate field `%s`" % t.tag)
+                        r.parse_object_colon()
+                        tag = self._variant_ident(t.name, names)
+                    else:
+                        r.parse_object_colon()
+                        rest.append((k, self.parse_content()))
+                if tag is None:
+                    raise SerdeError("missing field `%s`" % t.tag)
+            except SerdeError as e:
+                if e.index is None:
+                    r.end_map()
+                    r.fix_position(e)
+                raise
+            r.leave()
+            err = r.end_map()
+            if err:
+                raise err
+        elif b == 0x5B:
+            content = self.parse_content()
+            if not content:
+                raise r.fix_position(SerdeError("missing field `%s`" % t.tag))
+            tag_v = content[0]
+            if not isinstance(tag_v, str):
+                raise r.fix_position(_invalid_type(tag_v, "variant identifier"))
+            if tag_v not in names:
+                raise r.fix_position(_unknown_variant(tag_v, names))
+            tag, rest = tag_v, content[1:]
+        else:
+            raise r.fix_position(self.peek_invalid_type("internally tagged enum " + t.name))
+        variant = dict(t.variants)[tag]
+        out = _content_struct(variant, rest)  # unpositioned errors propagate to the caller
+        result = {t.tag: tag}
+        result.update(out)
+        return result
+
+    def de_untagged(self, t: S.Untagged):
+        content = self.parse_content()
+        return _content_untagged(t, content)
+
+
+def _finish_struct(t: S.Struct, got: dict) -> dict:
+    """Fill defaults / report the first missing field, then build the serialized form."""
+    out = {}
+    for f in t.fields:
+        if f.key in got:
+            v = got[f.key]
+        elif f.default is not S.REQUIRED:
+            v = _copy(f.default)
+        elif isinstance(f.type, S.Opt):
+            v = None
+        else:
+            raise SerdeError("missing field `%s`" % f.key)
+        if f.never_written or (f.skip_if and f.omitted_when(v)):
+            continue
+        out[f.key] = v
+    return out
+
+
+def _copy(v):
+    if isinstance(v, dict):
+        return {k: _copy(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_copy(x) for x in v]
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# Decode from buffered content (serde ContentDeserializer / ContentRefDeserializer)
+# ---------------------------------------------------------------------------------------------
+def _content_value(v):
+    if isinstance(v, CMap):
+        d = {}
+        for k, x in v:
+            d[k] = _content_value(x)
+        return d
+    if isinstance(v, list):
+        return [_content_value(x) for x in v]
+    return v
+
+
+def _content(t, v):
+    if isinstance(t, S.Opt):
+        return None if v is None else _content(t.inner, v)
+    if isinstance(t, S.Prim):
+        if t.name == "value":
+            return _content_value(v)
+        if t.name == "str":
+            if isinstance(v, str):
+                return v
+            raise _invalid_type(v, t.expecting)
+        if t.name == "bool":
+            if v is True or v is False:
+                return v
+            raise _invalid_type(v, t.expecting)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return _number(t, v)
+        raise _invalid_type(v, t.expecting)
+    if isinstance(t, S.Vec):
+        if isinstance(v, list) and not isinstance(v, CMap):
+            return [_content(t.inner, x) for x in v]
+        raise _invalid_type(v, "a sequence")
+    if isinstance(t, S.Struct):
+        if isinstance(v, CMap):
+            return _content_struct(t, v)
+        if isinstance(v, list):
+            got = {}
+            for idx, f in enumerate(t.fields):
+                if idx >= len(v):
+                    if f.default is S.REQUIRED:
+                        raise SerdeError("invalid length %d, expected struct %s with %d elements" % (idx, t.name, len(t.fields)))
+                    break
+                got[f.key] = _content(f.type, v[idx])
+            if len(v) > len(t.fields):
+                raise SerdeError("invalid length %d, expected struct %s with %d elements" % (len(v), t.name, len(t.fields)))
+            return _finish_struct(t, got)
+        raise _invalid_type(v, "struct " + t.name)
+    if isinstance(t, S.Enum):
+        if isinstance(v, str):
+            if v not in t.variants:
+                raise _unknown_variant(v, t.variants)
+            return v
+        if isinstance(v, CMap) and len(v) == 1:
+            name, inner = v[0]
+            if name not in t.variants:
+                raise _unknown_variant(name, t.variants)
+            if inner is not None:
+                raise _invalid_type(inner, "unit variant")
+            return name
+        raise _invalid_type(v, "string or map")
+    if isinstance(t, S.Tagged):
+        names = tuple(n for n, _ in t.variants)
+        if isinstance(v, CMap):
+            tag = None
+            rest = CMap()
+            for k, x in v:
+                if k == t.tag:
+                    if tag is not None:
+                        raise SerdeError("duplicate field `%s`" % t.tag)
+                    if not isinstance(x, str):
+                        raise _invalid_type(x, "variant identifier")
+                    if x not in names:
+                        raise _unknown_variant(x, names)
+                    tag = x
+                else:
+                    rest.append((k, x))
+            if tag is None:
+                raise SerdeError("missing field `%s`" % t.tag)
+        elif isinstance(v, list):
+            if not v:
+                raise SerdeError("missing field `%s`" % t.tag)
+            if not isinstance(v[0], str):
+                raise _invalid_type(v[0], "variant identifier")
+            if v[0] not in names:
+                raise _unknown_variant(v[0], names)
+            tag, rest = v[0], v[1:]
+        else:
+            raise _invalid_type(v, "internally tagged enum " + t.name)
+        result = {t.tag: tag}
+        result.update(_content_struct(dict(t.variants)[tag], rest))
+        return result
+    if isinstance(t, S.Untagged):
+        return _content_untagged(t, v)
+    raise TypeError(t)  # pragma: no cover
+
+
+def _content_struct(t: S.Struct, v) -> dict:
+    if isinstance(v, list) and not isinstance(v, CMap):
+        return _content(t, v)
+    by_key = {}
+    for f in t.fields:
+        by_key[f.key] = f
+        for a in f.aliases:
+            by_key[a] = f
+    got = {}
+    for k, x in v:
+        f = by_key.get(k)
+        if f is None:
+            if t.deny:
+                raise _unknown_field(k, t.keys)
+            continue
+        if f.key in got:
+            raise SerdeError("duplicate field `%s`" % f.key)
+        got[f.key] = _content(f.type, x)
+    return _finish_struct(t, got)
+
+
+def _content_untagged(t: S.Untagged, v):
+    for alt in t.alternatives:
+        try:
+            return _content(alt, v)
+        except SerdeError:
+            continue
+    raise SerdeError("data did not match any variant of untagged enum %s" % t.name)
+
+
+def decode(data: bytes, t=S.PAYLOAD) -> dict:
+    """``serde_json::from_slice::<T>(data)`` for a schema type ``t``; serialized form out.
+
+    Args:
+        data: the file bytes.
+        t: a :mod:`.schema` type, :data:`~.schema.PAYLOAD` or :data:`~.schema.DESCRIPTOR`.
+
+    Returns:
+        the value as ``serde_json::to_value`` of the typed value would give it (a ``dict``).
+
+    Raises:
+        SerdeError: the reference's parse error, positioned (``line``/``column``/``index``).
+    """
+    d = _Decoder(data)
+    try:
+        value = d.de(t)
+        d.r.end()
+    except SerdeError as e:
+        if e.index is None:
+            e.index = d.r.i
+        raise e.locate(data) from None
+    return value
