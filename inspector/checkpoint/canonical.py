@@ -77,12 +77,12 @@ def canonicalize(data: bytes) -> bytes:
     return encode(value)
 
 
-def format_f64(x: float) -> str:
+def format_f64(x: float, plus_exponent: bool = True) -> str:
     """serde_json 1.0.151 (zmij) spelling of a finite f64: ``1.0``, ``1e+16``, ``1e-7``.
 
     Shortest round-trip digits (Python ``repr``'s digits), laid out as ryu/zmij do:
     positional for decimal exponents in (-5, 16], else ``d.ddde±x`` with ``+`` on positive
-    exponents.
+    exponents (``plus_exponent=False`` gives the older ryu spelling ``1e20``, FORMAT.md 3.4).
     """
     if x == 0.0:
         return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
@@ -109,7 +109,7 @@ def format_f64(x: float) -> str:
     if -5 < kk <= 0:
         return sign + "0." + "0" * (-kk) + digits
     e = kk - 1
-    es = ("e+%d" % e) if e >= 0 else ("e%d" % e)
+    es = (("e+%d" if plus_exponent else "e%d") % e) if e >= 0 else ("e%d" % e)
     if length == 1:
         return sign + digits + es
     return sign + digits[0] + "." + digits[1:] + es
@@ -132,7 +132,7 @@ def _encode_str(s: str) -> str:
     return "".join(out)
 
 
-def encode_reference(value) -> bytes:
+def encode_reference(value, plus_exponent: bool = True) -> bytes:
     """Plain-Python model of ``serde_json::to_vec(sort_keys(value))`` (slow; for tests).
 
     Same contract as :func:`encode`; exists so the orjson fast path can be checked against
@@ -149,7 +149,7 @@ def encode_reference(value) -> bytes:
         if isinstance(v, int):
             return str(v)
         if isinstance(v, float):
-            return format_f64(v)
+            return format_f64(v, plus_exponent)
         if isinstance(v, str):
             return _encode_str(v)
         if isinstance(v, list):

@@ -1,0 +1,651 @@
+"""One small check function per rule id of FORMAT.md section 6, registered with ``@check``.
+
+A check takes the :class:`~.context.Context` and returns an iterable of :class:`Violation`
+(empty: the rule passes), or raises :class:`~.context.NotApplicable`. Messages are the
+reference's verbatim texts with its interpolations (Rust ``{:?}`` via ``rust_debug_str``).
+Checks evaluate independently of one another: the reference stops at its first error, we show
+every failure and let :mod:`.verify` pick the root cause by evaluation order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import hashlib
+
+import orjson
+
+from .catalogue import rule as _rule
+from .context import (
+    DESCRIPTOR_SCHEMA, ENCODING, FORMAT, LOGICAL_EVIDENCE_SCHEMA, MEDIA_TYPE, PAYLOAD_SCHEMA,
+    RESUME_SEMANTICS, SNAPSHOT_EVIDENCE_SCHEMA, Context, NotApplicable, json_equal,
+)
+from .digest import (
+    DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, MAX_CONTENT_BYTES, SNAPSHOT_DOMAIN, content_digest,
+    descriptor_digest_input, domain_digest, is_sha256, is_valid_id, logical_evidence_input,
+    snapshot_evidence_input,
+)
+from .typed import rust_debug_str as q
+
+__all__ = ["Violation", "CHECKS", "check"]
+
+U64_MAX = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One failure of a rule.
+
+    ``detail``: the reference message without prefix. ``source``/``pointer``: where
+    (``payload``/``descriptor`` and a JSON Pointer). ``offset``: a byte offset when there is
+    no pointer (parse errors). ``order``: sub-order within the rule's rank (run index, ...).
+    """
+
+    detail: str
+    source: str = "payload"
+    pointer: str = ""
+    expected: object = None
+    actual: object = None
+    offset: int | None = None
+    order: tuple = ()
+    notes: tuple = ()
+    extra: tuple = ()  # more (source, pointer) locations
+
+
+CHECKS: dict[str, Callable[[Context], Iterable[Violation]]] = {}
+
+
+def check(rule_id: str):
+    """Register ``fn`` as the check of ``rule_id`` (the id must exist in the catalogue)."""
+    _rule(rule_id)
+
+    def deco(fn):
+        CHECKS[rule_id] = fn
+        return fn
+
+    return deco
+
+
+def _msg(rule_id: str) -> str:
+    return _rule(rule_id).message
+
+
+def _eq(rule_id, source, pointer, actual, expected):
+    if actual != expected:
+        yield Violation(_msg(rule_id), source, pointer, expected=expected, actual=actual)
+
+
+# ---------------------------------------------------------------------------------- D rules
+@check("D-PARSE")
+def d_parse(ctx: Context):
+    if ctx.descriptor is None:
+        raise NotApplicable("no descriptor")
+    err = ctx.desc_result[1]
+    if err is not None:
+        yield Violation(str(err), "descriptor", "", offset=err.index)
+
+
+@check("D-SCHEMA")
+def d_schema(ctx):
+    yield from _eq("D-SCHEMA", "descriptor", "/schema", ctx.desc["schema"], DESCRIPTOR_SCHEMA)
+
+
+@check("D-FORMAT")
+def d_format(ctx):
+    yield from _eq("D-FORMAT", "descriptor", "/format", ctx.desc["format"], FORMAT)
+
+
+@check("D-MEDIA")
+def d_media(ctx):
+    yield from _eq("D-MEDIA", "descriptor", "/media_type", ctx.desc["media_type"], MEDIA_TYPE)
+
+
+def _snap(ctx):
+    return ctx.desc["snapshot"]
+
+
+def _lev(ctx):
+    lr = ctx.desc.get("logical_resume")
+    if lr is None:
+        raise NotApplicable("the descriptor has no logical_resume evidence")
+    return lr
+
+
+def _id(rule_id, source, pointer, value):
+    if not is_valid_id(value):
+        yield Violation(_msg(rule_id), source, pointer, expected="non-blank, <= 256 bytes, no control characters",
+                        actual=q(value))
+
+
+def _size(rule_id, pointer, value):
+    if value == 0 or value > MAX_CONTENT_BYTES:
+        yield Violation(_msg(rule_id), "descriptor", pointer, expected="1..268435456", actual=value)
+
+
+def _sha(rule_id, pointer, value, msg=None):
+    if not is_sha256(value):
+        yield Violation(msg or _msg(rule_id), "descriptor", pointer, expected="sha256: + 64 lowercase hex digits",
+                        actual=value)
+
+
+@check("DS-SCHEMA")
+def ds_schema(ctx):
+    yield from _eq("DS-SCHEMA", "descriptor", "/snapshot/schema", _snap(ctx)["schema"], SNAPSHOT_EVIDENCE_SCHEMA)
+
+
+@check("DS-ENCODING")
+def ds_encoding(ctx):
+    yield from _eq("DS-ENCODING", "descriptor", "/snapshot/encoding", _snap(ctx)["encoding"], ENCODING)
+
+
+@check("DS-SESSION-ID")
+def ds_session_id(ctx):
+    yield from _id("DS-SESSION-ID", "descriptor", "/snapshot/session_id", _snap(ctx)["session_id"])
+
+
+@check("DS-VERSION")
+def ds_version(ctx):
+    yield from _eq("DS-VERSION", "descriptor", "/snapshot/snapshot_schema_version", _snap(ctx)["snapshot_schema_version"], 1)
+
+
+@check("DS-SIZE")
+def ds_size(ctx):
+    yield from _size("DS-SIZE", "/snapshot/size_bytes", _snap(ctx)["size_bytes"])
+
+
+@check("DS-CONTENT-DIGEST")
+def ds_content_digest(ctx):
+    yield from _sha("DS-CONTENT-DIGEST", "/snapshot/content_digest", _snap(ctx)["content_digest"])
+
+
+@check("DS-EVIDENCE-FORMAT")
+def ds_evidence_format(ctx):
+    yield from _sha("DS-EVIDENCE-FORMAT", "/snapshot/evidence_digest", _snap(ctx)["evidence_digest"])
+
+
+@check("DS-EVIDENCE-DIGEST")
+def ds_evidence_digest(ctx):
+    ev = _snap(ctx)
+    yield from _eq("DS-EVIDENCE-DIGEST", "descriptor", "/snapshot/evidence_digest", ev["evidence_digest"],
+                   domain_digest(SNAPSHOT_DOMAIN, snapshot_evidence_input(ev)))
+
+
+@check("DL-SCHEMA")
+def dl_schema(ctx):
+    yield from _eq("DL-SCHEMA", "descriptor", "/logical_resume/schema", _lev(ctx)["schema"], LOGICAL_EVIDENCE_SCHEMA)
+
+
+@check("DL-SEMANTICS")
+def dl_semantics(ctx):
+    yield from _eq("DL-SEMANTICS", "descriptor", "/logical_resume/resume_semantics", _lev(ctx)["resume_semantics"], RESUME_SEMANTICS)
+
+
+@check("DL-SESSION-ID")
+def dl_session_id(ctx):
+    yield from _id("DL-SESSION-ID", "descriptor", "/logical_resume/session_id", _lev(ctx)["session_id"])
+
+
+@check("DL-RUN-ID")
+def dl_run_id(ctx):
+    yield from _id("DL-RUN-ID", "descriptor", "/logical_resume/source_run_id", _lev(ctx)["source_run_id"])
+
+
+@check("DL-VERSION")
+def dl_version(ctx):
+    yield from _eq("DL-VERSION", "descriptor", "/logical_resume/checkpoint_schema_version", _lev(ctx)["checkpoint_schema_version"], 1)
+
+
+@check("DL-ROUNDS")
+def dl_rounds(ctx):
+    if _lev(ctx)["completed_tool_rounds"] == 0:
+        yield Violation(_msg("DL-ROUNDS"), "descriptor", "/logical_resume/completed_tool_rounds", expected=">= 1", actual=0)
+
+
+@check("DL-SIZE")
+def dl_size(ctx):
+    yield from _size("DL-SIZE", "/logical_resume/size_bytes", _lev(ctx)["size_bytes"])
+
+
+@check("DL-CONTENT-DIGEST")
+def dl_content_digest(ctx):
+    yield from _sha("DL-CONTENT-DIGEST", "/logical_resume/content_digest", _lev(ctx)["content_digest"])
+
+
+@check("DL-EVIDENCE-FORMAT")
+def dl_evidence_format(ctx):
+    yield from _sha("DL-EVIDENCE-FORMAT", "/logical_resume/evidence_digest", _lev(ctx)["evidence_digest"])
+
+
+@check("DL-EVIDENCE-DIGEST")
+def dl_evidence_digest(ctx):
+    ev = _lev(ctx)
+    yield from _eq("DL-EVIDENCE-DIGEST", "descriptor", "/logical_resume/evidence_digest", ev["evidence_digest"],
+                   domain_digest(LOGICAL_DOMAIN, logical_evidence_input(ev)))
+
+
+@check("D-SESSION-MATCH")
+def d_session_match(ctx):
+    ev = _lev(ctx)
+    yield from _eq("D-SESSION-MATCH", "descriptor", "/logical_resume/session_id", ev["session_id"], _snap(ctx)["session_id"])
+
+
+@check("D-SIZE")
+def d_size(ctx):
+    yield from _size("D-SIZE", "/size_bytes", ctx.desc["size_bytes"])
+
+
+@check("D-CONTENT-DIGEST")
+def d_content_digest(ctx):
+    yield from _sha("D-CONTENT-DIGEST", "/content_digest", ctx.desc["content_digest"])
+
+
+@check("D-COMPONENT-SIZE")
+def d_component_size(ctx):
+    d = ctx.desc
+    total = d["size_bytes"]
+    for name in ("snapshot", "logical_resume"):
+        comp = d.get(name)
+        if comp is not None and comp["size_bytes"] > total:
+            yield Violation(_msg("D-COMPONENT-SIZE"), "descriptor", f"/{name}/size_bytes",
+                            expected=f"<= {total}", actual=comp["size_bytes"], extra=(("descriptor", "/size_bytes"),))
+
+
+@check("D-DIGEST-FORMAT")
+def d_digest_format(ctx):
+    yield from _sha("D-DIGEST-FORMAT", "/descriptor_digest", ctx.desc["descriptor_digest"])
+
+
+@check("D-DIGEST")
+def d_digest(ctx):
+    d = ctx.desc
+    yield from _eq("D-DIGEST", "descriptor", "/descriptor_digest", d["descriptor_digest"],
+                   domain_digest(DESCRIPTOR_DOMAIN, descriptor_digest_input(d)))
+
+
+# ---------------------------------------------------------------------------------- P rules
+def _need_payload(ctx):
+    if ctx.payload_size is None:
+        raise NotApplicable("no payload")
+
+
+@check("P-BOUND")
+def p_bound(ctx):
+    _need_payload(ctx)
+    if ctx.payload_size > MAX_CONTENT_BYTES:
+        yield Violation(_msg("P-BOUND"), "payload", "", expected="<= 268435456 bytes", actual=f"{ctx.payload_size} bytes")
+
+
+@check("P-LENGTH-REPR")
+def p_length_repr(ctx):
+    _need_payload(ctx)
+    if ctx.payload_size > U64_MAX:  # unreachable on 64-bit, as in the reference
+        yield Violation(_msg("P-LENGTH-REPR"))
+
+
+@check("X-BYTES")
+def x_bytes(ctx):
+    _need_payload(ctx)
+    if ctx.payload is None:
+        raise NotApplicable("the payload was not read")
+    d = ctx.desc
+    size = len(ctx.payload)
+    digest = content_digest(ctx.payload)
+    notes = []
+    if d["size_bytes"] != size:
+        notes.append(f"size_bytes: descriptor says {d['size_bytes']}, the payload has {size} bytes")
+    if d["content_digest"] != digest:
+        notes.append(f"content_digest: descriptor says {d['content_digest']}, the payload hashes to {digest}")
+    if notes:
+        pointer = "/content_digest" if d["size_bytes"] == size else "/size_bytes"
+        yield Violation(_msg("X-BYTES"), "descriptor", pointer,
+                        expected=digest if pointer == "/content_digest" else size,
+                        actual=d["content_digest"] if pointer == "/content_digest" else d["size_bytes"],
+                        notes=tuple(notes), extra=(("payload", ""),))
+
+
+@check("P-PARSE")
+def p_parse(ctx):
+    if ctx.payload is None:
+        raise NotApplicable("no payload")
+    err = ctx.pay_result[1]
+    if err is not None:
+        yield Violation(str(err), "payload", "", offset=err.index, notes=(f"serde_json error category: {err.category}",))
+
+
+@check("P-SCHEMA")
+def p_schema(ctx):
+    yield from _eq("P-SCHEMA", "payload", "/schema", ctx.pay["schema"], PAYLOAD_SCHEMA)
+
+
+def _sid(ctx) -> str:
+    return ctx.pay["snapshot"]["session"]["id"]
+
+
+@check("S-VERSION")
+def s_version(ctx):
+    v = ctx.pay["snapshot"]["schema_version"]
+    if v != 1:
+        yield Violation(f"unsupported session snapshot schema version {v}; expected 1", "payload",
+                        "/snapshot/schema_version", expected=1, actual=v)
+
+
+@check("S-SESSION-MATCH")
+def s_session_match(ctx):
+    # The checkpoint path requests the snapshot's own session id, so this cannot fire here.
+    requested = _sid(ctx)
+    if requested != _sid(ctx):  # pragma: no cover - kept to state the rule
+        yield Violation(f"requested session {q(requested)}, but snapshot payload belongs to session {q(_sid(ctx))}")
+
+
+def transform_policy_error(p: dict) -> str | None:
+    """``ToolResultTransformPolicyV1::validate`` (FORMAT.md 6.3); the error text or None."""
+    if p["schema"] != "a3s.code.tool-result-transform-policy.v1":
+        return f"unsupported Tool result transform policy schema {q(p['schema'])}"
+    if not 1024 <= p["max_output_bytes"] <= 102400:
+        return "Tool result max_output_bytes must be between 1024 and 102400"
+    if p["head_bytes"] == 0:
+        return "Tool result head_bytes must be positive"
+    retained = min(p["head_bytes"] + p["tail_bytes"], U64_MAX)  # saturating_add
+    compatibility = p["tail_bytes"] == 0 and retained == p["max_output_bytes"]
+    if not (compatibility or min(retained + 512, U64_MAX) <= p["max_output_bytes"]):
+        return "Tool result head_bytes + tail_bytes must reserve 512 bytes for transformation evidence"
+    if not 2 <= p["repeated_line_threshold"] <= 10000:
+        return "Tool result repeated_line_threshold must be between 2 and 10000"
+    if p["structured_sample_items"] > 1024:
+        return "Tool result structured_sample_items must not exceed 1024"
+    return None
+
+
+@check("S-TRANSFORM-POLICY")
+def s_transform_policy(ctx):
+    err = transform_policy_error(ctx.pay["snapshot"]["session"]["config"]["tool_result_transform_policy"])
+    if err:
+        yield Violation(f"session snapshot {q(_sid(ctx))} has an invalid Tool result transform policy: {err}",
+                        "payload", "/snapshot/session/config/tool_result_transform_policy", actual=err)
+
+
+def immutable_binding_error(b: dict) -> str | None:
+    """``ImmutableContentAdapterBindingV1::validate``: its Display text or None.
+
+    The binding digest uses *declared-order* JSON (not sorted keys), FORMAT.md 3.2/4.3.
+    """
+    schema = "a3s.code.immutable-content-adapter-binding.v1"
+    inner = None
+    if b["schema"] != schema:
+        inner = "schema is unsupported"
+    elif not is_sha256(b["authority_digest"]):
+        inner = "authority_digest must be canonical lowercase SHA-256"
+    elif b["maximum_bytes"] == 0:
+        inner = "maximum_bytes must be positive"
+    elif not is_sha256(b["binding_digest"]):
+        inner = "binding_digest must be canonical lowercase SHA-256"
+    elif b["binding_digest"] != immutable_binding_digest(b):
+        inner = "binding_digest does not bind the authority and byte ceiling"
+    return None if inner is None else "invalid immutable content adapter binding: " + inner
+
+
+def immutable_binding_digest(b: dict) -> str:
+    """Declared-order domain digest over ``{schema, authority_digest, maximum_bytes}``."""
+    body = orjson.dumps({"schema": b["schema"], "authority_digest": b["authority_digest"], "maximum_bytes": b["maximum_bytes"]})
+    return "sha256:" + hashlib.sha256(b"a3s.code.immutable-content-adapter-binding.v1\x00" + body).hexdigest()
+
+
+@check("S-IMMUTABLE")
+def s_immutable(ctx):
+    b = ctx.pay["snapshot"]["session"].get("immutable_content_adapter_binding")
+    if b is None:
+        return
+    err = immutable_binding_error(b)
+    if err:
+        yield Violation(f"session snapshot {q(_sid(ctx))} has an invalid immutable-content adapter binding: {err}",
+                        "payload", "/snapshot/session/immutable_content_adapter_binding", actual=err)
+
+
+def _runs(ctx):
+    return ctx.pay["snapshot"]["run_records"]
+
+
+@check("S-RUN-DUP")
+def s_run_dup(ctx):
+    seen = set()
+    for i, rec in enumerate(_runs(ctx)):
+        run = rec["snapshot"]["id"]
+        if run in seen:
+            yield Violation(f"session snapshot {q(_sid(ctx))} contains duplicate run id {q(run)} at run record {i}",
+                            "payload", f"/snapshot/run_records/{i}/snapshot/id", actual=run, order=(i, 2))
+        seen.add(run)
+
+
+@check("S-RUN-OWNER")
+def s_run_owner(ctx):
+    sid = _sid(ctx)
+    for i, rec in enumerate(_runs(ctx)):
+        owner = rec["snapshot"]["session_id"]
+        if owner != sid:
+            run = rec["snapshot"]["id"]
+            yield Violation(f"run {q(run)} at record {i} belongs to session {q(owner)}, but snapshot belongs to session {q(sid)}",
+                            "payload", f"/snapshot/run_records/{i}/snapshot/session_id", expected=sid, actual=owner,
+                            order=(i, 3))
+
+
+@check("S-EVENT-SEQ")
+def s_event_seq(ctx):
+    for i, rec in enumerate(_runs(ctx)):
+        run = rec["snapshot"]["id"]
+        prev = None
+        for j, ev in enumerate(rec["events"]):
+            s = ev["sequence"]
+            if prev is not None and s <= prev:
+                yield Violation(f"run {q(run)} event {j} has sequence {s}, which is not strictly greater than previous sequence {prev}",
+                                "payload", f"/snapshot/run_records/{i}/events/{j}/sequence", expected=f"> {prev}", actual=s,
+                                order=(i, 4, j))
+            prev = s
+
+
+def _last_sequence(rec):
+    return rec["events"][-1]["sequence"] if rec["events"] else None
+
+
+@check("S-EVENT-COUNT-OVERFLOW")
+def s_event_count_overflow(ctx):
+    for i, rec in enumerate(_runs(ctx)):
+        s = _last_sequence(rec)
+        if s is not None and s + 1 > U64_MAX:
+            yield Violation(f"run {q(rec['snapshot']['id'])} retained event sequence {s} cannot be represented by event_count",
+                            "payload", f"/snapshot/run_records/{i}/events/{len(rec['events']) - 1}/sequence", actual=s, order=(i, 5))
+
+
+@check("S-EVENT-COUNT")
+def s_event_count(ctx):
+    for i, rec in enumerate(_runs(ctx)):
+        s = _last_sequence(rec)
+        if s is None or s + 1 > U64_MAX:
+            continue
+        n = rec["snapshot"]["event_count"]
+        if n < s + 1:
+            yield Violation(f"run {q(rec['snapshot']['id'])} event_count {n} does not cover retained event sequence {s}; expected at least {s + 1}",
+                            "payload", f"/snapshot/run_records/{i}/snapshot/event_count", expected=f">= {s + 1}", actual=n,
+                            order=(i, 6), extra=(("payload", f"/snapshot/run_records/{i}/events/{len(rec['events']) - 1}/sequence"),))
+
+
+@check("S-SUBAGENT-OWNER")
+def s_subagent_owner(ctx):
+    sid = _sid(ctx)
+    for i, t in enumerate(ctx.pay["snapshot"]["subagent_tasks"]):
+        parent = t["parent_session_id"]
+        if parent and parent != sid:
+            yield Violation(f"subagent task {q(t['task_id'])} at record {i} belongs to parent session {q(parent)}, but snapshot belongs to session {q(sid)}",
+                            "payload", f"/snapshot/subagent_tasks/{i}/parent_session_id", expected=sid, actual=parent, order=(i,))
+
+
+@check("P-SESSION-ID")
+def p_session_id(ctx):
+    yield from _id("P-SESSION-ID", "payload", "/snapshot/session/id", _sid(ctx))
+
+
+# ---------------------------------------------------------------------------------- L rules
+@check("L-SCHEMA")
+def l_schema(ctx):
+    yield from _eq("L-SCHEMA", "payload", "/logical_resume/schema_version", ctx.lr["schema_version"], 1)
+
+
+@check("L-LOADABLE-VERSION")
+def l_loadable_version(ctx):
+    lr = ctx.lr
+    if lr["schema_version"] > 1:
+        yield Violation(f"loop checkpoint for run {lr['run_id']} has schema version {lr['schema_version']} but this build supports at most 1; refusing to resume from an incompatible future checkpoint",
+                        "payload", "/logical_resume/schema_version", expected="<= 1", actual=lr["schema_version"])
+
+
+@check("L-ADDRESS")
+def l_address(ctx):
+    ctx.lr  # the checkpoint is looked up by its own run id, so this cannot fire here
+    return ()
+
+
+@check("L-OWNER")
+def l_owner(ctx):
+    lr, sid = ctx.lr, _sid(ctx)
+    if lr["session_id"] != sid:
+        yield Violation(f"loop checkpoint ownership mismatch for run {q(lr['run_id'])}: current session is {q(sid)}, payload belongs to {q(lr['session_id'])}",
+                        "payload", "/logical_resume/session_id", expected=sid, actual=lr["session_id"],
+                        extra=(("payload", "/snapshot/session/id"),))
+
+
+@check("L-BOUNDARY")
+def l_boundary(ctx):
+    if ctx.lr["turn"] == 0:
+        yield Violation(_msg("L-BOUNDARY"), "payload", "/logical_resume/turn", expected=">= 1", actual=0)
+
+
+def _source(ctx):
+    run = ctx.lr["run_id"]
+    for i, rec in enumerate(_runs(ctx)):
+        if rec["snapshot"]["id"] == run:
+            return i, rec
+    return None, None
+
+
+@check("L-SOURCE-RUN")
+def l_source_run(ctx):
+    run = ctx.lr["run_id"]
+    i, _rec = _source(ctx)
+    if i is None:
+        yield Violation(f"logical resume source run {q(run)} is absent from the same Session snapshot", "payload",
+                        "/logical_resume/run_id", actual=run,
+                        expected="a run record with this id in /snapshot/run_records")
+
+
+@check("L-SOURCE-TERMINAL")
+def l_source_terminal(ctx):
+    i, rec = _source(ctx)
+    if rec is not None and rec["snapshot"]["status"] in ("completed", "failed", "cancelled"):
+        yield Violation(f"logical resume source run {q(ctx.lr['run_id'])} is already terminal", "payload",
+                        f"/snapshot/run_records/{i}/snapshot/status", expected="created, planning, executing or verifying",
+                        actual=rec["snapshot"]["status"])
+
+
+@check("L-COGNITIVE-MATCH")
+def l_cognitive_match(ctx):
+    i, rec = _source(ctx)
+    if rec is None:
+        return
+    a = ctx.pay["snapshot"]["session"].get("cognitive_package_binding")
+    b = rec["snapshot"].get("cognitive_package_binding")
+    if not json_equal(a, b):
+        yield Violation(f"logical resume source run {q(ctx.lr['run_id'])} and its portable Session snapshot carry different cognitive authorities",
+                        "payload", f"/snapshot/run_records/{i}/snapshot/cognitive_package_binding",
+                        expected=_short(a), actual=_short(b), extra=(("payload", "/snapshot/session/cognitive_package_binding"),))
+
+
+@check("L-CAPABILITY-MATCH")
+def l_capability_match(ctx):
+    i, rec = _source(ctx)
+    if rec is None:
+        return
+    a = rec["snapshot"].get("capability_binding")
+    b = ctx.lr.get("capability_binding")
+    if not json_equal(a, b):
+        yield Violation(f"logical resume source run {q(ctx.lr['run_id'])} and its checkpoint carry different capability generations",
+                        "payload", "/logical_resume/capability_binding", expected=_short(a), actual=_short(b),
+                        extra=(("payload", f"/snapshot/run_records/{i}/snapshot/capability_binding"),))
+
+
+def _short(v) -> str:
+    s = "absent" if v is None else orjson.dumps(v, option=orjson.OPT_SORT_KEYS).decode()
+    return s if len(s) <= 200 else s[:197] + "..."
+
+
+@check("E-ENCODING")
+def e_encoding(ctx):
+    try:
+        ctx.canonical
+    except TypeError as e:  # pragma: no cover - serialization of decoded values is total
+        yield Violation(str(e))
+
+
+@check("P-CANONICAL")
+def p_canonical(ctx):
+    if ctx.is_canonical:
+        return
+    from .diagnose import diagnose_canonical
+
+    diag = diagnose_canonical(ctx)
+    yield Violation(_msg("P-CANONICAL"), "payload", diag.pointer, offset=diag.offset,
+                    expected=diag.expected, actual=diag.actual, notes=tuple(diag.notes))
+
+
+@check("L-EVIDENCE-IDS")
+def l_evidence_ids(ctx):
+    lr = ctx.lr
+    if not is_valid_id(lr["session_id"]):
+        yield Violation("logical-resume session_id is empty, unbounded, or contains control characters", "payload",
+                        "/logical_resume/session_id", actual=q(lr["session_id"]), order=(0,))
+    if not is_valid_id(lr["run_id"]):
+        yield Violation("logical-resume source_run_id is empty, unbounded, or contains control characters", "payload",
+                        "/logical_resume/run_id", actual=q(lr["run_id"]), order=(1,))
+
+
+@check("L-TURN-REPR")
+def l_turn_repr(ctx):
+    if ctx.lr["turn"] > U64_MAX:  # unreachable on 64-bit, as in the reference
+        yield Violation(_msg("L-TURN-REPR"))
+
+
+def _diff(expected, actual, pointer=""):
+    """Leaf-level differences between two descriptor dicts: [(pointer, expected, actual)]."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        out = []
+        for k in list(expected) + [k for k in actual if k not in expected]:
+            out += _diff(expected.get(k), actual.get(k), f"{pointer}/{k}")
+        return out
+    return [] if json_equal(expected, actual) else [(pointer, expected, actual)]
+
+
+def _descriptor_violation(rule_id, ctx, expected, actual, prefix):
+    diffs = _diff(expected, actual, prefix)
+    if not diffs:
+        return
+    p, e, a = diffs[0]
+    notes = tuple(f"{ptr}: descriptor has {_short(av)}, payload gives {_short(ev)}" for ptr, ev, av in diffs)
+    yield Violation(_msg(rule_id), "descriptor", p if a is not None else prefix, expected=_short(e), actual=_short(a),
+                    notes=notes)
+
+
+@check("X-DESCRIPTOR")
+def x_descriptor(ctx):
+    yield from _descriptor_violation("X-DESCRIPTOR", ctx, ctx.expected_descriptor, ctx.desc, "")
+
+
+@check("X-SNAPSHOT-EVIDENCE")
+def x_snapshot_evidence(ctx):
+    yield from _descriptor_violation("X-SNAPSHOT-EVIDENCE", ctx, ctx.expected_descriptor["snapshot"], ctx.desc["snapshot"], "/snapshot")
+
+
+@check("X-LOGICAL-EVIDENCE")
+def x_logical_evidence(ctx):
+    ctx.lr
+    _lev(ctx)
+    yield from _descriptor_violation("X-LOGICAL-EVIDENCE", ctx, ctx.expected_descriptor["logical_resume"],
+                                     ctx.desc["logical_resume"], "/logical_resume")

@@ -1,0 +1,241 @@
+"""Lazily computed facts about one payload/descriptor pair, shared by all checks.
+
+Data flows one way: bytes -> typed values and span trees -> rule verdicts. Everything here is
+computed at most once and only when a check asks for it.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import orjson
+
+from . import schema as S
+from .canonical import encode
+from .digest import (
+    DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, SNAPSHOT_DOMAIN, content_digest, descriptor_digest_input,
+    domain_digest, logical_evidence_input, snapshot_evidence_input,
+)
+from .jsontext import Node, SerdeError, parse_value
+from .typed import decode
+
+__all__ = ["Context", "build_descriptor", "json_equal", "NotApplicable",
+           "DESCRIPTOR_SCHEMA", "PAYLOAD_SCHEMA", "SNAPSHOT_EVIDENCE_SCHEMA", "LOGICAL_EVIDENCE_SCHEMA",
+           "FORMAT", "MEDIA_TYPE", "ENCODING", "RESUME_SEMANTICS"]
+
+DESCRIPTOR_SCHEMA = "a3s.code.session-checkpoint-descriptor.v1"
+PAYLOAD_SCHEMA = "a3s.code.session-checkpoint-payload.v1"
+SNAPSHOT_EVIDENCE_SCHEMA = "a3s.code.session-snapshot-evidence.v1"
+LOGICAL_EVIDENCE_SCHEMA = "a3s.code.logical-resume-evidence.v1"
+FORMAT = "a3s_code_session_checkpoint_v1"
+MEDIA_TYPE = "application/vnd.a3s.code.session-checkpoint.v1+json"
+ENCODING = "canonical_json_v1"
+RESUME_SEMANTICS = "between_tool_rounds_v1"
+
+
+class NotApplicable(Exception):
+    """Raised by a check when its inputs lack what it checks (reason in ``args[0]``)."""
+
+
+def json_equal(a, b) -> bool:
+    """``serde_json::Value`` equality: integers and floats never equal each other."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _snapshot_evidence(snapshot: dict) -> tuple[dict, bytes]:
+    data = encode(snapshot)
+    ev = {
+        "schema": SNAPSHOT_EVIDENCE_SCHEMA, "encoding": ENCODING, "session_id": snapshot["session"]["id"],
+        "snapshot_schema_version": snapshot["schema_version"], "size_bytes": len(data),
+        "content_digest": content_digest(data),
+    }
+    ev["evidence_digest"] = domain_digest(SNAPSHOT_DOMAIN, snapshot_evidence_input(ev))
+    return ev, data
+
+
+def _logical_evidence(lr: dict) -> tuple[dict, bytes]:
+    data = encode(lr)
+    ev = {
+        "schema": LOGICAL_EVIDENCE_SCHEMA, "resume_semantics": RESUME_SEMANTICS, "session_id": lr["session_id"],
+        "source_run_id": lr["run_id"], "checkpoint_schema_version": lr["schema_version"],
+        "completed_tool_rounds": lr["turn"], "checkpoint_ms": lr["checkpoint_ms"], "size_bytes": len(data),
+        "content_digest": content_digest(data),
+    }
+    ev["evidence_digest"] = domain_digest(LOGICAL_DOMAIN, logical_evidence_input(ev))
+    return ev, data
+
+
+def build_descriptor(payload: dict, content: bytes) -> dict:
+    """The descriptor the reference's ``build_descriptor`` makes for a decoded payload.
+
+    Args:
+        payload: the decoded payload (serialized form, :func:`.typed.decode`).
+        content: the payload file bytes (bound by size and SHA-256 as given).
+
+    Returns:
+        the descriptor as a dict in serialized form (``logical_resume`` omitted when absent).
+    """
+    desc = {
+        "schema": DESCRIPTOR_SCHEMA, "format": FORMAT, "media_type": MEDIA_TYPE,
+        "snapshot": _snapshot_evidence(payload["snapshot"])[0],
+    }
+    if payload.get("logical_resume") is not None:
+        desc["logical_resume"] = _logical_evidence(payload["logical_resume"])[0]
+    desc["size_bytes"] = len(content)
+    desc["content_digest"] = content_digest(content)
+    desc["descriptor_digest"] = domain_digest(DESCRIPTOR_DOMAIN, descriptor_digest_input(desc))
+    return desc
+
+
+class Context:
+    """The inputs of one verification and everything derived from them.
+
+    Args:
+        payload: payload file bytes, or ``None``.
+        descriptor: descriptor file bytes, or ``None``.
+        payload_size: the payload's size in bytes when the file was too large to read
+            (``payload`` is then ``None``); defaults to ``len(payload)``.
+    """
+
+    def __init__(self, payload: bytes | None, descriptor: bytes | None, payload_size: int | None = None):
+        self.payload = payload
+        self.descriptor = descriptor
+        self.payload_size = payload_size if payload_size is not None else (len(payload) if payload is not None else None)
+
+    # -- descriptor -----------------------------------------------------------------------
+    @cached_property
+    def desc_result(self) -> tuple[dict | None, SerdeError | None]:
+        if self.descriptor is None:
+            return None, None
+        try:
+            return decode(self.descriptor, S.DESCRIPTOR), None
+        except SerdeError as e:
+            return None, e
+
+    @property
+    def desc(self) -> dict:
+        """The typed descriptor; raises :class:`NotApplicable` without a descriptor."""
+        d = self.desc_result[0]
+        if d is None:
+            raise NotApplicable("no descriptor")
+        return d
+
+    @cached_property
+    def desc_tree(self) -> Node | None:
+        return _tree(self.descriptor)
+
+    # -- payload --------------------------------------------------------------------------
+    @cached_property
+    def pay_result(self) -> tuple[dict | None, SerdeError | None]:
+        if self.payload is None:
+            return None, None
+        try:
+            return decode(self.payload, S.PAYLOAD), None
+        except SerdeError as e:
+            return None, e
+
+    @property
+    def pay(self) -> dict:
+        """The typed payload (serialized form); raises :class:`NotApplicable` without one."""
+        p = self.pay_result[0]
+        if p is None:
+            raise NotApplicable("no payload")
+        return p
+
+    @property
+    def lr(self) -> dict:
+        """The payload's loop checkpoint; :class:`NotApplicable` when there is none."""
+        lr = self.pay.get("logical_resume")
+        if lr is None:
+            raise NotApplicable("the payload has no loop checkpoint (logical_resume)")
+        return lr
+
+    @cached_property
+    def pay_tree(self) -> Node | None:
+        return _tree(self.payload)
+
+    @cached_property
+    def canonical(self) -> bytes:
+        """The reference's canonical re-encoding of the decoded payload."""
+        return encode(self.pay)
+
+    @cached_property
+    def is_canonical(self) -> bool:
+        return self.canonical == self.payload
+
+    @cached_property
+    def expected_descriptor(self) -> dict:
+        """The descriptor rebuilt from the payload (:func:`build_descriptor`)."""
+        return build_descriptor(self.pay, self.payload)
+
+    @cached_property
+    def snapshot_component(self) -> bytes:
+        return encode(self.pay["snapshot"])
+
+    @cached_property
+    def logical_component(self) -> bytes | None:
+        lr = self.pay.get("logical_resume")
+        return None if lr is None else encode(lr)
+
+    # -- locations ------------------------------------------------------------------------
+    def span(self, source: str, pointer: str) -> tuple[int, int] | None:
+        """Byte span of ``pointer`` in the payload or descriptor file, ``None`` if absent."""
+        if source == "descriptor":
+            tree = self.desc_tree
+        else:
+            if self.payload is not None and self.pay_result[0] is not None and self.is_canonical:
+                return _canonical_span(self.pay, pointer)
+            tree = self.pay_tree
+        if tree is None:
+            return None
+        node = tree.find(pointer)
+        return None if node is None else (node.start, node.end)
+
+
+def _tree(data: bytes | None) -> Node | None:
+    if data is None:
+        return None
+    try:
+        return parse_value(data, nodes=True)[1]
+    except SerdeError:
+        return None
+
+
+def _canonical_span(value, pointer: str) -> tuple[int, int] | None:
+    """Span of ``pointer`` in a file that is exactly ``encode(value)``, by arithmetic.
+
+    Every value's encoded length is ``len(encode(value))``, so the span is found without
+    building a span tree (fast for large canonical payloads).
+    """
+    start = 0
+    node = value
+    if pointer in ("", "/"):
+        return 0, len(encode(value))
+    for raw in pointer.lstrip("/").split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        pos = start + 1
+        if isinstance(node, dict):
+            if token not in node:
+                return None
+            for k in sorted(node):
+                pos += len(orjson.dumps(k)) + 1
+                if k == token:
+                    break
+                pos += len(encode(node[k])) + 1
+            node = node[token]
+        elif isinstance(node, list):
+            if not token.isdigit() or int(token) >= len(node):
+                return None
+            for item in node[: int(token)]:
+                pos += len(encode(item)) + 1
+            node = node[int(token)]
+        else:
+            return None
+        start = pos
+    return start, start + len(encode(node))

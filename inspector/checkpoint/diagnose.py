@@ -1,0 +1,231 @@
+"""Why a payload fails P-CANONICAL: first differing byte, difference classes, generation.
+
+FORMAT.md 6.2 lists the causes of ``payload is not the exact canonical JSON encoding``. This
+module compares the file (parsed as a free-form ``Value`` with byte spans) with the
+reference's re-encoding of the typed payload and names each difference with its class:
+
+``whitespace``, ``crlf``, ``trailing-newline``, ``key-order``, ``duplicate-key``,
+``number-spelling``, ``float-misparse`` (a float serde_json's parser does not read back to the
+value its text denotes), ``f32-not-exact``, ``escape-form``, ``unknown-key-dropped``,
+``api-key``, ``todos-alias``, ``logical-resume-null``, ``default-field-missing``,
+``value-form``. It also says whether the bytes are exactly what the earlier reference
+generation wrote (FORMAT.md 3.4).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .canonical import encode, encode_reference
+from .jsontext import Node
+
+__all__ = ["Difference", "CanonicalDiagnosis", "diagnose_canonical", "first_difference"]
+
+_WS_OUTSIDE_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"|[ \t\r\n]+', re.S)
+
+_CLASS_TEXT = {
+    "whitespace": "whitespace between tokens (the reference writes compact JSON)",
+    "crlf": "CRLF line endings",
+    "trailing-newline": "whitespace or a newline after the document",
+    "key-order": "object keys not in UTF-8 byte order",
+    "duplicate-key": "a repeated key (the reference keeps one)",
+    "number-spelling": "number spelled differently from the reference",
+    "float-misparse": "float that does not survive the reference's parse",
+    "f32-not-exact": "f32 field value that is not the exact widened image of an f32",
+    "escape-form": "string escaped differently from the reference",
+    "unknown-key-dropped": "unknown key, dropped by the reference's decode",
+    "api-key": "api_key present (read but never written by the reference)",
+    "todos-alias": "legacy key `todos` (re-encoded as `tasks`)",
+    "logical-resume-null": '"logical_resume": null (re-encoding omits the key)',
+    "default-field-missing": "field missing from the file that the reference always writes",
+    "value-form": "value written in a form the reference reads but writes differently",
+}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One difference: ``kind`` (class above), file ``offset``, JSON ``pointer``, ``text``."""
+
+    kind: str
+    offset: int
+    pointer: str
+    text: str
+
+
+@dataclass
+class CanonicalDiagnosis:
+    """Result of :func:`diagnose_canonical`.
+
+    ``offset``: first byte where the file and the canonical encoding differ. ``pointer``:
+    JSON Pointer of the primary difference. ``differences``: all found, in file order.
+    ``generation``: a sentence on the earlier reference generation, or ``None``.
+    """
+
+    offset: int
+    pointer: str
+    expected: str | None
+    actual: str | None
+    differences: list[Difference] = field(default_factory=list)
+    generation: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def classes(self) -> list[str]:
+        """The distinct difference classes, in file order."""
+        out = []
+        for d in self.differences:
+            if d.kind not in out:
+                out.append(d.kind)
+        return out
+
+
+def first_difference(a: bytes, b: bytes) -> int:
+    """Index of the first byte where ``a`` and ``b`` differ (``min(len)`` if one is a prefix)."""
+    n = min(len(a), len(b))
+    lo, hi = 0, n
+    # binary search on equal prefixes: C-speed comparisons, O(log n) slices
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _snippet(data: bytes, offset: int) -> str:
+    return data[offset : offset + 40].decode("utf-8", "replace")
+
+
+def diagnose_canonical(ctx) -> CanonicalDiagnosis:
+    """Explain a P-CANONICAL failure of ``ctx`` (a :class:`~.context.Context` whose payload
+    decodes but is not canonical)."""
+    data, canon = ctx.payload, ctx.canonical
+    offset = first_difference(data, canon)
+    diffs: list[Difference] = []
+    # whitespace outside strings
+    for m in _WS_OUTSIDE_STRINGS.finditer(data):
+        if m.group(0)[:1] != b'"':
+            ws = m.group(0)
+            if m.end() == len(data):
+                diffs.append(Difference("trailing-newline", m.start(), "", "whitespace after the document"))
+            elif b"\r\n" in ws:
+                diffs.append(Difference("crlf", m.start(), "", "CRLF line break between tokens"))
+            else:
+                diffs.append(Difference("whitespace", m.start(), "", "whitespace between tokens"))
+            if len(diffs) > 50:
+                break
+    tree = ctx.pay_tree
+    if tree is not None:
+        _walk(data, tree, ctx.pay, "", diffs)
+    diffs.sort(key=lambda d: d.offset)
+    primary = None
+    for d in diffs:
+        if d.offset <= offset:
+            primary = d
+    if primary is None and diffs:
+        primary = diffs[0]
+    diag = CanonicalDiagnosis(offset, primary.pointer if primary else "", _snippet(canon, offset), _snippet(data, offset), diffs)
+    diag.generation = _generation(ctx)
+    diag.notes.append(f"first differing byte: offset {offset}")
+    for kind in diag.classes:
+        first = next(d for d in diffs if d.kind == kind)
+        count = sum(1 for d in diffs if d.kind == kind)
+        where = f" at {first.pointer}" if first.pointer else ""
+        diag.notes.append(f"{_CLASS_TEXT[kind]}: first at byte {first.offset}{where}"
+                          + (f" ({count} places)" if count > 1 else "") + (f"; {first.text}" if first.text else ""))
+    if diag.generation:
+        diag.notes.append(diag.generation)
+    return diag
+
+
+def _walk(data: bytes, node: Node, typed, pointer: str, out: list) -> None:
+    if len(out) > 200:
+        return
+    if node.kind == "object":
+        if not isinstance(typed, dict):
+            out.append(Difference("value-form", node.start, pointer, "object rewritten by the reference"))
+            return
+        keys = [k for k, _s, _n in node.children]
+        if len(set(keys)) != len(keys):
+            seen = set()
+            for k, ks, _n in node.children:
+                if k in seen:
+                    out.append(Difference("duplicate-key", ks, f"{pointer}/{_esc(k)}", f"key {k!r} repeated"))
+                seen.add(k)
+        for (a, _s, _n), (b, bs, _m) in zip(node.children, node.children[1:]):
+            if b < a:
+                out.append(Difference("key-order", bs, f"{pointer}/{_esc(b)}", f"{b!r} comes after {a!r}"))
+                break
+        for k, ks, child in node.children:
+            p = f"{pointer}/{_esc(k)}"
+            if k in typed:
+                _walk(data, child, typed[k], p, out)
+            elif k == "api_key":
+                out.append(Difference("api-key", ks, p, "the reference never writes api_key"))
+            elif k == "todos" and "tasks" in typed:
+                out.append(Difference("todos-alias", ks, p, "read as `tasks`"))
+            elif pointer == "" and k == "logical_resume" and child.kind == "null":
+                out.append(Difference("logical-resume-null", ks, p, "null reads as absent"))
+            else:
+                out.append(Difference("unknown-key-dropped", ks, p, f"key {k!r} is not a field of this struct"))
+        present = set(keys) | ({"tasks"} if "todos" in keys else set())
+        for k in typed:
+            if k not in present:
+                out.append(Difference("default-field-missing", node.end - 1, f"{pointer}/{_esc(k)}",
+                                      f"the reference writes {k!r} = {encode(typed[k]).decode()[:60]}"))
+        return
+    if node.kind == "array":
+        if not isinstance(typed, list):
+            out.append(Difference("value-form", node.start, pointer, "array rewritten by the reference"))
+            return
+        for (i, _s, child), t in zip(node.children, typed):
+            _walk(data, child, t, f"{pointer}/{i}", out)
+        return
+    text = data[node.start : node.end]
+    want = encode(typed)
+    if text == want:
+        return
+    if node.kind == "number" and isinstance(typed, (int, float)) and not isinstance(typed, bool):
+        v = node.value
+        tstr = text.decode()
+        if isinstance(typed, float) and isinstance(v, float) and typed != v:
+            out.append(Difference("f32-not-exact", node.start, pointer, f"{tstr} is written back as {want.decode()}"))
+        elif isinstance(v, float) and _correct(tstr) != v:
+            out.append(Difference("float-misparse", node.start, pointer,
+                                  f"{tstr} denotes {_correct(tstr)!r} but serde_json reads {want.decode()}"))
+        else:
+            out.append(Difference("number-spelling", node.start, pointer, f"{tstr} is written {want.decode()}"))
+    elif node.kind == "string" and isinstance(typed, str):
+        out.append(Difference("escape-form", node.start, pointer, f"written {want.decode()[:60]}"))
+    else:
+        out.append(Difference("value-form", node.start, pointer, f"written {want.decode()[:60]}"))
+
+
+def _correct(text: str) -> float:
+    try:
+        return float(text)
+    except (ValueError, OverflowError):  # pragma: no cover - tokens here are valid JSON numbers
+        return float("nan")
+
+
+def _esc(k: str) -> str:
+    return k.replace("~", "~0").replace("/", "~1")
+
+
+def _generation(ctx) -> str | None:
+    """Does the file match the earlier reference generation (FORMAT.md 3.4)?"""
+    data = ctx.payload
+    pay = ctx.pay
+    snap = pay["snapshot"]
+    tree = ctx.pay_tree
+    snap_node = tree.find("/snapshot") if tree is not None else None
+    if snap_node is None or snap_node.child("retained_artifact_uris") is not None:
+        return None
+    older = dict(pay)
+    older["snapshot"] = {k: v for k, v in snap.items() if k != "retained_artifact_uris"}
+    if encode(older) == data or encode_reference(older, plus_exponent=False) == data:
+        return ("the bytes are exactly what the earlier reference generation (commits b49e2b2/b5ab240, snapshot "
+                "without retained_artifact_uris) writes: written by another version, not corrupted")
+    return None

@@ -1,0 +1,151 @@
+"""Result objects of a verification: :class:`Location`, :class:`Finding`, :class:`Report`.
+
+A report is never raised; it holds one :class:`Finding` per catalogue rule, in evaluation
+order, and names the root cause (the failure the reference would report first).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from .catalogue import Rule
+
+__all__ = ["Verdict", "Location", "Finding", "DigestRow", "Report"]
+
+
+class Verdict(str, enum.Enum):
+    """A rule's outcome.
+
+    ``pass``/``fail``; ``not_reached``: a prerequisite failed (see ``blocked_by``);
+    ``not_applicable``: the inputs lack what the rule checks (no descriptor, no loop
+    checkpoint); ``not_evaluated``: the format's layout is not pinned, so nobody (the reference
+    included) can evaluate it.
+    """
+
+    PASS = "pass"
+    FAIL = "fail"
+    NOT_REACHED = "not_reached"
+    NOT_APPLICABLE = "not_applicable"
+    NOT_EVALUATED = "not_evaluated"
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a finding points: ``source`` is ``payload`` or ``descriptor``; ``pointer`` an RFC
+    6901 JSON Pointer (``""`` for the whole document); ``span`` a half-open byte range in that
+    file, or ``None`` when the value is absent from the file."""
+
+    source: str
+    pointer: str
+    span: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule's verdict.
+
+    Attributes:
+        rule: the catalogue :class:`~.catalogue.Rule`.
+        verdict: the :class:`Verdict`.
+        detail: for failures, the reference's message text without prefix (``message`` adds
+            the prefix); for other verdicts an explanation.
+        locations: where the failure is, primary first.
+        expected, actual: the value the rule wanted and the one found (strings), if any.
+        blocked_by: the prerequisite rule id for ``not_reached``.
+        order: evaluation-order key; the smallest failing import-path key is the root cause.
+        notes: further explanation lines (e.g. P-CANONICAL's difference classes).
+        occurrences: how many times the rule failed (e.g. several run records).
+    """
+
+    rule: Rule
+    verdict: Verdict
+    detail: str = ""
+    locations: tuple[Location, ...] = ()
+    expected: str | None = None
+    actual: str | None = None
+    blocked_by: str | None = None
+    order: tuple = ()
+    notes: tuple[str, ...] = ()
+    occurrences: int = 0
+
+    @property
+    def message(self) -> str:
+        """Full reference error text: ``<variant prefix><detail>`` (FORMAT.md 5)."""
+        return self.rule.prefix + self.detail if self.verdict is Verdict.FAIL else self.detail
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict is Verdict.FAIL
+
+
+@dataclass(frozen=True)
+class DigestRow:
+    """A digest or size shown with its stated and recomputed value.
+
+    ``stated`` is what the descriptor says (``None`` without a descriptor); ``recomputed`` is
+    what the engine computed from the payload (or from the descriptor's own fields for
+    evidence/descriptor digests when no payload is given). ``preimage`` is the exact hashed
+    bytes (domain, 0x00, canonical JSON) when small enough to keep, else ``None``;
+    ``preimage_size`` its length in bytes.
+    """
+
+    label: str
+    pointer: str
+    stated: object
+    recomputed: object
+    domain: str | None = None
+    preimage: bytes | None = None
+    preimage_size: int = 0
+
+    @property
+    def matches(self) -> bool | None:
+        if self.stated is None or self.recomputed is None:
+            return None
+        return self.stated == self.recomputed
+
+
+@dataclass
+class Report:
+    """Everything one verification found.
+
+    Attributes:
+        findings: one :class:`Finding` per catalogue rule, in evaluation order.
+        root_cause: the failure the reference reports first, or ``None`` when none failed.
+        expected_descriptor: canonical bytes of the descriptor rebuilt from the payload
+            (``None`` when the payload does not decode).
+        digests: :class:`DigestRow` values for the digests pane.
+        canonical_bytes: the reference's re-encoding of the payload (``None`` if undecodable).
+        payload_size, descriptor_size: input sizes in bytes (``None`` when absent).
+    """
+
+    findings: list[Finding]
+    root_cause: Finding | None
+    expected_descriptor: bytes | None = None
+    digests: list[DigestRow] = field(default_factory=list)
+    canonical_bytes: bytes | None = None
+    payload_size: int | None = None
+    descriptor_size: int | None = None
+    has_payload: bool = False
+    has_descriptor: bool = False
+
+    @property
+    def verified(self) -> bool:
+        """True when both files were given and no rule failed (the reference accepts)."""
+        return self.has_payload and self.has_descriptor and not any(f.failed for f in self.findings)
+
+    @property
+    def ok(self) -> bool:
+        """True when no rule failed (with one input only: that input is consistent)."""
+        return not any(f.failed for f in self.findings)
+
+    def failed(self) -> list[Finding]:
+        """The failing findings in evaluation order."""
+        return [f for f in self.findings if f.failed]
+
+    def for_rule(self, rule_id: str) -> Finding:
+        """The finding of one rule. Raises ``KeyError`` for an unknown id."""
+        for f in self.findings:
+            if f.rule.id == rule_id:
+                return f
+        raise KeyError(rule_id)

@@ -1,0 +1,162 @@
+"""``verify(payload, descriptor) -> Report``: every rule of FORMAT.md section 6.
+
+Each catalogue rule gets a verdict. A rule whose prerequisite (``requires``) failed is
+*not reached*; a rule whose input is absent is *not applicable*; the rules FORMAT.md cannot
+pin are *not evaluated*. The root cause is the failure with the smallest evaluation-order key
+among import-path rules: exactly the error the reference's ``validate_and_decode`` returns
+first (per-run snapshot rules are ordered run by run, as the reference loops).
+"""
+
+from __future__ import annotations
+
+from .catalogue import catalogue
+from .checks import CHECKS
+from .context import Context, NotApplicable
+from .digest import (
+    DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, SNAPSHOT_DOMAIN, content_digest, descriptor_digest_input,
+    domain_digest, domain_preimage, logical_evidence_input, snapshot_evidence_input,
+)
+from .canonical import encode
+from .report import DigestRow, Finding, Location, Report, Verdict
+
+__all__ = ["verify"]
+
+#: Rules evaluated inside the reference's per-run loop (FORMAT.md 6.3 order).
+_PER_RUN = ("S-RUN-DUP", "S-RUN-OWNER", "S-EVENT-SEQ", "S-EVENT-COUNT-OVERFLOW", "S-EVENT-COUNT")
+_PREIMAGE_LIMIT = 1 << 20
+
+
+def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int | None = None) -> Report:
+    """Verify a payload and/or descriptor against every rule.
+
+    Args:
+        payload: payload file bytes, or ``None``.
+        descriptor: descriptor file bytes, or ``None``.
+        payload_size: size in bytes of a payload too large to read (then ``payload`` is
+            ``None`` and P-BOUND fails from the size alone).
+
+    Returns:
+        a :class:`~.report.Report` with one finding per rule, the root cause, the digests
+        and the descriptor the payload should have. Never raises for bad input.
+    """
+    ctx = Context(payload, descriptor, payload_size)
+    findings: dict[str, Finding] = {}
+    per_run_rank = next(r.rank for r in catalogue() if r.id == "S-RUN-COGNITIVE")
+    for rule in catalogue():
+        if rule.not_evaluated:
+            findings[rule.id] = Finding(rule, Verdict.NOT_EVALUATED, rule.not_evaluated)
+            continue
+        blocked = _blocked(rule, findings)
+        if blocked is not None:
+            findings[rule.id] = blocked
+            continue
+        try:
+            violations = list(CHECKS[rule.id](ctx))
+        except NotApplicable as e:
+            findings[rule.id] = Finding(rule, Verdict.NOT_APPLICABLE, str(e))
+            continue
+        if not violations:
+            findings[rule.id] = Finding(rule, Verdict.PASS)
+            continue
+        base = (per_run_rank,) if rule.id in _PER_RUN else (rule.rank,)
+        keyed = sorted(violations, key=lambda v: v.order)
+        first = keyed[0]
+        locations = [_location(ctx, first.source, first.pointer, first.offset)]
+        locations += [_location(ctx, s, p, None) for s, p in first.extra]
+        notes = list(first.notes)
+        if len(keyed) > 1:
+            notes += [f"also: {v.detail}" for v in keyed[1:6]]
+            if len(keyed) > 6:
+                notes.append(f"... and {len(keyed) - 6} more")
+        findings[rule.id] = Finding(
+            rule, Verdict.FAIL, first.detail, tuple(locations), _text(first.expected), _text(first.actual),
+            order=base + tuple(first.order), notes=tuple(notes), occurrences=len(keyed),
+        )
+    ordered = [findings[r.id] for r in catalogue()]
+    failures = [f for f in ordered if f.failed and f.rule.import_path]
+    root = min(failures, key=lambda f: f.order) if failures else None
+    report = Report(ordered, root, payload_size=ctx.payload_size,
+                    descriptor_size=None if descriptor is None else len(descriptor),
+                    has_payload=ctx.payload_size is not None, has_descriptor=descriptor is not None)
+    if ctx.pay_result[0] is not None:
+        report.canonical_bytes = ctx.canonical
+        report.expected_descriptor = encode(ctx.expected_descriptor)
+    report.digests = _digest_rows(ctx)
+    return report
+
+
+def _blocked(rule, findings) -> Finding | None:
+    for req in rule.requires:
+        f = findings[req]
+        if f.verdict is Verdict.FAIL:
+            return Finding(rule, Verdict.NOT_REACHED, f"not reached: {req} failed", blocked_by=req)
+        if f.verdict is Verdict.NOT_REACHED:
+            return Finding(rule, Verdict.NOT_REACHED, f"not reached: {f.blocked_by} failed", blocked_by=f.blocked_by)
+        if f.verdict is Verdict.NOT_APPLICABLE:
+            return Finding(rule, Verdict.NOT_APPLICABLE, f.detail)
+    return None
+
+
+def _text(v) -> str | None:
+    return None if v is None else str(v)
+
+
+def _location(ctx, source: str, pointer: str, offset: int | None) -> Location:
+    if offset is not None:
+        data = ctx.payload if source == "payload" else ctx.descriptor
+        n = len(data) if data is not None else 0
+        start = min(offset, max(n - 1, 0))
+        return Location(source, pointer, (start, min(start + 1, n)))
+    return Location(source, pointer, ctx.span(source, pointer))
+
+
+def _digest_rows(ctx) -> list[DigestRow]:
+    """Stated (descriptor) vs recomputed (payload) values for the digests pane."""
+    desc = ctx.desc_result[0]
+    pay = ctx.pay_result[0]
+    exp = ctx.expected_descriptor if pay is not None else None
+    rows = []
+
+    def get(d, *path):
+        for p in path:
+            if not isinstance(d, dict) or p not in d:
+                return None
+            d = d[p]
+        return d
+
+    def row(label, pointer, path, recomputed, domain=None, preimage=None):
+        pre = preimage if preimage is not None and len(preimage) <= _PREIMAGE_LIMIT else None
+        rows.append(DigestRow(label, pointer, get(desc, *path), recomputed, domain, pre,
+                              len(preimage) if preimage is not None else 0))
+
+    payload = ctx.payload
+    row("payload size_bytes", "/size_bytes", ("size_bytes",), ctx.payload_size)
+    row("payload content_digest", "/content_digest", ("content_digest",),
+        content_digest(payload) if payload is not None else None, None, payload)
+    snap_bytes = ctx.snapshot_component if pay is not None else None
+    row("snapshot size_bytes", "/snapshot/size_bytes", ("snapshot", "size_bytes"), get(exp, "snapshot", "size_bytes"))
+    row("snapshot content_digest", "/snapshot/content_digest", ("snapshot", "content_digest"),
+        get(exp, "snapshot", "content_digest"), None, snap_bytes)
+    ev = get(exp, "snapshot") or get(desc, "snapshot")
+    if ev is not None:
+        row("snapshot evidence_digest", "/snapshot/evidence_digest", ("snapshot", "evidence_digest"),
+            domain_digest(SNAPSHOT_DOMAIN, snapshot_evidence_input(ev)), SNAPSHOT_DOMAIN,
+            domain_preimage(SNAPSHOT_DOMAIN, snapshot_evidence_input(ev)))
+    has_lr = (pay is not None and pay.get("logical_resume") is not None) or get(desc, "logical_resume") is not None
+    if has_lr:
+        lr_bytes = ctx.logical_component if pay is not None else None
+        row("logical resume size_bytes", "/logical_resume/size_bytes", ("logical_resume", "size_bytes"),
+            get(exp, "logical_resume", "size_bytes"))
+        row("logical resume content_digest", "/logical_resume/content_digest", ("logical_resume", "content_digest"),
+            get(exp, "logical_resume", "content_digest"), None, lr_bytes)
+        lev = get(exp, "logical_resume") or get(desc, "logical_resume")
+        if lev is not None:
+            row("logical resume evidence_digest", "/logical_resume/evidence_digest", ("logical_resume", "evidence_digest"),
+                domain_digest(LOGICAL_DOMAIN, logical_evidence_input(lev)), LOGICAL_DOMAIN,
+                domain_preimage(LOGICAL_DOMAIN, logical_evidence_input(lev)))
+    d = exp or desc
+    if d is not None:
+        row("descriptor_digest", "/descriptor_digest", ("descriptor_digest",),
+            domain_digest(DESCRIPTOR_DOMAIN, descriptor_digest_input(d)), DESCRIPTOR_DOMAIN,
+            domain_preimage(DESCRIPTOR_DOMAIN, descriptor_digest_input(d)))
+    return rows
