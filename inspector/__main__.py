@@ -1,5 +1,5 @@
 """``python -m inspector`` runs the ``checkpoint-inspector`` command."""
 
-from inspector.cli import main
+from inspector.entry import main
 
 raise SystemExit(main())

@@ -1,0 +1,34 @@
+"""The verification engine for A3S Code portable session checkpoints (no Qt, no CLI).
+
+Public API::
+
+    from inspector.checkpoint import verify, canonicalize, read_input
+    report = verify(payload_bytes, descriptor_bytes)
+    report.verified, report.root_cause.rule.id, report.root_cause.message
+
+Data flows one way: bytes -> parsed documents (typed values, byte-span trees) -> rule
+verdicts (:class:`Report`) -> front-ends. See FORMAT.md for the format and the rules.
+"""
+
+from .artifact import InputFile, PairingError, UnreadableInput, classify, pair_inputs, read_input
+from .canonical import CanonicalError, canonicalize, encode, format_f64
+from .catalogue import Rule, catalogue, rule
+from .context import Context, build_descriptor
+from .diagnose import CanonicalDiagnosis, Difference, diagnose_canonical
+from .digest import (
+    DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, MAX_CONTENT_BYTES, SNAPSHOT_DOMAIN, content_digest, domain_digest,
+    domain_preimage,
+)
+from .jsontext import Node, SerdeError, parse_value
+from .report import DigestRow, Finding, Location, Report, Verdict
+from .typed import decode
+from .verify import verify
+
+__all__ = [
+    "verify", "Report", "Finding", "Location", "Verdict", "DigestRow",
+    "canonicalize", "encode", "format_f64", "CanonicalError", "SerdeError", "parse_value", "Node", "decode",
+    "content_digest", "domain_digest", "domain_preimage", "SNAPSHOT_DOMAIN", "LOGICAL_DOMAIN", "DESCRIPTOR_DOMAIN",
+    "MAX_CONTENT_BYTES", "Rule", "catalogue", "rule", "Context", "build_descriptor",
+    "CanonicalDiagnosis", "Difference", "diagnose_canonical",
+    "InputFile", "UnreadableInput", "PairingError", "read_input", "classify", "pair_inputs",
+]

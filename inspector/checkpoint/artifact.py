@@ -1,0 +1,144 @@
+"""Reading checkpoint files safely and telling payloads from descriptors by content.
+
+Reading never modifies a file, refuses directories and unreadable paths with a clear
+:class:`UnreadableInput`, and never reads a file over the 256 MiB ceiling whole: its size
+alone decides P-BOUND (FORMAT.md 6.2).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+
+from .digest import MAX_CONTENT_BYTES
+
+__all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "pair_inputs", "PairingError"]
+
+_DESCRIPTOR_MARKERS = (b'"descriptor_digest"', b"a3s.code.session-checkpoint-descriptor", b'"media_type"')
+_PAYLOAD_MARKERS = (b"a3s.code.session-checkpoint-payload", b'"snapshot"', b'"run_records"', b'"session"')
+#: Descriptors are small; anything larger is taken for a payload.
+_DESCRIPTOR_MAX = 1 << 20
+
+
+class UnreadableInput(Exception):
+    """A path that cannot be used as input (missing, a directory, permission denied).
+
+    ``args[0]`` is a sentence for the user; ``path`` the offending path.
+    """
+
+    def __init__(self, message: str, path: str):
+        super().__init__(message)
+        self.path = path
+
+
+class PairingError(Exception):
+    """The given files do not make one payload/descriptor pair (e.g. two payloads)."""
+
+
+@dataclass
+class InputFile:
+    """One input file.
+
+    Attributes:
+        path: as given. size: bytes on disk. data: the bytes, or ``None`` when ``size``
+        exceeds the 256 MiB ceiling (not read). role: ``payload``/``descriptor``/``unknown``.
+        hint: a sentence on what looks wrong with the file before any rule runs (gzip, BOM...).
+        mtime_ns: modification time when read, to notice later changes.
+    """
+
+    path: str
+    size: int
+    data: bytes | None
+    role: str
+    hint: str | None = None
+    mtime_ns: int = 0
+
+    @property
+    def oversize(self) -> bool:
+        return self.size > MAX_CONTENT_BYTES
+
+    def sha256(self) -> str | None:
+        """``sha256:`` digest of the bytes, ``None`` when not read."""
+        return None if self.data is None else "sha256:" + hashlib.sha256(self.data).hexdigest()
+
+
+def read_input(path: str, *, ceiling: int = MAX_CONTENT_BYTES) -> InputFile:
+    """Read one input file read-only.
+
+    Args:
+        path: file path.
+        ceiling: files larger than this many bytes are not read (size only).
+
+    Returns:
+        an :class:`InputFile` with its role detected from content.
+
+    Raises:
+        UnreadableInput: the path is missing, a directory, or cannot be opened.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UnreadableInput(f"{path}: no such file", path) from None
+    except OSError as e:
+        raise UnreadableInput(f"{path}: cannot read ({e.strerror})", path) from None
+    if os.path.isdir(path):
+        raise UnreadableInput(f"{path}: is a folder, not a checkpoint file", path)
+    if st.st_size > ceiling:
+        return InputFile(path, st.st_size, None, "payload",
+                         f"{st.st_size} bytes is over the {ceiling}-byte v1 ceiling; not read", st.st_mtime_ns)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        raise UnreadableInput(f"{path}: cannot read ({e.strerror or e})", path) from None
+    role, hint = classify(data)
+    return InputFile(path, len(data), data, role, hint, st.st_mtime_ns)
+
+
+def classify(data: bytes) -> tuple[str, str | None]:
+    """Tell a payload from a descriptor by content (never by file name).
+
+    Returns:
+        ``(role, hint)``: role is ``payload``, ``descriptor`` or ``unknown``; hint a sentence
+        about an obvious problem (gzip, BOM, empty, not UTF-8), else ``None``.
+    """
+    hint = None
+    if not data:
+        return "unknown", "the file is empty"
+    if data[:2] == b"\x1f\x8b":
+        return "unknown", "the file is gzip-compressed; decompress it first (gunzip) and open the result"
+    if data[:3] == b"\xef\xbb\xbf":
+        hint = "the file starts with a UTF-8 byte order mark, which the reference rejects"
+    head = data[: 1 << 16]
+    if len(data) <= _DESCRIPTOR_MAX and any(m in data for m in _DESCRIPTOR_MARKERS[:2]):
+        return "descriptor", hint
+    if any(m in head for m in _PAYLOAD_MARKERS) or (len(data) > _DESCRIPTOR_MAX):
+        return "payload", hint
+    if any(m in data for m in _DESCRIPTOR_MARKERS):
+        return "descriptor", hint
+    return "unknown", hint or "neither a checkpoint payload nor a descriptor was recognised"
+
+
+def pair_inputs(files: list[InputFile]) -> tuple[InputFile | None, InputFile | None]:
+    """Pick ``(payload, descriptor)`` from one or two files, by content.
+
+    Raises:
+        PairingError: two payloads, two descriptors, or more than two files.
+    """
+    if len(files) > 2:
+        raise PairingError("give at most one payload and one descriptor")
+    payloads = [f for f in files if f.role == "payload"]
+    descriptors = [f for f in files if f.role == "descriptor"]
+    unknown = [f for f in files if f.role == "unknown"]
+    if len(payloads) > 1:
+        raise PairingError("both files are payloads; give one payload and its descriptor")
+    if len(descriptors) > 1:
+        raise PairingError("both files are descriptors; give one payload and its descriptor")
+    # An unrecognised file takes the free role, so its problems are still reported.
+    for f in unknown:
+        if not payloads:
+            payloads.append(f)
+        elif not descriptors:
+            descriptors.append(f)
+    return (payloads[0] if payloads else None), (descriptors[0] if descriptors else None)

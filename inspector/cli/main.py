@@ -1,0 +1,168 @@
+"""``checkpoint-inspector`` headless subcommands (the window is opened by :mod:`inspector.entry`).
+
+Exit codes: 0 verified (or consistent, for one input), 1 a rule failed (or ``canon``
+rejected the document), 2 unreadable input or bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from inspector import __version__
+from inspector.checkpoint import (
+    CanonicalError, PairingError, UnreadableInput, canonicalize, catalogue, pair_inputs, read_input, rule, verify,
+)
+
+from . import render
+
+SUBCOMMANDS = ("verify", "describe", "canon", "rules", "explain")
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # exit 2 with usage, as argparse does, but never a traceback
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="checkpoint-inspector",
+                description="Verify and explain A3S Code portable session checkpoints. "
+                            "Without a subcommand, opens the desktop inspector.")
+    p.add_argument("--version", action="version", version=f"checkpoint-inspector {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    v = sub.add_parser("verify", help="verify a payload and/or descriptor (either order; recognised by content)")
+    v.add_argument("files", nargs="+", metavar="FILE", help="payload and/or descriptor")
+    v.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    v.add_argument("--all", action="store_true", help="list every rule in text output")
+    d = sub.add_parser("describe", help="print the descriptor a payload should have (canonical JSON)")
+    d.add_argument("payload")
+    d.add_argument("-o", "--output", help="write to this new file instead of stdout (never overwrites an input)")
+    c = sub.add_parser("canon", help="print the canonical_json_v1 bytes of a JSON file")
+    c.add_argument("file")
+    r = sub.add_parser("rules", help="list the rule catalogue")
+    r.add_argument("--format", choices=("text", "json"), default="text")
+    e = sub.add_parser("explain", help="explain one rule")
+    e.add_argument("rule_id")
+    return p
+
+
+def _out(text: str | bytes) -> None:
+    if isinstance(text, str):
+        text = text.encode("utf-8")
+    sys.stdout.buffer.write(text)
+    sys.stdout.buffer.flush()
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text.rstrip("\n") + "\n")
+
+
+def cmd_verify(args) -> int:
+    try:
+        files = [read_input(p) for p in args.files]
+        payload, descriptor = pair_inputs(files)
+    except (UnreadableInput, PairingError) as e:
+        _err(f"checkpoint-inspector: {e}")
+        return EXIT_USAGE
+    report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
+                    payload_size=payload.size if payload else None)
+    if args.format == "json":
+        _out(render.to_json(report, payload, descriptor))
+    elif args.format == "sarif":
+        _out(render.to_sarif(report, payload, descriptor))
+    else:
+        _out(render.to_text(report, payload, descriptor, all_rules=args.all))
+    return EXIT_OK if report.ok else EXIT_FAIL
+
+
+def cmd_describe(args) -> int:
+    try:
+        f = read_input(args.payload)
+    except UnreadableInput as e:
+        _err(f"checkpoint-inspector: {e}")
+        return EXIT_USAGE
+    report = verify(f.data, None, payload_size=f.size)
+    if report.root_cause is not None:
+        _err(f"checkpoint-inspector: the payload fails {report.root_cause.rule.id}: {report.root_cause.message}")
+        return EXIT_FAIL
+    data = report.expected_descriptor
+    if args.output:
+        if os.path.exists(args.output) and os.path.samefile(args.output, args.payload):
+            _err("checkpoint-inspector: refusing to overwrite the input file")
+            return EXIT_USAGE
+        if os.path.exists(args.output):
+            _err(f"checkpoint-inspector: {args.output} exists; choose a new file name")
+            return EXIT_USAGE
+        with open(args.output, "xb") as fh:
+            fh.write(data)
+        return EXIT_OK
+    _out(data)
+    return EXIT_OK
+
+
+def cmd_canon(args) -> int:
+    try:
+        f = read_input(args.file)
+    except UnreadableInput as e:
+        _err(f"checkpoint-inspector: {e}")
+        return EXIT_USAGE
+    if f.data is None:
+        _err(f"checkpoint-inspector: {f.hint}")
+        return EXIT_FAIL
+    try:
+        _out(canonicalize(f.data))
+    except CanonicalError as e:
+        _err(f"{e} (serde_json {e.category} error at byte {e.offset})")
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def cmd_rules(args) -> int:
+    if args.format == "json":
+        import json
+
+        _out(json.dumps([{"id": r.id, "stage": r.stage, "title": r.title, "code": r.code, "message": r.message,
+                          "requires": list(r.requires), "doc_ref": r.doc_ref, "import_path": r.import_path,
+                          "not_evaluated": r.not_evaluated} for r in catalogue()], indent=2) + "\n")
+        return EXIT_OK
+    lines = [f"{r.id:28} {r.stage}  {r.title}" + ("  [not evaluated]" if r.not_evaluated else "") for r in catalogue()]
+    _out("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def cmd_explain(args) -> int:
+    try:
+        r = rule(args.rule_id.upper())
+    except KeyError:
+        _err(f"checkpoint-inspector: unknown rule {args.rule_id!r}; see 'checkpoint-inspector rules'")
+        return EXIT_USAGE
+    lines = [f"{r.id}: {r.title}", f"  stage:     {r.group} ({r.stage})",
+             f"  code:      {r.code or '(none: host-side serde error, no upstream variant)'}",
+             f"  message:   {r.prefix}{r.message}", f"  source:    {r.doc_ref}",
+             f"  requires:  {', '.join(r.requires) or '-'}",
+             f"  reported by the import path: {'yes' if r.import_path else 'no (host component check)'}"]
+    if r.not_evaluated:
+        lines.append(f"  not evaluated: {r.not_evaluated}")
+    _out("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``checkpoint-inspector`` console script; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    args = parser.parse_args(argv)
+    handler = {"verify": cmd_verify, "describe": cmd_describe, "canon": cmd_canon,
+               "rules": cmd_rules, "explain": cmd_explain}[args.command]
+    try:
+        return handler(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK

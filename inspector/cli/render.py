@@ -1,0 +1,157 @@
+"""Report -> text / JSON / SARIF. Pure functions returning ``str``; no I/O."""
+
+from __future__ import annotations
+
+import json
+
+from inspector.checkpoint import InputFile, Report, Verdict, catalogue
+
+__all__ = ["to_text", "to_json_obj", "to_json", "to_sarif", "VERDICT_WORD"]
+
+VERDICT_WORD = {
+    Verdict.PASS: "pass", Verdict.FAIL: "FAIL", Verdict.NOT_REACHED: "not reached",
+    Verdict.NOT_APPLICABLE: "n/a", Verdict.NOT_EVALUATED: "not evaluated",
+}
+
+
+def _loc(loc) -> dict:
+    return {"source": loc.source, "pointer": loc.pointer,
+            "span": None if loc.span is None else {"start": loc.span[0], "end": loc.span[1]}}
+
+
+def _input(f: InputFile | None) -> dict | None:
+    if f is None:
+        return None
+    return {"path": f.path, "size_bytes": f.size, "sha256": f.sha256(), "role": f.role, "hint": f.hint}
+
+
+def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: InputFile | None = None) -> dict:
+    """The JSON shape of ``verify --format json`` (same keys whether it passes or fails)."""
+    rc = report.root_cause
+    rules = []
+    for f in report.findings:
+        entry = {"id": f.rule.id, "title": f.rule.title, "stage": f.rule.stage, "verdict": f.verdict.value,
+                 "code": f.rule.code}
+        if f.failed:
+            entry.update({
+                "message": f.message, "locations": [_loc(x) for x in f.locations],
+                "location": _loc(f.locations[0]) if f.locations else None,
+                "expected": f.expected, "actual": f.actual, "notes": list(f.notes),
+                "occurrences": f.occurrences, "root_cause": f is rc,
+            })
+        elif f.verdict is Verdict.NOT_REACHED:
+            entry["blocked_by"] = f.blocked_by
+        elif f.verdict in (Verdict.NOT_APPLICABLE, Verdict.NOT_EVALUATED):
+            entry["reason"] = f.detail
+        rules.append(entry)
+    return {
+        "verified": report.verified,
+        "ok": report.ok,
+        "inputs": {"payload": _input(payload), "descriptor": _input(descriptor)},
+        "root_cause": None if rc is None else {
+            "rule": rc.rule.id, "code": rc.rule.code, "message": rc.message,
+            "location": _loc(rc.locations[0]) if rc.locations else None,
+            "expected": rc.expected, "actual": rc.actual, "notes": list(rc.notes),
+        },
+        "rules": rules,
+        "digests": [{"label": d.label, "pointer": d.pointer, "stated": d.stated, "recomputed": d.recomputed,
+                     "matches": d.matches} for d in report.digests],
+        "expected_descriptor": None if report.expected_descriptor is None else json.loads(report.expected_descriptor),
+    }
+
+
+def to_json(report: Report, payload=None, descriptor=None) -> str:
+    """``verify --format json`` output (one JSON document, newline-terminated)."""
+    return json.dumps(to_json_obj(report, payload, descriptor), ensure_ascii=False, indent=2) + "\n"
+
+
+def _where(loc) -> str:
+    span = "" if loc.span is None else f" (bytes {loc.span[0]}..{loc.span[1]})"
+    return f"{loc.source} {loc.pointer or '(whole file)'}{span}"
+
+
+def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = False) -> str:
+    """Human-readable ``verify`` output: verdict, root cause, digests, rule summary."""
+    out = []
+    for label, f in (("payload", payload), ("descriptor", descriptor)):
+        if f is not None:
+            out.append(f"{label + ':':12}{f.path} ({f.size} bytes)")
+            if f.hint:
+                out.append(f"{'':12}note: {f.hint}")
+    out.append("")
+    rc = report.root_cause
+    if report.verified:
+        out.append("VERIFIED: the reference accepts this checkpoint.")
+    elif rc is None and report.ok:
+        only = "payload" if report.has_payload else "descriptor"
+        out.append(f"CONSISTENT: no rule failed for this {only} alone (give both files to verify the pair).")
+    else:
+        out.append("NOT VERIFIED: the reference rejects this checkpoint.")
+    if rc is not None:
+        out.append("")
+        out.append(f"Root cause: {rc.rule.id} ({rc.rule.title})")
+        out.append(f"  code:     {rc.rule.code or '(none: host-side parse error)'}")
+        out.append(f"  message:  {rc.message}")
+        for loc in rc.locations[:1]:
+            out.append(f"  where:    {_where(loc)}")
+        if rc.expected is not None:
+            out.append(f"  expected: {rc.expected}")
+        if rc.actual is not None:
+            out.append(f"  actual:   {rc.actual}")
+        for n in rc.notes:
+            out.append(f"  - {n}")
+    if report.digests:
+        out.append("")
+        out.append("Digests (stated in descriptor / recomputed from payload):")
+        for d in report.digests:
+            mark = {True: "ok  ", False: "DIFF", None: "    "}[d.matches]
+            out.append(f"  {mark} {d.label:32} {_val(d.stated)}")
+            if d.matches is False or d.stated is None:
+                out.append(f"       {'recomputed':32} {_val(d.recomputed)}")
+    counts = {}
+    for f in report.findings:
+        counts[f.verdict] = counts.get(f.verdict, 0) + 1
+    out.append("")
+    out.append("Rules: " + ", ".join(f"{counts.get(v, 0)} {VERDICT_WORD[v]}" for v in Verdict))
+    for f in report.findings:
+        if all_rules or f.failed:
+            tag = " (root cause)" if f is rc else (" (consequence)" if f.failed and rc is not None else "")
+            extra = f" x{f.occurrences}" if f.occurrences > 1 else ""
+            line = f"  {VERDICT_WORD[f.verdict]:13} {f.rule.id:28} {f.rule.title}{tag}{extra}"
+            out.append(line)
+            if all_rules and f.verdict is Verdict.NOT_REACHED:
+                out.append(f"  {'':13} {'':28} blocked by {f.blocked_by}")
+    if not all_rules:
+        out.append("  (use --all to list every rule)")
+    return "\n".join(out) + "\n"
+
+
+def _val(v) -> str:
+    return "-" if v is None else str(v)
+
+
+def to_sarif(report: Report, payload=None, descriptor=None) -> str:
+    """SARIF 2.1.0 log: one result per failing rule, byte regions in the files."""
+    files = {"payload": payload.path if payload else "payload", "descriptor": descriptor.path if descriptor else "descriptor"}
+    rules = [{"id": r.id, "name": r.id, "shortDescription": {"text": r.title},
+              "fullDescription": {"text": r.message}, "helpUri": None,
+              "properties": {"code": r.code, "stage": r.stage, "doc_ref": r.doc_ref}} for r in catalogue()]
+    for r in rules:
+        del r["helpUri"]
+    results = []
+    for f in report.failed():
+        locs = []
+        for loc in f.locations:
+            phys = {"artifactLocation": {"uri": files[loc.source]}}
+            if loc.span is not None:
+                phys["region"] = {"byteOffset": loc.span[0], "byteLength": loc.span[1] - loc.span[0]}
+            locs.append({"physicalLocation": phys,
+                         "logicalLocations": [{"fullyQualifiedName": f"{loc.source}{loc.pointer}"}]})
+        results.append({
+            "ruleId": f.rule.id, "level": "error", "message": {"text": f.message}, "locations": locs,
+            "properties": {"root_cause": f is report.root_cause, "code": f.rule.code,
+                           "expected": f.expected, "actual": f.actual},
+        })
+    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
+           "runs": [{"tool": {"driver": {"name": "checkpoint-inspector", "rules": rules}}, "results": results}]}
+    return json.dumps(log, ensure_ascii=False, indent=2) + "\n"

@@ -1,0 +1,1 @@
+"""Bundled data installed as ``inspector.resources``: sample checkpoints and icons."""
