@@ -36,6 +36,7 @@ class Rule:
         doc_ref: the governing FORMAT.md section. rank: position in evaluation order.
         import_path: False for host component checks the import path never reports.
         not_evaluated: reason the engine cannot evaluate it, or ``None``.
+        unreachable: reason no input can make it fail on the checkpoint path, or ``None``.
     """
 
     id: str
@@ -50,6 +51,7 @@ class Rule:
     rank: int
     import_path: bool = True
     not_evaluated: str | None = None
+    unreachable: str | None = None
 
     @property
     def prefix(self) -> str:
@@ -67,7 +69,7 @@ def catalogue() -> tuple[Rule, ...]:
             id=r["id"], stage=r["stage"], group=r["group"], title=r["title"], severity=r["severity"],
             code=r["code"] or None, message=r["message"], requires=tuple(r["requires"]),
             doc_ref=r["doc_ref"], rank=rank, import_path=r.get("import_path", True),
-            not_evaluated=r.get("not_evaluated"),
+            not_evaluated=r.get("not_evaluated"), unreachable=r.get("unreachable"),
         ))
     return tuple(out)
 

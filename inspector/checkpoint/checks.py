@@ -592,7 +592,12 @@ def p_canonical(ctx):
     from .diagnose import diagnose_canonical
 
     diag = diagnose_canonical(ctx)
-    yield Violation(_msg("P-CANONICAL"), "payload", diag.pointer, offset=diag.offset,
+    primary = diag.primary
+    # A difference inside a value points at that value; whitespace points at its byte.
+    at_value = primary is not None and primary.pointer and primary.kind not in ("default-field-missing",)
+    pointer = primary.pointer if primary is not None else ""
+    offset = None if at_value else (primary.offset if primary is not None else diag.offset)
+    yield Violation(_msg("P-CANONICAL"), "payload", pointer, offset=offset,
                     expected=diag.expected, actual=diag.actual, notes=tuple(diag.notes))
 
 

@@ -51,6 +51,8 @@ class Difference:
     offset: int
     pointer: str
     text: str
+    expected: str | None = None
+    actual: str | None = None
 
 
 @dataclass
@@ -69,6 +71,7 @@ class CanonicalDiagnosis:
     differences: list[Difference] = field(default_factory=list)
     generation: str | None = None
     notes: list[str] = field(default_factory=list)
+    primary: Difference | None = None
 
     @property
     def classes(self) -> list[str]:
@@ -109,11 +112,14 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
         if m.group(0)[:1] != b'"':
             ws = m.group(0)
             if m.end() == len(data):
-                diffs.append(Difference("trailing-newline", m.start(), "", "whitespace after the document"))
+                diffs.append(Difference("trailing-newline", m.start(), "", "whitespace after the document",
+                                        "end of file", repr(ws.decode())))
             elif b"\r\n" in ws:
-                diffs.append(Difference("crlf", m.start(), "", "CRLF line break between tokens"))
+                diffs.append(Difference("crlf", m.start(), "", "CRLF line break between tokens", "no whitespace",
+                                        repr(ws.decode())))
             else:
-                diffs.append(Difference("whitespace", m.start(), "", "whitespace between tokens"))
+                diffs.append(Difference("whitespace", m.start(), "", "whitespace between tokens", "no whitespace",
+                                        repr(ws.decode())))
             if len(diffs) > 50:
                 break
     tree = ctx.pay_tree
@@ -126,7 +132,12 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
             primary = d
     if primary is None and diffs:
         primary = diffs[0]
-    diag = CanonicalDiagnosis(offset, primary.pointer if primary else "", _snippet(canon, offset), _snippet(data, offset), diffs)
+    if primary is not None and primary.expected is not None:
+        expected, actual = primary.expected, primary.actual
+    else:
+        expected, actual = _snippet(canon, offset), _snippet(data, offset)
+    diag = CanonicalDiagnosis(offset, primary.pointer if primary else "", expected, actual, diffs)
+    diag.primary = primary
     diag.generation = _generation(ctx)
     diag.notes.append(f"first differing byte: offset {offset}")
     for kind in diag.classes:
@@ -163,18 +174,21 @@ def _walk(data: bytes, node: Node, typed, pointer: str, out: list) -> None:
             if k in typed:
                 _walk(data, child, typed[k], p, out)
             elif k == "api_key":
-                out.append(Difference("api-key", ks, p, "the reference never writes api_key"))
+                out.append(Difference("api-key", ks, p, "the reference never writes api_key", "no api_key key", "api_key"))
             elif k == "todos" and "tasks" in typed:
-                out.append(Difference("todos-alias", ks, p, "read as `tasks`"))
+                out.append(Difference("todos-alias", ks, p, "read as `tasks`", '"tasks"', '"todos"'))
             elif pointer == "" and k == "logical_resume" and child.kind == "null":
-                out.append(Difference("logical-resume-null", ks, p, "null reads as absent"))
+                out.append(Difference("logical-resume-null", ks, p, "null reads as absent", "key omitted",
+                                      '"logical_resume":null'))
             else:
-                out.append(Difference("unknown-key-dropped", ks, p, f"key {k!r} is not a field of this struct"))
+                out.append(Difference("unknown-key-dropped", ks, p, f"key {k!r} is not a field of this struct",
+                                      "key dropped", f"{k!r}"))
         present = set(keys) | ({"tasks"} if "todos" in keys else set())
         for k in typed:
             if k not in present:
                 out.append(Difference("default-field-missing", node.end - 1, f"{pointer}/{_esc(k)}",
-                                      f"the reference writes {k!r} = {encode(typed[k]).decode()[:60]}"))
+                                      f"the reference writes {k!r} = {encode(typed[k]).decode()[:60]}",
+                                      f"{k!r} present", "absent"))
         return
     if node.kind == "array":
         if not isinstance(typed, list):
@@ -191,16 +205,21 @@ def _walk(data: bytes, node: Node, typed, pointer: str, out: list) -> None:
         v = node.value
         tstr = text.decode()
         if isinstance(typed, float) and isinstance(v, float) and typed != v:
-            out.append(Difference("f32-not-exact", node.start, pointer, f"{tstr} is written back as {want.decode()}"))
+            out.append(Difference("f32-not-exact", node.start, pointer, f"{tstr} is written back as {want.decode()}",
+                                  want.decode(), tstr))
         elif isinstance(v, float) and _correct(tstr) != v:
             out.append(Difference("float-misparse", node.start, pointer,
-                                  f"{tstr} denotes {_correct(tstr)!r} but serde_json reads {want.decode()}"))
+                                  f"{tstr} denotes {_correct(tstr)!r} but serde_json reads {want.decode()}",
+                                  want.decode(), tstr))
         else:
-            out.append(Difference("number-spelling", node.start, pointer, f"{tstr} is written {want.decode()}"))
+            out.append(Difference("number-spelling", node.start, pointer, f"{tstr} is written {want.decode()}",
+                                  want.decode(), tstr))
     elif node.kind == "string" and isinstance(typed, str):
-        out.append(Difference("escape-form", node.start, pointer, f"written {want.decode()[:60]}"))
+        out.append(Difference("escape-form", node.start, pointer, f"written {want.decode()[:60]}",
+                              want.decode()[:80], text.decode("utf-8", "replace")[:80]))
     else:
-        out.append(Difference("value-form", node.start, pointer, f"written {want.decode()[:60]}"))
+        out.append(Difference("value-form", node.start, pointer, f"written {want.decode()[:60]}",
+                              want.decode()[:80], text.decode("utf-8", "replace")[:80]))
 
 
 def _correct(text: str) -> float:

@@ -66,8 +66,10 @@ def to_json(report: Report, payload=None, descriptor=None) -> str:
 
 
 def _where(loc) -> str:
+    if not loc.pointer:
+        return f"{loc.source} file" + ("" if loc.span is None else f", byte offset {loc.span[0]}")
     span = "" if loc.span is None else f" (bytes {loc.span[0]}..{loc.span[1]})"
-    return f"{loc.source} {loc.pointer or '(whole file)'}{span}"
+    return f"{loc.source} {loc.pointer}{span}"
 
 
 def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = False) -> str:

@@ -1,0 +1,46 @@
+"""The rule catalogue is complete and joined one-to-one with the checks (FORMAT.md 6)."""
+
+import re
+
+from inspector.checkpoint import catalogue, verify
+from inspector.checkpoint.catalogue import PREFIX
+from inspector.checkpoint.checks import CHECKS
+from tests.conftest import SHARED
+
+FORMAT_IDS = set()
+for m in re.finditer(r"^\| ([A-Z]+-[A-Z0-9-]+)(?: / ([A-Z]+-[A-Z0-9-]+))?(?: \(host JSON only\))? \|",
+                     (SHARED / "FORMAT.md").read_text(), re.M):
+    FORMAT_IDS.update(x for x in m.groups() if x)
+
+
+def test_catalogue_ids_are_exactly_the_format_md_rule_table():
+    ids = [r.id for r in catalogue()]
+    assert len(ids) == len(set(ids)) == 75
+    assert set(ids) == FORMAT_IDS
+
+
+def test_every_evaluable_rule_has_exactly_one_check_and_others_none():
+    evaluable = {r.id for r in catalogue() if not r.not_evaluated}
+    assert set(CHECKS) == evaluable
+    not_evaluated = [r.id for r in catalogue() if r.not_evaluated]
+    assert len(not_evaluated) == 15
+
+
+def test_codes_are_reference_codes():
+    for r in catalogue():
+        assert r.code is None or r.code in PREFIX, r.id
+    assert [r.id for r in catalogue() if r.code is None] == ["D-PARSE"]
+
+
+def test_requirements_refer_to_earlier_rules():
+    seen = set()
+    for r in catalogue():
+        assert set(r.requires) <= seen, r.id
+        seen.add(r.id)
+
+
+def test_report_has_one_finding_per_rule_in_order():
+    report = verify(b"{}", None)
+    assert [f.rule.id for f in report.findings] == [r.id for r in catalogue()]
+    assert report.root_cause.rule.id == "P-PARSE"
+    assert report.root_cause.message == "invalid session checkpoint payload: missing field `schema` at line 1 column 2"
