@@ -290,7 +290,7 @@ def x_bytes(ctx):
         raise NotApplicable("the payload was not read")
     d = ctx.desc
     size = len(ctx.payload)
-    digest = content_digest(ctx.payload)
+    digest = ctx.payload_digest
     notes = []
     if d["size_bytes"] != size:
         notes.append(f"size_bytes: descriptor says {d['size_bytes']}, the payload has {size} bytes")

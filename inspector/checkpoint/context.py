@@ -17,7 +17,7 @@ from .digest import (
     domain_digest, logical_evidence_input, snapshot_evidence_input,
 )
 from .jsontext import Node, SerdeError, parse_value
-from .typed import decode
+from .typed import NotFast, decode, decode_fast
 
 __all__ = ["Context", "build_descriptor", "json_equal", "NotApplicable",
            "DESCRIPTOR_SCHEMA", "PAYLOAD_SCHEMA", "SNAPSHOT_EVIDENCE_SCHEMA", "LOGICAL_EVIDENCE_SCHEMA",
@@ -48,11 +48,12 @@ def json_equal(a, b) -> bool:
     return a == b
 
 
-def _snapshot_evidence(snapshot: dict) -> tuple[dict, bytes]:
-    data = encode(snapshot)
+def _snapshot_evidence(snapshot: dict, data=None) -> tuple[dict, bytes]:
+    if data is None:
+        data = encode(snapshot)
     ev = {
         "schema": SNAPSHOT_EVIDENCE_SCHEMA, "encoding": ENCODING, "session_id": snapshot["session"]["id"],
-        "snapshot_schema_version": snapshot["schema_version"], "size_bytes": len(data),
+        "snapshot_schema_version": snapshot["schema_version"], "size_bytes": data.nbytes if isinstance(data, memoryview) else len(data),
         "content_digest": content_digest(data),
     }
     ev["evidence_digest"] = domain_digest(SNAPSHOT_DOMAIN, snapshot_evidence_input(ev))
@@ -71,7 +72,7 @@ def _logical_evidence(lr: dict) -> tuple[dict, bytes]:
     return ev, data
 
 
-def build_descriptor(payload: dict, content: bytes) -> dict:
+def build_descriptor(payload: dict, content: bytes, ctx: "Context | None" = None) -> dict:
     """The descriptor the reference's ``build_descriptor`` makes for a decoded payload.
 
     Args:
@@ -81,14 +82,15 @@ def build_descriptor(payload: dict, content: bytes) -> dict:
     Returns:
         the descriptor as a dict in serialized form (``logical_resume`` omitted when absent).
     """
+    snap_bytes = ctx.snapshot_component if ctx is not None else None
     desc = {
         "schema": DESCRIPTOR_SCHEMA, "format": FORMAT, "media_type": MEDIA_TYPE,
-        "snapshot": _snapshot_evidence(payload["snapshot"])[0],
+        "snapshot": _snapshot_evidence(payload["snapshot"], snap_bytes)[0],
     }
     if payload.get("logical_resume") is not None:
         desc["logical_resume"] = _logical_evidence(payload["logical_resume"])[0]
     desc["size_bytes"] = len(content)
-    desc["content_digest"] = content_digest(content)
+    desc["content_digest"] = ctx.payload_digest if ctx is not None else content_digest(content)
     desc["descriptor_digest"] = domain_digest(DESCRIPTOR_DOMAIN, descriptor_digest_input(desc))
     return desc
 
@@ -136,6 +138,14 @@ class Context:
         if self.payload is None:
             return None, None
         try:
+            value = decode_fast(self.payload, S.PAYLOAD)
+        except NotFast:
+            pass
+        else:
+            self.__dict__["is_canonical"] = True  # decode_fast proved it
+            self.__dict__["canonical"] = self.payload
+            return value, None
+        try:
             return decode(self.payload, S.PAYLOAD), None
         except SerdeError as e:
             return None, e
@@ -170,12 +180,22 @@ class Context:
         return self.canonical == self.payload
 
     @cached_property
-    def expected_descriptor(self) -> dict:
-        """The descriptor rebuilt from the payload (:func:`build_descriptor`)."""
-        return build_descriptor(self.pay, self.payload)
+    def payload_digest(self) -> str:
+        """``content_digest`` of the payload bytes (computed once)."""
+        return content_digest(self.payload)
 
     @cached_property
-    def snapshot_component(self) -> bytes:
+    def expected_descriptor(self) -> dict:
+        """The descriptor rebuilt from the payload (:func:`build_descriptor`)."""
+        return build_descriptor(self.pay, self.payload, self)
+
+    @cached_property
+    def snapshot_component(self):
+        """Canonical bytes of the snapshot component (a zero-copy slice when the payload is
+        canonical: the component then appears verbatim inside it, FORMAT.md 7.3)."""
+        if self.is_canonical:
+            span = _canonical_span(self.pay, "/snapshot")
+            return memoryview(self.payload)[span[0]:span[1]]
         return encode(self.pay["snapshot"])
 
     @cached_property

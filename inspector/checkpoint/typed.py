@@ -24,7 +24,7 @@ from . import schema as S
 from .canonical import format_f64
 from .jsontext import EOF_VALUE, EXPECTED_VALUE, KEY_MUST_BE_STRING, EOF_OBJECT, Reader, SerdeError
 
-__all__ = ["decode", "rust_debug_str", "widen_f32"]
+__all__ = ["decode", "decode_fast", "NotFast", "rust_debug_str", "widen_f32"]
 
 U32_MAX = (1 << 32) - 1
 U64_MAX = (1 << 64) - 1
@@ -660,3 +660,199 @@ def decode(data: bytes, t=S.PAYLOAD) -> dict:
             e.index = d.r.i
         raise e.locate(data) from None
     return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Fast path: an orjson-parsed value that is provably what serde_json would have read
+# ---------------------------------------------------------------------------------------------
+class NotFast(Exception):
+    """The fast path cannot prove equivalence with serde; use :func:`decode`."""
+
+
+def _compile(t):
+    """Build a validator ``check(v, depth, floats)`` for schema type ``t``.
+
+    It raises :class:`NotFast` unless the typed decode of ``v`` would serialize back to
+    exactly ``v`` (same keys, same types, no defaults to add, nothing to drop). Compiled
+    once per type, so the walk does no schema dispatch.
+    """
+    if isinstance(t, S.Opt):
+        inner = _compile(t.inner)
+
+        def check_opt(v, d, fl):
+            if v is not None:
+                inner(v, d, fl)
+        return check_opt
+    if isinstance(t, S.Prim):
+        name = t.name
+        if name == "value":
+            return _free
+        if name == "str":
+            def check_str(v, d, fl):
+                if type(v) is not str:
+                    raise NotFast
+            return check_str
+        if name == "bool":
+            def check_bool(v, d, fl):
+                if type(v) is not bool:
+                    raise NotFast
+            return check_bool
+        if name in ("f32", "f64"):
+            f32 = name == "f32"
+
+            def check_float(v, d, fl):
+                if type(v) is not float or (f32 and widen_f32(v) != v):
+                    raise NotFast
+                fl.append(v)
+            return check_float
+        hi = U32_MAX if name == "u32" else (I64_MAX if name == "i64" else U64_MAX)
+        lo = I64_MIN if name == "i64" else 0
+
+        def check_int(v, d, fl):
+            if type(v) is not int or not lo <= v <= hi:
+                raise NotFast
+        return check_int
+    if isinstance(t, S.Vec):
+        inner = _compile(t.inner)
+
+        def check_vec(v, d, fl):
+            if type(v) is not list or d >= 127:
+                raise NotFast
+            d += 1
+            for x in v:
+                inner(x, d, fl)
+        return check_vec
+    if isinstance(t, S.Struct):
+        return _compile_struct(t, ())
+    if isinstance(t, S.Enum):
+        variants = frozenset(t.variants)
+
+        def check_enum(v, d, fl):
+            if type(v) is not str or v not in variants:
+                raise NotFast
+        return check_enum
+    if isinstance(t, S.Tagged):
+        tag_key = t.tag
+        variants = {name: _compile_struct(st, (tag_key,)) for name, st in t.variants}
+
+        def check_tagged(v, d, fl):
+            if type(v) is not dict:
+                raise NotFast
+            check = variants.get(v.get(tag_key))
+            if check is None:
+                raise NotFast
+            check(v, d, fl)
+        return check_tagged
+    if isinstance(t, S.Untagged):
+        alts = [_compile(a) for a in t.alternatives]
+
+        def check_untagged(v, d, fl):
+            for alt in alts:
+                try:
+                    alt(v, d, fl)
+                    return
+                except NotFast:
+                    continue
+            raise NotFast
+        return check_untagged
+    raise TypeError(t)  # pragma: no cover
+
+
+def _compile_struct(t: S.Struct, extra_keys: tuple):
+    present_rules = {}
+    required_absent_ok = []
+    for f in t.fields:
+        if f.never_written:
+            present_rules[f.key] = None  # present in a file: never written back
+            continue
+        default = f.default if f.default is not S.REQUIRED else (None if isinstance(f.type, S.Opt) else S.REQUIRED)
+        # absent is fine only when the reference would omit the defaulted value too
+        absent_ok = default is not S.REQUIRED and bool(f.skip_if) and f.omitted_when(default)
+        skip = f.skip_if
+        present_rules[f.key] = (_compile(f.type), skip, f)
+        if not absent_ok:
+            required_absent_ok.append(f.key)
+    allowed = set(present_rules) | set(extra_keys)
+    required = tuple(required_absent_ok)
+    items = [(k, r) for k, r in present_rules.items()]
+
+    def check_struct(v, d, fl):
+        if type(v) is not dict or d >= 127:
+            raise NotFast
+        d += 1
+        for k in required:
+            if k not in v:
+                raise NotFast
+        n = len(extra_keys)
+        for k, rule in items:
+            if k in v:
+                if rule is None:
+                    raise NotFast
+                check, skip, f = rule
+                x = v[k]
+                if skip and f.omitted_when(x):
+                    raise NotFast  # written out in the file but omitted by the reference
+                check(x, d, fl)
+                n += 1
+        if n != len(v):
+            raise NotFast  # unknown or aliased keys
+    return check_struct
+
+
+def _free(v, depth: int, floats: list) -> None:
+    """Walk a free-form value: containers within serde's depth limit, floats collected."""
+    tv = type(v)
+    if tv is float:
+        floats.append(v)
+        return
+    if tv is not dict and tv is not list:
+        return
+    stack = [(v, depth)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        x, d = pop()
+        if d >= 127:
+            raise NotFast
+        for y in (x.values() if type(x) is dict else x):
+            ty = type(y)
+            if ty is dict or ty is list:
+                push((y, d + 1))
+            elif ty is float:
+                floats.append(y)
+
+
+_COMPILED: dict = {}
+
+
+def decode_fast(data: bytes, t=S.PAYLOAD) -> dict:
+    """Decode a file that is already exactly canonical, at C speed, or raise :class:`NotFast`.
+
+    The result is returned only when it is provably identical to :func:`decode`'s: orjson
+    parsed the bytes, the schema walk found every field with its exact type and range and no
+    unknown, aliased or skipped key, nesting stays within serde_json's 127 levels, the
+    re-encoding equals ``data`` byte for byte (so there were no duplicate keys, whitespace or
+    other spellings), and every float's text reads back under serde_json's own (not
+    correctly rounded) parser to the same double. Anything else raises :class:`NotFast`.
+    """
+    import orjson
+
+    from .canonical import encode
+    from .jsontext import serde_f64_from_text
+
+    try:
+        value = orjson.loads(data)
+    except (orjson.JSONDecodeError, RecursionError):
+        raise NotFast from None
+    check = _COMPILED.get(id(t))
+    if check is None:
+        check = _COMPILED[id(t)] = _compile(t)
+    floats: list = []
+    check(value, 0, floats)
+    if encode(value) != data:
+        raise NotFast
+    typed = value
+    for x in set(floats):
+        text = format_f64(x)
+        if serde_f64_from_text(text) != x:
+            raise NotFast
+    return typed

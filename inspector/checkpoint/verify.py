@@ -125,14 +125,14 @@ def _digest_rows(ctx) -> list[DigestRow]:
         return d
 
     def row(label, pointer, path, recomputed, domain=None, preimage=None):
-        pre = preimage if preimage is not None and len(preimage) <= _PREIMAGE_LIMIT else None
-        rows.append(DigestRow(label, pointer, get(desc, *path), recomputed, domain, pre,
-                              len(preimage) if preimage is not None else 0))
+        size = 0 if preimage is None else (preimage.nbytes if isinstance(preimage, memoryview) else len(preimage))
+        pre = bytes(preimage) if preimage is not None and size <= _PREIMAGE_LIMIT else None
+        rows.append(DigestRow(label, pointer, get(desc, *path), recomputed, domain, pre, size))
 
     payload = ctx.payload
     row("payload size_bytes", "/size_bytes", ("size_bytes",), ctx.payload_size)
     row("payload content_digest", "/content_digest", ("content_digest",),
-        content_digest(payload) if payload is not None else None, None, payload)
+        ctx.payload_digest if payload is not None else None, None, payload)
     snap_bytes = ctx.snapshot_component if pay is not None else None
     row("snapshot size_bytes", "/snapshot/size_bytes", ("snapshot", "size_bytes"), get(exp, "snapshot", "size_bytes"))
     row("snapshot content_digest", "/snapshot/content_digest", ("snapshot", "content_digest"),

@@ -1,0 +1,98 @@
+"""Typed decode (serde derive emulation) and its orjson fast path (FORMAT.md 4)."""
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from inspector.checkpoint import SerdeError, decode, encode
+from inspector.checkpoint import schema as S
+from inspector.checkpoint.typed import NotFast, decode_fast, rust_debug_str, widen_f32
+from tests.conftest import CASES, GOLDEN, load_cases
+
+PAYLOADS = [p.read_bytes() for p in sorted(GOLDEN.glob("payload-*.json"))] + [
+    (CASES / c["payload"]).read_bytes() for c in load_cases()]
+
+
+def _slow(data):
+    try:
+        return decode(data, S.PAYLOAD)
+    except SerdeError as e:
+        return ("error", str(e))
+
+
+def _fast(data):
+    try:
+        return decode_fast(data, S.PAYLOAD)
+    except NotFast:
+        return None
+
+
+@pytest.mark.parametrize("data", PAYLOADS)
+def test_fast_path_equals_exact_path_or_declines(data):
+    fast, slow = _fast(data), _slow(data)
+    if fast is not None:
+        assert fast == slow and encode(slow) == data
+    else:
+        # declined: the exact path must show the file is not canonical or does not decode
+        assert isinstance(slow, tuple) or encode(slow) != data
+
+
+def test_fast_path_accepts_every_valid_case():
+    valid = [c for c in load_cases() if c["ok"]]
+    assert len(valid) == 9
+    for c in valid:
+        assert _fast((CASES / c["payload"]).read_bytes()) is not None, c["id"]
+
+
+@pytest.mark.parametrize("mutation", [
+    (b'"total_cost":0.0', b'"total_cost":0.9999999999999999'),  # serde misreads: must decline
+    (b'"max_context_length":128000', b'"max_context_length":4294967296'),  # u32 overflow
+    (b'"created_at":1700000000', b'"created_at":9223372036854775808'),  # i64 overflow
+    (b'"tasks":[]', b'"tasks":' + b"[" * 127 + b"]" * 127),  # deeper than serde allows
+])
+def test_fast_path_declines_what_serde_reads_differently(mutation):
+    data = (GOLDEN / "payload-with-resume.json").read_bytes()
+    assert mutation[0] in data
+    mutated = data.replace(*mutation)
+    assert _fast(mutated) is None
+    assert isinstance(_slow(mutated), tuple) or encode(_slow(mutated)) != mutated
+
+
+_GOLDEN = (GOLDEN / "payload-with-resume.json").read_bytes()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(_GOLDEN) - 1), st.sampled_from([b"0", b"9", b"-", b".", b"e", b'"', b"{", b"]", b",", b"\\", b" ", b"\xff", b""]))
+def test_fast_and_exact_agree_under_byte_mutation(pos, replacement):
+    data = _GOLDEN[:pos] + replacement + _GOLDEN[pos + 1:]
+    fast, slow = _fast(data), _slow(data)
+    if fast is not None:
+        assert fast == slow and encode(slow) == data
+
+
+def test_widen_f32():
+    assert widen_f32(0.8) == 0.800000011920929
+    assert widen_f32(0.5) == 0.5
+    assert widen_f32(1e39) is None  # overflows f32: serde_json writes null
+
+
+@pytest.mark.parametrize("s, out", [("a\"b\\c", '"a\\"b\\\\c"'), ("\t\n\r\0", '"\\t\\n\\r\\0"'), ("\x01", '"\\u{1}"'),
+                                    ("\u2028", '"\\u{2028}"'), ("日本", '"日本"'), ("\u00a0", '"\\u{a0}"')])
+def test_rust_debug_str(s, out):
+    assert rust_debug_str(s) == out
+
+
+# Expected texts produced by the Rust reference (oracle2 export, serde_json 1.0.151).
+@pytest.mark.parametrize("doc, message", [
+    (b'{"schema":"x","snapshot":5}', "invalid type: integer `5`, expected struct SessionSnapshotV1 at line 1 column 26"),
+    (b'{"schema":1}', "invalid type: integer `1`, expected a string at line 1 column 11"),
+    (b'{"schema":"x","snapshot":{"schema_version":-1}}', "invalid value: integer `-1`, expected u32 at line 1 column 45"),
+    (b'{"schema":"x","snapshot":{"schema_version":1.5}}', "invalid type: floating point `1.5`, expected u32 at line 1 column 46"),
+    (b'{"schema":"x","schema":"y"}', "duplicate field `schema` at line 1 column 22"),
+    (b'{"schema":"x"}', "missing field `snapshot` at line 1 column 14"),
+])
+def test_exact_serde_messages(doc, message):
+    with pytest.raises(SerdeError) as exc:
+        decode(doc, S.PAYLOAD)
+    assert str(exc.value) == message
