@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("canon", help="print the canonical_json_v1 bytes of a JSON file")
     c.add_argument("file")
     r = sub.add_parser("rules", help="list the rule catalogue")
-    r.add_argument("--format", choices=("text", "json"), default="text")
+    r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     e = sub.add_parser("explain", help="explain one rule")
     e.add_argument("rule_id")
     return p
@@ -127,6 +127,9 @@ def cmd_rules(args) -> int:
         _out(json.dumps([{"id": r.id, "stage": r.stage, "title": r.title, "code": r.code, "message": r.message,
                           "requires": list(r.requires), "doc_ref": r.doc_ref, "import_path": r.import_path,
                           "not_evaluated": r.not_evaluated} for r in catalogue()], indent=2) + "\n")
+        return EXIT_OK
+    if args.format == "markdown":
+        _out(render.rules_markdown())
         return EXIT_OK
     lines = [f"{r.id:28} {r.stage}  {r.title}" + ("  [not evaluated]" if r.not_evaluated else "") for r in catalogue()]
     _out("\n".join(lines) + "\n")

@@ -157,3 +157,20 @@ def to_sarif(report: Report, payload=None, descriptor=None) -> str:
     log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
            "runs": [{"tool": {"driver": {"name": "checkpoint-inspector", "rules": rules}}, "results": results}]}
     return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
+
+
+def rules_markdown() -> str:
+    """The README's rule table, generated from the catalogue (a test keeps them in sync)."""
+    lines = ["| Rule | Stage | Requirement | Reference code | Evaluated |", "|---|---|---|---|---|"]
+    for r in catalogue():
+        if r.not_evaluated:
+            status = f"no: {r.not_evaluated}"
+        elif r.unreachable:
+            status = f"yes (cannot fail here: {r.unreachable})"
+        elif not r.import_path:
+            status = "yes (host component check, never the root cause)"
+        else:
+            status = "yes"
+        code = r.code.rsplit(".", 1)[1] if r.code else "(host serde error)"
+        lines.append(f"| {r.id} | {r.stage} | {r.title} | {code} | {status} |")
+    return "\n".join(lines) + "\n"

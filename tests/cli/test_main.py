@@ -240,3 +240,16 @@ def test_layering_engine_and_cli_load_no_qt():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_readme_rule_table_is_generated_from_the_catalogue():
+    from inspector.cli.render import rules_markdown
+
+    assert rules_markdown() in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_commands_are_the_ones_ci_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "<!-- test-command -->" in readme and "<!-- run-command -->" in readme
+    assert "test-command" in ci
