@@ -824,6 +824,54 @@ def _free(v, depth: int, floats: list) -> None:
 _COMPILED: dict = {}
 
 
+def _encoded_end(v, data: memoryview, pos: int, depth: int) -> int:
+    """Compare ``encode(v)`` with ``data[pos:]`` piece by piece; return the end offset.
+
+    Large containers near the top are walked so no full second copy of a big payload is
+    ever built (peak memory stays near the payload plus its parsed value).
+    """
+    import orjson
+
+    from .canonical import encode
+
+    tv = type(v)
+    if (tv is dict or tv is list) and (depth < 3 or len(v) > 16):
+        if tv is dict:
+            if data[pos:pos + 1] != b"{":
+                raise NotFast
+            pos += 1
+            first = True
+            for k in sorted(v):
+                if not first:
+                    if data[pos:pos + 1] != b",":
+                        raise NotFast
+                    pos += 1
+                first = False
+                kb = orjson.dumps(k)
+                if data[pos:pos + len(kb)] != kb or data[pos + len(kb):pos + len(kb) + 1] != b":":
+                    raise NotFast
+                pos = _encoded_end(v[k], data, pos + len(kb) + 1, depth + 1)
+            if data[pos:pos + 1] != b"}":
+                raise NotFast
+            return pos + 1
+        if data[pos:pos + 1] != b"[":
+            raise NotFast
+        pos += 1
+        for i, x in enumerate(v):
+            if i:
+                if data[pos:pos + 1] != b",":
+                    raise NotFast
+                pos += 1
+            pos = _encoded_end(x, data, pos, depth + 1)
+        if data[pos:pos + 1] != b"]":
+            raise NotFast
+        return pos + 1
+    b = encode(v)
+    if data[pos:pos + len(b)] != b:
+        raise NotFast
+    return pos + len(b)
+
+
 def decode_fast(data: bytes, t=S.PAYLOAD) -> dict:
     """Decode a file that is already exactly canonical, at C speed, or raise :class:`NotFast`.
 
@@ -848,7 +896,7 @@ def decode_fast(data: bytes, t=S.PAYLOAD) -> dict:
         check = _COMPILED[id(t)] = _compile(t)
     floats: list = []
     check(value, 0, floats)
-    if encode(value) != data:
+    if _encoded_end(value, memoryview(data), 0, 0) != len(data):
         raise NotFast
     typed = value
     for x in set(floats):
