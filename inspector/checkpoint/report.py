@@ -117,6 +117,8 @@ class Report:
         digests: :class:`DigestRow` values for the digests pane.
         canonical_bytes: the reference's re-encoding of the payload (``None`` if undecodable).
         payload_size, descriptor_size: input sizes in bytes (``None`` when absent).
+        internal_errors: engine defects caught while evaluating (rule id and exception); the
+            affected rules are marked not evaluated. Empty in normal operation.
     """
 
     findings: list[Finding]
@@ -128,6 +130,7 @@ class Report:
     descriptor_size: int | None = None
     has_payload: bool = False
     has_descriptor: bool = False
+    internal_errors: list[str] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:

@@ -738,7 +738,8 @@ def _compile(t):
         def check_tagged(v, d, fl):
             if type(v) is not dict:
                 raise NotFast
-            check = variants.get(v.get(tag_key))
+            tag = v.get(tag_key)
+            check = variants.get(tag) if type(tag) is str else None
             if check is None:
                 raise NotFast
             check(v, d, fl)

@@ -41,6 +41,7 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
     """
     ctx = Context(payload, descriptor, payload_size)
     findings: dict[str, Finding] = {}
+    internal_errors: list[str] = []
     per_run_rank = next(r.rank for r in catalogue() if r.id == "S-RUN-COGNITIVE")
     for rule in catalogue():
         if rule.not_evaluated:
@@ -54,6 +55,11 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
             violations = list(CHECKS[rule.id](ctx))
         except NotApplicable as e:
             findings[rule.id] = Finding(rule, Verdict.NOT_APPLICABLE, str(e))
+            continue
+        except Exception as e:  # an engine defect must not cost the user the whole report
+            internal_errors.append(f"{rule.id}: {type(e).__name__}: {e}")
+            findings[rule.id] = Finding(rule, Verdict.NOT_EVALUATED,
+                                        f"internal error while evaluating this rule ({type(e).__name__}); please report it")
             continue
         if not violations:
             findings[rule.id] = Finding(rule, Verdict.PASS)
@@ -81,7 +87,11 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
     if ctx.pay_result[0] is not None:
         report.canonical_bytes = ctx.canonical
         report.expected_descriptor = encode(ctx.expected_descriptor)
-    report.digests = _digest_rows(ctx)
+    try:
+        report.digests = _digest_rows(ctx)
+    except Exception as e:  # pragma: no cover - defensive, as above
+        internal_errors.append(f"digests: {type(e).__name__}: {e}")
+    report.internal_errors = internal_errors
     return report
 
 

@@ -69,6 +69,8 @@ def cmd_verify(args) -> int:
         return EXIT_USAGE
     report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
                     payload_size=payload.size if payload else None)
+    for problem in report.internal_errors:
+        _err(f"checkpoint-inspector: internal error, please report it: {problem}")
     if args.format == "json":
         _out(render.to_json(report, payload, descriptor))
     elif args.format == "sarif":
