@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Time a full ``verify`` of a large checkpoint against ``sha256sum`` and the Rust reference.
+
+    .venv/bin/python benchmarks/bench_verify.py [PAYLOAD DESCRIPTOR] [--reps 3] [--profile]
+
+Without arguments it uses ``benchmarks/out/bench-250.*`` (make them with
+``benchmarks/gen_checkpoint.py``). Every tool runs as its own child process; wall time is
+measured around the child and peak RSS comes from ``os.wait4`` (the child's own
+``ru_maxrss``), so the numbers of one tool never include another's. Rows:
+
+* ``sha256sum``: one hashing pass over the file (the yardstick: ratio 1.0);
+* ``oracle2 verify``: the Rust reference import path (when built; ``$ORACLE2``);
+* ``checkpoint-inspector verify --format json``: our CLI end to end (interpreter start,
+  reading both files, verify, JSON rendering);
+* ``verify() in-process``: a child Python that reads both files, then times only the
+  ``verify(payload, descriptor)`` call (its RSS includes the payload bytes it holds).
+
+Each row is the median of ``--reps`` runs (min and max shown). ``--profile`` adds a cProfile
+top-N (by cumulative and by own time) of one in-process ``verify``. Targets (issue): no slower
+than the reference (about 4.5x one ``sha256sum`` pass and 5x the payload in memory here); aim for
+3x ``sha256sum`` and peak memory within 4x the payload size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PY = ROOT / ".venv" / "bin" / "python"
+CLI = ROOT / ".venv" / "bin" / "checkpoint-inspector"
+MIB = 1 << 20
+
+INPROC = r"""
+import json, resource, sys, time
+from inspector.checkpoint import verify
+p = open(sys.argv[1], "rb").read()
+d = open(sys.argv[2], "rb").read()
+t, c = time.perf_counter(), time.process_time()
+r = verify(p, d)
+dt, dc = time.perf_counter() - t, time.process_time() - c
+rc = r.root_cause
+print(json.dumps({"seconds": dt, "cpu": dc, "verified": r.verified, "rule": rc.rule.id if rc else None,
+                  "internal_errors": getattr(r, "internal_errors", [])}))
+"""
+
+PROFILE = r"""
+import cProfile, pstats, sys
+from inspector.checkpoint import verify
+p = open(sys.argv[1], "rb").read()
+d = open(sys.argv[2], "rb").read()
+top = int(sys.argv[3])
+pr = cProfile.Profile()
+pr.enable()
+r = verify(p, d)
+pr.disable()
+print("verified:", r.verified)
+st = pstats.Stats(pr)
+st.strip_dirs().sort_stats("cumulative").print_stats(top)
+st.sort_stats("tottime").print_stats(top)
+"""
+
+
+def run_child(argv: list[str]) -> tuple[float, float, int, bytes, int]:
+    """Run ``argv``; return (wall seconds, CPU seconds, peak RSS bytes, stdout, exit status)."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = proc.stdout.read()
+    proc.stderr.read()
+    _, status, ru = os.wait4(proc.pid, 0)
+    dt = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return dt, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, out, proc.returncode
+
+
+def measure(name: str, argv: list[str], reps: int, check, inner_time: bool = False) -> dict:
+    times, cpus, rss = [], [], []
+    for _ in range(reps):
+        wall, cpu, peak, out, code = run_child(argv)
+        check(out, code)
+        if inner_time:
+            inner = json.loads(out)
+            wall, cpu = inner["seconds"], inner["cpu"]
+        times.append(wall)
+        cpus.append(cpu)
+        rss.append(peak)
+    return {"name": name, "times": times, "cpu": cpus, "rss": max(rss)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("payload", nargs="?", type=Path, default=HERE / "out" / "bench-250.payload.json")
+    ap.add_argument("descriptor", nargs="?", type=Path, default=HERE / "out" / "bench-250.descriptor.json")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--profile", action="store_true", help="cProfile one in-process verify")
+    ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--skip", default="", help="comma-separated rows to skip: oracle,cli,inproc")
+    args = ap.parse_args(argv)
+    if not args.payload.exists() or not args.descriptor.exists():
+        print(f"missing {args.payload} / {args.descriptor}: run benchmarks/gen_checkpoint.py first", file=sys.stderr)
+        return 2
+    size = args.payload.stat().st_size
+    skip = set(filter(None, args.skip.split(",")))
+    P, D = str(args.payload), str(args.descriptor)
+    print(f"payload {P}: {size} bytes ({size / MIB:.1f} MiB); {args.reps} repetitions, median shown")
+
+    def ok_exit(out, code):
+        if code != 0:
+            raise SystemExit(f"tool failed (exit {code}): {out[:500]!r}")
+
+    def ok_verified(out, code):
+        ok_exit(out, code)
+        v = json.loads(out)
+        if not (v.get("ok") or v.get("verified")) or v.get("internal_errors"):
+            raise SystemExit(f"not verified: {out[:500]!r}")
+
+    rows = [measure("sha256sum", ["sha256sum", P], args.reps, ok_exit)]
+    oracle = os.environ.get("ORACLE2", "/tmp/reference/target/release/oracle2")
+    if "oracle" not in skip and os.access(oracle, os.X_OK):
+        rows.append(measure("oracle2 verify (Rust reference)", [oracle, "verify", P, D], args.reps, ok_verified))
+    if "cli" not in skip:
+        rows.append(measure("checkpoint-inspector verify --format json", [str(CLI), "verify", P, D, "--format", "json"],
+                            args.reps, lambda out, code: ok_exit(out, code)))
+    if "inproc" not in skip:
+        rows.append(measure("verify() in-process (call only)", [str(PY), "-c", INPROC, P, D], args.reps, ok_verified,
+                            inner_time=True))
+    base = statistics.median(rows[0]["times"])
+    base_cpu = statistics.median(rows[0]["cpu"])
+    ref = next((r for r in rows if r["name"].startswith("oracle2")), None)
+    ref_t = statistics.median(ref["times"]) if ref else None
+    head = (f"{'tool':42} {'wall s':>7} {'min-max s':>12} {'x sha256':>8} {'x rust':>6} {'CPU s':>6} "
+            f"{'CPU x sha':>9} {'peak RSS MiB':>12} {'x payload':>9}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        med, cpu = statistics.median(r["times"]), statistics.median(r["cpu"])
+        rust = f"{med / ref_t:6.2f}" if ref_t else f"{'-':>6}"
+        print(f"{r['name']:42} {med:7.2f} {min(r['times']):5.2f}-{max(r['times']):<6.2f} {med / base:8.2f} {rust} "
+              f"{cpu:6.2f} {cpu / base_cpu:9.2f} {r['rss'] / MIB:12.0f} {r['rss'] / size:9.2f}")
+    print("(the in-process row times only the verify() call; its RSS is the whole child, payload bytes included)")
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+    if args.profile:
+        print(f"\ncProfile of one in-process verify (top {args.top}):")
+        sys.stdout.flush()
+        subprocess.run([str(PY), "-c", PROFILE, P, D, str(args.top)], check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
