@@ -1,0 +1,65 @@
+"""Application bootstrap: ``run(argv)`` creates the QApplication and the main window.
+
+``checkpoint-inspector`` with no arguments opens the bundled sample checkpoint;
+``checkpoint-inspector FILE...`` opens those files (or a folder). High-DPI scaling and the
+system light/dark palette are Qt 6 defaults and are left on.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtWidgets import QApplication
+
+from .window import MainWindow
+
+__all__ = ["run", "create_app"]
+
+ORGANIZATION = "A3S"
+APPLICATION = "Checkpoint Inspector"
+
+
+def create_app(argv: list[str] | None = None) -> QApplication:
+    """The running QApplication, created (with organisation/application names) if needed."""
+    app = QApplication.instance()
+    if app is None:
+        QCoreApplication.setOrganizationName(ORGANIZATION)
+        QCoreApplication.setApplicationName(APPLICATION)
+        app = QApplication([sys.argv[0] if sys.argv else "checkpoint-inspector"])
+        app.setApplicationDisplayName(APPLICATION)
+        app.setDesktopFileName("checkpoint-inspector")
+    return app
+
+
+def _install_excepthook(window: MainWindow) -> None:
+    """Unexpected exceptions in slots become a message in the window, never a traceback dialog."""
+    log = logging.getLogger("inspector.gui")
+
+    def hook(exc_type, exc, tb):
+        log.debug("unhandled exception", exc_info=(exc_type, exc, tb))
+        try:
+            window.show_banner("error", "error", f"Internal error ({exc_type.__name__}): {exc}")
+        except Exception:  # noqa: BLE001 - last resort
+            sys.__excepthook__(exc_type, exc, tb)
+
+    sys.excepthook = hook
+
+
+def run(argv: list[str]) -> int:
+    """Open the window on ``argv`` paths (files or one folder), or on the bundled sample.
+
+    Returns:
+        the Qt event loop's exit code.
+    """
+    app = create_app(argv)
+    window = MainWindow()
+    _install_excepthook(window)
+    window.show()
+    paths = [a for a in argv if not a.startswith("-")]
+    if paths:
+        QTimer.singleShot(0, lambda: window.open_paths(paths))
+    else:
+        QTimer.singleShot(0, window.open_sample)
+    return app.exec()

@@ -1,0 +1,519 @@
+"""The GUI's only door to the verification engine (no Qt: also imported by worker processes).
+
+Everything here runs on a worker thread, never on the GUI thread: :func:`ensure_worker`
+raises if it is called there, and ``tests/gui/test_threads.py`` proves the engine functions
+are only ever entered off the GUI thread. Engine functions are looked up on the
+``inspector.checkpoint`` module at call time (``checkpoint.verify``), so a test can replace them.
+
+Why worker *processes* for large payloads: a C call that holds the GIL (orjson on 256 MiB,
+a regular expression over a long string) blocks every Python thread, the GUI thread
+included, for as long as it runs; measured on a 256 MiB payload, ``verify`` on a thread
+froze the event loop for up to 2.7 s. Above :data:`PROCESS_THRESHOLD` bytes, verification
+and tree indexing therefore run in two spawned processes (in parallel, at lower priority),
+and the worker thread only waits for them; Cancel terminates them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+
+from inspector import checkpoint
+
+from .lazyjson import BIG, Children, ScanError, build_index
+
+__all__ = ["PROCESS_THRESHOLD", "EDIT_LIMIT", "Side", "Analysis", "Cancelled", "ensure_worker", "load_paths",
+           "analyse_bytes", "apply_edit", "scan_folder", "FolderRow"]
+
+#: Payloads larger than this (bytes) are verified and indexed in worker processes.
+PROCESS_THRESHOLD = 4 * 1024 * 1024
+#: Payloads up to this size (bytes) can be edited in the sandbox.
+EDIT_LIMIT = 16 * 1024 * 1024
+
+
+class Cancelled(Exception):
+    """The user cancelled the job."""
+
+
+class UserError(Exception):
+    """A problem to show the user as one sentence (unreadable file, bad pairing, bad edit)."""
+
+
+def ensure_worker() -> None:
+    """Raise ``RuntimeError`` when called on the GUI (main) thread."""
+    if threading.current_thread() is threading.main_thread():
+        raise RuntimeError("the engine must not run on the GUI thread")
+
+
+@dataclass
+class Side:
+    """One input document as the window shows it.
+
+    Attributes:
+        source: ``payload`` or ``descriptor``.
+        path: the file it was read from (``None`` for a sandbox-only document).
+        data: the bytes (the sandbox copy once edited); ``None`` when over the ceiling.
+        size: size in bytes. mtime_ns: file modification time when read (0 if none).
+        hint: the engine's sentence about an obvious problem (gzip, BOM...), or ``None``.
+        index: ``{container_start: Children}`` for large containers, or ``None`` when the bytes
+            are not JSON (then ``parse_error`` says why).
+        parse_error: ``(message, byte_offset_or_None)`` when the bytes are not JSON.
+        sha256: ``sha256:`` digest of ``data`` when computed.
+    """
+
+    source: str
+    path: str | None
+    data: bytes | None
+    size: int
+    mtime_ns: int = 0
+    hint: str | None = None
+    index: dict | None = None
+    parse_error: tuple | None = None
+    sha256: str | None = None
+
+    @property
+    def tree_ok(self) -> bool:
+        """True when a tree can be shown."""
+        return self.data is not None and self.index is not None
+
+
+@dataclass
+class Analysis:
+    """Result of loading or recomputing: both sides and the engine's report.
+
+    ``report`` is ``None`` in a partial result (trees ready, verification still running).
+    ``warnings`` are sentences for the user (e.g. the file changed while it was read).
+    """
+
+    payload: Side | None
+    descriptor: Side | None
+    report: object = None
+    warnings: list = field(default_factory=list)
+    verify_seconds: float = 0.0
+
+
+# ----------------------------------------------------------------------------------------------
+# Small documents: engine on this (worker) thread.
+
+def _index_small(side: Side) -> None:
+    """Validate JSON with the engine's serde-exact parser, then index spans (worker thread)."""
+    if side.data is None:
+        return
+    try:
+        checkpoint.parse_value(side.data)
+    except checkpoint.SerdeError as e:
+        side.parse_error = (str(e.locate(side.data)), e.index)
+        side.index = None
+        return
+    try:
+        side.index = build_index(side.data, big=BIG)
+    except ScanError as e:  # not expected after a successful engine parse
+        side.parse_error = (str(e), e.offset)
+        side.index = None
+
+
+def analyse_bytes(payload: Side | None, descriptor: Side | None, *, cancel=None) -> Analysis:
+    """Index both sides and verify them, all on the calling (worker) thread.
+
+    Used for inputs up to :data:`PROCESS_THRESHOLD` and for every sandbox recompute.
+    """
+    ensure_worker()
+    for side in (payload, descriptor):
+        if side is not None:
+            _index_small(side)
+            if side.data is not None:
+                side.sha256 = "sha256:" + hashlib.sha256(side.data).hexdigest()
+    if cancel is not None and cancel():
+        raise Cancelled()
+    t0 = time.perf_counter()
+    report = checkpoint.verify(payload.data if payload else None, descriptor.data if descriptor else None,
+                               payload_size=payload.size if payload else None)
+    return Analysis(payload, descriptor, report, verify_seconds=time.perf_counter() - t0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Loading files.
+
+def _side(f, source: str) -> Side:
+    return Side(source, f.path, f.data, f.size, f.mtime_ns, f.hint)
+
+
+def read_paths(paths: list[str]) -> tuple[Side | None, Side | None]:
+    """Read one or two files and tell payload from descriptor by content.
+
+    Raises:
+        UserError: a path cannot be read, or the files are not one payload and one descriptor.
+    """
+    ensure_worker()
+    files = []
+    for p in paths:
+        try:
+            files.append(checkpoint.read_input(p))
+        except checkpoint.UnreadableInput as e:
+            raise UserError(str(e)) from None
+    try:
+        payload, descriptor = checkpoint.pair_inputs(files)
+    except checkpoint.PairingError as e:
+        raise UserError(str(e)) from None
+    return (_side(payload, "payload") if payload else None,
+            _side(descriptor, "descriptor") if descriptor else None)
+
+
+def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None) -> Analysis:
+    """Read, index and verify the given files (worker thread).
+
+    Args:
+        paths: one or two file paths.
+        progress: ``callable(percent: int, text: str)``; percent -1 means unknown.
+        partial: ``callable(Analysis)`` called once the trees can be shown, before the
+            report exists (large payloads only).
+        cancel: ``callable() -> bool``.
+
+    Returns:
+        the complete :class:`Analysis`.
+
+    Raises:
+        UserError: unreadable input or bad pairing. Cancelled: the user cancelled.
+    """
+    ensure_worker()
+    cancel = cancel or (lambda: False)
+    progress = progress or (lambda pct, text: None)
+    progress(0, "Reading files…")
+    payload, descriptor = read_paths(paths)
+    if cancel():
+        raise Cancelled()
+    if payload is None or payload.data is None or payload.size <= PROCESS_THRESHOLD:
+        progress(30, "Verifying…")
+        result = analyse_bytes(payload, descriptor, cancel=cancel)
+        if payload is not None and payload.data is None:
+            payload.parse_error = (payload.hint or "the file is over the 256 MiB ceiling and was not read", None)
+        return result
+    return _load_large(payload, descriptor, progress, partial, cancel)
+
+
+def _load_large(payload: Side, descriptor: Side | None, progress, partial, cancel) -> Analysis:
+    """Verify and index a large payload in two worker processes while this thread waits."""
+    if descriptor is not None:
+        _index_small(descriptor)
+    t0 = time.perf_counter()
+    verifier = ChildTask(_child_verify, (payload.path, descriptor.data if descriptor else None, payload.size))
+    indexer = ChildTask(_child_index, (payload.path, BIG))
+    tasks = [verifier, indexer]
+    for t in tasks:
+        t.start()
+    # Rough rates measured on the reference machine, for an honest progress estimate.
+    est_verify = max(1.0, payload.size / 30e6)
+    hasher = threading.Thread(target=_hash_into, args=(payload,), daemon=True)
+    hasher.start()
+    index_done = report = None
+    index_frac = 0.0
+    try:
+        while index_done is None or report is None:
+            if cancel():
+                raise Cancelled()
+            for t in tasks:
+                t.pump(0.05 / len(tasks))
+            if indexer.progress is not None:
+                index_frac = indexer.progress
+            if index_done is None and indexer.done:
+                index_done = indexer.result()
+                if isinstance(index_done, ScanError):
+                    payload.parse_error = (str(index_done), index_done.offset)
+                    payload.index = None
+                else:
+                    payload.index = index_done
+                if partial is not None:
+                    partial(Analysis(payload, descriptor, None))
+            if report is None and verifier.done:
+                report = verifier.result()
+            elapsed = time.perf_counter() - t0
+            v_frac = 1.0 if report is not None else min(0.95, elapsed / est_verify)
+            i_frac = 1.0 if index_done is not None else index_frac
+            pct = int(100 * (0.4 * i_frac + 0.6 * v_frac))
+            what = "Indexing trees and verifying" if index_done is None else "Trees ready; verifying"
+            if report is not None and index_done is None:
+                what = "Verified; indexing trees"
+            progress(pct, f"{what}… {payload.size / 1048576:.0f} MiB, {elapsed:.1f} s")
+    finally:
+        for t in tasks:
+            t.terminate()
+    hasher.join()
+    result = Analysis(payload, descriptor, report, verify_seconds=verifier.seconds)
+    rows = {r.label: r for r in report.digests}
+    row = rows.get("payload content_digest")
+    if row is not None and payload.sha256 and row.recomputed and row.recomputed != payload.sha256:
+        result.warnings.append("The payload file changed while it was being read; reload to see the current file.")
+    return result
+
+
+def _hash_into(side: Side) -> None:
+    side.sha256 = "sha256:" + hashlib.sha256(side.data).hexdigest()  # hashlib releases the GIL
+
+
+# ----------------------------------------------------------------------------------------------
+# Worker processes.
+
+class ChildTask:
+    """One function run in a spawned process; results come back through a pipe.
+
+    The child runs at lower priority so the window keeps its share of the CPU. Messages are
+    ``("progress", fraction)``, ``("ok", value)`` or ``("error", type_name, text)``.
+    """
+
+    def __init__(self, fn, args):
+        self.fn, self.args = fn, args
+        self.done = False
+        self.progress: float | None = None
+        self.seconds = 0.0
+        self._value = None
+        self._error = None
+
+    def start(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._conn, child = ctx.Pipe(duplex=False)
+        self._t0 = time.perf_counter()
+        self._proc = ctx.Process(target=_child_main, args=(child, self.fn, self.args), daemon=True)
+        self._proc.start()
+        child.close()
+
+    def pump(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for messages from the child (releases the GIL)."""
+        if self.done:
+            time.sleep(timeout)
+            return
+        try:
+            while self._conn.poll(timeout):
+                msg = self._conn.recv()
+                timeout = 0
+                if msg[0] == "progress":
+                    self.progress = msg[1]
+                    continue
+                self.done = True
+                self.seconds = time.perf_counter() - self._t0
+                if msg[0] == "ok":
+                    self._value = msg[1]
+                else:
+                    self._error = f"{msg[1]}: {msg[2]}"
+                self._proc.join(5)
+                return
+        except (EOFError, OSError):
+            pass
+        if not self._proc.is_alive() and not self.done:
+            self.done = True
+            self._error = f"the worker process stopped unexpectedly (exit code {self._proc.exitcode})"
+
+    def result(self):
+        """The child's return value; raises ``RuntimeError`` with the child's error text."""
+        if self._error is not None:
+            raise RuntimeError(self._error)
+        return self._value
+
+    def terminate(self) -> None:
+        """Stop the child if it is still running."""
+        proc = getattr(self, "_proc", None)
+        if proc is not None and proc.is_alive():
+            proc.terminate()
+            proc.join(5)
+
+
+def _child_main(conn, fn, args) -> None:
+    try:
+        os.nice(5)
+    except (AttributeError, OSError):
+        pass
+    try:
+        value = fn(conn, *args)
+        conn.send(("ok", value))
+    except BaseException as e:  # reported to the parent as text, never as a traceback
+        conn.send(("error", type(e).__name__, str(e)))
+    finally:
+        conn.close()
+
+
+def _child_verify(conn, path: str, descriptor: bytes | None, size: int):
+    with open(path, "rb") as fh:
+        data = fh.read()
+    report = checkpoint.verify(data, descriptor, payload_size=len(data))
+    # The canonical re-encoding can be as large as the file; the window does not need it.
+    report.canonical_bytes = None
+    return report
+
+
+def _child_index(conn, path: str, big: int):
+    with open(path, "rb") as fh:
+        data = fh.read()
+    last = [0.0]
+
+    def progress(done, total):
+        now = time.perf_counter()
+        if now - last[0] > 0.2:
+            last[0] = now
+            conn.send(("progress", done / max(total, 1)))
+
+    try:
+        return build_index(data, big=big, progress=progress)
+    except ScanError as e:
+        return e
+
+
+# ----------------------------------------------------------------------------------------------
+# Sandbox edits.
+
+def apply_edit(payload: Side | None, descriptor: Side | None, source: str, span: tuple[int, int],
+               kind: str, text: str) -> Analysis:
+    """Replace one scalar value in the sandbox copy and recompute (worker thread).
+
+    Args:
+        source: ``payload`` or ``descriptor``: which document is edited.
+        span: byte span of the value being replaced.
+        kind: the value's JSON kind; for ``string`` the text is taken literally, otherwise it
+            must be a JSON value (``42``, ``true``, ``null``, ``"text"``...).
+        text: the new value.
+
+    Returns:
+        the recomputed :class:`Analysis`; the edited side's ``data`` holds the new bytes,
+        with the new value written as canonical JSON (the engine's ``encode``).
+
+    Raises:
+        UserError: the text is not a JSON value.
+    """
+    ensure_worker()
+    side = payload if source == "payload" else descriptor
+    if side is None or side.data is None:
+        raise UserError(f"there is no {source} to edit")
+    if kind == "string":
+        value = text
+    else:
+        try:
+            value = checkpoint.parse_value(text.strip().encode("utf-8"))
+        except checkpoint.SerdeError as e:
+            raise UserError(f"{text!r} is not a JSON value ({e}); put quotes around text") from None
+    new = side.data[: span[0]] + checkpoint.encode(value) + side.data[span[1]:]
+    edited = Side(side.source, side.path, new, len(new), side.mtime_ns, None)
+    if source == "payload":
+        payload = edited
+    else:
+        descriptor = edited
+    return analyse_bytes(_fresh(payload), _fresh(descriptor))
+
+
+def replace_bytes(payload: Side | None, descriptor: Side | None, source: str, data: bytes) -> Analysis:
+    """Recompute with one side's sandbox bytes replaced wholesale (raw text editor)."""
+    ensure_worker()
+    side = payload if source == "payload" else descriptor
+    path = side.path if side is not None else None
+    mtime = side.mtime_ns if side is not None else 0
+    edited = Side(source, path, data, len(data), mtime, None)
+    if source == "payload":
+        payload = edited
+    else:
+        descriptor = edited
+    return analyse_bytes(_fresh(payload), _fresh(descriptor))
+
+
+def _fresh(side: Side | None) -> Side | None:
+    if side is None:
+        return None
+    return Side(side.source, side.path, side.data, side.size, side.mtime_ns, side.hint)
+
+
+# ----------------------------------------------------------------------------------------------
+# Folders.
+
+@dataclass
+class FolderRow:
+    """One checkpoint found in a folder: its files, and the engine's verdict on them."""
+
+    payload: str | None
+    descriptor: str | None
+    verified: bool
+    ok: bool
+    root_rule: str | None
+    summary: str
+
+
+def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> list[FolderRow]:
+    """Find every checkpoint in ``folder`` (not recursive) and verify each (worker thread).
+
+    Payloads and descriptors are recognised by content and paired by digest: a descriptor
+    belongs to the payload whose SHA-256 equals its ``content_digest``. Unpaired files are
+    listed alone. ``partial(row)`` is called as each row is ready.
+    """
+    ensure_worker()
+    import orjson
+
+    cancel = cancel or (lambda: False)
+    names = sorted(n for n in os.listdir(folder) if not n.startswith("."))
+    files = []
+    for i, name in enumerate(names):
+        path = os.path.join(folder, name)
+        if not os.path.isfile(path):
+            continue
+        if progress:
+            progress(int(50 * i / max(len(names), 1)), f"Reading {name}…")
+        try:
+            f = checkpoint.read_input(path)
+        except checkpoint.UnreadableInput:
+            continue
+        if f.role == "unknown":
+            continue
+        files.append(f)
+        if cancel():
+            raise Cancelled()
+    by_digest = {}
+    for f in files:
+        if f.role == "payload" and f.data is not None:
+            by_digest.setdefault(f.sha256(), f)
+    pairs, used = [], set()
+    for f in files:
+        if f.role != "descriptor":
+            continue
+        try:
+            stated = orjson.loads(f.data).get("content_digest")
+        except (orjson.JSONDecodeError, AttributeError):
+            stated = None
+        p = by_digest.get(stated)
+        if p is not None and id(p) not in used:
+            used.add(id(p))
+            pairs.append((p, f))
+        else:
+            pairs.append((None, f))
+    pairs += [(f, None) for f in files if f.role == "payload" and id(f) not in used]
+    pairs.sort(key=lambda pd: (pd[0] or pd[1]).path)
+    rows = []
+    for i, (p, d) in enumerate(pairs):
+        if cancel():
+            raise Cancelled()
+        if progress:
+            progress(50 + int(50 * i / max(len(pairs), 1)), f"Verifying {os.path.basename((p or d).path)}…")
+        if p is not None and p.data is not None and p.size > PROCESS_THRESHOLD:
+            task = ChildTask(_child_verify, (p.path, d.data if d else None, p.size))
+            task.start()
+            try:
+                while not task.done:
+                    if cancel():
+                        raise Cancelled()
+                    task.pump(0.05)
+            finally:
+                task.terminate()
+            report = task.result()
+        else:
+            report = checkpoint.verify(p.data if p else None, d.data if d else None,
+                                       payload_size=p.size if p else None)
+        rc = report.root_cause
+        if report.verified:
+            summary = "VERIFIED"
+        elif rc is not None:
+            summary = f"FAIL {rc.rule.id}: {rc.message}"
+        else:
+            summary = "consistent (one file only)"
+        row = FolderRow(p.path if p else None, d.path if d else None, report.verified, report.ok,
+                        rc.rule.id if rc else None, summary)
+        rows.append(row)
+        if partial:
+            partial(row)
+    return rows

@@ -1,0 +1,256 @@
+"""Byte-span index of a JSON document for lazily loaded trees (no Qt; importable in a child process).
+
+Why not the engine's ``parse_value(nodes=True)``: it is exact but pure Python (1-3 MB/s) and
+builds every node up front, which is too slow for a 256 MiB payload. The trees only need,
+for the container being expanded, where each child starts and ends. This module finds that
+with one regular-expression tokenizer that jumps over whole strings in C:
+
+* :func:`build_index` makes one pass over a document and keeps the child boundaries of
+  every *large* container (at least ``big`` bytes), so expanding one never rescans it;
+* :func:`scan_children` finds the children of a *small* container on demand (microseconds).
+
+Spans are half-open byte offsets into the file, identical to the engine's
+:class:`~inspector.checkpoint.Node` spans (``tests/gui/test_lazyjson.py`` proves it on every
+case file). The tokenizer assumes the document is JSON the engine accepted; on malformed
+input it raises :class:`ScanError` rather than guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from dataclasses import dataclass
+
+import orjson
+
+__all__ = ["ScanError", "Children", "build_index", "scan_children", "kind_at", "decode_key", "BIG"]
+
+#: Containers at least this many bytes long get their children recorded by :func:`build_index`.
+BIG = 64 * 1024
+
+# One token after optional whitespace: a whole string (unrolled loop, fast in C), one
+# structural character, or a bare scalar (number, true, false, null).
+_TOKEN = re.compile(
+    rb'[ \t\n\r]*(?:("[^"\\]*(?:\\.[^"\\]*)*")|([\[\]{},:])|([^ \t\n\r\[\]{},:"]+))', re.S)
+_WS = re.compile(rb"[ \t\n\r]*")
+_KIND = {ord("{"): "object", ord("["): "array", ord('"'): "string", ord("t"): "bool", ord("f"): "bool",
+         ord("n"): "null"}
+
+
+class ScanError(ValueError):
+    """The bytes are not well-formed JSON at byte ``offset`` (``args[0]`` says what was found)."""
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(f"{message} at byte {offset}")
+        self.offset = offset
+
+
+@dataclass
+class Children:
+    """Child boundaries of one container.
+
+    Attributes:
+        kind: ``object`` or ``array``.
+        starts, ends: half-open byte spans of the child values (``array('q')``).
+        key_starts: for objects, the byte offset of each key's opening quote; ``None`` for arrays.
+        keys: for objects, the decoded keys in file order (duplicates kept); ``None`` for arrays.
+    """
+
+    kind: str
+    starts: array
+    ends: array
+    key_starts: array | None = None
+    keys: list | None = None
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+
+def kind_at(data: bytes, start: int) -> str:
+    """JSON kind of the value starting at byte ``start``: object/array/string/number/bool/null."""
+    return _KIND.get(data[start], "number") if start < len(data) else "null"
+
+
+def decode_key(token: bytes) -> str:
+    """Decode one JSON string token (quotes included) to ``str``; raw text when it does not decode."""
+    try:
+        return orjson.loads(token)
+    except orjson.JSONDecodeError:
+        return token[1:-1].decode("utf-8", "replace")
+
+
+def value_span(data: bytes) -> tuple[int, int]:
+    """Span of the top-level value (leading/trailing JSON whitespace excluded)."""
+    start = _WS.match(data).end()
+    end = len(data)
+    while end > start and data[end - 1] in b" \t\n\r":
+        end -= 1
+    return start, end
+
+
+def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progress=None, cancel=None):
+    """Tokenize ``data[start:end]`` (one JSON value) keeping children of containers >= ``big``.
+
+    Returns ``(index, top)``: ``index`` maps container start offsets to :class:`Children`;
+    ``top`` the :class:`Children` of the value at ``start`` when ``record_top`` (else None).
+    """
+    index: dict[int, Children] = {}
+    # A frame: [kind, start, starts, ends, key_starts, keys, expecting_key, pending_key_start, pending_key]
+    stack: list[list] = []
+    top = None
+    pos = start
+    match = _TOKEN.match
+    tick = 0
+    done = False
+    while pos < end and not done:
+        m = match(data, pos, end)
+        if m is None or m.end() == m.start() or m.lastindex is None:
+            rest = _WS.match(data, pos, end).end()
+            if rest >= end:
+                break
+            raise ScanError("unexpected byte", rest)
+        pos = m.end()
+        tick += 1
+        if tick & 0xFFFF == 0:
+            if cancel is not None and cancel():
+                raise InterruptedError("cancelled")
+            if progress is not None:
+                progress(pos - start, end - start)
+        g = m.lastindex
+        frame = stack[-1] if stack else None
+        if g == 2:
+            c = data[m.start(2)]
+            if c == 0x7B or c == 0x5B:  # { [
+                s = m.start(2)
+                if frame is not None:
+                    _open_child(frame, s)
+                obj = c == 0x7B
+                stack.append(["object" if obj else "array", s, array("q"), array("q"),
+                              array("q") if obj else None, [] if obj else None, obj, -1, None])
+            elif c == 0x7D or c == 0x5D:  # } ]
+                if frame is None:
+                    raise ScanError("unbalanced closing bracket", m.start(2))
+                stack.pop()
+                e = m.end(2)
+                kind, s = frame[0], frame[1]
+                if (e - s >= big) or (record_top and s == start):
+                    ch = Children(kind, frame[2], frame[3], frame[4], frame[5])
+                    if s == start and record_top:
+                        top = ch
+                    if e - s >= big:
+                        index[s] = ch
+                if stack:
+                    stack[-1][3].append(e)
+                else:
+                    done = True
+            elif c == 0x2C:  # ,
+                if frame is None:
+                    raise ScanError("comma outside a container", m.start(2))
+                if frame[0] == "object":
+                    frame[6] = True
+            # ':' needs no action: the key was recorded when read.
+        else:
+            s, e = m.span(g)
+            if frame is None:
+                done = True
+                continue
+            if frame[0] == "object" and frame[6] and g == 1:
+                frame[6] = False
+                frame[7] = s
+                frame[8] = data[s:e]
+                continue
+            _open_child(frame, s)
+            frame[3].append(e)
+    if stack:
+        raise ScanError("document ends inside a container", end)
+    return index, top
+
+
+def _open_child(frame: list, s: int) -> None:
+    frame[2].append(s)
+    if frame[0] == "object":
+        if frame[8] is None:
+            raise ScanError("object member without a key", s)
+        frame[4].append(frame[7])
+        frame[5].append(decode_key(frame[8]))
+        frame[8] = None
+
+
+def build_index(data: bytes, *, big: int = BIG, progress=None, cancel=None) -> dict[int, Children]:
+    """One pass over a whole document: children of every container of at least ``big`` bytes.
+
+    Args:
+        data: the file bytes (one JSON value, optional surrounding whitespace).
+        big: size threshold in bytes.
+        progress: optional ``callable(done_bytes, total_bytes)``, called every 65536 tokens.
+        cancel: optional ``callable() -> bool``; when it returns True the scan stops.
+
+    Returns:
+        ``{container_start: Children}``.
+
+    Raises:
+        ScanError: the bytes are not well-formed JSON. InterruptedError: cancelled.
+    """
+    start, end = value_span(data)
+    if start >= end:
+        raise ScanError("empty document", start)
+    return _scan(data, start, end, big, False, progress, cancel)[0]
+
+
+def scan_children(data: bytes, start: int, end: int) -> Children:
+    """Children of the container spanning ``data[start:end]`` (cost proportional to ``end - start``).
+
+    Raises:
+        ScanError: the span is not one well-formed JSON container.
+    """
+    if data[start] not in (0x7B, 0x5B):
+        raise ScanError("not a container", start)
+    _index, top = _scan(data, start, end, 1 << 62, True)
+    if top is None:
+        raise ScanError("container not closed", end)
+    return top
+
+
+def children_of(data: bytes, index: dict | None, start: int, end: int) -> Children:
+    """Children of the container at ``start``: from ``index`` when recorded, else scanned."""
+    if index is not None:
+        ch = index.get(start)
+        if ch is not None:
+            return ch
+    return scan_children(data, start, end)
+
+
+def find_span(data: bytes, index: dict | None, pointer: str) -> tuple[int, int] | None:
+    """Span of an RFC 6901 pointer, or ``None`` when absent (last duplicate key wins, as in serde)."""
+    start, end = value_span(data)
+    if pointer in ("", "/"):
+        return start, end
+    for raw in pointer.lstrip("/").split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if data[start] not in (0x7B, 0x5B):
+            return None
+        ch = children_of(data, index, start, end)
+        if ch.kind == "array":
+            if not token.isdigit() or int(token) >= len(ch):
+                return None
+            i = int(token)
+        else:
+            i = None
+            for j, k in enumerate(ch.keys):
+                if k == token:
+                    i = j
+            if i is None:
+                return None
+        start, end = ch.starts[i], ch.ends[i]
+    return start, end
+
+
+def load_value(data: bytes, start: int, end: int, limit: int = 1 << 20):
+    """The JSON value at ``data[start:end]`` via orjson, or ``None`` when larger than ``limit`` bytes
+    or not decodable (display only; verdicts always come from the engine)."""
+    if end - start > limit:
+        return None
+    try:
+        return orjson.loads(data[start:end])
+    except orjson.JSONDecodeError:
+        return None

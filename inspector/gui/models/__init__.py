@@ -1,0 +1,1 @@
+"""Item models adapting engine results and document bytes to Qt views (QtCore/QtGui only, no QtWidgets)."""

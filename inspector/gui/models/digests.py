@@ -1,0 +1,86 @@
+"""``DigestsModel``: stated vs recomputed digests and sizes from a report (``Report.digests``)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+
+from inspector.checkpoint import Location
+
+from .. import style
+from ..roles import LocationRole, ObjectRole
+
+__all__ = ["DigestsModel"]
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "—"
+    return str(v)
+
+
+def _short(v) -> str:
+    """``sha256:122347d3f894…049312e0``: enough to compare by eye; the full value is in the tooltip."""
+    s = _fmt(v)
+    if s.startswith("sha256:") and len(s) > 40:
+        return s[:19] + "…" + s[-8:]
+    return s
+
+
+class DigestsModel(QAbstractTableModel):
+    """Rows: the report's :class:`~inspector.checkpoint.DigestRow` list. Columns: what, match, stated, recomputed.
+
+    The match column says ``match``/``MISMATCH``/``n/a`` in words and with a shaped icon.
+    """
+
+    COLUMNS = ("Digest / size", "Match", "Stated in descriptor", "Recomputed from payload")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._rows = []
+
+    def set_report(self, report) -> None:
+        """Show ``report.digests`` (``None``: empty)."""
+        self.beginResetModel()
+        self._rows = list(report.digests) if report is not None else []
+        self.endResetModel()
+
+    def row_object(self, row: int):
+        return self._rows[row]
+
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        r = self._rows[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (r.label, style.match_label(r.matches), _short(r.stated), _short(r.recomputed))[col]
+        if role == Qt.ItemDataRole.DecorationRole and col == 1:
+            return style.match_icon(r.matches)
+        if role == Qt.ItemDataRole.ForegroundRole and col in (1, 2, 3) and r.matches is False:
+            return style.match_colour(False)
+        if role == Qt.ItemDataRole.ForegroundRole and col == 1:
+            return style.match_colour(r.matches)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            lines = [r.label, f"descriptor field {r.pointer}", f"stated:     {_fmt(r.stated)}",
+                     f"recomputed: {_fmt(r.recomputed)}", f"comparison: {style.match_label(r.matches)}"]
+            if r.domain:
+                lines.append(f"domain digest: SHA-256(“{r.domain}” ‖ 0x00 ‖ canonical JSON), {r.preimage_size} bytes")
+            return "\n".join(lines)
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return f"{r.label}: {style.match_label(r.matches)}"
+        if role == LocationRole:
+            return Location("descriptor", r.pointer, None)
+        if role == ObjectRole:
+            return r
+        return None

@@ -1,0 +1,72 @@
+"""``FolderModel``: the checkpoints found in a folder, with the engine's verdict on each."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+
+from inspector.checkpoint import Verdict
+
+from .. import style
+from ..roles import ObjectRole, VerdictRole
+
+__all__ = ["FolderModel"]
+
+
+class FolderModel(QAbstractTableModel):
+    """Rows of :class:`~inspector.gui.engine.FolderRow`; columns: verdict, payload, descriptor."""
+
+    COLUMNS = ("Verdict", "Payload", "Descriptor")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._rows = []
+        self.folder = None
+
+    def reset(self, folder: str | None) -> None:
+        self.beginResetModel()
+        self.folder = folder
+        self._rows = []
+        self.endResetModel()
+
+    def add_row(self, row) -> None:
+        n = len(self._rows)
+        self.beginInsertRows(QModelIndex(), n, n)
+        self._rows.append(row)
+        self.endInsertRows()
+
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    @staticmethod
+    def _verdict(r) -> Verdict:
+        return Verdict.PASS if r.verified else (Verdict.FAIL if not r.ok else Verdict.NOT_APPLICABLE)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        r = self._rows[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return r.summary
+            path = r.payload if col == 1 else r.descriptor
+            return os.path.basename(path) if path else "— (missing)"
+        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+            return style.icon(self._verdict(r))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return "\n".join(x for x in (r.payload, r.descriptor, r.summary) if x)
+        if role == VerdictRole:
+            return self._verdict(r)
+        if role == ObjectRole:
+            return r
+        return None

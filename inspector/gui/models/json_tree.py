@@ -1,0 +1,496 @@
+"""``JsonTreeModel``: a lazily loaded tree over one checkpoint document's bytes.
+
+The model adapts an :class:`~inspector.gui.engine.Side` (the file bytes plus the span index
+made off the GUI thread) and owns no copy of the data. Children are created only when a row
+is expanded (``canFetchMore``/``fetchMore``, in batches), so a 256 MiB payload opens as fast
+as a small one. Every row answers :data:`~inspector.gui.roles.LocationRole` with the exact
+byte span of its value, which is what links the trees to the bytes view.
+
+Scalar values are shown from the file's own bytes (numbers exactly as written); container
+rows get a summary (messages, tool calls paired with their results, runs...). Editing a
+scalar does not change the model: it emits :attr:`JsonTreeModel.editRequested`, and the
+window recomputes the sandbox off the GUI thread and loads the result.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, Signal
+
+from inspector.checkpoint import Location, Verdict
+
+from .. import style
+from ..lazyjson import children_of, find_span, kind_at, load_value, value_span
+from ..roles import CopyValueRole, KindRole, LocationRole, PointerRole, SpanRole, VerdictRole
+from .annotate import ToolPairs, is_timestamp_key, preview, summary, timestamp_text
+
+__all__ = ["JsonTreeModel", "TreeItem", "escape_token"]
+
+BATCH = 500
+_PREVIEW = 160
+
+
+def escape_token(key) -> str:
+    """RFC 6901 escaping of one pointer token."""
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+class TreeItem:
+    """One row: a JSON value with its key, kind, byte span and (once fetched) children."""
+
+    __slots__ = ("parent", "row", "key", "key_start", "start", "end", "kind", "pointer", "children", "infos",
+                 "_cache")
+
+    def __init__(self, parent, row, key, key_start, start, end, kind, pointer):
+        self.parent = parent
+        self.row = row
+        self.key = key
+        self.key_start = key_start
+        self.start = start
+        self.end = end
+        self.kind = kind
+        self.pointer = pointer
+        self.children: list[TreeItem] = []
+        self.infos = None
+        self._cache = None
+
+    @property
+    def is_container(self) -> bool:
+        return self.kind in ("object", "array")
+
+
+class JsonTreeModel(QAbstractItemModel):
+    """Tree model over one document (payload or descriptor).
+
+    Args:
+        source: ``payload`` or ``descriptor`` (the ``Location.source`` of every row).
+        include: top-level keys to show (``None``: all), e.g. ``{"logical_resume"}``.
+        exclude: top-level keys to hide, e.g. ``{"logical_resume"}`` for the snapshot tree.
+
+    Signals:
+        editRequested(source, pointer, span, kind, text): the user entered a new scalar value.
+    """
+
+    editRequested = Signal(str, str, object, str, str)
+    COLUMNS = ("Field", "Value", "Bytes")
+
+    def __init__(self, source: str, include=None, exclude=None, parent=None):
+        super().__init__(parent)
+        self.source = source
+        self._include = set(include) if include is not None else None
+        self._exclude = set(exclude or ())
+        self._data: bytes | None = None
+        self._index = None
+        self._root: TreeItem | None = None
+        self._editable = False
+        self._markers: dict[str, Verdict] = {}
+        self._pairs: dict[str, ToolPairs] = {}
+        self._resume_run: str | None = None
+
+    # -- loading ------------------------------------------------------------------------------
+    def set_document(self, data: bytes | None, index: dict | None, *, editable: bool = False) -> None:
+        """Show ``data`` (with its span ``index``); ``None`` or an unparsed document clears the tree."""
+        self.beginResetModel()
+        self._data = data
+        self._index = index
+        self._editable = editable
+        self._pairs = {}
+        self._resume_run = None
+        self._root = None
+        if data is not None and index is not None:
+            start, end = value_span(data)
+            self._root = TreeItem(None, 0, None, None, start, end, kind_at(data, start), "")
+            if self._root.is_container:
+                self._fill(self._root, top=True)
+            if self.source == "payload":
+                span = find_span(data, index, "/logical_resume/run_id")
+                if span is not None:
+                    v = load_value(data, *span)
+                    self._resume_run = v if isinstance(v, str) else None
+        self.endResetModel()
+
+    def clear(self) -> None:
+        """Show nothing."""
+        self.set_document(None, None)
+
+    def set_markers(self, markers: dict[str, Verdict]) -> None:
+        """Mark rows whose pointer (or a descendant's) has a failing finding."""
+        self._markers = dict(markers)
+        if self._root is not None and self._root.children:
+            last = len(self._root.children) - 1
+            self.dataChanged.emit(self.index(0, 0), self.index(last, 0))
+
+    @property
+    def document(self) -> bytes | None:
+        return self._data
+
+    @property
+    def is_loaded(self) -> bool:
+        return self._root is not None
+
+    def _fill(self, item: TreeItem, *, top: bool = False, limit: int | None = None) -> list[TreeItem]:
+        """Create the next batch of ``item``'s children (no model signals)."""
+        if item.infos is None:
+            item.infos = children_of(self._data, self._index, item.start, item.end)
+        ch = item.infos
+        made = []
+        i = len(item.children) if not top else 0
+        n = len(ch) if (top or limit is None) else min(len(ch), i + limit)
+        base = item.pointer
+        while i < n:
+            key = ch.keys[i] if ch.keys is not None else i
+            if top and ((self._include is not None and key not in self._include) or key in self._exclude):
+                i += 1
+                continue
+            s, e = ch.starts[i], ch.ends[i]
+            it = TreeItem(item, len(item.children), key, ch.key_starts[i] if ch.key_starts is not None else None,
+                          s, e, kind_at(self._data, s), f"{base}/{escape_token(key)}")
+            item.children.append(it)
+            made.append(it)
+            i += 1
+        if top:
+            item.infos = _AllFetched(len(item.children))
+        return made
+
+    # -- Qt model API ---------------------------------------------------------------------------
+    def _item(self, index: QModelIndex) -> TreeItem | None:
+        if not index.isValid():
+            return self._root
+        return index.internalPointer()
+
+    def index(self, row, column, parent=QModelIndex()):
+        if self._root is None or column < 0 or column >= len(self.COLUMNS) or row < 0:
+            return QModelIndex()
+        item = self._item(parent)
+        if item is None or row >= len(item.children):
+            return QModelIndex()
+        return self.createIndex(row, column, item.children[row])
+
+    def parent(self, index=QModelIndex()):
+        if not index.isValid():
+            return QModelIndex()
+        item: TreeItem = index.internalPointer()
+        p = item.parent
+        if p is None or p is self._root:
+            return QModelIndex()
+        return self.createIndex(p.row, 0, p)
+
+    def rowCount(self, parent=QModelIndex()):
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        item = self._item(parent)
+        return 0 if item is None else len(item.children)
+
+    def columnCount(self, parent=QModelIndex()):
+        return len(self.COLUMNS)
+
+    def hasChildren(self, parent=QModelIndex()):
+        item = self._item(parent)
+        if item is None:
+            return False
+        if parent.isValid() and parent.column() != 0:
+            return False
+        if not parent.isValid():
+            return bool(item.children)
+        if not item.is_container:
+            return False
+        if item.children:
+            return True
+        # Non-empty when the first byte after the bracket (skipping whitespace) is not the closer.
+        d = self._data
+        j = item.start + 1
+        while j < item.end and d[j] in b" \t\n\r":
+            j += 1
+        return j < item.end - 1
+
+    def canFetchMore(self, parent):
+        if not parent.isValid() or parent.column() != 0:
+            return False
+        item = self._item(parent)
+        if item is None or not item.is_container:
+            return False
+        return item.infos is None or len(item.children) < len(item.infos)
+
+    def fetchMore(self, parent):
+        if not self.canFetchMore(parent):
+            return
+        item = self._item(parent)
+        if item.infos is None:
+            item.infos = children_of(self._data, self._index, item.start, item.end)
+        first = len(item.children)
+        last = min(len(item.infos), first + BATCH) - 1
+        if last < first:
+            return
+        self.beginInsertRows(parent, first, last)
+        self._fill(item, limit=BATCH)
+        self.endInsertRows()
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        f = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        item = index.internalPointer()
+        if self._editable and index.column() == 1 and not item.is_container:
+            f |= Qt.ItemFlag.ItemIsEditable
+        if not item.is_container or not self.hasChildren(index.siblingAtColumn(0)):
+            f |= Qt.ItemFlag.ItemNeverHasChildren
+        return f
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        item: TreeItem = index.internalPointer()
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return f"[{item.key}]" if isinstance(item.key, int) else str(item.key)
+            if col == 1:
+                return self._display_value(item)
+            return f"{item.start}–{item.end}"
+        if role == Qt.ItemDataRole.EditRole:
+            if col == 1 and not item.is_container:
+                return self._edit_text(item)
+            return self.data(index, Qt.ItemDataRole.DisplayRole)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(item)
+        if role == LocationRole:
+            return Location(self.source, item.pointer, (item.start, item.end))
+        if role == PointerRole:
+            return item.pointer
+        if role == SpanRole:
+            return (item.start, item.end)
+        if role == KindRole:
+            return item.kind
+        if role == CopyValueRole:
+            return self._copy_text(item)
+        if role == VerdictRole:
+            return self._marker(item)
+        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+            v = self._marker(item)
+            return style.icon(v) if v is not None else None
+        if role == Qt.ItemDataRole.ForegroundRole and col == 0:
+            v = self._marker(item)
+            return style.colour(v) if v is not None else None
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            v = self._marker(item)
+            prefix = f"{style.label(v)}: " if v is not None else ""
+            return prefix + f"{self.data(index.siblingAtColumn(0))} {self._display_value(item)}"
+        return None
+
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole):
+        if not index.isValid() or role != Qt.ItemDataRole.EditRole or index.column() != 1:
+            return False
+        item: TreeItem = index.internalPointer()
+        if not self._editable or item.is_container:
+            return False
+        text = str(value)
+        if text == self._edit_text(item):
+            return False
+        self.editRequested.emit(self.source, item.pointer, (item.start, item.end), item.kind, text)
+        return True
+
+    # -- display helpers ------------------------------------------------------------------------
+    def _marker(self, item: TreeItem) -> Verdict | None:
+        if not self._markers:
+            return None
+        p = item.pointer
+        if p in self._markers:
+            return self._markers[p]
+        prefix = p + "/"
+        for q, v in self._markers.items():
+            if q.startswith(prefix):
+                return v
+        return None
+
+    def _scalar(self, item: TreeItem):
+        if item._cache is None:
+            raw = self._data[item.start:item.end]
+            if item.kind == "string":
+                v = load_value(self._data, item.start, item.end, limit=4 << 20)
+                if v is None:
+                    v = raw[1:65536].decode("utf-8", "replace") + "…"
+                item._cache = ("s", v)
+            else:
+                item._cache = ("r", raw.decode("utf-8", "replace"))
+        return item._cache
+
+    def _display_value(self, item: TreeItem) -> str:
+        if item.is_container:
+            return self._container_summary(item)
+        tag, v = self._scalar(item)
+        if tag == "s":
+            return "“" + preview(v, _PREVIEW) + "”"
+        unit = is_timestamp_key(item.key)
+        if unit and item.kind == "number" and v.isdigit():
+            ts = timestamp_text(int(v), unit)
+            if ts:
+                return f"{ts}  ({v})"
+        return v
+
+    def _container_summary(self, item: TreeItem) -> str:
+        if item._cache is None:
+            value = load_value(self._data, item.start, item.end, limit=256 * 1024)
+            pairs = None
+            ptr = item.pointer
+            if "/messages" in ptr:
+                base = ptr[: ptr.index("/messages") + len("/messages")]
+                pairs = self._pairs.setdefault(base, ToolPairs())
+                if ptr != base and base not in self._pairs_filled:
+                    self._fill_pairs(base, pairs)
+            text = summary(self.source, ptr, item.key, value, pairs=pairs, resume_run_id=self._resume_run)
+            if text is None:
+                n = len(item.infos) if item.infos is not None else None
+                size = item.end - item.start
+                if value is not None:
+                    n = len(value)
+                if item.kind == "object":
+                    text = f"{{{n} keys}}" if n is not None else f"{{…}} {size} bytes"
+                else:
+                    text = f"[{n} items]" if n is not None else f"[…] {size} bytes"
+            if "/content/" in ptr:
+                return text  # pairing may improve as more messages load: not cached
+            item._cache = ("c", text)
+        return item._cache[1]
+
+    @property
+    def _pairs_filled(self) -> set:
+        return self.__dict__.setdefault("_filled", set())
+
+    def _fill_pairs(self, base: str, pairs: ToolPairs) -> None:
+        """Pair tool calls over the whole messages array when it is small enough to decode."""
+        self._pairs_filled.add(base)
+        span = find_span(self._data, self._index, base)
+        if span is None:
+            return
+        value = load_value(self._data, *span, limit=16 << 20)
+        if isinstance(value, list):
+            for i, msg in enumerate(value):
+                pairs.add(i, msg)
+
+    def _edit_text(self, item: TreeItem) -> str:
+        tag, v = self._scalar(item)
+        return v if tag == "s" else v
+
+    def _copy_text(self, item: TreeItem) -> str:
+        if item.kind == "string":
+            v = load_value(self._data, item.start, item.end, limit=1 << 62)
+            if isinstance(v, str):
+                return v
+        return self._data[item.start:item.end].decode("utf-8", "replace")
+
+    def _tooltip(self, item: TreeItem) -> str:
+        lines = [f"{self.source} {item.pointer or '/'}", f"bytes {item.start}–{item.end} ({item.end - item.start} bytes)"]
+        if not item.is_container:
+            tag, v = self._scalar(item)
+            text = v if len(v) <= 600 else v[:600] + "…"
+            lines.append(("“" + text + "”") if tag == "s" else text)
+            unit = is_timestamp_key(item.key)
+            if unit and tag == "r" and v.isdigit():
+                ts = timestamp_text(int(v), unit)
+                if ts:
+                    lines.append(f"raw value {v} = {ts} (Unix {'milliseconds' if unit == 'ms' else 'seconds'})")
+        m = self._marker(item)
+        if m is not None:
+            lines.append(f"{style.label(m)}: a rule failed at this field" + ("" if item.pointer in self._markers
+                                                                              else " or below it"))
+        return "\n".join(lines)
+
+    # -- navigation -----------------------------------------------------------------------------
+    def index_for_pointer(self, pointer: str) -> QModelIndex:
+        """The row for ``pointer`` (fetching lazily along the way); invalid when not shown here."""
+        if self._root is None:
+            return QModelIndex()
+        if pointer in ("", "/"):
+            return QModelIndex()
+        item = self._root
+        idx = QModelIndex()
+        for raw in pointer.lstrip("/").split("/"):
+            token = raw.replace("~1", "/").replace("~0", "~")
+            if not item.is_container:
+                return QModelIndex()
+            if item is not self._root and item.infos is None:
+                self.fetchMore(idx)
+            infos = item.infos
+            if item is self._root:
+                cand = [c for c in item.children if str(c.key) == token]
+                if not cand:
+                    return QModelIndex()
+                child = cand[-1]
+            else:
+                if infos.kind == "array":
+                    if not token.isdigit() or int(token) >= len(infos):
+                        return QModelIndex()
+                    pos = int(token)
+                else:
+                    pos = None
+                    for j, k in enumerate(infos.keys):
+                        if k == token:
+                            pos = j
+                    if pos is None:
+                        return QModelIndex()
+                while len(item.children) <= pos:
+                    self.fetchMore(idx)
+                child = item.children[pos]
+            item = child
+            idx = self.createIndex(item.row, 0, item)
+        return idx
+
+    def index_for_offset(self, offset: int) -> QModelIndex:
+        """The deepest row whose span contains byte ``offset``; invalid when none does."""
+        if self._root is None:
+            return QModelIndex()
+        item = self._root
+        idx = QModelIndex()
+        best = QModelIndex()
+        while True:
+            if item is not self._root:
+                if not item.is_container or not self.hasChildren(idx):
+                    return best
+                if item.infos is None:
+                    self.fetchMore(idx)
+                infos = item.infos
+                # binary search the child whose [key_start or start, end) contains offset
+                lo, hi = 0, len(infos) - 1
+                pos = None
+                while lo <= hi:
+                    mid = (lo + hi) // 2
+                    s = infos.key_starts[mid] if infos.key_starts is not None else infos.starts[mid]
+                    if offset < s:
+                        hi = mid - 1
+                    elif offset >= infos.ends[mid]:
+                        lo = mid + 1
+                    else:
+                        pos = mid
+                        break
+                if pos is None:
+                    return best
+                while len(item.children) <= pos:
+                    self.fetchMore(idx)
+                child = item.children[pos]
+            else:
+                child = None
+                for c in item.children:
+                    s = c.key_start if c.key_start is not None else c.start
+                    if s <= offset < c.end:
+                        child = c
+                if child is None:
+                    return best
+            item = child
+            idx = self.createIndex(item.row, 0, item)
+            best = idx
+
+
+class _AllFetched:
+    """Marker ``infos`` for the root row, whose (filtered) children are created at load time."""
+
+    kind = "object"
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n

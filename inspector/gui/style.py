@@ -1,0 +1,156 @@
+"""The one place where a verdict becomes a colour, an icon and a word.
+
+Every pane (findings, digests, trees, status bar) asks this module, so a verdict never
+depends on colour alone: each has a word (``PASS``, ``FAIL``...) and an icon with its own
+shape (check, cross, arrow, dash). Colours follow the application palette (light or dark).
+Uses QtGui only (no QtWidgets), so models may import it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPainterPath, QPalette, QPen, QPixmap
+
+from inspector.checkpoint import Verdict
+
+__all__ = ["label", "colour", "icon", "is_dark", "MATCH", "MISMATCH", "UNKNOWN", "match_label", "match_icon",
+           "match_colour", "overall_text", "edited_colour", "highlight_colour"]
+
+_LABEL = {
+    Verdict.PASS: "PASS", Verdict.FAIL: "FAIL", Verdict.NOT_REACHED: "not reached",
+    Verdict.NOT_APPLICABLE: "n/a", Verdict.NOT_EVALUATED: "not evaluated",
+}
+# (light palette, dark palette)
+_COLOURS = {
+    "pass": ("#1b7f3b", "#5fd38a"),
+    "fail": ("#c62828", "#ff7b7b"),
+    "muted": ("#6b6b6b", "#a0a0a0"),
+    "warn": ("#9a6700", "#f0c04a"),
+}
+_SHAPE = {Verdict.PASS: "check", Verdict.FAIL: "cross", Verdict.NOT_REACHED: "arrow",
+          Verdict.NOT_APPLICABLE: "dash", Verdict.NOT_EVALUATED: "dash"}
+_TONE = {Verdict.PASS: "pass", Verdict.FAIL: "fail", Verdict.NOT_REACHED: "warn",
+         Verdict.NOT_APPLICABLE: "muted", Verdict.NOT_EVALUATED: "muted"}
+
+MATCH, MISMATCH, UNKNOWN = True, False, None
+
+
+def is_dark() -> bool:
+    """True when the application palette is dark (window colour lightness below half)."""
+    app = QGuiApplication.instance()
+    if app is None:
+        return False
+    return app.palette().color(QPalette.ColorRole.Window).lightnessF() < 0.5
+
+
+def _tone(name: str) -> QColor:
+    light, dark = _COLOURS[name]
+    return QColor(dark if is_dark() else light)
+
+
+def label(verdict: Verdict, *, root: bool = False, consequence: bool = False) -> str:
+    """The word for a verdict; failures say whether they are the root cause or a consequence."""
+    text = _LABEL[verdict]
+    if verdict is Verdict.FAIL and root:
+        return "FAIL · root cause"
+    if verdict is Verdict.FAIL and consequence:
+        return "FAIL · consequence"
+    return text
+
+
+def colour(verdict: Verdict) -> QColor:
+    """Foreground colour for a verdict, readable on the current palette."""
+    return _tone(_TONE[verdict])
+
+
+def edited_colour() -> QColor:
+    """Background of the "edited, unsaved" banner."""
+    return QColor("#5c4a00") if is_dark() else QColor("#fff3c4")
+
+
+def highlight_colour() -> QColor:
+    """Background of the highlighted byte span in the bytes view."""
+    return QColor("#2f5f9f") if is_dark() else QColor("#bcd7ff")
+
+
+@lru_cache(maxsize=64)
+def _icon(shape: str, rgb: str, dark: bool) -> QIcon:
+    ic = QIcon()
+    for size in (16, 24, 32, 48):
+        pm = QPixmap(size, size)
+        pm.fill(Qt.GlobalColor.transparent)
+        p = QPainter(pm)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        col = QColor(rgb)
+        s = float(size)
+        p.setBrush(col)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.drawEllipse(QRectF(s * 0.06, s * 0.06, s * 0.88, s * 0.88))
+        pen = QPen(QColor("#111111") if dark else QColor("#ffffff"))
+        pen.setWidthF(max(1.5, s * 0.12))
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+        p.setPen(pen)
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        path = QPainterPath()
+        if shape == "check":
+            path.moveTo(QPointF(s * 0.28, s * 0.52))
+            path.lineTo(QPointF(s * 0.44, s * 0.68))
+            path.lineTo(QPointF(s * 0.72, s * 0.34))
+        elif shape == "cross":
+            path.moveTo(QPointF(s * 0.32, s * 0.32))
+            path.lineTo(QPointF(s * 0.68, s * 0.68))
+            path.moveTo(QPointF(s * 0.68, s * 0.32))
+            path.lineTo(QPointF(s * 0.32, s * 0.68))
+        elif shape == "arrow":
+            path.moveTo(QPointF(s * 0.28, s * 0.5))
+            path.lineTo(QPointF(s * 0.70, s * 0.5))
+            path.moveTo(QPointF(s * 0.54, s * 0.34))
+            path.lineTo(QPointF(s * 0.70, s * 0.5))
+            path.lineTo(QPointF(s * 0.54, s * 0.66))
+        else:
+            path.moveTo(QPointF(s * 0.3, s * 0.5))
+            path.lineTo(QPointF(s * 0.7, s * 0.5))
+        p.drawPath(path)
+        p.end()
+        ic.addPixmap(pm)
+    return ic
+
+
+def icon(verdict: Verdict) -> QIcon:
+    """A palette-aware icon whose *shape* also encodes the verdict (empty without a QGuiApplication)."""
+    if QGuiApplication.instance() is None:
+        return QIcon()
+    return _icon(_SHAPE[verdict], colour(verdict).name(), is_dark())
+
+
+def match_label(matches: bool | None) -> str:
+    """Digest comparison in words."""
+    return {True: "match", False: "MISMATCH", None: "n/a"}[matches]
+
+
+def match_colour(matches: bool | None) -> QColor:
+    return _tone({True: "pass", False: "fail", None: "muted"}[matches])
+
+
+def match_icon(matches: bool | None) -> QIcon:
+    v = {True: Verdict.PASS, False: Verdict.FAIL, None: Verdict.NOT_APPLICABLE}[matches]
+    return icon(v)
+
+
+def overall_text(report, edited: bool = False) -> tuple[str, Verdict]:
+    """One line for the status bar / header: the overall verdict in words, and its verdict."""
+    prefix = "Edited artifact (unsaved): " if edited else ""
+    if report is None:
+        return prefix + "verifying…", Verdict.NOT_REACHED
+    if report.verified:
+        return prefix + "VERIFIED: the reference accepts this checkpoint", Verdict.PASS
+    rc = report.root_cause
+    if rc is not None:
+        return prefix + f"NOT VERIFIED: {rc.rule.id} failed — {rc.message}", Verdict.FAIL
+    if report.ok:
+        missing = "descriptor" if not report.has_descriptor else "payload"
+        return prefix + f"CONSISTENT, but not verified: no {missing} was given", Verdict.NOT_APPLICABLE
+    return prefix + "NOT VERIFIED", Verdict.FAIL

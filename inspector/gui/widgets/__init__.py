@@ -1,0 +1,1 @@
+"""Widgets of the desktop inspector; they read models only through :mod:`inspector.gui.roles`."""

@@ -1,0 +1,265 @@
+"""``HexView``: the raw bytes of a file, painted on demand (smooth for 256 MiB).
+
+Only the visible rows are painted, so the file size does not matter. ``highlight(span)``
+marks a half-open byte range and scrolls it into view; clicking a byte (or moving the
+cursor with the keyboard) emits :attr:`HexView.offsetActivated`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontDatabase, QKeySequence, QPainter, QPalette
+from PySide6.QtWidgets import QAbstractScrollArea
+
+from inspector.checkpoint import Verdict
+
+from .. import style
+
+__all__ = ["HexView"]
+
+ROW = 16  # bytes per row when there is room; 8 when the view is narrow
+
+
+class HexView(QAbstractScrollArea):
+    """Hex + text view of ``bytes``.
+
+    Signals:
+        offsetActivated(int): the user clicked a byte or moved the cursor to it.
+    """
+
+    offsetActivated = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._data: bytes | None = None
+        self._span: tuple[int, int] | None = None
+        self._mark: int | None = None
+        self._cursor = 0
+        self._placeholder = "No file"
+        self._row = ROW
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.viewport().setCursor(Qt.CursorShape.IBeamCursor)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setAccessibleName("Bytes")
+
+    # -- public API ---------------------------------------------------------------------------
+    def set_data(self, data: bytes | None, placeholder: str = "No file") -> None:
+        """Show ``data`` (``None``: show ``placeholder``); clears highlight and mark."""
+        self._data = data
+        self._span = None
+        self._mark = None
+        self._cursor = 0
+        self._placeholder = placeholder
+        self._update_scroll()
+        self.verticalScrollBar().setValue(0)
+        self.viewport().update()
+
+    @property
+    def data(self) -> bytes | None:
+        return self._data
+
+    @property
+    def highlighted(self) -> tuple[int, int] | None:
+        """The highlighted half-open byte span, or ``None``."""
+        return self._span
+
+    @property
+    def cursor_offset(self) -> int:
+        return self._cursor
+
+    def highlight(self, span: tuple[int, int] | None, *, scroll: bool = True) -> None:
+        """Highlight ``span`` and (by default) scroll so it starts in view."""
+        self._span = span
+        if span is not None and self._data is not None:
+            self._cursor = min(span[0], max(len(self._data) - 1, 0))
+            if scroll:
+                self._scroll_to(span[0])
+        self.viewport().update()
+
+    def set_mark(self, offset: int | None) -> None:
+        """Mark one byte (e.g. where parsing stopped) with an underline and a frame."""
+        self._mark = offset
+        if offset is not None:
+            self._scroll_to(offset)
+        self.viewport().update()
+
+    # -- geometry ----------------------------------------------------------------------------
+    def _metrics(self):
+        fm = self.fontMetrics()
+        cw = fm.horizontalAdvance("0")
+        lh = fm.height() + 2
+        digits = max(8, len(f"{len(self._data or b''):x}"))
+        x_hex = (digits + 2) * cw
+        # 16 bytes per row when the whole row fits, else 8 (no horizontal scrolling needed).
+        full = x_hex + (ROW * 3 + 2) * cw + (ROW + 1) * cw
+        self._row = ROW if self.viewport().width() >= full or self.viewport().width() < 50 else ROW // 2
+        x_txt = x_hex + (self._row * 3 + 2) * cw
+        return cw, lh, digits, x_hex, x_txt
+
+    def _rows(self) -> int:
+        return 0 if not self._data else (len(self._data) + self._row - 1) // self._row
+
+    def _update_scroll(self) -> None:
+        cw, lh, digits, x_hex, x_txt = self._metrics()
+        page = max(1, self.viewport().height() // lh)
+        vs = self.verticalScrollBar()
+        vs.setRange(0, max(0, self._rows() - page))
+        vs.setPageStep(page)
+        vs.setSingleStep(1)
+        hs = self.horizontalScrollBar()
+        width = x_txt + (self._row + 1) * cw
+        hs.setRange(0, max(0, width - self.viewport().width()))
+        hs.setPageStep(self.viewport().width())
+
+    def _scroll_to(self, offset: int) -> None:
+        row = offset // self._row
+        vs = self.verticalScrollBar()
+        first = vs.value()
+        page = vs.pageStep()
+        if row < first or row >= first + page:
+            vs.setValue(max(0, row - page // 3))
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._update_scroll()
+
+    def sizeHint(self):
+        cw, lh, digits, x_hex, x_txt = self._metrics()
+        return QSize(x_txt + (self._row + 2) * cw + 20, lh * 12)
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        self._update_scroll()
+
+    # -- painting -----------------------------------------------------------------------------
+    def paintEvent(self, event):
+        p = QPainter(self.viewport())
+        pal = self.palette()
+        p.fillRect(self.viewport().rect(), pal.color(QPalette.ColorRole.Base))
+        cw, lh, digits, x_hex, x_txt = self._metrics()
+        fm = self.fontMetrics()
+        text_col = pal.color(QPalette.ColorRole.Text)
+        if not self._data:
+            p.setPen(pal.color(QPalette.ColorRole.PlaceholderText))
+            p.drawText(self.viewport().rect().adjusted(12, 12, -12, -12),
+                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
+                       self._placeholder)
+            return
+        dx = -self.horizontalScrollBar().value()
+        first = self.verticalScrollBar().value()
+        nrows = self.viewport().height() // lh + 1
+        hl = style.highlight_colour()
+        mark_col = style.colour(Verdict.FAIL)
+        off_col = pal.color(QPalette.ColorRole.PlaceholderText)
+        data = self._data
+        n = len(data)
+        span = self._span
+        for r in range(nrows):
+            row = first + r
+            base = row * self._row
+            if base >= n:
+                break
+            y = r * lh
+            chunk = data[base: base + self._row]
+            p.setPen(off_col)
+            p.drawText(dx + cw, y + fm.ascent() + 1, f"{base:0{digits}x}")
+            for i, b in enumerate(chunk):
+                off = base + i
+                hx = dx + x_hex + (i * 3 + (1 if i >= 8 else 0)) * cw
+                tx = dx + x_txt + i * cw
+                selected = span is not None and span[0] <= off < span[1]
+                if selected:
+                    p.fillRect(QRect(hx - cw // 2, y, cw * 3, lh), hl)
+                    p.fillRect(QRect(tx, y, cw, lh), hl)
+                if off == self._cursor and self.hasFocus():
+                    p.setPen(text_col)
+                    p.drawRect(QRect(hx - 1, y, cw * 2 + 1, lh - 1))
+                if self._mark is not None and off == self._mark:
+                    p.fillRect(QRect(hx - cw // 2, y, cw * 3, lh), QColor(mark_col.red(), mark_col.green(),
+                                                                           mark_col.blue(), 90))
+                    p.setPen(mark_col)
+                    p.drawRect(QRect(hx - 1, y, cw * 2 + 1, lh - 1))
+                p.setPen(text_col)
+                p.drawText(hx, y + fm.ascent() + 1, f"{b:02x}")
+                ch = chr(b) if 0x20 <= b < 0x7F else ("·" if b >= 0x80 else ".")
+                if ch in ("·", "."):
+                    p.setPen(off_col)
+                p.drawText(tx, y + fm.ascent() + 1, ch)
+
+    # -- interaction ----------------------------------------------------------------------------
+    def _offset_at(self, pos) -> int | None:
+        if not self._data:
+            return None
+        cw, lh, digits, x_hex, x_txt = self._metrics()
+        x = pos.x() + self.horizontalScrollBar().value()
+        row = self.verticalScrollBar().value() + pos.y() // lh
+        if x_txt <= x < x_txt + self._row * cw:
+            col = (x - x_txt) // cw
+        elif x_hex - cw // 2 <= x < x_txt - cw:
+            rel = (x - x_hex + cw // 2) // cw
+            if rel >= 25:
+                rel -= 1
+            col = min(self._row - 1, max(0, rel // 3))
+        else:
+            return None
+        off = row * self._row + col
+        return off if off < len(self._data) else None
+
+    def offset_position(self, offset: int):
+        """Viewport point of the hex digits of ``offset`` (scrolling it into view first); for tests."""
+        from PySide6.QtCore import QPoint
+
+        self._scroll_to(offset)
+        cw, lh, digits, x_hex, x_txt = self._metrics()
+        row = offset // self._row - self.verticalScrollBar().value()
+        i = offset % self._row
+        hx = x_hex + (i * 3 + (1 if i >= 8 else 0)) * cw - self.horizontalScrollBar().value()
+        return QPoint(hx + cw // 2, row * lh + lh // 2)
+
+    def mousePressEvent(self, event):
+        off = self._offset_at(event.position().toPoint())
+        if off is not None:
+            self._cursor = off
+            self.viewport().update()
+            self.offsetActivated.emit(off)
+        super().mousePressEvent(event)
+
+    def keyPressEvent(self, event):
+        if not self._data:
+            return super().keyPressEvent(event)
+        n = len(self._data)
+        key = event.key()
+        page = self.verticalScrollBar().pageStep() * self._row
+        moves = {Qt.Key.Key_Left: -1, Qt.Key.Key_Right: 1, Qt.Key.Key_Up: -self._row, Qt.Key.Key_Down: self._row,
+                 Qt.Key.Key_PageUp: -page, Qt.Key.Key_PageDown: page}
+        if key in moves:
+            self._cursor = max(0, min(n - 1, self._cursor + moves[key]))
+        elif key == Qt.Key.Key_Home:
+            self._cursor = 0 if event.modifiers() & Qt.KeyboardModifier.ControlModifier else self._cursor - self._cursor % self._row
+        elif key == Qt.Key.Key_End:
+            self._cursor = n - 1 if event.modifiers() & Qt.KeyboardModifier.ControlModifier else min(
+                n - 1, self._cursor - self._cursor % self._row + self._row - 1)
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.offsetActivated.emit(self._cursor)
+            return
+        elif event.matches(QKeySequence.StandardKey.Copy) and self._span is not None:
+            from PySide6.QtWidgets import QApplication
+
+            s, e = self._span
+            QApplication.clipboard().setText(self._data[s:e].decode("utf-8", "replace"))
+            return
+        else:
+            return super().keyPressEvent(event)
+        self._scroll_to(self._cursor)
+        self.viewport().update()
+        if key not in (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown):
+            self.offsetActivated.emit(self._cursor)
+
+    def focusInEvent(self, event):
+        super().focusInEvent(event)
+        self.viewport().update()
+
+    def focusOutEvent(self, event):
+        super().focusOutEvent(event)
+        self.viewport().update()

@@ -1,0 +1,391 @@
+"""Small composite widgets: message banners, the verdict header, tree panes, detail panels, find bar."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFontDatabase, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView, QFrame, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QStackedWidget,
+    QTabWidget, QTextBrowser, QToolButton, QTreeView, QVBoxLayout, QWidget,
+)
+
+from inspector.checkpoint import Verdict
+
+from .. import style
+
+__all__ = ["Banner", "VerdictHeader", "TreePane", "FindingDetail", "DigestDetail", "FindBar", "RawEditor",
+           "finding_html"]
+
+
+class Banner(QFrame):
+    """A message strip at the top of the window: an icon, a sentence and optional buttons.
+
+    ``kind``: ``error``, ``edited``, ``stale`` or ``info``. The kind is also written as a word
+    at the start of the text, so it never depends on colour alone.
+    """
+
+    closed = Signal()
+
+    def __init__(self, kind: str, text: str, actions: list[tuple[str, object]] = (), parent=None):
+        super().__init__(parent)
+        self.kind = kind
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setObjectName(f"banner-{kind}")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(10, 6, 6, 6)
+        verdict = {"error": Verdict.FAIL, "stale": Verdict.NOT_REACHED, "edited": Verdict.NOT_REACHED,
+                   "info": Verdict.NOT_APPLICABLE}[kind]
+        icon = QLabel()
+        icon.setPixmap(style.icon(verdict).pixmap(20, 20))
+        lay.addWidget(icon)
+        self.label = QLabel(text)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.label, 1)
+        self.buttons = {}
+        for name, slot in actions:
+            b = QPushButton(name)
+            b.clicked.connect(slot)
+            lay.addWidget(b)
+            self.buttons[name] = b
+        close = QToolButton()
+        close.setText("✕")
+        close.setAccessibleName("Dismiss message")
+        close.setToolTip("Dismiss")
+        close.clicked.connect(self._close)
+        lay.addWidget(close)
+        self.setAutoFillBackground(True)
+        pal = self.palette()
+        bg = style.edited_colour() if kind in ("edited", "stale") else pal.color(QPalette.ColorRole.AlternateBase)
+        if kind == "error":
+            c = style.colour(Verdict.FAIL)
+            bg = c.lighter(185) if not style.is_dark() else c.darker(300)
+        pal.setColor(QPalette.ColorRole.Window, bg)
+        self.setPalette(pal)
+
+    @property
+    def text(self) -> str:
+        return self.label.text()
+
+    def _close(self):
+        self.closed.emit()
+        self.hide()
+        self.deleteLater()
+
+
+class VerdictHeader(QFrame):
+    """The overall verdict in large type, with the root cause and a button to jump to it."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 6, 8, 6)
+        self.icon = QLabel()
+        lay.addWidget(self.icon)
+        self.title = QLabel("No checkpoint open")
+        f = self.title.font()
+        f.setPointSizeF(f.pointSizeF() * 1.35)
+        f.setBold(True)
+        self.title.setFont(f)
+        self.title.setWordWrap(True)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.title, 1)
+        self.button = QPushButton("Show root cause")
+        self.button.setVisible(False)
+        lay.addWidget(self.button)
+
+    def set_verdict(self, text: str, verdict: Verdict, show_button: bool) -> None:
+        self.title.setText(text)
+        pal = self.title.palette()
+        pal.setColor(QPalette.ColorRole.WindowText, style.colour(verdict))
+        self.title.setPalette(pal)
+        self.icon.setPixmap(style.icon(verdict).pixmap(32, 32))
+        self.button.setVisible(show_button)
+
+
+class TreePane(QWidget):
+    """A tree view with a caption and a placeholder shown when there is nothing to display."""
+
+    def __init__(self, caption: str, model, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        self.caption = QLabel(caption)
+        self.caption.setContentsMargins(4, 2, 4, 2)
+        self.caption.setWordWrap(True)
+        lay.addWidget(self.caption)
+        self.stack = QStackedWidget()
+        self.view = QTreeView()
+        self.view.setModel(model)
+        self.view.setUniformRowHeights(True)
+        self.view.setAlternatingRowColors(True)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                  | QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.view.header().setStretchLastSection(False)
+        self.view.setColumnWidth(0, 220)
+        self.view.setColumnWidth(1, 360)
+        self.view.setColumnWidth(2, 110)
+        self.placeholder = QLabel("")
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.placeholder.setContentsMargins(12, 12, 12, 12)
+        self.placeholder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.stack.addWidget(self.view)
+        self.stack.addWidget(self.placeholder)
+        lay.addWidget(self.stack, 1)
+        self.model = model
+
+    def show_tree(self) -> None:
+        self.stack.setCurrentIndex(0)
+
+    def show_message(self, text: str) -> None:
+        self.placeholder.setText(text)
+        self.stack.setCurrentIndex(1)
+
+
+def _esc(s) -> str:
+    return html.escape(str(s))
+
+
+def finding_html(f, report) -> str:
+    """HTML description of one finding: verdict, message, where, expected vs actual, notes."""
+    rc = report.root_cause if report is not None else None
+    label = style.label(f.verdict, root=f is rc, consequence=f.failed and rc is not None and f is not rc)
+    col = style.colour(f.verdict).name()
+    out = [f"<h3 style='margin:0'>{_esc(f.rule.id)} — {_esc(f.rule.title)}</h3>",
+           f"<p style='margin-top:4px'><b style='color:{col}'>{_esc(label)}</b>"]
+    if f.failed and rc is not None and f is not rc:
+        out.append(f" — a consequence of the root cause <a href='rule:{_esc(rc.rule.id)}'>{_esc(rc.rule.id)}</a>")
+    out.append("</p>")
+    if f.message:
+        out.append(f"<p><b>Message:</b> <code>{_esc(f.message)}</code></p>")
+    if f.verdict is Verdict.NOT_REACHED and f.blocked_by:
+        out.append(f"<p>Not checked because <a href='rule:{_esc(f.blocked_by)}'>{_esc(f.blocked_by)}</a> failed first.</p>")
+    if f.locations:
+        out.append("<p><b>Where:</b><br>")
+        for i, loc in enumerate(f.locations):
+            span = f"bytes {loc.span[0]}–{loc.span[1]}" if loc.span else "absent from the file"
+            out.append(f"&nbsp;&nbsp;<a href='loc:{i}'>{_esc(loc.source)} {_esc(loc.pointer or '/')}</a> ({span})<br>")
+        out.append("</p>")
+    if f.expected is not None or f.actual is not None:
+        out.append("<table cellspacing='0' cellpadding='3' border='1' style='border-collapse:collapse'>")
+        out.append(f"<tr><td><b>Expected</b></td><td><code>{_esc(f.expected if f.expected is not None else '—')}</code></td></tr>")
+        out.append(f"<tr><td><b>Actual</b></td><td><code>{_esc(f.actual if f.actual is not None else '—')}</code></td></tr>")
+        out.append("</table>")
+    if f.notes:
+        out.append("<ul>" + "".join(f"<li>{_esc(n)}</li>" for n in f.notes) + "</ul>")
+    if f.occurrences > 1:
+        out.append(f"<p>{f.occurrences} occurrences; the first is shown.</p>")
+    meta = [f"stage {_esc(f.rule.group)}"]
+    if f.rule.code:
+        meta.append(f"code <code>{_esc(f.rule.code)}</code>")
+    meta.append(_esc(f.rule.doc_ref))
+    out.append(f"<p style='color:gray'>{' · '.join(meta)}</p>")
+    return "".join(out)
+
+
+class FindingDetail(QTextBrowser):
+    """Read-only description of the selected finding; links jump to locations and rules."""
+
+    locationClicked = Signal(int)
+    ruleClicked = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.anchorClicked.connect(self._anchor)
+        self.setPlaceholderText("Select a rule to see what it checks, where it failed, and what was expected.")
+        self.setAccessibleName("Finding details")
+
+    def _anchor(self, url):
+        s = url.toString()
+        if s.startswith("loc:"):
+            self.locationClicked.emit(int(s[4:]))
+        elif s.startswith("rule:"):
+            self.ruleClicked.emit(s[5:])
+
+
+class DigestDetail(QWidget):
+    """Shows exactly which bytes a digest hashes: domain string, the 0x00 separator, canonical JSON."""
+
+    def __init__(self, hex_view_cls, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.text = QLabel("Select a digest to see the exact bytes that were hashed.")
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.text.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.text)
+        self.tabs = QTabWidget()
+        self.json = QPlainTextEdit()
+        self.json.setReadOnly(True)
+        self.json.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.json.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.hex = hex_view_cls()
+        self.tabs.addTab(self.json, "Hashed input (text)")
+        self.tabs.addTab(self.hex, "Hashed input (bytes)")
+        lay.addWidget(self.tabs, 1)
+
+    def show_row(self, row, payload_span: tuple[int, int] | None) -> None:
+        """Describe ``row`` (a ``DigestRow``); ``payload_span`` is the payload bytes a content digest covers."""
+        verdict = style.match_label(row.matches)
+        head = (f"<b>{_esc(row.label)}</b> — <b>{_esc(verdict)}</b><br>stated: <code>{_esc(row.stated)}</code><br>"
+                f"recomputed: <code>{_esc(row.recomputed)}</code><br>")
+        if row.domain:
+            dlen = len(row.domain.encode())
+            head += (f"SHA-256 over {row.preimage_size} bytes: the domain string (bytes 0–{dlen}), one 0x00 "
+                     f"separator (byte {dlen}), then the canonical JSON of the evidence without its digest field "
+                     f"(bytes {dlen + 1}–{row.preimage_size}).")
+            self.text.setText(head)
+            pre = row.preimage or b""
+            json_part = pre[dlen + 1:].decode("utf-8", "replace")
+            self.json.setPlainText(f"{row.domain}\n⟨0x00 separator⟩\n{json_part}")
+            self.hex.set_data(pre)
+            self.hex.highlight((dlen, dlen + 1))
+        elif row.preimage_size or row.preimage is not None:
+            where = ""
+            if payload_span is not None:
+                where = f" These are bytes {payload_span[0]}–{payload_span[1]} of the payload file."
+            head += (f"SHA-256 over {row.preimage_size} bytes, no domain string.{where}")
+            self.text.setText(head)
+            pre = row.preimage
+            if pre is not None:
+                self.json.setPlainText(pre[:200_000].decode("utf-8", "replace")
+                                       + ("\n… (truncated for display)" if len(pre) > 200_000 else ""))
+                self.hex.set_data(pre)
+            else:
+                self.json.setPlainText("(too large to keep; see the payload bytes view)")
+                self.hex.set_data(None, "too large to keep; see the payload bytes view")
+        else:
+            self.text.setText(head + "A size: compared as a number, nothing is hashed.")
+            self.json.setPlainText("")
+            self.hex.set_data(None, "nothing hashed")
+
+
+class FindBar(QWidget):
+    """Find in tree: a search field with next/previous; Esc closes it."""
+
+    search = Signal(str, bool)  # text, backwards
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(4, 2, 4, 2)
+        lay.addWidget(QLabel("Find in tree:"))
+        self.edit = QLineEdit()
+        self.edit.setPlaceholderText("key or value (Enter: next, Shift+Enter: previous)")
+        self.edit.setClearButtonEnabled(True)
+        lay.addWidget(self.edit, 1)
+        self.status = QLabel("")
+        lay.addWidget(self.status)
+        prev = QPushButton("Previous")
+        nxt = QPushButton("Next")
+        close = QToolButton()
+        close.setText("✕")
+        close.setAccessibleName("Close find bar")
+        lay.addWidget(prev)
+        lay.addWidget(nxt)
+        lay.addWidget(close)
+        nxt.clicked.connect(lambda: self.search.emit(self.edit.text(), False))
+        prev.clicked.connect(lambda: self.search.emit(self.edit.text(), True))
+        self.edit.returnPressed.connect(self._enter)
+        close.clicked.connect(self.hide)
+
+    def _enter(self):
+        from PySide6.QtWidgets import QApplication
+
+        back = bool(QApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier)
+        self.search.emit(self.edit.text(), back)
+
+    def keyPressEvent(self, event):
+        if event.key() == Qt.Key.Key_Escape:
+            self.hide()
+            return
+        super().keyPressEvent(event)
+
+    def open(self):
+        self.show()
+        self.edit.setFocus()
+        self.edit.selectAll()
+
+
+class RawEditor(QWidget):
+    """Raw-text editors over the sandbox copies of payload and descriptor.
+
+    Changes are debounced and emitted as ``textEdited(source, text)``; the window recomputes
+    off the GUI thread. A document the text editor could not round-trip byte for byte (CR,
+    U+2028, invalid UTF-8, or too large) is shown read-only with the reason.
+    """
+
+    textEdited = Signal(str, str)
+    LIMIT = 1 << 20
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.note = QLabel("Edits here change a sandbox copy only; the files on disk are never changed. "
+                           "Every digest and rule is recomputed as you type.")
+        self.note.setWordWrap(True)
+        self.note.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.note)
+        self.tabs = QTabWidget()
+        self.editors = {}
+        self._timers = {}
+        for source in ("payload", "descriptor"):
+            ed = QPlainTextEdit()
+            ed.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+            ed.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+            ed.setAcceptDrops(False)
+            ed.setAccessibleName(f"{source} raw text")
+            t = QTimer(self)
+            t.setSingleShot(True)
+            t.setInterval(400)
+            t.timeout.connect(lambda s=source: self.textEdited.emit(s, self.text(s)))
+            ed.textChanged.connect(t.start)
+            self.editors[source] = ed
+            self._timers[source] = t
+            self.tabs.addTab(ed, source.capitalize())
+        lay.addWidget(self.tabs, 1)
+
+    def text(self, source: str) -> str:
+        """The editor's exact text (``toPlainText`` would turn no-break spaces into spaces)."""
+        return self.editors[source].document().toRawText().replace("\u2029", "\n")
+
+    def set_text(self, source: str, data: bytes | None) -> None:
+        """Load ``data`` into the editor of ``source`` without emitting an edit."""
+        ed = self.editors[source]
+        ed.blockSignals(True)
+        try:
+            if data is None:
+                ed.setPlainText("")
+                ed.setReadOnly(True)
+                ed.setPlaceholderText(f"No {source}.")
+                return
+            reason = None
+            if len(data) > self.LIMIT:
+                reason = f"{len(data)} bytes is too large for the text editor; edit values in the tree instead."
+            else:
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    reason = "The file is not valid UTF-8, so the text editor cannot show it exactly."
+                else:
+                    if any(c in text for c in ("\r", "\u2028", "\u2029", "\x00")):
+                        reason = ("The file contains CR, U+2028/U+2029 or NUL characters that the text editor "
+                                  "would change; edit values in the tree instead.")
+            if reason:
+                ed.setPlainText("")
+                ed.setPlaceholderText(reason)
+                ed.setReadOnly(True)
+            else:
+                ed.setPlainText(text)
+                ed.setReadOnly(False)
+        finally:
+            ed.blockSignals(False)
+            self._timers[source].stop()

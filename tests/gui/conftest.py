@@ -1,0 +1,57 @@
+"""GUI test fixtures: a main window with throw-away settings, and helpers that wait for jobs."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QSettings, QThreadPool  # noqa: E402
+
+from tests.conftest import CASES, GOLDEN, SAMPLES  # noqa: E402
+
+GOLDEN_P = GOLDEN / "payload-with-resume.json"
+GOLDEN_D = GOLDEN / "descriptor-with-resume.json"
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    from inspector.gui.window import MainWindow
+
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.cancel_load()
+    QThreadPool.globalInstance().waitForDone(20000)
+    w.edited = False
+
+
+def open_and_wait(qtbot, window, paths, timeout=20000):
+    """Open ``paths`` and wait until trees, verdicts and digests are shown."""
+    with qtbot.waitSignal(window.analysisReady, timeout=timeout):
+        assert window.open_paths([str(p) for p in paths])
+    return window.report
+
+
+@pytest.fixture
+def copies(tmp_path):
+    """Copy named fixture files into tmp_path (so tests can change or watch them)."""
+    def make(*sources):
+        out = []
+        for src in sources:
+            src = Path(src)
+            dst = tmp_path / src.name
+            shutil.copyfile(src, dst)
+            out.append(dst)
+        return out
+    return make
+
+
+__all__ = ["GOLDEN_P", "GOLDEN_D", "CASES", "SAMPLES", "open_and_wait"]

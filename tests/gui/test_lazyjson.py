@@ -1,0 +1,70 @@
+"""The lazy span index agrees with the engine's span tree on every node of every case file."""
+
+import pytest
+
+from inspector.checkpoint import SerdeError, parse_value
+from inspector.gui.lazyjson import ScanError, build_index, find_span, scan_children, value_span
+from tests.conftest import CASES, GOLDEN
+
+FILES = sorted(CASES.glob("*.json")) + sorted(GOLDEN.glob("*.json"))
+
+
+def _engine_tree(data):
+    try:
+        return parse_value(data, nodes=True)[1]
+    except SerdeError:
+        return None
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_children_spans_equal_engine_node_spans(path):
+    data = path.read_bytes()
+    root = _engine_tree(data)
+    if root is None:
+        pytest.skip("not JSON (the window shows the bytes and the parse error)")
+    index = build_index(data, big=128)
+    assert value_span(data) == (root.start, root.end)
+    checked = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.kind not in ("object", "array"):
+            continue
+        ch = scan_children(data, node.start, node.end)
+        expected = [(k, ks, c.start, c.end) for k, ks, c in node.children]
+        got = [(ch.keys[i] if ch.keys is not None else i, ch.key_starts[i] if ch.key_starts is not None else None,
+                ch.starts[i], ch.ends[i]) for i in range(len(ch))]
+        assert got == expected
+        if node.end - node.start >= 128:
+            big = index[node.start]
+            assert (list(big.starts), list(big.ends)) == (list(ch.starts), list(ch.ends))
+        else:
+            assert node.start not in index
+        checked += 1
+        stack.extend(c for _, _, c in node.children)
+    assert checked > 0
+
+
+def test_find_span_pinned_on_golden():
+    data = (GOLDEN / "payload-with-resume.json").read_bytes()
+    index = build_index(data)
+    at = data.index(b'"auto_compact_threshold":0.800000011920929') + len(b'"auto_compact_threshold":')
+    assert find_span(data, index, "/snapshot/session/config/auto_compact_threshold") == (at, at + 17)
+    assert data[at:at + 17] == b"0.800000011920929"
+    assert find_span(data, index, "/logical_resume/turn") == (data.index(b'"turn":3') + 7, data.index(b'"turn":3') + 8)
+    assert find_span(data, index, "/snapshot/nope") is None
+    assert find_span(data, index, "") == (0, 2090)
+
+
+def test_pretty_printed_file_spans_exclude_whitespace():
+    data = b'{\n  "a" : [ 1 , {"b":"x\\"y"} ] ,\n "c":null }\n'
+    ch = scan_children(data, *value_span(data))
+    assert ch.keys == ["a", "c"]
+    assert data[ch.starts[0]:ch.ends[0]] == b'[ 1 , {"b":"x\\"y"} ]'
+    assert data[ch.starts[1]:ch.ends[1]] == b"null"
+
+
+@pytest.mark.parametrize("bad", [b'{"a":[1,2}', b'{"a":1', b"]", b""])
+def test_malformed_input_raises_scan_error(bad):
+    with pytest.raises(ScanError):
+        build_index(bad)
