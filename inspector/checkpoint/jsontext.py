@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from json.decoder import scanstring as _scanstring
 
 __all__ = [
     "SerdeError",
@@ -40,6 +41,8 @@ _POW10 = [float("1e%d" % k) for k in range(309)]
 
 _WS = re.compile(rb"[ \t\n\r]*")
 _STR_RUN = re.compile(rb'[^"\\\x00-\x1f]*')
+# A whole string body with only well-formed escapes and no surrogate \u escape.
+_STR_WELLFORMED = re.compile(rb'(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+"')
 _DIGITS = re.compile(rb"[0-9]*")
 _HEX = b"0123456789abcdefABCDEF"
 
@@ -327,6 +330,17 @@ class Reader:
                 return data[start:j].decode("utf-8")
             except UnicodeDecodeError:
                 raise self.error(INVALID_UNICODE) from None
+        m = _STR_WELLFORMED.match(data, start)
+        if m is not None:
+            # Only simple escapes and non-surrogate \u escapes: Python's scanstring decodes them
+            # exactly as serde_json does; UTF-8 is validated over the raw bytes first, which is
+            # where serde_json reports it too (after the closing quote).
+            self.i = m.end()
+            try:
+                raw = data[start : self.i].decode("utf-8")
+            except UnicodeDecodeError:
+                raise self.error(INVALID_UNICODE) from None
+            return _scanstring(raw, 0)[0]
         scratch = bytearray()
         while True:
             j = _STR_RUN.match(data, self.i).end()
