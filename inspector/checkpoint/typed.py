@@ -333,7 +333,7 @@ class _Decoder:
         for idx, f in enumerate(t.fields):
             if not r.has_next_element(first):
                 if f.default is S.REQUIRED:
-                    raise SerdeError("invalid length %d, expected struct %s with %d elements" % (idx, t.name, len(t.fields)))
+                    raise SerdeError("invalid length %d, expected %s" % (idx, _seq_expecting(t)))
                 break
             first = False
             got[f.key] = self.de(f.type)
@@ -363,7 +363,7 @@ class _Decoder:
             elif b is None:
                 raise r.peek_error(EOF_VALUE)
             else:
-                raise r.fix_position(self.peek_invalid_type("unit variant"))
+                raise r.fix_position(self.peek_invalid_type("unit"))
             r.leave()
             b = r.parse_whitespace()
             if b == 0x7D:
@@ -461,15 +461,25 @@ class _Decoder:
             if err:
                 raise err
         elif b == 0x5B:
-            content = self.parse_content()
-            if not content:
-                raise r.fix_position(SerdeError("missing field `%s`" % t.tag))
-            tag_v = content[0]
-            if not isinstance(tag_v, str):
-                raise r.fix_position(_invalid_type(tag_v, "variant identifier"))
-            if tag_v not in names:
-                raise r.fix_position(_unknown_variant(tag_v, names))
-            tag, rest = tag_v, content[1:]
+            # TaggedContentVisitor::visit_seq: the tag is element 0, the rest is buffered.
+            r.enter()
+            r.i += 1
+            try:
+                if not r.has_next_element(True):
+                    raise SerdeError("missing field `%s`" % t.tag)
+                tag = self._variant_ident(t.name, names)
+                rest = []
+                while r.has_next_element(False):
+                    rest.append(self.parse_content())
+            except SerdeError as e:
+                if e.index is None:
+                    r.end_seq()
+                    r.fix_position(e)
+                raise
+            r.leave()
+            err = r.end_seq()
+            if err:
+                raise err
         else:
             raise r.fix_position(self.peek_invalid_type("internally tagged enum " + t.name))
         variant = dict(t.variants)[tag]
@@ -481,6 +491,13 @@ class _Decoder:
     def de_untagged(self, t: S.Untagged):
         content = self.parse_content()
         return _content_untagged(t, content)
+
+
+def _seq_expecting(t: S.Struct) -> str:
+    """serde derive's ``visit_seq`` expectation: ``struct X with N elements`` (1: ``element``)."""
+    kind = "struct variant " if "::" in t.name else "struct "
+    n = len(t.fields)
+    return f"{kind}{t.name} with {n} element" + ("" if n == 1 else "s")
 
 
 def _finish_struct(t: S.Struct, got: dict) -> dict:
@@ -549,14 +566,16 @@ def _content(t, v):
             return _content_struct(t, v)
         if isinstance(v, list):
             got = {}
+            used = 0
             for idx, f in enumerate(t.fields):
                 if idx >= len(v):
                     if f.default is S.REQUIRED:
-                        raise SerdeError("invalid length %d, expected struct %s with %d elements" % (idx, t.name, len(t.fields)))
+                        raise SerdeError("invalid length %d, expected %s" % (idx, _seq_expecting(t)))
                     break
                 got[f.key] = _content(f.type, v[idx])
-            if len(v) > len(t.fields):
-                raise SerdeError("invalid length %d, expected struct %s with %d elements" % (len(v), t.name, len(t.fields)))
+                used += 1
+            if len(v) > used:  # SeqDeserializer::end
+                raise SerdeError("invalid length %d, expected %d element%s in sequence" % (len(v), used, "" if used == 1 else "s"))
             return _finish_struct(t, got)
         raise _invalid_type(v, "struct " + t.name)
     if isinstance(t, S.Enum):
@@ -564,12 +583,14 @@ def _content(t, v):
             if v not in t.variants:
                 raise _unknown_variant(v, t.variants)
             return v
-        if isinstance(v, CMap) and len(v) == 1:
+        if isinstance(v, CMap):  # ContentDeserializer::deserialize_enum
+            if len(v) != 1:
+                raise _invalid_value(CMap(), "map with a single key")
             name, inner = v[0]
             if name not in t.variants:
                 raise _unknown_variant(name, t.variants)
-            if inner is not None:
-                raise _invalid_type(inner, "unit variant")
+            if inner is not None and not (isinstance(inner, CMap) and len(inner) == 0):
+                raise _invalid_type(inner, "unit")  # an empty map is a unit here
             return name
         raise _invalid_type(v, "string or map")
     if isinstance(t, S.Tagged):

@@ -141,11 +141,12 @@ P = "invalid session checkpoint payload: "
 _TR = '{"content":"ok","is_error":null,"tool_use_id":"t1","trust":%s,"type":"tool_result"}'
 
 
-def repro_pair(block: str) -> tuple[bytes, bytes]:
+def repro_pair(block: str, old: str = '{"text":"retain exact state","type":"text"}') -> tuple[bytes, bytes]:
+    """The golden with-resume pair with the first occurrence of ``old`` (by default
+    ``session.messages[0].content[0]``) replaced by ``block``, descriptor rebound."""
     g = dk.base_pairs()[0]
-    old = b'{"text":"retain exact state","type":"text"}'
-    i = g.payload.index(old)  # session.messages[0].content[0] (the first occurrence)
-    payload = g.payload[:i] + block.encode() + g.payload[i + len(old):]
+    i = g.payload.index(old.encode())
+    payload = g.payload[:i] + block.encode() + g.payload[i + len(old.encode()):]
     return payload, dk.rebind_outer(payload, g.descriptor)
 
 
@@ -162,14 +163,14 @@ REPRODUCERS = [
     # the element instead of where serde_json's peek_invalid_type leaves it, and words the
     # short-array error differently.
     pytest.param("[1]", _pparse("invalid type: integer `1`, expected variant identifier at line 1 column 260"),
-                 id="R1a-seq-tag-integer", marks=pytest.mark.xfail(strict=True, reason="R1")),
+                 id="R1a-seq-tag-integer"),
     pytest.param('[["a"]]', _pparse("invalid type: sequence, expected variant identifier at line 1 column 259"),
-                 id="R1b-seq-tag-sequence", marks=pytest.mark.xfail(strict=True, reason="R1")),
+                 id="R1b-seq-tag-sequence"),
     pytest.param('["text"]', _pparse("invalid length 0, expected struct variant ContentBlock::Text with 1 element "
                                      "at line 1 column 267"),
-                 id="R1c-seq-short", marks=pytest.mark.xfail(strict=True, reason="R1")),
+                 id="R1c-seq-short"),
     pytest.param("[null]", _pparse("invalid type: null, expected variant identifier at line 1 column 263"),
-                 id="R1d-seq-tag-null", marks=pytest.mark.xfail(strict=True, reason="R1")),
+                 id="R1d-seq-tag-null"),
     # R2: a non-string tag crashed the fast typed decode at 3f09865 (TypeError: unhashable
     # type); fixed in the engine owner's working tree, kept as a regression test.
     pytest.param('{"text":"x","type":["x"]}',
@@ -181,15 +182,31 @@ REPRODUCERS = [
     # R3: unit-variant enum (tool_result.trust) as a map inside buffered (tagged) content:
     # serde's ContentRefDeserializer::deserialize_enum / unit_variant texts and acceptance.
     pytest.param(_TR % "{}", _pparse("invalid value: map, expected map with a single key at line 1 column 342"),
-                 id="R3a-enum-empty-map", marks=pytest.mark.xfail(strict=True, reason="R3")),
+                 id="R3a-enum-empty-map"),
     pytest.param(_TR % '{"a":1,"b":2}',
                  _pparse("invalid value: map, expected map with a single key at line 1 column 353"),
-                 id="R3b-enum-two-key-map", marks=pytest.mark.xfail(strict=True, reason="R3")),
-    pytest.param(_TR % '{"trusted":1}', _pparse("invalid type: integer `1`, expected unit at line 1 column 353"),
-                 id="R3c-enum-unit-with-value", marks=pytest.mark.xfail(strict=True, reason="R3")),
+                 id="R3b-enum-two-key-map"),
     pytest.param(_TR % '{"trusted":{}}', DRIFT_CANONICAL,
-                 id="R3d-enum-unit-empty-map-accepted", marks=pytest.mark.xfail(strict=True, reason="R3")),
+                 id="R3c-enum-unit-empty-map-accepted"),
+    # R4: unit variant in map form with a non-unit value: serde says "expected unit".
+    pytest.param(_TR % '{"trusted":1}', _pparse("invalid type: integer `1`, expected unit at line 1 column 353"),
+                 id="R4a-buffered-unit-with-value"),
+    pytest.param(('"state":{"Active":1}', '"state":"Active"'),
+                 _pparse("invalid type: integer `1`, expected unit at line 1 column 1780"),
+                 id="R4b-state-unit-with-integer"),
+    pytest.param(('"status":{"executing":[]}', '"status":"executing"'),
+                 _pparse("invalid type: sequence, expected unit at line 1 column 866"),
+                 id="R4c-run-status-unit-with-sequence"),
+    pytest.param(('"planning_mode":{"Auto":{}}', '"planning_mode":"Auto"'),
+                 _pparse("invalid type: map, expected unit at line 1 column 1104"),
+                 id="R4d-planning-mode-unit-with-map"),
     # Controls next to the reproducers (agree today).
+    pytest.param(('"state":{"Active":null}', '"state":"Active"'), DRIFT_CANONICAL, id="ok-state-map-null"),
+    pytest.param(('"state":{}', '"state":"Active"'), _pparse("expected value at line 1 column 1771"),
+                 id="ok-state-empty-map"),
+    pytest.param(('"context_usage":[0,200000,0.0,0]',
+                  '"context_usage":{"max_tokens":200000,"percent":0.0,"turns":0,"used_tokens":0}'),
+                 DRIFT_CANONICAL, id="ok-struct-as-sequence"),
     pytest.param(_TR % '{"trusted":null}', DRIFT_CANONICAL, id="ok-enum-unit-null"),
     pytest.param("[]", _pparse("missing field `type` at line 1 column 260"), id="ok-seq-empty"),
 ]
@@ -197,14 +214,14 @@ REPRODUCERS = [
 
 @pytest.mark.parametrize("block, reference", REPRODUCERS)
 def test_reproducer(block, reference):
-    payload, descriptor = repro_pair(block)
+    payload, descriptor = repro_pair(*block) if isinstance(block, tuple) else repro_pair(block)
     assert dk.ours_verdict(payload, descriptor) == reference
 
 
 @needs_oracle
 @pytest.mark.parametrize("block, reference", [pytest.param(*p.values, id=p.id) for p in REPRODUCERS])
 def test_reproducer_pins_are_the_reference(block, reference, oracle, tmp_path):
-    payload, descriptor = repro_pair(block)
+    payload, descriptor = repro_pair(*block) if isinstance(block, tuple) else repro_pair(block)
     (tmp_path / "p.json").write_bytes(payload)
     (tmp_path / "d.json").write_bytes(descriptor)
     got = oracle.verify(tmp_path / "p.json", tmp_path / "d.json")
