@@ -1,0 +1,250 @@
+"""Tell the user which system library Qt is missing instead of letting Qt abort.
+
+On Linux, Qt's ``xcb`` platform plugin (the one used on X11 desktops) links against a handful
+of small X libraries that minimal installs lack (``libxcb-cursor0`` since Qt 6.5, the
+``xcb-util`` family). When one is missing, Qt prints "Could not load the Qt platform plugin
+"xcb"" and *aborts*: the user sees a core dump. This module avoids that in two layers:
+
+1. :func:`missing_display_libraries` — a preflight run before ``QApplication`` exists: it tries
+   to ``dlopen`` each library the plugin needs (and then the plugin itself) and returns what is
+   missing, with the Debian/Ubuntu and Fedora package names.
+2. :func:`install_fatal_platform_handler` — a Qt message handler that turns Qt's fatal
+   "platform plugin" message into the same friendly text and a clean exit, for whatever the
+   preflight could not foresee.
+
+Integration (GUI start-up, before ``QApplication(...)``)::
+
+    from inspector import platform_check
+    code = platform_check.preflight()          # prints the message; None when all is well
+    if code is not None:
+        return code
+    platform_check.install_fatal_platform_handler()
+    app = QApplication(argv)
+
+Only library names are ever printed; nothing here touches checkpoint content.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "EXIT_MISSING_LIBRARY", "MissingLibrary", "XCB_LIBRARIES", "display_platform", "missing_display_libraries",
+    "format_missing", "preflight", "install_fatal_platform_handler",
+]
+
+#: Exit code used when the desktop window cannot start because a system library is missing.
+EXIT_MISSING_LIBRARY = 3
+
+
+@dataclass(frozen=True)
+class MissingLibrary:
+    """A shared library the display platform needs but the dynamic loader cannot find.
+
+    Attributes:
+        soname: the file the loader looks for (``libxcb-cursor.so.0``).
+        debian: the Debian/Ubuntu package that provides it (``libxcb-cursor0``), or ``None``.
+        fedora: the Fedora/RHEL package that provides it (``xcb-util-cursor``), or ``None``.
+    """
+
+    soname: str
+    debian: str | None = None
+    fedora: str | None = None
+
+
+#: The libraries Qt 6's xcb platform plugin loads from the system, with their packages.
+#: (libxcb itself and libX11 are everywhere X11 is; they are listed for completeness.)
+XCB_LIBRARIES: tuple[MissingLibrary, ...] = (
+    MissingLibrary("libxcb-cursor.so.0", "libxcb-cursor0", "xcb-util-cursor"),
+    MissingLibrary("libxcb-icccm.so.4", "libxcb-icccm4", "xcb-util-wm"),
+    MissingLibrary("libxcb-image.so.0", "libxcb-image0", "xcb-util-image"),
+    MissingLibrary("libxcb-keysyms.so.1", "libxcb-keysyms1", "xcb-util-keysyms"),
+    MissingLibrary("libxcb-render-util.so.0", "libxcb-render-util0", "xcb-util-renderutil"),
+    MissingLibrary("libxcb-util.so.1", "libxcb-util1", "xcb-util"),
+    MissingLibrary("libxcb-randr.so.0", "libxcb-randr0", "libxcb"),
+    MissingLibrary("libxcb-shape.so.0", "libxcb-shape0", "libxcb"),
+    MissingLibrary("libxcb-shm.so.0", "libxcb-shm0", "libxcb"),
+    MissingLibrary("libxcb-sync.so.1", "libxcb-sync1", "libxcb"),
+    MissingLibrary("libxcb-xfixes.so.0", "libxcb-xfixes0", "libxcb"),
+    MissingLibrary("libxcb-xkb.so.1", "libxcb-xkb1", "libxcb"),
+    MissingLibrary("libxcb-render.so.0", "libxcb-render0", "libxcb"),
+    MissingLibrary("libxcb.so.1", "libxcb1", "libxcb"),
+    MissingLibrary("libxkbcommon-x11.so.0", "libxkbcommon-x11-0", "libxkbcommon-x11"),
+    MissingLibrary("libxkbcommon.so.0", "libxkbcommon0", "libxkbcommon"),
+    MissingLibrary("libX11-xcb.so.1", "libx11-xcb1", "libX11-xcb"),
+    MissingLibrary("libX11.so.6", "libx11-6", "libX11"),
+    MissingLibrary("libfontconfig.so.1", "libfontconfig1", "fontconfig"),
+    MissingLibrary("libEGL.so.1", "libegl1", "libglvnd-egl"),
+    MissingLibrary("libGL.so.1", "libgl1", "libglvnd-glx"),
+    MissingLibrary("libdbus-1.so.3", "libdbus-1-3", "dbus-libs"),
+    MissingLibrary("libglib-2.0.so.0", "libglib2.0-0", "glib2"),
+)
+_BY_SONAME = {lib.soname: lib for lib in XCB_LIBRARIES}
+
+
+def display_platform(environ: dict | None = None, platform: str | None = None) -> str | None:
+    """The Qt platform plugin a window would use here, when it is ``xcb``-like; else ``None``.
+
+    Returns ``"xcb"`` on Linux when ``QT_QPA_PLATFORM`` is unset (and no Wayland session is
+    announced) or names xcb; ``None`` on other systems or for other platforms (``offscreen``,
+    ``wayland``…), for which no preflight is needed.
+    """
+    env = os.environ if environ is None else environ
+    plat = sys.platform if platform is None else platform
+    if not plat.startswith("linux"):
+        return None
+    requested = env.get("QT_QPA_PLATFORM", "").strip()
+    if requested:
+        first = requested.split(";")[0].split(":")[0].strip()
+        return "xcb" if first == "xcb" else None
+    if env.get("WAYLAND_DISPLAY"):
+        return None  # Qt prefers wayland there and falls back to xcb only if wayland fails
+    return "xcb"
+
+
+def _can_load(name: str) -> tuple[bool, str]:
+    try:
+        ctypes.CDLL(name)
+    except OSError as e:
+        return False, str(e)
+    return True, ""
+
+
+def _xcb_plugin_path() -> Path | None:
+    try:
+        from PySide6.QtCore import QLibraryInfo
+
+        plugins = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath))
+    except Exception:  # PySide6 missing or broken: the GUI launcher reports that itself
+        return None
+    candidate = plugins / "platforms" / "libqxcb.so"
+    return candidate if candidate.is_file() else None
+
+
+def _soname_from_error(message: str) -> str | None:
+    # glibc: "libxcb-cursor.so.0: cannot open shared object file: No such file or directory"
+    head = message.split(":", 1)[0].strip()
+    base = os.path.basename(head)
+    return base if ".so" in base else None
+
+
+def missing_display_libraries(loader=None, plugin_path: Path | None | bool = True) -> list[MissingLibrary]:
+    """The system libraries the xcb platform plugin needs that cannot be loaded (``[]`` if none).
+
+    Args:
+        loader: callable ``name -> (ok, error_text)``; defaults to ``ctypes.CDLL``. Injected by tests.
+        plugin_path: path of ``libqxcb.so`` to try last (``True``: locate it via PySide6;
+            ``None``/``False``: skip). Loading the plugin catches a dependency not in
+            :data:`XCB_LIBRARIES`; its loader error names the missing file.
+    """
+    load = loader or _can_load
+    missing = [lib for lib in XCB_LIBRARIES if not load(lib.soname)[0]]
+    if not missing:
+        path = _xcb_plugin_path() if plugin_path is True else (plugin_path or None)
+        if path is not None:
+            ok, err = load(str(path))
+            if not ok:
+                soname = _soname_from_error(err)
+                if soname and soname != os.path.basename(str(path)):
+                    missing.append(_BY_SONAME.get(soname, MissingLibrary(soname)))
+                else:  # the plugin itself is absent or broken: report it by its own name
+                    missing.append(MissingLibrary(os.path.basename(str(path))))
+    return missing
+
+
+def format_missing(missing: list[MissingLibrary], platform: str = "xcb") -> str:
+    """The message shown to the user: which libraries are missing and the command to install them."""
+    names = ", ".join(m.soname for m in missing)
+    deb = sorted({m.debian for m in missing if m.debian})
+    rpm = sorted({m.fedora for m in missing if m.fedora})
+    lines = [
+        f"checkpoint-inspector: cannot open the window: the Qt '{platform}' display platform needs "
+        f"system librar{'y' if len(missing) == 1 else 'ies'} that {'is' if len(missing) == 1 else 'are'} "
+        f"not installed: {names}.",
+    ]
+    if deb or rpm:
+        lines.append("Install with:")
+        if deb:
+            lines.append(f"  Debian/Ubuntu:  sudo apt install {' '.join(deb)}")
+        if rpm:
+            lines.append(f"  Fedora/RHEL:    sudo dnf install {' '.join(rpm)}")
+    else:
+        lines.append(f"Install the package of your distribution that provides {names}.")
+    lines.append("The headless commands (checkpoint-inspector verify ...) work without them.")
+    return "\n".join(lines)
+
+
+def preflight(stream=None, environ: dict | None = None, loader=None) -> int | None:
+    """Check the display libraries before ``QApplication`` is created.
+
+    Prints :func:`format_missing` to ``stream`` (default ``sys.stderr``) and returns
+    :data:`EXIT_MISSING_LIBRARY` when something is missing; returns ``None`` when the window
+    can be attempted (all present, or a platform this check does not cover).
+    """
+    platform = display_platform(environ)
+    if platform is None:
+        return None
+    missing = missing_display_libraries(loader=loader)
+    if not missing:
+        return None
+    (stream or sys.stderr).write(format_missing(missing, platform) + "\n")
+    return EXIT_MISSING_LIBRARY
+
+
+def _fatal_text(message: str, probe=None) -> str | None:
+    """Friendly text for Qt's fatal start-up message, or ``None`` for any other message.
+
+    ``probe()`` (default :func:`missing_display_libraries`) finds what cannot actually be loaded;
+    only if it finds nothing are the libraries Qt names itself used. (Qt 6.5+ says "xcb-cursor0 or
+    libxcb-cursor0 is needed" whenever the xcb plugin fails to load, even when the culprit is
+    another library, so its text alone would mislead.)
+    """
+    if "platform plugin" not in message:
+        return None
+    try:
+        missing = list((probe or missing_display_libraries)())
+    except Exception:  # never let the diagnosis itself crash the exit path
+        missing = []
+    if not missing:
+        low = message.lower()
+        missing = [lib for lib in XCB_LIBRARIES if lib.debian and lib.debian in low]
+    if missing:
+        return format_missing(missing)
+    detail = message.strip().splitlines()[0]
+    return ("checkpoint-inspector: cannot open the window: Qt could not load its display platform "
+            f"plugin ({detail}).\nRun `checkpoint-inspector --self-test` for a diagnosis; the headless "
+            "commands (checkpoint-inspector verify ...) work without a display.")
+
+
+def install_fatal_platform_handler(stream=None) -> None:
+    """Install a Qt message handler that turns the fatal "could not load the Qt platform plugin"
+    message into a clear message and exit code :data:`EXIT_MISSING_LIBRARY` instead of an abort.
+
+    Qt's own messages about platform plugins are held back and folded into that message; every
+    other message is formatted as Qt would (``qFormatLogMessage``, honouring
+    ``QT_MESSAGE_PATTERN``) and written to ``sys.stderr``. Call it before ``QApplication(...)``.
+    """
+    from PySide6.QtCore import QtMsgType, qFormatLogMessage, qInstallMessageHandler
+
+    held: list[str] = []
+
+    def handler(kind, context, message):
+        out = stream or sys.stderr  # None in a Windows windowed executable
+        if kind == QtMsgType.QtFatalMsg:
+            held.append(message)
+            text = _fatal_text("\n".join(held)) or qFormatLogMessage(kind, context, message)
+            if out is not None:
+                out.write(text + "\n")
+                out.flush()
+            os._exit(EXIT_MISSING_LIBRARY)
+        if "platform plugin" in message:
+            held.append(message)  # only relevant if a fatal follows
+            return
+        if out is not None:
+            out.write(qFormatLogMessage(kind, context, message) + "\n")
+
+    qInstallMessageHandler(handler)

@@ -1,0 +1,280 @@
+"""``checkpoint-inspector --self-test``: is this installation healthy?
+
+Runs headless (never shows a window) and prints exactly one line, ``PASS`` or ``FAIL`` with
+what was checked, then exits 0 or 1. Support staff run it after installing; CI runs it from
+the built bundle and the installed ``.deb``. The checks:
+
+``rules``    the rule catalogue (``rules.toml``) is bundled and loads.
+``sample``   the bundled golden pair verifies and its pinned values are recomputed
+             (2090-byte payload, content digest, descriptor_digest).
+``broken``   the bundled known-broken variant fails with root cause ``X-BYTES``.
+``gui``      the desktop main window can be created on Qt's ``offscreen`` platform.
+``display``  (Linux) the system libraries of Qt's ``xcb`` platform are present, so the window
+             can open on the desktop; see :mod:`inspector.platform_check`.
+
+Only sizes, digests, rule ids and library names are printed; never checkpoint content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from dataclasses import dataclass
+from importlib import resources
+from typing import Callable
+
+from inspector import __version__
+
+__all__ = [
+    "SAMPLE_PAYLOAD_SIZE", "SAMPLE_CONTENT_DIGEST", "SAMPLE_DESCRIPTOR_DIGEST", "BROKEN_ROOT_CAUSE",
+    "CheckResult", "check_rules", "check_sample", "check_broken", "check_gui", "check_display",
+    "run_checks", "summary_line", "main",
+]
+
+#: Pinned values of the bundled golden pair (upstream fixture, A3S Code commit 06c82e9).
+SAMPLE_PAYLOAD_SIZE = 2090
+SAMPLE_CONTENT_DIGEST = "sha256:122347d3f89487c21d788c9dda54b5883f4e79459aae7b6e4bfd5728049312e0"
+SAMPLE_DESCRIPTOR_DIGEST = "sha256:8492af9da1760810869d7e0e25e8b3f7850e31152056596fed3c74872efa1b44"
+#: The rule the bundled broken variant must fail first (one byte changed, descriptor untouched).
+BROKEN_ROOT_CAUSE = "X-BYTES"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of one self-test check: ``name``, ``ok`` and a short ``detail`` (no payload text)."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+def _sample(name: str) -> bytes:
+    return (resources.files("inspector.resources") / "samples" / name).read_bytes()
+
+
+def check_rules() -> CheckResult:
+    """The bundled rule catalogue loads and contains the rule the broken sample must fail."""
+    from inspector.checkpoint import catalogue
+
+    rules = catalogue()
+    ids = {r.id for r in rules}
+    if BROKEN_ROOT_CAUSE not in ids:
+        return CheckResult("rules", False, f"rule catalogue ({len(rules)} rules) lacks {BROKEN_ROOT_CAUSE}")
+    return CheckResult("rules", True, f"rule catalogue {len(rules)} rules")
+
+
+def _digest(report, pointer: str):
+    for row in report.digests:
+        if row.pointer == pointer:
+            return row.recomputed
+    return None
+
+
+def check_sample() -> CheckResult:
+    """The bundled golden pair verifies and reproduces its pinned size and digests."""
+    from inspector.checkpoint import verify
+
+    payload, descriptor = _sample("sample.payload.json"), _sample("sample.descriptor.json")
+    report = verify(payload, descriptor, payload_size=len(payload))
+    problems = []
+    if not report.verified:
+        cause = report.root_cause.rule.id if report.root_cause else "no root cause"
+        problems.append(f"does not verify ({cause})")
+    if len(payload) != SAMPLE_PAYLOAD_SIZE:
+        problems.append(f"payload is {len(payload)} bytes, expected {SAMPLE_PAYLOAD_SIZE}")
+    # The payload is canonical, so its content digest is plain SHA-256 of the file: an
+    # independent cross-check of the engine's digest code.
+    if "sha256:" + hashlib.sha256(payload).hexdigest() != SAMPLE_CONTENT_DIGEST:
+        problems.append("payload file differs from the pinned golden")
+    if _digest(report, "/content_digest") != SAMPLE_CONTENT_DIGEST:
+        problems.append(f"content digest recomputed as {_digest(report, '/content_digest')}")
+    if _digest(report, "/descriptor_digest") != SAMPLE_DESCRIPTOR_DIGEST:
+        problems.append(f"descriptor_digest recomputed as {_digest(report, '/descriptor_digest')}")
+    if problems:
+        return CheckResult("sample", False, "sample " + "; ".join(problems))
+    return CheckResult("sample", True, f"sample verified ({SAMPLE_PAYLOAD_SIZE} B, {SAMPLE_CONTENT_DIGEST[:19]}...)")
+
+
+def check_broken() -> CheckResult:
+    """The bundled known-broken variant is rejected with root cause :data:`BROKEN_ROOT_CAUSE`."""
+    from inspector.checkpoint import verify
+
+    payload, descriptor = _sample("broken.payload.json"), _sample("broken.descriptor.json")
+    report = verify(payload, descriptor, payload_size=len(payload))
+    cause = report.root_cause.rule.id if report.root_cause else None
+    if report.verified or cause != BROKEN_ROOT_CAUSE:
+        return CheckResult("broken", False, f"broken sample gave {'VERIFIED' if report.verified else cause}, "
+                                            f"expected {BROKEN_ROOT_CAUSE}")
+    return CheckResult("broken", True, f"broken sample fails {cause}")
+
+
+def _window_factory() -> Callable[[], object]:
+    """Find how the GUI builds its main window, newest convention first."""
+    import importlib
+
+    gui_app = importlib.import_module("inspector.gui.app")  # ImportError: the desktop part is missing
+
+    for name in ("create_main_window", "make_main_window", "build_main_window"):
+        factory = getattr(gui_app, name, None)
+        if callable(factory):
+            return factory
+    for module_name in ("inspector.gui.window", "inspector.gui.main_window", "inspector.gui.mainwindow"):
+        try:
+            module = __import__(module_name, fromlist=["MainWindow"])
+        except ImportError:
+            continue
+        if hasattr(module, "MainWindow"):
+            return module.MainWindow
+    if hasattr(gui_app, "MainWindow"):
+        return gui_app.MainWindow
+    raise LookupError("inspector.gui.app provides no create_main_window()")
+
+
+def _make_window(factory, settings_dir: str):
+    """Call the window factory, giving it throw-away settings when it accepts them."""
+    import inspect
+
+    from PySide6.QtCore import QSettings
+
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if "settings" in params:
+        settings = QSettings(os.path.join(settings_dir, "selftest.ini"), QSettings.Format.IniFormat)
+        return factory(settings=settings)
+    return factory()
+
+
+def _load_sample(app, window, timeout_ms: int) -> str | None:
+    """Open the bundled sample in the window and wait for its analysis; ``None`` when it verified,
+    else the reason. Skipped (``None``) for a window without ``open_sample``/``analysisReady``."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    if not (hasattr(window, "open_sample") and hasattr(window, "analysisReady")):
+        return None
+    loop = QEventLoop()
+    outcome: list[str] = []
+    window.analysisReady.connect(lambda *a: (outcome.append("ready"), loop.quit()))
+    if hasattr(window, "loadFailed"):
+        window.loadFailed.connect(lambda *a: (outcome.append("failed"), loop.quit()))
+    QTimer.singleShot(timeout_ms, loop.quit)
+    window.open_sample()
+    if not outcome:
+        loop.exec()
+    if not outcome:
+        return f"the sample did not finish loading within {timeout_ms / 1000:.0f}s"
+    if outcome[0] != "ready":
+        return "the window refused the bundled sample"
+    report = getattr(window, "report", None)
+    if report is not None and not report.verified:
+        return "the window's analysis of the sample is not VERIFIED"
+    return None
+
+
+def check_gui(timeout_ms: int = 30000) -> CheckResult:
+    """The main window can be created (not shown) on Qt's ``offscreen`` platform and, when the
+    window offers it, opens and verifies the bundled sample.
+
+    Uses throw-away settings (the user's remembered layout is not touched). Qt's own warnings
+    during the check are captured, not printed; the first one is quoted if the check fails.
+    """
+    import tempfile
+
+    qt_messages: list[str] = []
+    try:
+        from PySide6.QtCore import qInstallMessageHandler
+        from PySide6.QtWidgets import QApplication, QMainWindow
+    except ImportError as e:
+        return CheckResult("gui", False, f"gui: Qt (PySide6) is not installed ({e.name or e})")
+    try:
+        factory = _window_factory()
+    except ImportError as e:
+        return CheckResult("gui", False, f"gui: the desktop window module is missing ({e.name or e})")
+    except LookupError as e:
+        return CheckResult("gui", False, f"gui: {e}")
+    previous = qInstallMessageHandler(lambda kind, context, message: qt_messages.append(message))
+    window = None
+    try:
+        app = QApplication.instance()
+        if app is None:
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"  # never touch the user's screen
+            app = QApplication(["checkpoint-inspector", "-platform", "offscreen"])
+        platform = app.platformName()
+        with tempfile.TemporaryDirectory(prefix="checkpoint-inspector-selftest-") as settings_dir:
+            try:
+                window = _make_window(factory, settings_dir)
+                app.processEvents()
+                if not isinstance(window, QMainWindow):
+                    return CheckResult("gui", False,
+                                       f"gui: factory returned {type(window).__name__}, not a QMainWindow")
+                problem = _load_sample(app, window, timeout_ms)
+                if problem:
+                    return CheckResult("gui", False, f"gui: main window created ({platform}) but {problem}")
+                loaded = " and verified the sample" if hasattr(window, "open_sample") else ""
+                return CheckResult("gui", True, f"main window created ({platform}){loaded}")
+            finally:
+                if window is not None:  # closed while its throw-away settings still exist
+                    try:
+                        window.close()
+                        window.deleteLater()
+                        app.processEvents()
+                    except Exception:
+                        pass
+    except Exception as e:  # any failure to build the window is a failed check, not a crash
+        hint = f"; Qt said: {qt_messages[0]}" if qt_messages else ""
+        return CheckResult("gui", False, f"gui: creating the main window failed: {type(e).__name__}: {e}{hint}")
+    finally:
+        qInstallMessageHandler(previous)
+
+
+def check_display(probe: Callable[[], list] | None = None, environ: dict | None = None) -> CheckResult | None:
+    """On Linux/X11: the libraries Qt's ``xcb`` platform needs are installed (``None`` elsewhere)."""
+    from inspector import platform_check
+
+    platform = platform_check.display_platform(environ)
+    if platform is None:
+        return None
+    missing = (probe or platform_check.missing_display_libraries)()
+    if missing:
+        deb = " ".join(sorted({m.debian for m in missing if m.debian}))
+        fix = f" (sudo apt install {deb})" if deb else ""
+        return CheckResult("display", False, "display: missing " + ", ".join(m.soname for m in missing) + fix)
+    return CheckResult("display", True, f"display libraries present ({platform})")
+
+
+def run_checks(checks=None) -> list[CheckResult]:
+    """Run every check (or the given callables) and return their results; never raises."""
+    results = []
+    # display first: the gui check switches this process to the offscreen platform
+    for check in checks or (check_rules, check_sample, check_broken, check_display, check_gui):
+        try:
+            result = check()
+        except Exception as e:  # a check that crashes is a failed check with its reason
+            result = CheckResult(getattr(check, "__name__", "check").removeprefix("check_"), False,
+                                 f"{getattr(check, '__name__', 'check')}: {type(e).__name__}: {e}")
+        if result is not None:
+            results.append(result)
+    return results
+
+
+def summary_line(results: list[CheckResult], seconds: float) -> str:
+    """The one line printed: verdict, count, and each check's detail (failures first)."""
+    passed = sum(r.ok for r in results)
+    verdict = "PASS" if results and passed == len(results) else "FAIL"
+    ordered = [r for r in results if not r.ok] + [r for r in results if r.ok]
+    details = "; ".join(r.detail for r in ordered)
+    return (f"checkpoint-inspector {__version__} self-test {verdict} ({passed}/{len(results)} checks): "
+            f"{details} [{seconds:.1f}s]")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the self-test, print one line to stdout, return 0 (healthy) or 1."""
+    start = time.perf_counter()
+    results = run_checks()
+    line = summary_line(results, time.perf_counter() - start)
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+    return 0 if all(r.ok for r in results) and results else 1

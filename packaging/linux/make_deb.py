@@ -1,0 +1,237 @@
+"""Assemble the Debian package from the PyInstaller one-folder bundle.
+
+Layout of the package::
+
+    /opt/checkpoint-inspector/                      the bundle (executable + _internal/)
+    /usr/bin/checkpoint-inspector                   -> ../../opt/checkpoint-inspector/checkpoint-inspector
+    /usr/share/applications/checkpoint-inspector.desktop
+    /usr/share/icons/hicolor/<N>x<N>/apps/checkpoint-inspector.png, scalable/apps/checkpoint-inspector.svg
+    /usr/share/doc/checkpoint-inspector/copyright, README.samples.md
+
+The ``/usr/bin`` symlink is relative, so ``dpkg -x pkg.deb ROOT`` gives a runnable
+``ROOT/usr/bin/checkpoint-inspector`` too. ``Depends`` is computed, not hand-written: every
+shared library the bundle's ELF files need that is not inside the bundle is looked up with
+``ldconfig -p`` and ``dpkg-query -S``; the ``libc6`` minimum comes from the highest
+``GLIBC_x.y`` symbol version referenced. A needed library that the build machine cannot
+resolve stops the build (the package would otherwise install without it).
+
+Usage::
+
+    python3 packaging/linux/make_deb.py --bundle build/packaging/dist/checkpoint-inspector --out dist
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE.parent / "pyinstaller"))
+from prune import elf_needed  # noqa: E402  (shared ELF reader)
+
+PACKAGE = "checkpoint-inspector"
+INSTALL_DIR = f"opt/{PACKAGE}"
+ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
+DESCRIPTION = """Verify and explain A3S Code session checkpoints
+ Checkpoint Inspector opens an A3S Code portable session checkpoint (payload
+ and/or descriptor), shows its snapshot and resume-boundary trees, recomputes
+ every digest and tells exactly which validation rule failed, byte-exact with
+ the Rust reference.
+ .
+ The package contains the desktop application and the headless command
+ `checkpoint-inspector` (verify, describe, canon, rules, explain,
+ --self-test). It is self-contained: Python and Qt are bundled under
+ /opt/checkpoint-inspector."""
+#: Libraries provided by the C library itself (covered by the libc6 dependency).
+LIBC_SONAMES = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libresolv.so.2",
+                "libutil.so.1", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "libcrypt.so.1"}
+
+
+def project_version() -> str:
+    """``__version__`` of the ``inspector`` package in this source tree."""
+    text = (ROOT / "inspector" / "__init__.py").read_text()
+    return re.search(r'^__version__ = "([^"]+)"', text, re.M).group(1)
+
+
+def _elf_files(bundle: Path):
+    for path in sorted(bundle.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            with open(path, "rb") as f:
+                if f.read(4) == b"\x7fELF":
+                    yield path
+
+
+def system_sonames(bundle: Path) -> dict[str, list[str]]:
+    """Sonames needed by the bundle's ELF files but not shipped in it -> which files need them."""
+    shipped = {p.name for p in bundle.rglob("*")}
+    needed: dict[str, list[str]] = {}
+    for path in _elf_files(bundle):
+        for soname in elf_needed(str(path)):
+            if soname not in shipped:
+                needed.setdefault(soname, []).append(str(path.relative_to(bundle)))
+    return needed
+
+
+def min_glibc(bundle: Path) -> str | None:
+    """The highest ``GLIBC_x.y[.z]`` version any bundled ELF file references (e.g. ``"2.34"``)."""
+    best: tuple[int, ...] = ()
+    pattern = re.compile(rb"GLIBC_(\d+)\.(\d+)(?:\.(\d+))?\x00")
+    for path in _elf_files(bundle):
+        for m in pattern.finditer(path.read_bytes()):
+            version = tuple(int(g) for g in m.groups() if g is not None)
+            best = max(best, version)
+    return ".".join(map(str, best)) or None
+
+
+def _ldconfig_map() -> dict[str, str]:
+    out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
+    arch_tag = {"x86_64": "x86-64", "aarch64": "AArch64"}.get(os.uname().machine, "")
+    result: dict[str, str] = {}
+    for line in out.splitlines()[1:]:
+        m = re.match(r"\s*(\S+) \(([^)]*)\) => (\S+)", line)
+        if m and (not arch_tag or arch_tag in m.group(2)) and m.group(1) not in result:
+            result[m.group(1)] = m.group(3)
+    return result
+
+
+def _owning_package(path: str) -> str | None:
+    candidates = [path, os.path.realpath(path)]
+    for p in list(candidates):
+        if p.startswith("/usr/"):
+            candidates.append(p[4:])
+        elif p.startswith("/lib"):
+            candidates.append("/usr" + p)
+    for p in candidates:
+        r = subprocess.run(["dpkg-query", "-S", p], capture_output=True, text=True)
+        if r.returncode == 0 and r.stdout.strip():
+            pkg = r.stdout.split(":", 1)[0].split(",")[0].strip()
+            return pkg
+    return None
+
+
+def compute_depends(bundle: Path) -> tuple[list[str], list[str]]:
+    """``(depends, unresolved)``: Debian package names (with a ``libc6 (>= x)`` minimum) and the
+    sonames the build machine could not map to an installed package."""
+    ldmap = _ldconfig_map()
+    packages: set[str] = set()
+    unresolved: list[str] = []
+    for soname in sorted(system_sonames(bundle)):
+        if soname in LIBC_SONAMES:
+            continue
+        path = ldmap.get(soname)
+        pkg = _owning_package(path) if path else None
+        if pkg is None:
+            unresolved.append(soname)
+        else:
+            packages.add(pkg.split(":")[0])
+    packages.discard("libc6")
+    glibc = min_glibc(bundle)
+    depends = [f"libc6 (>= {glibc})" if glibc else "libc6"] + sorted(packages)
+    return depends, unresolved
+
+
+def desktop_entry() -> str:
+    """The freedesktop.org ``.desktop`` entry installed under ``/usr/share/applications``."""
+    return (HERE / f"{PACKAGE}.desktop").read_text()
+
+
+def _copytree(src: Path, dst: Path) -> None:
+    shutil.copytree(src, dst, symlinks=True)
+    for dirpath, dirnames, filenames in os.walk(dst):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            p = Path(dirpath) / name
+            if p.is_symlink():
+                continue
+            executable = os.access(p, os.X_OK)
+            os.chmod(p, 0o755 if executable else 0o644)
+
+
+def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str]) -> None:
+    """Write the package tree (files + ``DEBIAN/control``) under ``root``."""
+    icons = ROOT / "resources" / "icons"
+    _copytree(bundle, root / INSTALL_DIR)
+    (root / "usr/bin").mkdir(parents=True)
+    os.symlink(f"../../{INSTALL_DIR}/{PACKAGE}", root / "usr/bin" / PACKAGE)
+    apps = root / "usr/share/applications"
+    apps.mkdir(parents=True)
+    (apps / f"{PACKAGE}.desktop").write_text(desktop_entry())
+    for size in ICON_SIZES:
+        d = root / f"usr/share/icons/hicolor/{size}x{size}/apps"
+        d.mkdir(parents=True)
+        shutil.copyfile(icons / f"{PACKAGE}-{size}.png", d / f"{PACKAGE}.png")
+    d = root / "usr/share/icons/hicolor/scalable/apps"
+    d.mkdir(parents=True)
+    shutil.copyfile(icons / f"{PACKAGE}.svg", d / f"{PACKAGE}.svg")
+    doc = root / f"usr/share/doc/{PACKAGE}"
+    doc.mkdir(parents=True)
+    (doc / "copyright").write_text(
+        "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+        f"Upstream-Name: {PACKAGE}\n\nFiles: *\nLicense: Apache-2.0\n"
+        " The bundled Qt (PySide6) libraries are LGPL-3.0; Python is PSF-2.0.\n"
+        " See /usr/share/common-licenses/Apache-2.0.\n")
+    shutil.copyfile(ROOT / "resources" / "samples" / "README.md", doc / "README.samples.md")
+    for dirpath, dirnames, filenames in os.walk(root / "usr"):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            p = Path(dirpath) / name
+            if not p.is_symlink():
+                os.chmod(p, 0o644)
+    size_kib = sum(p.lstat().st_size for p in root.rglob("*") if not p.is_dir()) // 1024 + 1
+    maintainer = os.environ.get("DEB_MAINTAINER", "Checkpoint Inspector maintainers <checkpoint-inspector@example.invalid>")
+    control = (f"Package: {PACKAGE}\nVersion: {version}\nArchitecture: {arch}\nMaintainer: {maintainer}\n"
+               f"Installed-Size: {size_kib}\nDepends: {', '.join(depends)}\n"
+               "Section: utils\nPriority: optional\n"
+               f"Description: {DESCRIPTION}\n")
+    (root / "DEBIAN").mkdir()
+    (root / "DEBIAN" / "control").write_text(control)
+    os.chmod(root / "DEBIAN", 0o755)
+
+
+def build_deb(bundle: Path, out: Path, version: str | None = None, allow_unresolved: bool = False) -> Path:
+    """Build ``out/checkpoint-inspector_<version>_<arch>.deb`` from ``bundle``; returns its path."""
+    version = version or project_version()
+    arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    if not (bundle / PACKAGE).is_file():
+        raise SystemExit(f"make_deb: {bundle}/{PACKAGE} not found: build the bundle first")
+    depends, unresolved = compute_depends(bundle)
+    if unresolved and not allow_unresolved:
+        raise SystemExit("make_deb: the bundle needs system libraries this machine does not have, so the "
+                         f"package's Depends would be incomplete: {', '.join(unresolved)}. Install them "
+                         "(packaging/linux/build.sh does) and rebuild.")
+    out.mkdir(parents=True, exist_ok=True)
+    deb = out / f"{PACKAGE}_{version}_{arch}.deb"
+    with tempfile.TemporaryDirectory(prefix="ci-deb-") as tmp:
+        root = Path(tmp) / "root"
+        root.mkdir()
+        stage(bundle, root, version, arch, depends)
+        subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "-z6", "--build", str(root), str(deb)],
+                       check=True, stdout=subprocess.DEVNULL)
+    print(f"make_deb: {deb} ({deb.stat().st_size / 1e6:.1f} MB)")
+    print(f"make_deb: Depends: {', '.join(depends)}")
+    return deb
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``--bundle DIR --out DIR [--version V] [--allow-unresolved]``."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--bundle", required=True, type=Path, help="the PyInstaller one-folder bundle")
+    p.add_argument("--out", required=True, type=Path, help="directory for the .deb")
+    p.add_argument("--version", help="package version (default: inspector.__version__)")
+    p.add_argument("--allow-unresolved", action="store_true",
+                   help="build even if some needed system library is not installed here")
+    args = p.parse_args(argv)
+    build_deb(args.bundle.resolve(), args.out.resolve(), args.version, args.allow_unresolved)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

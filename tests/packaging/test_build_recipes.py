@@ -1,0 +1,153 @@
+"""The packaging recipes, without building the bundle (that is packaging/ci.sh's job): ELF
+dependency pruning, the .deb layout and control file, the desktop entry, the icons, and the
+package list that the wheel (and so the bundle) is made from."""
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "packaging" / "pyinstaller"))
+sys.path.insert(0, str(ROOT / "packaging" / "linux"))
+
+import make_deb  # noqa: E402
+import prune  # noqa: E402
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ELF/dpkg tools are Linux-only")
+
+
+@linux_only
+def test_elf_needed_reads_dt_needed_of_a_real_binary():
+    needed = prune.elf_needed(os.path.realpath(shutil.which("ls") or "/bin/ls"))
+    assert "libc.so.6" in needed
+    assert prune.elf_needed(str(ROOT / "README.md")) == []
+
+
+def test_prune_drops_listed_plugins_and_orphaned_libraries():
+    toc = [
+        ("PySide6/Qt/plugins/platforms/libqxcb.so", "/s/libqxcb.so", "BINARY"),
+        ("PySide6/Qt/plugins/platforms/libqvnc.so", "/s/libqvnc.so", "BINARY"),
+        ("PySide6/Qt/plugins/platformthemes/libqgtk3.so", "/s/libqgtk3.so", "BINARY"),
+        ("PySide6/Qt/lib/libQt6XcbQpa.so.6", "/s/libQt6XcbQpa.so.6", "BINARY"),
+        ("libxcb-cursor.so.0", "/s/libxcb-cursor.so.0", "BINARY"),
+        ("libcairo.so.2", "/s/libcairo.so.2", "BINARY"),
+        ("libpixman-1.so.0", "/s/libpixman-1.so.0", "BINARY"),
+        ("PySide6/QtCore.abi3.so", "/s/QtCore.abi3.so", "EXTENSION"),
+        ("libpython3.11.so.1.0", "/s/libpython3.11.so.1.0", "BINARY"),
+    ]
+    deps = {
+        "/s/libqxcb.so": ["libQt6XcbQpa.so.6", "libc.so.6"],
+        "/s/libQt6XcbQpa.so.6": ["libxcb-cursor.so.0"],
+        "/s/libqgtk3.so": ["libcairo.so.2"],
+        "/s/libcairo.so.2": ["libpixman-1.so.0"],
+    }
+    kept, dropped = prune.prune(toc, needed=lambda src: deps.get(src, []))
+    assert [e[0] for e in kept] == [
+        "PySide6/Qt/plugins/platforms/libqxcb.so", "PySide6/Qt/lib/libQt6XcbQpa.so.6", "libxcb-cursor.so.0",
+        "PySide6/QtCore.abi3.so", "libpython3.11.so.1.0"]
+    assert sorted(dropped) == ["PySide6/Qt/plugins/platforms/libqvnc.so",
+                               "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
+                               "libcairo.so.2", "libpixman-1.so.0"]
+
+
+def test_desktop_entry_launches_the_command_with_the_icon():
+    entry = dict(line.split("=", 1) for line in make_deb.desktop_entry().splitlines() if "=" in line)
+    assert entry["Type"] == "Application"
+    assert entry["Name"] == "Checkpoint Inspector"
+    assert entry["Exec"] == "checkpoint-inspector %F"
+    assert entry["Icon"] == "checkpoint-inspector"
+    assert entry["Terminal"] == "false"
+    assert entry["Categories"].endswith(";")
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_icons_exist_in_every_size_and_format():
+    icons = ROOT / "resources" / "icons"
+    for size in make_deb.ICON_SIZES:
+        assert _png_size(icons / f"checkpoint-inspector-{size}.png") == (size, size)
+    ico = (icons / "checkpoint-inspector.ico").read_bytes()
+    reserved, kind, count = struct.unpack("<HHH", ico[:6])
+    assert (reserved, kind, count) == (0, 1, 7)
+    widths = [ico[6 + 16 * i] or 256 for i in range(count)]
+    assert widths == [16, 24, 32, 48, 64, 128, 256]
+    icns = (icons / "checkpoint-inspector.icns").read_bytes()
+    assert icns[:4] == b"icns" and struct.unpack(">I", icns[4:8])[0] == len(icns)
+    assert (icons / "checkpoint-inspector.svg").read_text().lstrip().startswith("<?xml")
+
+
+def _fake_bundle(tmp_path: Path) -> Path:
+    bundle = tmp_path / "bundle" / "checkpoint-inspector"
+    (bundle / "_internal").mkdir(parents=True)
+    shutil.copyfile(os.path.realpath(shutil.which("true")), bundle / "checkpoint-inspector")
+    os.chmod(bundle / "checkpoint-inspector", 0o755)
+    (bundle / "_internal" / "data.txt").write_text("x")
+    return bundle
+
+
+@linux_only
+def test_stage_lays_out_the_package(tmp_path):
+    bundle = _fake_bundle(tmp_path)
+    root = tmp_path / "root"
+    root.mkdir()
+    make_deb.stage(bundle, root, "9.9.9", "amd64", ["libc6 (>= 2.34)", "libxcb1"])
+    link = root / "usr/bin/checkpoint-inspector"
+    assert os.readlink(link) == "../../opt/checkpoint-inspector/checkpoint-inspector"
+    assert link.resolve() == (root / "opt/checkpoint-inspector/checkpoint-inspector").resolve()
+    assert os.stat(link).st_mode & 0o777 == 0o755
+    assert (root / "opt/checkpoint-inspector/_internal/data.txt").stat().st_mode & 0o777 == 0o644
+    assert (root / "usr/share/applications/checkpoint-inspector.desktop").is_file()
+    for size in make_deb.ICON_SIZES:
+        assert _png_size(root / f"usr/share/icons/hicolor/{size}x{size}/apps/checkpoint-inspector.png") == (size, size)
+    assert (root / "usr/share/icons/hicolor/scalable/apps/checkpoint-inspector.svg").is_file()
+    control = (root / "DEBIAN/control").read_text()
+    fields = dict(line.split(": ", 1) for line in control.splitlines() if not line.startswith(" "))
+    assert fields["Package"] == "checkpoint-inspector"
+    assert fields["Version"] == "9.9.9"
+    assert fields["Architecture"] == "amd64"
+    assert fields["Depends"] == "libc6 (>= 2.34), libxcb1"
+    assert int(fields["Installed-Size"]) > 0
+
+
+@linux_only
+@pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
+def test_build_deb_from_a_fake_bundle_computes_depends_and_installs_with_dpkg_x(tmp_path):
+    bundle = _fake_bundle(tmp_path)
+    deb = make_deb.build_deb(bundle, tmp_path / "out", version="9.9.9")
+    assert deb.name.startswith("checkpoint-inspector_9.9.9_")
+    depends = subprocess.run(["dpkg-deb", "-f", str(deb), "Depends"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    assert depends.startswith("libc6 (>= 2.")  # `true` needs only the C library
+    scratch = tmp_path / "scratch"
+    subprocess.run(["dpkg-deb", "-x", str(deb), str(scratch)], check=True)
+    assert subprocess.run([str(scratch / "usr/bin/checkpoint-inspector")]).returncode == 0  # it is `true`
+
+
+def _source_packages() -> set[str]:
+    return {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "inspector").rglob("__init__.py")
+            if "__pycache__" not in p.parts}
+
+
+def test_every_source_package_is_in_the_wheel():
+    """pyproject lists packages explicitly; a subpackage missing there is missing from the wheel,
+    from `pip install .` and from the installers (the self-test then fails on the GUI)."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    missing = sorted(_source_packages() - listed)
+    assert missing == [], f"add to [tool.setuptools] packages in pyproject.toml: {missing}"
+
+
+def test_spec_collects_every_inspector_submodule_and_the_data():
+    spec = (ROOT / "packaging" / "pyinstaller" / "checkpoint-inspector.spec").read_text()
+    assert 'collect_submodules("inspector")' in spec
+    assert 'collect_data_files("inspector.checkpoint")' in spec and 'collect_data_files("inspector.resources")' in spec
+    assert "launcher.py" in spec

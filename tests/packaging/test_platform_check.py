@@ -1,0 +1,133 @@
+"""Missing display libraries are named with their install command instead of a Qt abort."""
+
+import io
+
+import pytest
+
+from inspector import platform_check as pc
+from inspector.platform_check import MissingLibrary
+
+
+@pytest.mark.parametrize("env, plat, expected", [
+    ({}, "linux", "xcb"),
+    ({"QT_QPA_PLATFORM": "xcb"}, "linux", "xcb"),
+    ({"QT_QPA_PLATFORM": "xcb:nomitshm"}, "linux", "xcb"),
+    ({"QT_QPA_PLATFORM": "offscreen"}, "linux", None),
+    ({"QT_QPA_PLATFORM": "wayland;xcb"}, "linux", None),
+    ({"WAYLAND_DISPLAY": "wayland-0"}, "linux", None),
+    ({}, "win32", None),
+    ({}, "darwin", None),
+])
+def test_display_platform(env, plat, expected):
+    assert pc.display_platform(env, plat) == expected
+
+
+def _loader(absent: set[str], plugin_error: str = ""):
+    def load(name):
+        if name in absent:
+            return False, f"{name}: cannot open shared object file: No such file or directory"
+        if name.endswith("libqxcb.so") and plugin_error:
+            return False, plugin_error
+        return True, ""
+    return load
+
+
+def test_missing_libraries_come_from_the_table_with_packages():
+    missing = pc.missing_display_libraries(loader=_loader({"libxcb-cursor.so.0", "libxcb-icccm.so.4"}),
+                                           plugin_path=None)
+    assert missing == [MissingLibrary("libxcb-cursor.so.0", "libxcb-cursor0", "xcb-util-cursor"),
+                       MissingLibrary("libxcb-icccm.so.4", "libxcb-icccm4", "xcb-util-wm")]
+
+
+def test_nothing_missing_and_plugin_loads():
+    assert pc.missing_display_libraries(loader=_loader(set()), plugin_path="/x/platforms/libqxcb.so") == []
+
+
+def test_a_dependency_outside_the_table_is_named_from_the_loader_error():
+    err = "libfoo-bar.so.3: cannot open shared object file: No such file or directory"
+    missing = pc.missing_display_libraries(loader=_loader(set(), err), plugin_path="/x/platforms/libqxcb.so")
+    assert missing == [MissingLibrary("libfoo-bar.so.3")]
+
+
+def test_a_known_dependency_found_via_the_plugin_keeps_its_packages():
+    err = "libxcb-xkb.so.1: cannot open shared object file: No such file or directory"
+    missing = pc.missing_display_libraries(loader=_loader(set(), err), plugin_path="/x/platforms/libqxcb.so")
+    assert missing == [MissingLibrary("libxcb-xkb.so.1", "libxcb-xkb1", "libxcb")]
+
+
+def test_message_names_library_and_commands():
+    text = pc.format_missing([MissingLibrary("libxcb-cursor.so.0", "libxcb-cursor0", "xcb-util-cursor")])
+    assert text.splitlines() == [
+        "checkpoint-inspector: cannot open the window: the Qt 'xcb' display platform needs system library "
+        "that is not installed: libxcb-cursor.so.0.",
+        "Install with:",
+        "  Debian/Ubuntu:  sudo apt install libxcb-cursor0",
+        "  Fedora/RHEL:    sudo dnf install xcb-util-cursor",
+        "The headless commands (checkpoint-inspector verify ...) work without them.",
+    ]
+
+
+def test_message_for_an_unknown_library_names_it():
+    text = pc.format_missing([MissingLibrary("libfoo.so.1")])
+    assert "not installed: libfoo.so.1." in text
+    assert "Install the package of your distribution that provides libfoo.so.1." in text
+
+
+def test_preflight_prints_and_returns_exit_code_3():
+    out = io.StringIO()
+    code = pc.preflight(stream=out, environ={}, loader=_loader({"libxcb-keysyms.so.1"}))
+    if not pc.display_platform({}):
+        assert code is None
+        return
+    assert code == pc.EXIT_MISSING_LIBRARY == 3
+    assert "libxcb-keysyms.so.1" in out.getvalue() and "sudo apt install libxcb-keysyms1" in out.getvalue()
+
+
+def test_preflight_is_silent_for_offscreen():
+    out = io.StringIO()
+    assert pc.preflight(stream=out, environ={"QT_QPA_PLATFORM": "offscreen"}, loader=_loader({"libxcb.so.1"})) is None
+    assert out.getvalue() == ""
+
+
+QT_FATAL = ('From 6.5.0, xcb-cursor0 or libxcb-cursor0 is needed to load the Qt xcb platform plugin.\n'
+            'Could not load the Qt platform plugin "xcb" in "" even though it was found.\n'
+            'This application failed to start because no Qt platform plugin could be initialized.')
+
+
+def test_fatal_text_prefers_what_is_really_missing_over_qts_guess():
+    # Qt blames xcb-cursor whenever the plugin fails; the probe finds the real culprit.
+    real = [MissingLibrary("libxcb-icccm.so.4", "libxcb-icccm4", "xcb-util-wm")]
+    text = pc._fatal_text(QT_FATAL, probe=lambda: real)
+    assert "not installed: libxcb-icccm.so.4." in text and "libxcb-cursor" not in text
+
+
+def test_fatal_text_falls_back_to_the_library_qt_names():
+    text = pc._fatal_text(QT_FATAL, probe=lambda: [])
+    assert "not installed: libxcb-cursor.so.0." in text and "sudo apt install libxcb-cursor0" in text
+
+
+def test_fatal_text_without_a_known_library_still_explains():
+    text = pc._fatal_text('Could not load the Qt platform plugin "foo"', probe=lambda: [])
+    assert text.startswith("checkpoint-inspector: cannot open the window: Qt could not load its display platform")
+    assert pc._fatal_text("some other fatal error", probe=lambda: []) is None
+
+
+def test_fatal_handler_turns_a_qt_abort_into_a_message_and_exit_3():
+    """A real QApplication whose platform plugin cannot load: without the handler Qt aborts
+    (SIGABRT, exit -6); with it, the process prints our text and exits 3."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("PySide6")
+    code = ("from inspector import platform_check as pc\n"
+            "pc.install_fatal_platform_handler()\n"
+            "from PySide6.QtWidgets import QApplication\n"
+            "QApplication(['x'])\n")
+    env = dict(os.environ, QT_QPA_PLATFORM="no-such-platform")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 3, p.stderr
+    assert p.stderr.startswith("checkpoint-inspector: cannot open the window: Qt could not load its display "
+                               "platform plugin (")
+    assert "no-such-platform" in p.stderr
+    assert "Aborted" not in p.stderr and "core dumped" not in p.stderr

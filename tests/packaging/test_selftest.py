@@ -1,0 +1,135 @@
+"""``checkpoint-inspector --self-test``: each check on the real bundled samples, the one-line
+summary, the exit code, and the dispatch from the console script."""
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from inspector import entry, selftest
+from inspector.platform_check import MissingLibrary
+from inspector.selftest import CheckResult
+
+
+def test_rules_check_counts_the_catalogue():
+    from inspector.checkpoint import catalogue
+
+    r = selftest.check_rules()
+    assert r == CheckResult("rules", True, f"rule catalogue {len(catalogue())} rules")
+    assert len(catalogue()) == 75
+
+
+def test_sample_check_recomputes_the_pinned_values():
+    r = selftest.check_sample()
+    assert r.ok, r.detail
+    assert r.detail == "sample verified (2090 B, sha256:122347d3f894...)"
+
+
+def test_broken_check_finds_x_bytes():
+    assert selftest.check_broken() == CheckResult("broken", True, "broken sample fails X-BYTES")
+
+
+def test_sample_check_fails_when_the_bundled_sample_is_altered(monkeypatch):
+    real = selftest._sample
+    monkeypatch.setattr(selftest, "_sample", lambda name: real(name.replace("sample.", "broken.")))
+    r = selftest.check_sample()
+    assert not r.ok
+    assert r.detail.startswith("sample does not verify (X-BYTES); payload file differs from the pinned golden")
+
+
+def test_broken_check_fails_when_the_broken_sample_verifies(monkeypatch):
+    real = selftest._sample
+    monkeypatch.setattr(selftest, "_sample", lambda name: real(name.replace("broken.", "sample.")))
+    assert selftest.check_broken() == CheckResult("broken", False, "broken sample gave VERIFIED, expected X-BYTES")
+
+
+def test_display_check_names_missing_libraries_and_the_apt_command():
+    env = {}  # no QT_QPA_PLATFORM, no Wayland: xcb
+    missing = [MissingLibrary("libxcb-cursor.so.0", "libxcb-cursor0", "xcb-util-cursor")]
+    r = selftest.check_display(probe=lambda: missing, environ=env)
+    if not sys.platform.startswith("linux"):
+        assert r is None
+        return
+    assert r == CheckResult("display", False,
+                            "display: missing libxcb-cursor.so.0 (sudo apt install libxcb-cursor0)")
+    assert selftest.check_display(probe=lambda: [], environ=env) == CheckResult(
+        "display", True, "display libraries present (xcb)")
+    assert selftest.check_display(probe=lambda: missing, environ={"QT_QPA_PLATFORM": "offscreen"}) is None
+
+
+def test_gui_check_creates_the_window_and_verifies_the_sample(qapp):
+    r = selftest.check_gui()
+    assert r == CheckResult("gui", True, "main window created (offscreen) and verified the sample")
+
+
+def test_gui_check_reports_a_missing_gui_module(monkeypatch):
+    import importlib
+
+    real = importlib.import_module
+
+    def fake(name, *a, **k):
+        if name == "inspector.gui.app":
+            raise ModuleNotFoundError("No module named 'inspector.gui.app'", name="inspector.gui.app")
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(importlib, "import_module", fake)
+    assert selftest.check_gui() == CheckResult(
+        "gui", False, "gui: the desktop window module is missing (inspector.gui.app)")
+
+
+def test_summary_line_puts_failures_first_and_counts():
+    results = [CheckResult("a", True, "a fine"), CheckResult("b", False, "b: broke")]
+    assert selftest.summary_line(results, 1.234) == (
+        f"checkpoint-inspector {selftest.__version__} self-test FAIL (1/2 checks): b: broke; a fine [1.2s]")
+    assert selftest.summary_line(results[:1], 0.04).endswith("self-test PASS (1/1 checks): a fine [0.0s]")
+
+
+def test_a_crashing_check_is_a_failed_check_not_a_crash():
+    def check_boom():
+        raise RuntimeError("boom")
+
+    assert selftest.run_checks([check_boom, lambda: None]) == [
+        CheckResult("boom", False, "check_boom: RuntimeError: boom")]
+
+
+def test_main_prints_one_line_and_exits_1_on_failure(monkeypatch, capsys):
+    monkeypatch.setattr(selftest, "run_checks", lambda: [CheckResult("x", False, "x: no")])
+    assert selftest.main([]) == 1
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and " self-test FAIL (0/1 checks): x: no [" in out
+
+
+def test_main_exits_0_when_all_pass(monkeypatch, capsys):
+    monkeypatch.setattr(selftest, "run_checks", lambda: [CheckResult("x", True, "x ok")])
+    assert selftest.main([]) == 0
+    assert " self-test PASS (1/1 checks): x ok [" in capsys.readouterr().out
+
+
+def test_entry_dispatches_self_test_before_anything_else(monkeypatch):
+    seen = []
+    monkeypatch.setattr(selftest, "main", lambda argv: seen.append(argv) or 7)
+    assert entry.main(["--self-test"]) == 7
+    assert seen == [[]]
+
+
+@pytest.mark.parametrize("argv, window", [
+    ([], True), (["a.json"], True), (["--self-test"], False), (["verify", "x"], False),
+    (["--version"], False), (["-h"], False), (["rules"], False),
+])
+def test_opens_window(argv, window):
+    assert entry.opens_window(argv) is window
+
+
+def test_self_test_end_to_end_in_a_subprocess():
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env["QT_QPA_PLATFORM"] = "offscreen"  # the display check is covered above; here: the whole run
+    p = subprocess.run([sys.executable, "-m", "inspector", "--self-test"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 1
+    assert " self-test PASS (4/4 checks): " in lines[0]
+    assert "sample verified (2090 B, sha256:122347d3f894...)" in lines[0]
+    assert "broken sample fails X-BYTES" in lines[0]
