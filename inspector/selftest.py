@@ -8,7 +8,8 @@ the built bundle and the installed ``.deb``. The checks:
 ``sample``   the bundled golden pair verifies and its pinned values are recomputed
              (2090-byte payload, content digest, descriptor_digest).
 ``broken``   the bundled known-broken variant fails with root cause ``X-BYTES``.
-``gui``      the desktop main window can be created on Qt's ``offscreen`` platform.
+``gui``      fonts are available and the desktop main window can be created on Qt's
+             ``offscreen`` platform (and opens and verifies the sample in it).
 ``display``  (Linux) the system libraries of Qt's ``xcb`` platform are present, so the window
              can open on the desktop; see :mod:`inspector.platform_check`.
 
@@ -203,6 +204,11 @@ def check_gui(timeout_ms: int = 30000) -> CheckResult:
             os.environ["QT_QPA_PLATFORM"] = "offscreen"  # never touch the user's screen
             app = QApplication(["checkpoint-inspector", "-platform", "offscreen"])
         platform = app.platformName()
+        from PySide6.QtGui import QFontDatabase
+
+        if not QFontDatabase.families():  # every glyph would render as a box
+            return CheckResult("gui", False, "gui: no fonts are installed, the window would show no text "
+                                             "(sudo apt install fonts-dejavu-core fontconfig)")
         with tempfile.TemporaryDirectory(prefix="checkpoint-inspector-selftest-") as settings_dir:
             try:
                 window = _make_window(factory, settings_dir)

@@ -17,7 +17,8 @@ deb=$(ls dist/checkpoint-inspector_*.deb)
 echo "ci.sh: package fields:"
 dpkg-deb -f "$deb" Package Version Architecture Installed-Size Depends | sed 's/^/  /'
 
-deps=$(dpkg-deb -f "$deb" Depends | sed 's/([^)]*)//g; s/,/ /g')
+# first alternative of each Depends entry, without version constraints
+deps=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/|.*//; s/([^)]*)//g' | xargs)
 missing=()
 for p in $deps; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

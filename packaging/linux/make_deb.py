@@ -12,8 +12,9 @@ The ``/usr/bin`` symlink is relative, so ``dpkg -x pkg.deb ROOT`` gives a runnab
 ``ROOT/usr/bin/checkpoint-inspector`` too. ``Depends`` is computed, not hand-written: every
 shared library the bundle's ELF files need that is not inside the bundle is looked up with
 ``ldconfig -p`` and ``dpkg-query -S``; the ``libc6`` minimum comes from the highest
-``GLIBC_x.y`` symbol version referenced. A needed library that the build machine cannot
-resolve stops the build (the package would otherwise install without it).
+``GLIBC_x.y`` symbol version referenced; :data:`EXTRA_DEPENDS` adds a font. A needed library
+that the build machine cannot resolve stops the build (the package would otherwise install
+without it).
 
 Usage::
 
@@ -49,6 +50,10 @@ DESCRIPTION = """Verify and explain A3S Code session checkpoints
  `checkpoint-inspector` (verify, describe, canon, rules, explain,
  --self-test). It is self-contained: Python and Qt are bundled under
  /opt/checkpoint-inspector."""
+#: Not visible as a library dependency, still needed: a font for the window's text (fontconfig
+#: without any font renders every glyph as a box). libfontconfig1's chain usually brings one;
+#: this states it.
+EXTRA_DEPENDS = ("fonts-dejavu-core | fonts-liberation2 | fonts-noto-core",)
 #: Libraries provided by the C library itself (covered by the libc6 dependency).
 LIBC_SONAMES = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libresolv.so.2",
                 "libutil.so.1", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "libcrypt.so.1"}
@@ -133,7 +138,7 @@ def compute_depends(bundle: Path) -> tuple[list[str], list[str]]:
             packages.add(pkg.split(":")[0])
     packages.discard("libc6")
     glibc = min_glibc(bundle)
-    depends = [f"libc6 (>= {glibc})" if glibc else "libc6"] + sorted(packages)
+    depends = [f"libc6 (>= {glibc})" if glibc else "libc6"] + sorted(packages) + list(EXTRA_DEPENDS)
     return depends, unresolved
 
 

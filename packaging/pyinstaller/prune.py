@@ -4,8 +4,8 @@ Used by ``checkpoint-inspector.spec`` on Linux. PyInstaller's PySide6 hooks coll
 plugin of the used Qt modules (framebuffer/KMS/VNC platforms, evdev input, the GTK3 theme...),
 and with them their dependencies (GTK pulls cairo, pango, gdk-pixbuf, ...). We keep the
 platforms a desktop needs (``xcb``, ``wayland``, plus ``offscreen``/``minimal`` for headless use
-and ``--self-test``), drop the rest, then drop every bundled shared library no longer reachable
-through ``DT_NEEDED`` from what remains.
+and ``--self-test``), drop the rest, leave :data:`SYSTEM_LIBRARIES` to the system, then drop every
+bundled shared library no longer reachable through ``DT_NEEDED`` from what remains.
 """
 
 from __future__ import annotations
@@ -28,6 +28,13 @@ DROP_PATTERNS = (
     "PySide6/Qt/plugins/tls/*",
     "PySide6/Qt/plugins/wayland-graphics-integration-server/*",
 )
+
+#: Libraries always taken from the system, never bundled: fontconfig/freetype must match the
+#: system's font configuration (a bundled fontconfig finds no config and no fonts on a clean
+#: machine: every glyph renders as a box), and libstdc++/libgcc_s must be at least as new as
+#: what the system's graphics drivers (loaded into the process by libGL/libEGL) were built with.
+#: The .deb then depends on their packages (make_deb.py computes that).
+SYSTEM_LIBRARIES = ("libfontconfig.so.1", "libfreetype.so.6", "libstdc++.so.6", "libgcc_s.so.1")
 
 
 def elf_needed(path: str) -> list[str]:
@@ -72,8 +79,8 @@ def elf_needed(path: str) -> list[str]:
 
 
 def _dropped(dest: str) -> bool:
-    posix = str(PurePosixPath(dest.replace("\\", "/")))
-    return any(fnmatch.fnmatch(posix, pat) for pat in DROP_PATTERNS)
+    posix = PurePosixPath(dest.replace("\\", "/"))
+    return posix.name in SYSTEM_LIBRARIES or any(fnmatch.fnmatch(str(posix), pat) for pat in DROP_PATTERNS)
 
 
 def _is_plain_library(dest: str) -> bool:
@@ -90,8 +97,9 @@ def prune(binaries: list[tuple], needed=elf_needed) -> tuple[list[tuple], list[s
     """Return ``(kept_binaries, dropped_dest_names)`` for a PyInstaller binaries TOC.
 
     ``binaries`` holds ``(dest_name, src_path, typecode)`` entries. Entries matching
-    :data:`DROP_PATTERNS` go, then plain libraries not reachable from the remaining roots
-    (extensions, plugins, libpython) through ``DT_NEEDED`` go too.
+    :data:`DROP_PATTERNS` or named in :data:`SYSTEM_LIBRARIES` go, then plain libraries not
+    reachable from the remaining roots (extensions, plugins, libpython) through ``DT_NEEDED``
+    go too.
     """
     first = [e for e in binaries if not _dropped(e[0])]
     dropped = [e[0] for e in binaries if _dropped(e[0])]

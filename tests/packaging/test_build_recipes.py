@@ -40,20 +40,23 @@ def test_prune_drops_listed_plugins_and_orphaned_libraries():
         ("libpixman-1.so.0", "/s/libpixman-1.so.0", "BINARY"),
         ("PySide6/QtCore.abi3.so", "/s/QtCore.abi3.so", "EXTENSION"),
         ("libpython3.11.so.1.0", "/s/libpython3.11.so.1.0", "BINARY"),
+        ("libfontconfig.so.1", "/s/libfontconfig.so.1", "BINARY"),
+        ("libstdc++.so.6", "/s/libstdc++.so.6", "BINARY"),
     ]
     deps = {
         "/s/libqxcb.so": ["libQt6XcbQpa.so.6", "libc.so.6"],
-        "/s/libQt6XcbQpa.so.6": ["libxcb-cursor.so.0"],
         "/s/libqgtk3.so": ["libcairo.so.2"],
         "/s/libcairo.so.2": ["libpixman-1.so.0"],
+        "/s/libQt6XcbQpa.so.6": ["libxcb-cursor.so.0", "libfontconfig.so.1", "libstdc++.so.6"],
     }
     kept, dropped = prune.prune(toc, needed=lambda src: deps.get(src, []))
     assert [e[0] for e in kept] == [
         "PySide6/Qt/plugins/platforms/libqxcb.so", "PySide6/Qt/lib/libQt6XcbQpa.so.6", "libxcb-cursor.so.0",
         "PySide6/QtCore.abi3.so", "libpython3.11.so.1.0"]
+    # fontconfig and libstdc++ are needed but must come from the system (see SYSTEM_LIBRARIES)
     assert sorted(dropped) == ["PySide6/Qt/plugins/platforms/libqvnc.so",
                                "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
-                               "libcairo.so.2", "libpixman-1.so.0"]
+                               "libcairo.so.2", "libfontconfig.so.1", "libpixman-1.so.0", "libstdc++.so.6"]
 
 
 def test_desktop_entry_launches_the_command_with_the_icon():
@@ -127,7 +130,9 @@ def test_build_deb_from_a_fake_bundle_computes_depends_and_installs_with_dpkg_x(
     assert deb.name.startswith("checkpoint-inspector_9.9.9_")
     depends = subprocess.run(["dpkg-deb", "-f", str(deb), "Depends"], capture_output=True, text=True,
                              check=True).stdout.strip()
-    assert depends.startswith("libc6 (>= 2.")  # `true` needs only the C library
+    # `true` needs only the C library; a font is always required for the window's text
+    assert depends.startswith("libc6 (>= 2.")
+    assert depends.endswith(", fonts-dejavu-core | fonts-liberation2 | fonts-noto-core")
     scratch = tmp_path / "scratch"
     subprocess.run(["dpkg-deb", "-x", str(deb), str(scratch)], check=True)
     assert subprocess.run([str(scratch / "usr/bin/checkpoint-inspector")]).returncode == 0  # it is `true`

@@ -133,3 +133,12 @@ def test_self_test_end_to_end_in_a_subprocess():
     assert " self-test PASS (4/4 checks): " in lines[0]
     assert "sample verified (2090 B, sha256:122347d3f894...)" in lines[0]
     assert "broken sample fails X-BYTES" in lines[0]
+
+
+def test_gui_check_fails_without_fonts(qapp, monkeypatch):
+    from PySide6.QtGui import QFontDatabase
+
+    monkeypatch.setattr(QFontDatabase, "families", staticmethod(lambda *a: []))
+    assert selftest.check_gui() == CheckResult(
+        "gui", False, "gui: no fonts are installed, the window would show no text "
+                      "(sudo apt install fonts-dejavu-core fontconfig)")
