@@ -33,6 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import diffkit as dk  # noqa: E402
 
+sys.stdout.reconfigure(line_buffering=True)
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -72,7 +74,8 @@ def main(argv=None) -> int:
 
     if args.artifacts or args.exports:
         t = time.perf_counter()
-        res = dk.run_artifacts(oracle, args.artifacts, args.seed, exports=args.exports)
+        res = dk.run_artifacts(oracle, args.artifacts, args.seed, exports=args.exports, progress=lambda r: print(
+            f"  ... {r.total} pairs, {len(r.mismatches)} mismatches", file=sys.stderr, flush=True))
         dt = time.perf_counter() - t
         print(f"artifacts: {res.total} pairs compared ({args.artifacts} mutated, {res.exports} exports of which "
               f"{res.export_ok} accepted by the export path) in {dt:.1f} s; reference accepted {res.accepted}")

@@ -131,7 +131,9 @@ def test_rebind_outer_gets_past_the_byte_binding():
 
 
 # ---------------------------------------------------------------------------------------------
-# Reproducers: minimal inputs where the engine and the reference disagreed.
+# Reproducers: minimal inputs where the engine and the reference disagreed (all fixed now:
+# R2 in 0eccd82, R1/R3/R4 in 567bfce; kept as regression tests). An open discrepancy gets
+# ``marks=pytest.mark.xfail(strict=True, reason="Rn")`` so the test flips when it is fixed.
 # The golden with-resume payload with its session message's first content block replaced by
 # BLOCK, the descriptor rebound (outer size/digest + descriptor digest). The reference verdicts
 # are literals recorded with ``oracle2 verify`` (serde_json 1.0.151).
@@ -159,8 +161,8 @@ DRIFT_CANONICAL = {"ok": False, "rule": "P-CANONICAL", "code": "a3s.code.session
 
 REPRODUCERS = [
     # R1: internally tagged ContentBlock written as a JSON array (serde reads the tag from
-    # element 0 via TaggedContentVisitor::visit_seq). The engine positions the error after
-    # the element instead of where serde_json's peek_invalid_type leaves it, and words the
+    # element 0 via TaggedContentVisitor::visit_seq). The engine positioned the error after
+    # the element instead of where serde_json's peek_invalid_type leaves it, and worded the
     # short-array error differently.
     pytest.param("[1]", _pparse("invalid type: integer `1`, expected variant identifier at line 1 column 260"),
                  id="R1a-seq-tag-integer"),
@@ -172,7 +174,7 @@ REPRODUCERS = [
     pytest.param("[null]", _pparse("invalid type: null, expected variant identifier at line 1 column 263"),
                  id="R1d-seq-tag-null"),
     # R2: a non-string tag crashed the fast typed decode at 3f09865 (TypeError: unhashable
-    # type); fixed in the engine owner's working tree, kept as a regression test.
+    # type); fixed in 0eccd82.
     pytest.param('{"text":"x","type":["x"]}',
                  _pparse("invalid type: sequence, expected variant identifier at line 1 column 277"),
                  id="R2a-tag-sequence"),
