@@ -22,7 +22,7 @@ from .context import (
     RESUME_SEMANTICS, SNAPSHOT_EVIDENCE_SCHEMA, Context, NotApplicable, json_equal,
 )
 from .digest import (
-    DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, MAX_CONTENT_BYTES, SNAPSHOT_DOMAIN, content_digest,
+    DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, MAX_CONTENT_BYTES, SNAPSHOT_DOMAIN,
     descriptor_digest_input, domain_digest, is_sha256, is_valid_id, logical_evidence_input,
     snapshot_evidence_input,
 )

@@ -225,6 +225,30 @@ class Reader:
     def leave(self) -> None:
         self.depth += 1
 
+    def container(self, close: int, body):
+        """Visit one array (``close`` = ``]``) or object (``}``) the way serde_json does.
+
+        ``check_recursion!`` around eating the opening byte and running ``body()`` (the
+        visitor), then ``end_seq``/``end_map``. An error from ``body`` without a position gets
+        the index reached after ``end_seq``/``end_map`` ran, as in serde_json's
+        ``match (ret, self.end_seq())`` followed by ``fix_position``.
+        """
+        self.enter()
+        self.i += 1
+        end = self.end_seq if close == 0x5D else self.end_map
+        try:
+            value = body()
+        except SerdeError as e:
+            if e.index is None:
+                end()
+                self.fix_position(e)
+            raise
+        self.leave()
+        err = end()
+        if err:
+            raise err
+        return value
+
     def end(self) -> None:
         """``Deserializer::end``: only whitespace may follow the value."""
         if self.parse_whitespace() is not None:
@@ -695,6 +719,37 @@ class Reader:
             enclosing = frame
 
     # -- serde_json::Value ------------------------------------------------------------
+    def _object_body(self):
+        value = {}
+        children = [] if self.build_nodes else None
+        first = True
+        while self.has_next_key(first):
+            first = False
+            key_start = self.i
+            self.i += 1
+            key = self.parse_str()
+            self.parse_object_colon()
+            if self.build_nodes:
+                value[key], child = self.parse_any()
+                children.append((key, key_start, child))
+            else:
+                value[key] = self.parse_any()
+        return value, children
+
+    def _array_body(self):
+        value = []
+        children = [] if self.build_nodes else None
+        first = True
+        while self.has_next_element(first):
+            first = False
+            if self.build_nodes:
+                item, child = self.parse_any()
+                children.append((len(value), None, child))
+                value.append(item)
+            else:
+                value.append(self.parse_any())
+        return value, children
+
     def parse_any(self):
         """``deserialize_any`` with serde_json's ``ValueVisitor``.
 
@@ -711,47 +766,12 @@ class Reader:
             value = self.parse_str()
             kind = "string"
         elif b == 0x7B:
-            self.enter()
-            self.i += 1
-            value = {}
-            children = [] if self.build_nodes else None
-            first = True
-            while self.has_next_key(first):
-                first = False
-                key_start = self.i
-                self.i += 1
-                key = self.parse_str()
-                self.parse_object_colon()
-                if self.build_nodes:
-                    value[key], child = self.parse_any()
-                    children.append((key, key_start, child))
-                else:
-                    value[key] = self.parse_any()
-            self.leave()
-            err = self.end_map()
-            if err:
-                raise err
+            value, children = self.container(0x7D, self._object_body)
             kind = "object"
             if self.build_nodes:
                 node = Node("object", start, self.i, None, children)
         elif b == 0x5B:
-            self.enter()
-            self.i += 1
-            value = []
-            children = [] if self.build_nodes else None
-            first = True
-            while self.has_next_element(first):
-                if self.build_nodes:
-                    item, child = self.parse_any()
-                    children.append((len(value), None, child))
-                    value.append(item)
-                else:
-                    value.append(self.parse_any())
-                first = False
-            self.leave()
-            err = self.end_seq()
-            if err:
-                raise err
+            value, children = self.container(0x5D, self._array_body)
             kind = "array"
             if self.build_nodes:
                 node = Node("array", start, self.i, None, children)

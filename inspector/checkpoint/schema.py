@@ -12,7 +12,7 @@ durable-memory binding) are :data:`VALUE`: free-form JSON, passed through, not t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 __all__ = [
     "Prim", "Opt", "Vec", "Enum", "Struct", "Field", "Tagged", "Untagged",

@@ -125,22 +125,6 @@ def _invalid_value(v, expecting: str) -> SerdeError:
     return SerdeError("invalid value: %s, expected %s" % (_unexpected(v), expecting))
 
 
-def _expecting(t) -> str:
-    if isinstance(t, S.Prim):
-        return t.expecting
-    if isinstance(t, S.Vec):
-        return "a sequence"
-    if isinstance(t, S.Struct):
-        return "struct " + t.name.split("::")[0] if "::" not in t.name else "struct variant " + t.name
-    if isinstance(t, S.Tagged):
-        return "internally tagged enum " + t.name
-    if isinstance(t, S.Enum):
-        return "enum " + t.name
-    if isinstance(t, S.Opt):
-        return "option"
-    return "a value"
-
-
 def _number(t: S.Prim, v):
     """A primitive number visitor (serde's impls) applied to a parsed number ``v``."""
     name = t.name
@@ -254,24 +238,15 @@ class _Decoder:
             raise r.peek_error(EOF_VALUE)
         if b != 0x5B:
             raise r.fix_position(self.peek_invalid_type("a sequence"))
-        r.enter()
-        r.i += 1
-        out = []
-        try:
+        def body():
+            out = []
             first = True
             while r.has_next_element(first):
                 first = False
                 out.append(self.de(t.inner))
-        except SerdeError as e:
-            if e.index is None:
-                r.end_seq()
-                r.fix_position(e)
-            raise
-        r.leave()
-        err = r.end_seq()
-        if err:
-            raise err
-        return out
+            return out
+
+        return r.container(0x5D, body)
 
     def _read_key(self) -> str:
         r = self.r
@@ -285,21 +260,9 @@ class _Decoder:
             raise r.peek_error(EOF_VALUE)
         if b not in (0x7B, 0x5B):
             raise r.fix_position(self.peek_invalid_type("struct " + t.name))
-        is_map = b == 0x7B
-        r.enter()
-        r.i += 1
-        try:
-            out = self._struct_map(t) if is_map else self._struct_seq(t)
-        except SerdeError as e:
-            if e.index is None:
-                r.end_map() if is_map else r.end_seq()
-                r.fix_position(e)
-            raise
-        r.leave()
-        err = r.end_map() if is_map else r.end_seq()
-        if err:
-            raise err
-        return out
+        if b == 0x7B:
+            return r.container(0x7D, lambda: self._struct_map(t))
+        return r.container(0x5D, lambda: self._struct_seq(t))
 
     def _struct_map(self, t: S.Struct):
         r = self.r
@@ -395,33 +358,27 @@ class _Decoder:
         r = self.r
         b = r.parse_whitespace()
         if b == 0x7B:
-            r.enter()
-            r.i += 1
-            out = CMap()
-            first = True
-            while r.has_next_key(first):
-                first = False
-                k = self._read_key()
-                r.parse_object_colon()
-                out.append((k, self.parse_content()))
-            r.leave()
-            err = r.end_map()
-            if err:
-                raise err
-            return out
+            def object_body():
+                out = CMap()
+                first = True
+                while r.has_next_key(first):
+                    first = False
+                    k = self._read_key()
+                    r.parse_object_colon()
+                    out.append((k, self.parse_content()))
+                return out
+
+            return r.container(0x7D, object_body)
         if b == 0x5B:
-            r.enter()
-            r.i += 1
-            out = []
-            first = True
-            while r.has_next_element(first):
-                first = False
-                out.append(self.parse_content())
-            r.leave()
-            err = r.end_seq()
-            if err:
-                raise err
-            return out
+            def array_body():
+                out = []
+                first = True
+                while r.has_next_element(first):
+                    first = False
+                    out.append(self.parse_content())
+                return out
+
+            return r.container(0x5D, array_body)
         return r.parse_any()
 
     def de_tagged(self, t: S.Tagged):
@@ -432,11 +389,9 @@ class _Decoder:
             raise r.peek_error(EOF_VALUE)
         names = tuple(n for n, _ in t.variants)
         if b == 0x7B:
-            r.enter()
-            r.i += 1
-            tag = None
-            rest = CMap()
-            try:
+            def object_body():
+                tag = None
+                rest = CMap()
                 first = True
                 while r.has_next_key(first):
                     first = False
@@ -451,35 +406,21 @@ class _Decoder:
                         rest.append((k, self.parse_content()))
                 if tag is None:
                     raise SerdeError("missing field `%s`" % t.tag)
-            except SerdeError as e:
-                if e.index is None:
-                    r.end_map()
-                    r.fix_position(e)
-                raise
-            r.leave()
-            err = r.end_map()
-            if err:
-                raise err
+                return tag, rest
+
+            tag, rest = r.container(0x7D, object_body)
         elif b == 0x5B:
             # TaggedContentVisitor::visit_seq: the tag is element 0, the rest is buffered.
-            r.enter()
-            r.i += 1
-            try:
+            def array_body():
                 if not r.has_next_element(True):
                     raise SerdeError("missing field `%s`" % t.tag)
                 tag = self._variant_ident(t.name, names)
                 rest = []
                 while r.has_next_element(False):
                     rest.append(self.parse_content())
-            except SerdeError as e:
-                if e.index is None:
-                    r.end_seq()
-                    r.fix_position(e)
-                raise
-            r.leave()
-            err = r.end_seq()
-            if err:
-                raise err
+                return tag, rest
+
+            tag, rest = r.container(0x5D, array_body)
         else:
             raise r.fix_position(self.peek_invalid_type("internally tagged enum " + t.name))
         variant = dict(t.variants)[tag]
@@ -794,7 +735,6 @@ def _compile_struct(t: S.Struct, extra_keys: tuple):
         present_rules[f.key] = (_compile(f.type), skip, f)
         if not absent_ok:
             required_absent_ok.append(f.key)
-    allowed = set(present_rules) | set(extra_keys)
     required = tuple(required_absent_ok)
     items = [(k, r) for k, r in present_rules.items()]
 
@@ -906,7 +846,6 @@ def decode_fast(data: bytes, t=S.PAYLOAD) -> dict:
     """
     import orjson
 
-    from .canonical import encode
     from .jsontext import serde_f64_from_text
 
     try:

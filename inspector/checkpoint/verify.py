@@ -13,7 +13,7 @@ from .catalogue import catalogue
 from .checks import CHECKS
 from .context import Context, NotApplicable
 from .digest import (
-    DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, SNAPSHOT_DOMAIN, content_digest, descriptor_digest_input,
+    DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, SNAPSHOT_DOMAIN, descriptor_digest_input,
     domain_digest, domain_preimage, logical_evidence_input, snapshot_evidence_input,
 )
 from .canonical import encode
