@@ -7,7 +7,6 @@ rejected the document), 2 unreadable input or bad usage.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from inspector import __version__
@@ -60,13 +59,22 @@ def _err(text: str) -> None:
     sys.stderr.write(text.rstrip("\n") + "\n")
 
 
+class UsageError(Exception):
+    """Unusable input or arguments: reported on stderr, exit code 2."""
+
+
+def _read(path: str):
+    try:
+        return read_input(path)
+    except UnreadableInput as e:
+        raise UsageError(str(e)) from None
+
+
 def cmd_verify(args) -> int:
     try:
-        files = [read_input(p) for p in args.files]
-        payload, descriptor = pair_inputs(files)
-    except (UnreadableInput, PairingError) as e:
-        _err(f"checkpoint-inspector: {e}")
-        return EXIT_USAGE
+        payload, descriptor = pair_inputs([_read(p) for p in args.files])
+    except PairingError as e:
+        raise UsageError(str(e)) from None
     report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
                     payload_size=payload.size if payload else None)
     for problem in report.internal_errors:
@@ -81,36 +89,27 @@ def cmd_verify(args) -> int:
 
 
 def cmd_describe(args) -> int:
-    try:
-        f = read_input(args.payload)
-    except UnreadableInput as e:
-        _err(f"checkpoint-inspector: {e}")
-        return EXIT_USAGE
+    f = _read(args.payload)
     report = verify(f.data, None, payload_size=f.size)
     if report.root_cause is not None:
         _err(f"checkpoint-inspector: the payload fails {report.root_cause.rule.id}: {report.root_cause.message}")
         return EXIT_FAIL
     data = report.expected_descriptor
     if args.output:
-        if os.path.exists(args.output) and os.path.samefile(args.output, args.payload):
-            _err("checkpoint-inspector: refusing to overwrite the input file")
-            return EXIT_USAGE
-        if os.path.exists(args.output):
-            _err(f"checkpoint-inspector: {args.output} exists; choose a new file name")
-            return EXIT_USAGE
-        with open(args.output, "xb") as fh:
-            fh.write(data)
+        try:  # "x": never write over an existing file, the input included
+            with open(args.output, "xb") as fh:
+                fh.write(data)
+        except FileExistsError:
+            raise UsageError(f"{args.output} exists; choose a new file name") from None
+        except OSError as e:
+            raise UsageError(f"{args.output}: cannot write ({e.strerror or e})") from None
         return EXIT_OK
     _out(data)
     return EXIT_OK
 
 
 def cmd_canon(args) -> int:
-    try:
-        f = read_input(args.file)
-    except UnreadableInput as e:
-        _err(f"checkpoint-inspector: {e}")
-        return EXIT_USAGE
+    f = _read(args.file)
     if f.data is None:
         _err(f"checkpoint-inspector: {f.hint}")
         return EXIT_FAIL
@@ -167,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
                "rules": cmd_rules, "explain": cmd_explain}[args.command]
     try:
         return handler(args)
+    except UsageError as e:
+        _err(f"checkpoint-inspector: {e}")
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
