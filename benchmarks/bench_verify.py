@@ -16,7 +16,8 @@ measured around the child and peak RSS comes from ``os.wait4`` (the child's own
   ``verify(payload, descriptor)`` call (its RSS includes the payload bytes it holds).
 
 Each row is the median of ``--reps`` runs (min and max shown). ``--profile`` adds a cProfile
-top-N (by cumulative and by own time) of one in-process ``verify``. Targets (issue): no slower
+top-N (by cumulative and by own time) of one in-process ``verify``; ``--py-spy`` a sampled
+(low-overhead) top-N by line, own and inclusive. Targets (issue): no slower
 than the reference (about 4.5x one ``sha256sum`` pass and 5x the payload in memory here); aim for
 3x ``sha256sum`` and peak memory within 4x the payload size.
 """
@@ -100,6 +101,7 @@ def main(argv=None) -> int:
     ap.add_argument("descriptor", nargs="?", type=Path, default=HERE / "out" / "bench-250.descriptor.json")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--profile", action="store_true", help="cProfile one in-process verify")
+    ap.add_argument("--py-spy", action="store_true", help="sample one in-process verify with py-spy (if installed)")
     ap.add_argument("--top", type=int, default=10)
     ap.add_argument("--skip", default="", help="comma-separated rows to skip: oracle,cli,inproc")
     args = ap.parse_args(argv)
@@ -150,7 +152,40 @@ def main(argv=None) -> int:
         print(f"\ncProfile of one in-process verify (top {args.top}):")
         sys.stdout.flush()
         subprocess.run([str(PY), "-c", PROFILE, P, D, str(args.top)], check=True)
+    if args.py_spy:
+        py_spy_profile(P, D, args.top)
     return 0
+
+
+def py_spy_profile(payload: str, descriptor: str, top: int) -> None:
+    """Sample one in-process verify at 200 Hz with py-spy; print top self and inclusive lines."""
+    import collections
+    import shutil
+    import tempfile
+
+    spy = shutil.which("py-spy") or str(ROOT / ".venv" / "bin" / "py-spy")
+    if not os.access(spy, os.X_OK):
+        print("py-spy not installed (.venv/bin/pip install py-spy)")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "raw.txt"
+        subprocess.run([spy, "record", "-r", "200", "-f", "raw", "-o", str(raw), "--", str(PY), "-c", INPROC,
+                        payload, descriptor], check=True, capture_output=True)
+        own, incl, total = collections.Counter(), collections.Counter(), 0
+        for line in raw.read_text().splitlines():
+            stack, _, n = line.rpartition(" ")
+            frames = stack.split(";")
+            total += int(n)
+            own[frames[-1]] += int(n)
+            for f in set(frames):
+                incl[f] += int(n)
+    print(f"\npy-spy, one in-process verify, {total} samples at 200 Hz")
+    print("top by own time (the line executing):")
+    for f, n in own.most_common(top):
+        print(f"  {100 * n / total:5.1f}%  {f}")
+    print("top inclusive (line on the stack):")
+    for f, n in incl.most_common(top + 4):
+        print(f"  {100 * n / total:5.1f}%  {f}")
 
 
 if __name__ == "__main__":
