@@ -179,6 +179,8 @@ RECIPES = {
     "DS-VERSION": lambda: build(descriptor_edit=_set("snapshot/snapshot_schema_version", 2)),
     "DS-CONTENT-DIGEST": lambda: build(descriptor_edit=_set(
         "snapshot/content_digest", "sha256:8E08A5AFBC93AE80421EE0A6D366B5B435FCB908A2698A2F4D00C63E862B7B10")),
+    "DS-EVIDENCE-DIGEST": lambda: build(descriptor_edit=_set(
+        "snapshot/evidence_digest", "sha256:76b51a55eecc62343df274dba53d051bfff4961541d36214458d6b1c5f9ad5ee")),
     "DL-SCHEMA": lambda: build(descriptor_edit=_set("logical_resume/schema", "a3s.code.logical-resume-evidence.v2")),
     "DL-RUN-ID": lambda: build(descriptor_edit=_set("logical_resume/source_run_id", "r" * 257)),
     "DL-RUN-ID-control": lambda: build(descriptor_edit=_set("logical_resume/source_run_id", "source\u0085run")),
@@ -306,6 +308,16 @@ def _oracle_verify(payload: bytes, descriptor: bytes, tmp: Path) -> dict:
 # ---------------------------------------------------------------------------------------------
 # Rules that are never the import-path root cause
 # ---------------------------------------------------------------------------------------------
+
+#: Rules FORMAT.md says cannot fire here (or only on a non-64-bit build / a serializer bug).
+UNREACHABLE = ("S-SESSION-MATCH", "L-ADDRESS", "P-LENGTH-REPR", "L-TURN-REPR", "E-ENCODING")
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_unreachable_rules_never_fail(name):
+    r = verify(*RECIPES[name]())
+    assert [rid for rid in UNREACHABLE if r.for_rule(rid).failed] == []
+
 
 def test_loadable_version_fails_behind_l_schema():
     payload, descriptor = RECIPES["L-LOADABLE-VERSION"]()
