@@ -424,6 +424,14 @@ def _fresh(side: Side | None) -> Side | None:
 # ----------------------------------------------------------------------------------------------
 # Folders.
 
+def _stem(path: str) -> str:
+    name = os.path.basename(path).lower()
+    for token in (".json", ".payload", ".descriptor", "-payload", "-descriptor", "_payload", "_descriptor",
+                  "payload", "descriptor"):
+        name = name.replace(token, "")
+    return name.strip(".-_")
+
+
 @dataclass
 class FolderRow:
     """One checkpoint found in a folder: its files, and the engine's verdict on them."""
@@ -464,24 +472,36 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
         files.append(f)
         if cancel():
             raise Cancelled()
-    by_digest = {}
-    for f in files:
-        if f.role == "payload" and f.data is not None:
-            by_digest.setdefault(f.sha256(), f)
-    pairs, used = [], set()
+    descs = []
     for f in files:
         if f.role != "descriptor":
             continue
         try:
             stated = orjson.loads(f.data).get("content_digest")
-        except (orjson.JSONDecodeError, AttributeError):
+        except (orjson.JSONDecodeError, AttributeError, TypeError):
             stated = None
-        p = by_digest.get(stated)
-        if p is not None and id(p) not in used:
-            used.add(id(p))
-            pairs.append((p, f))
-        else:
-            pairs.append((None, f))
+        descs.append((f, stated))
+    pairs, used, done = [], set(), set()
+    sha = {id(f): f.sha256() for f in files if f.role == "payload"}
+
+    def pair(match):
+        for d, stated in descs:
+            if id(d) in done:
+                continue
+            for p in files:
+                if p.role == "payload" and id(p) not in used and match(p, d, stated):
+                    used.add(id(p))
+                    done.add(id(d))
+                    pairs.append((p, d))
+                    break
+
+    # By digest (same name stem first, so copies of one payload pair with their own descriptor);
+    # then a descriptor whose digest matches nothing (drift, the interesting case) pairs with the
+    # payload of the same name stem (x.payload.json + x.descriptor.json).
+    pair(lambda p, d, st: st is not None and sha[id(p)] == st and _stem(p.path) == _stem(d.path))
+    pair(lambda p, d, st: st is not None and sha[id(p)] == st)
+    pair(lambda p, d, st: _stem(p.path) == _stem(d.path))
+    pairs += [(None, d) for d, _ in descs if id(d) not in done]
     pairs += [(f, None) for f in files if f.role == "payload" and id(f) not in used]
     pairs.sort(key=lambda pd: (pd[0] or pd[1]).path)
     rows = []

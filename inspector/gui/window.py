@@ -437,13 +437,9 @@ class MainWindow(QMainWindow):
         self._rebuild_recent_menu()
 
     def closeEvent(self, event):
-        if self.edited:
-            r = QMessageBox.question(self, "Discard edits?",
-                                     "The edited checkpoint has not been saved. Close anyway?",
-                                     QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
-            if r != QMessageBox.StandardButton.Discard:
-                event.ignore()
-                return
+        if self.edited and not self._confirm_discard():
+            event.ignore()
+            return
         self.cancel_load()
         self.save_settings()
         super().closeEvent(event)
@@ -663,6 +659,8 @@ class MainWindow(QMainWindow):
             else:
                 self.clear_banner("edited")
             self._show_hints()
+            if not keep_view and a.report is not None and a.report.root_cause is not None:
+                self.goto_root_cause()  # show where it failed right away
         self._update_verdict_display()
         self._update_actions()
         if not partial:
@@ -1157,7 +1155,10 @@ class MainWindow(QMainWindow):
         """Select the verdict row of ``rule_id`` (which relays its location)."""
         idx = self.findings_model.index_for_rule(rule_id)
         if idx.isValid():
-            self.findings_view.setCurrentIndex(idx)
+            if self.findings_view.currentIndex() == idx:
+                self._finding_current_changed(idx)
+            else:
+                self.findings_view.setCurrentIndex(idx)
             self.findings_view.scrollTo(idx)
 
     def goto_root_cause(self) -> None:
