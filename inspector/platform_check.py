@@ -142,7 +142,17 @@ def missing_display_libraries(loader=None, plugin_path: Path | None | bool = Tru
             :data:`XCB_LIBRARIES`; its loader error names the missing file.
     """
     load = loader or _can_load
-    missing = [lib for lib in XCB_LIBRARIES if not load(lib.soname)[0]]
+    missing: list[MissingLibrary] = []
+    for lib in XCB_LIBRARIES:
+        ok, err = load(lib.soname)
+        if ok:
+            continue
+        # A library that is present but whose own dependency is missing (e.g. a bundled
+        # libxcb-cursor.so.0 without the system's libxcb.so.1): report the dependency.
+        named = _soname_from_error(err) or lib.soname
+        culprit = lib if named == lib.soname else _BY_SONAME.get(named, MissingLibrary(named))
+        if culprit not in missing:
+            missing.append(culprit)
     if not missing:
         path = _xcb_plugin_path() if plugin_path is True else (plugin_path or None)
         if path is not None:

@@ -189,6 +189,8 @@ def check_gui(timeout_ms: int = 30000) -> CheckResult:
         from PySide6.QtCore import qInstallMessageHandler
         from PySide6.QtWidgets import QApplication, QMainWindow
     except ImportError as e:
+        if "cannot open shared object file" in str(e):  # Qt is there, a system library is not
+            return CheckResult("gui", False, f"gui: Qt cannot load a system library ({e})")
         return CheckResult("gui", False, f"gui: Qt (PySide6) is not installed ({e.name or e})")
     try:
         factory = _window_factory()

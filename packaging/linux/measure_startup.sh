@@ -23,31 +23,32 @@ now() { date +%s%N; }
 ms() { echo $(( ($2 - $1) / 1000000 )); }
 drop() { if [ "$(id -u)" = 0 ]; then sync; echo 3 > /proc/sys/vm/drop_caches; fi; }
 
-gui_run() {  # prints "visible_ms loaded_ms"
-  local t0 t1 t2 pid wid title
+gui_run() {  # prints "visible_ms loaded_ms" ("timeout" after 30 s)
+  local t0 t1 t2 pid wid="" title="" vis=timeout loaded=timeout
   t0=$(now)
   "$APP" >/dev/null 2>&1 &
   pid=$!
-  wid=""
-  for _ in $(seq 1 600); do
+  while [ $(( ($(now) - t0) / 1000000 )) -lt 30000 ]; do
     wid=$(xdotool search --onlyvisible --pid "$pid" --name "Checkpoint Inspector" 2>/dev/null | head -1 || true)
-    [ -n "$wid" ] && break
+    [ -n "$wid" ] && { t1=$(now); vis=$(ms "$t0" "$t1"); break; }
     sleep 0.01
   done
-  t1=$(now)
-  for _ in $(seq 1 1000); do
+  while [ -n "$wid" ] && [ $(( ($(now) - t0) / 1000000 )) -lt 30000 ]; do
     title=$(xdotool getwindowname "$wid" 2>/dev/null || true)
-    case "$title" in *" — Checkpoint Inspector") break ;; esac
+    case "$title" in *" — Checkpoint Inspector") t2=$(now); loaded=$(ms "$t0" "$t2"); break ;; esac
     sleep 0.01
   done
-  t2=$(now)
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  echo "$(ms "$t0" "$t1") $(ms "$t0" "$t2")"
+  echo "$vis $loaded"
 }
 
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
+
 echo "app: $APP"
+[ "$(id -u)" = 0 ] || echo "(not root: the page cache cannot be dropped, 'cold' runs are warm)"
 for kind in cold warm; do
+  V="" Y="" W="" L=""
   for i in $(seq 1 "$RUNS"); do
     [ "$kind" = cold ] && drop
     t0=$(now); "$APP" --version >/dev/null; t1=$(now)
@@ -56,5 +57,8 @@ for kind in cold warm; do
     [ "$kind" = cold ] && drop
     read -r vis loaded < <(gui_run)
     echo "$kind run $i: --version $(ms "$t0" "$t1") ms, verify $(ms "$t2" "$t3") ms, window visible $vis ms, sample verified in window $loaded ms"
+    V="$V $(ms "$t0" "$t1")"; Y="$Y $(ms "$t2" "$t3")"; W="$W $vis"; L="$L $loaded"
   done
+  echo "$kind median of $RUNS: --version $(echo "$V" | median) ms, verify $(echo "$Y" | median) ms," \
+       "window visible $(echo "$W" | median) ms, sample verified in window $(echo "$L" | median) ms"
 done

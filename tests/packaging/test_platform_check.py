@@ -39,6 +39,18 @@ def test_missing_libraries_come_from_the_table_with_packages():
                        MissingLibrary("libxcb-icccm.so.4", "libxcb-icccm4", "xcb-util-wm")]
 
 
+def test_a_present_library_with_a_missing_dependency_reports_the_dependency():
+    def load(name):
+        if name == "libxcb.so.1":
+            return False, "libxcb.so.1: cannot open shared object file: No such file or directory"
+        if name.startswith("libxcb-"):  # bundled, but they need the system's libxcb.so.1
+            return False, "libxcb.so.1: cannot open shared object file: No such file or directory"
+        return True, ""
+
+    assert pc.missing_display_libraries(loader=load, plugin_path=None) == [
+        MissingLibrary("libxcb.so.1", "libxcb1", "libxcb")]
+
+
 def test_nothing_missing_and_plugin_loads():
     assert pc.missing_display_libraries(loader=_loader(set()), plugin_path="/x/platforms/libqxcb.so") == []
 

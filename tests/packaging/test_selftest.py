@@ -142,3 +142,19 @@ def test_gui_check_fails_without_fonts(qapp, monkeypatch):
     assert selftest.check_gui() == CheckResult(
         "gui", False, "gui: no fonts are installed, the window would show no text "
                       "(sudo apt install fonts-dejavu-core fontconfig)")
+
+
+def test_gui_check_names_a_missing_system_library_not_a_missing_qt(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def fake(name, *a, **k):
+        if name == "PySide6.QtWidgets":
+            raise ImportError("libEGL.so.1: cannot open shared object file: No such file or directory")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    assert selftest.check_gui() == CheckResult(
+        "gui", False, "gui: Qt cannot load a system library "
+                      "(libEGL.so.1: cannot open shared object file: No such file or directory)")
