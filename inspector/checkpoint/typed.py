@@ -786,11 +786,11 @@ def _free(v, depth: int, floats: list) -> None:
 _COMPILED: dict = {}
 
 
-def _encoded_end(v, data: memoryview, pos: int, depth: int) -> int:
-    """Compare ``encode(v)`` with ``data[pos:]`` piece by piece; return the end offset.
+def _encoded_end(v, data: bytes, pos: int, depth: int) -> int:
+    """Compare ``encode(v)`` with ``data`` at ``pos`` piece by piece; return the end offset.
 
     Large containers near the top are walked so no full second copy of a big payload is
-    ever built (peak memory stays near the payload plus its parsed value).
+    ever built; pieces are compared with ``bytes.startswith`` (no slice copies).
     """
     import orjson
 
@@ -798,38 +798,39 @@ def _encoded_end(v, data: memoryview, pos: int, depth: int) -> int:
 
     tv = type(v)
     if (tv is dict or tv is list) and (depth < 3 or len(v) > 16):
+        n = len(data)
         if tv is dict:
-            if data[pos:pos + 1] != b"{":
+            if pos >= n or data[pos] != 0x7B:
                 raise NotFast
             pos += 1
             first = True
             for k in sorted(v):
                 if not first:
-                    if data[pos:pos + 1] != b",":
+                    if pos >= n or data[pos] != 0x2C:
                         raise NotFast
                     pos += 1
                 first = False
-                kb = orjson.dumps(k)
-                if data[pos:pos + len(kb)] != kb or data[pos + len(kb):pos + len(kb) + 1] != b":":
+                kb = orjson.dumps(k) + b":"
+                if not data.startswith(kb, pos):
                     raise NotFast
-                pos = _encoded_end(v[k], data, pos + len(kb) + 1, depth + 1)
-            if data[pos:pos + 1] != b"}":
+                pos = _encoded_end(v[k], data, pos + len(kb), depth + 1)
+            if pos >= n or data[pos] != 0x7D:
                 raise NotFast
             return pos + 1
-        if data[pos:pos + 1] != b"[":
+        if pos >= n or data[pos] != 0x5B:
             raise NotFast
         pos += 1
         for i, x in enumerate(v):
             if i:
-                if data[pos:pos + 1] != b",":
+                if pos >= n or data[pos] != 0x2C:
                     raise NotFast
                 pos += 1
             pos = _encoded_end(x, data, pos, depth + 1)
-        if data[pos:pos + 1] != b"]":
+        if pos >= n or data[pos] != 0x5D:
             raise NotFast
         return pos + 1
     b = encode(v)
-    if data[pos:pos + len(b)] != b:
+    if not data.startswith(b, pos):
         raise NotFast
     return pos + len(b)
 
@@ -857,7 +858,7 @@ def decode_fast(data: bytes, t=S.PAYLOAD) -> dict:
         check = _COMPILED[id(t)] = _compile(t)
     floats: list = []
     check(value, 0, floats)
-    if _encoded_end(value, memoryview(data), 0, 0) != len(data):
+    if _encoded_end(value, data, 0, 0) != len(data):
         raise NotFast
     typed = value
     for x in set(floats):

@@ -19,10 +19,10 @@ def _loc(loc) -> dict:
             "span": None if loc.span is None else {"start": loc.span[0], "end": loc.span[1]}}
 
 
-def _input(f: InputFile | None) -> dict | None:
+def _input(f: InputFile | None, digest: str | None = None) -> dict | None:
     if f is None:
         return None
-    return {"path": f.path, "size_bytes": f.size, "sha256": f.sha256(), "role": f.role, "hint": f.hint}
+    return {"path": f.path, "size_bytes": f.size, "sha256": digest or f.sha256(), "role": f.role, "hint": f.hint}
 
 
 def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: InputFile | None = None) -> dict:
@@ -47,7 +47,10 @@ def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: In
     return {
         "verified": report.verified,
         "ok": report.ok,
-        "inputs": {"payload": _input(payload), "descriptor": _input(descriptor)},
+        # the payload digest was already computed by the engine (X-BYTES); do not hash it again
+        "inputs": {"payload": _input(payload, next((d.recomputed for d in report.digests
+                                                    if d.label == "payload content_digest"), None)),
+                   "descriptor": _input(descriptor)},
         "root_cause": None if rc is None else {
             "rule": rc.rule.id, "code": rc.rule.code, "message": rc.message,
             "location": _loc(rc.locations[0]) if rc.locations else None,
