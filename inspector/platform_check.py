@@ -110,7 +110,12 @@ def _can_load(name: str) -> tuple[bool, str]:
     try:
         ctypes.CDLL(name)
     except OSError as e:
-        return False, str(e)
+        # In a PyInstaller bundle, ctypes.CDLL re-raises as "Failed to load dynlib/dll ..."
+        # from the loader's own error, which is the one naming the missing file.
+        root: BaseException = e
+        while root.__cause__ is not None:
+            root = root.__cause__
+        return False, str(root)
     return True, ""
 
 

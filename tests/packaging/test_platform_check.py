@@ -143,3 +143,20 @@ def test_fatal_handler_turns_a_qt_abort_into_a_message_and_exit_3():
                                "platform plugin (")
     assert "no-such-platform" in p.stderr
     assert "Aborted" not in p.stderr and "core dumped" not in p.stderr
+
+
+def test_can_load_reports_the_loaders_own_error_under_a_wrapping_exception(monkeypatch):
+    """PyInstaller's ctypes hook raises its own OSError *from* the loader's; the loader's names the file."""
+    import ctypes
+
+    def fake_cdll(name):
+        try:
+            raise OSError("libxcb.so.1: cannot open shared object file: No such file or directory")
+        except OSError as base:
+            raise OSError(f"Failed to load dynlib/dll {name!r}. Most likely this dynlib/dll was not found "
+                          "when the application was frozen.") from base
+
+    monkeypatch.setattr(ctypes, "CDLL", fake_cdll)
+    assert pc._can_load("libxcb-cursor.so.0") == (
+        False, "libxcb.so.1: cannot open shared object file: No such file or directory")
+    assert pc.missing_display_libraries(plugin_path=None)[0] == MissingLibrary("libxcb.so.1", "libxcb1", "libxcb")
