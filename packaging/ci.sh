@@ -49,6 +49,12 @@ check() {  # check NAME EXPECTED_EXIT COMMAND...
 }
 check "installed: files in place" 0 test -f "$scratch/usr/share/applications/checkpoint-inspector.desktop" -a \
   -f "$scratch/usr/share/icons/hicolor/256x256/apps/checkpoint-inspector.png" -a -L "$app"
+if ! command -v desktop-file-validate >/dev/null; then
+  apt-get install -y -qq --no-install-recommends desktop-file-utils >/dev/null 2>&1 || true
+fi
+if command -v desktop-file-validate >/dev/null; then
+  check "installed: desktop entry is valid" 0 desktop-file-validate "$scratch/usr/share/applications/checkpoint-inspector.desktop"
+fi
 check "installed: --self-test" 0 "$app" --self-test
 check "installed: verify golden pair" 0 "$app" verify "$samples/sample.payload.json" "$samples/sample.descriptor.json"
 # exit 1 from verify, and the JSON report names X-BYTES as the root cause (else exit 9)
