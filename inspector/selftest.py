@@ -283,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     results = run_checks()
     line = summary_line(results, time.perf_counter() - start)
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
+    if sys.stdout is not None:  # None in a Windows windowed executable: the exit code still tells
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
     return 0 if all(r.ok for r in results) and results else 1
