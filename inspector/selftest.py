@@ -112,25 +112,18 @@ def check_broken() -> CheckResult:
 
 
 def _window_factory() -> Callable[[], object]:
-    """Find how the GUI builds its main window, newest convention first."""
+    """How the GUI builds its main window: ``inspector.gui.app.create_main_window`` if the GUI
+    offers one, else ``inspector.gui.window.MainWindow`` (what ``app.run`` uses)."""
     import importlib
 
     gui_app = importlib.import_module("inspector.gui.app")  # ImportError: the desktop part is missing
-
-    for name in ("create_main_window", "make_main_window", "build_main_window"):
-        factory = getattr(gui_app, name, None)
-        if callable(factory):
-            return factory
-    for module_name in ("inspector.gui.window", "inspector.gui.main_window", "inspector.gui.mainwindow"):
-        try:
-            module = __import__(module_name, fromlist=["MainWindow"])
-        except ImportError:
-            continue
-        if hasattr(module, "MainWindow"):
-            return module.MainWindow
-    if hasattr(gui_app, "MainWindow"):
-        return gui_app.MainWindow
-    raise LookupError("inspector.gui.app provides no create_main_window()")
+    factory = getattr(gui_app, "create_main_window", None)
+    if callable(factory):
+        return factory
+    window = importlib.import_module("inspector.gui.window")
+    if not hasattr(window, "MainWindow"):
+        raise LookupError("inspector.gui provides neither app.create_main_window() nor window.MainWindow")
+    return window.MainWindow
 
 
 def _make_window(factory, settings_dir: str):
