@@ -54,7 +54,12 @@ rm -rf "$ROOT/build/lib" "$ROOT"/build/bdist.*  # setuptools' in-tree leftovers 
 import importlib.util, pathlib, sys
 root = pathlib.Path(sys.argv[1])
 pkgs = sorted(".".join(p.parent.relative_to(root).parts) for p in (root / "inspector").rglob("__init__.py"))
-missing = [p for p in pkgs if importlib.util.find_spec(p) is None]
+def absent(name):
+    try:
+        return importlib.util.find_spec(name) is None
+    except ModuleNotFoundError:  # its parent package is missing too
+        return True
+missing = [p for p in pkgs if absent(p)]
 if missing:
     sys.exit(f"build.sh: not in the installed wheel (add to [tool.setuptools] packages in pyproject.toml): {missing}")
 PY
