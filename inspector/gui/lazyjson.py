@@ -254,3 +254,77 @@ def load_value(data: bytes, start: int, end: int, limit: int = 1 << 20):
         return orjson.loads(data[start:end])
     except orjson.JSONDecodeError:
         return None
+
+
+def fast_index(data: bytes, *, big: int = BIG, progress=None) -> dict[int, Children]:
+    """:func:`build_index` for compact documents such as canonical payloads, several times faster.
+
+    Parses with orjson and derives child boundaries of large containers from the encoded
+    length of each child (orjson re-encodes compactly, in file key order), then checks every
+    boundary against the bytes (``:`` before a value, ``,`` or the closing bracket after it,
+    ``"`` at each key, the container's total length). Any disagreement (whitespace, escapes
+    spelled differently, duplicate keys, numbers orjson rejects or re-spells) falls back to the
+    exact tokenizer, so the result is always :func:`build_index`'s.
+    """
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return build_index(data, big=big, progress=progress)
+    start, end = value_span(data)
+    index: dict[int, Children] = {}
+    try:
+        ok = _arith(data, value, start, end, big, index, progress, [0, max(end - start, 1)])
+    except (TypeError, orjson.JSONEncodeError, IndexError):
+        ok = False
+    if not ok:
+        return build_index(data, big=big, progress=progress)
+    return index
+
+
+def _arith(data, value, s, e, big, index, progress, done) -> bool:
+    obj = isinstance(value, dict)
+    if not obj and not isinstance(value, list):
+        return True
+    items = list(value.items()) if obj else value
+    n = len(items)
+    starts, ends = array("q"), array("q")
+    key_starts = array("q") if obj else None
+    keys = [] if obj else None
+    dumps = orjson.dumps
+    closer = 0x7D if obj else 0x5D
+    pos = s + 1
+    todo = []
+    for i in range(n):
+        if obj:
+            k, child = items[i]
+            if data[pos] != 0x22:
+                return False
+            key_starts.append(pos)
+            keys.append(k)
+            pos += len(dumps(k))
+            if data[pos] != 0x3A:
+                return False
+            pos += 1
+        else:
+            child = items[i]
+        cs = pos
+        # The last child ends just before the closing bracket: no need to encode it.
+        ce = e - 1 if i == n - 1 else cs + len(dumps(child))
+        if data[ce] != (closer if i == n - 1 else 0x2C):
+            return False
+        starts.append(cs)
+        ends.append(ce)
+        if ce - cs >= big and isinstance(child, (dict, list)):
+            todo.append((child, cs, ce))
+        pos = ce + 1
+    if n == 0 and data[s + 1] != closer:
+        return False
+    if pos != e and not (n == 0 and s + 2 == e):
+        return False
+    index[s] = Children("object" if obj else "array", starts, ends, key_starts, keys)
+    for child, cs, ce in todo:
+        if not _arith(data, child, cs, ce, big, index, progress, done):
+            return False
+    if progress is not None and e - s >= big * 64:
+        progress(min(done[1], s), done[1])
+    return True

@@ -13,7 +13,7 @@ import json
 import os
 from importlib import resources
 
-from PySide6.QtCore import QByteArray, QEvent, QFileSystemWatcher, QItemSelectionModel, QModelIndex, QSettings, Qt, Signal
+from PySide6.QtCore import QByteArray, QEvent, QFileSystemWatcher, QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView, QApplication, QDockWidget, QFileDialog, QHeaderView, QLabel, QMainWindow, QMessageBox,
@@ -77,6 +77,7 @@ class MainWindow(QMainWindow):
         self._jobs: set[Job] = set()
         self._load_job: Job | None = None
         self._relaying = False
+        self._shown = None
         self._banners: dict[str, Banner] = {}
         self._stale_paths: set[str] = set()
         self.watcher = QFileSystemWatcher(self)
@@ -340,6 +341,8 @@ class MainWindow(QMainWindow):
         self.progress.setRange(0, 100)
         self.progress.setTextVisible(True)
         self.progress_label = QLabel("")
+        # A fixed width: a label that resizes with its text relayouts the status bar on every update.
+        self.progress_label.setFixedWidth(self.progress_label.fontMetrics().horizontalAdvance("M" * 30))
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop loading (Esc)")
         self.cancel_button.clicked.connect(self.cancel_load)
@@ -494,14 +497,21 @@ class MainWindow(QMainWindow):
         self.act_reload.setEnabled(bool(self.paths))
 
     def _set_busy(self, busy: bool, text: str = "", pct: int = -1):
-        for w in (self.progress_label, self.progress, self.cancel_button):
-            w.setVisible(busy)
-        if busy:
+        """Show or hide the progress label, bar and Cancel button (cheap when nothing changed)."""
+        if busy != self.cancel_button.isVisible():
+            for w in (self.progress_label, self.progress, self.cancel_button):
+                w.setVisible(busy)
+        if not busy:
+            return
+        if text != self.progress_label.text():
             self.progress_label.setText(text)
-            if pct < 0:
+        if pct < 0:
+            if self.progress.maximum() != 0:
                 self.progress.setRange(0, 0)
-            else:
+        else:
+            if self.progress.maximum() != 100:
                 self.progress.setRange(0, 100)
+            if pct != self.progress.value():
                 self.progress.setValue(pct)
 
     # ==========================================================================================
@@ -618,7 +628,12 @@ class MainWindow(QMainWindow):
     # applying results
     def _apply(self, a: Analysis, paths: list[str] | None, *, partial: bool = False, edited: bool = False,
                keep_view: bool = False, from_raw: str | None = None):
-        """Show an analysis: trees and bytes (always), verdicts and digests (when complete)."""
+        """Show an analysis: trees and bytes (always), verdicts and digests (when complete).
+
+        A partial result (large payload: trees ready, verification still running) is shown in
+        three event-loop turns (trees, then default expansion, then the cleared verdicts), so no
+        single turn keeps the window from repainting for long.
+        """
         views = self._capture_views() if keep_view else None
         self.payload, self.descriptor = a.payload, a.descriptor
         self.report = a.report
@@ -626,17 +641,40 @@ class MainWindow(QMainWindow):
             self.edited = False
         if edited:
             self.edited = True
-        self._show_side("payload", a.payload)
-        self._show_side("descriptor", a.descriptor)
-        if from_raw != "payload":
-            self.raw_editor.set_text("payload", a.payload.data if a.payload else None)
-        if from_raw != "descriptor":
-            self.raw_editor.set_text("descriptor", a.descriptor.data if a.descriptor else None)
-        if views is not None:
-            self._restore_views(views)
-        else:
-            self._expand_defaults()
-        self.treesReady.emit()
+        shown = tuple((id(x.data), id(x.index), x.parse_error) if x is not None else None
+                      for x in (a.payload, a.descriptor))
+        if shown != self._shown or paths is None:
+            # New documents. (The final result of a large load reuses the partial one's trees,
+            # so the user's expansion and selection survive the arrival of the verdicts.)
+            self._shown = shown
+            self._show_side("payload", a.payload)
+            self._show_side("descriptor", a.descriptor)
+            if from_raw != "payload":
+                self.raw_editor.set_text("payload", a.payload.data if a.payload else None)
+            if from_raw != "descriptor":
+                self.raw_editor.set_text("descriptor", a.descriptor.data if a.descriptor else None)
+            if partial:
+                gen = self._generation
+
+                def step2():
+                    if gen == self._generation and self.report is None:
+                        self._expand_defaults()
+                        self.treesReady.emit()
+                    QTimer.singleShot(0, step3)
+
+                def step3():
+                    if gen == self._generation and self.report is None:
+                        self._set_report(None)
+                        self._update_verdict_display()
+                    if a.shown is not None:
+                        a.shown.set()
+                QTimer.singleShot(0, step2)
+                return
+            if views is not None:
+                self._restore_views(views)
+            else:
+                self._expand_defaults()
+            self.treesReady.emit()
         self._set_report(a.report)
         if not partial:
             self._load_job = None

@@ -3,7 +3,7 @@
 import pytest
 
 from inspector.checkpoint import SerdeError, parse_value
-from inspector.gui.lazyjson import ScanError, build_index, find_span, scan_children, value_span
+from inspector.gui.lazyjson import ScanError, build_index, fast_index, find_span, scan_children, value_span
 from tests.conftest import CASES, GOLDEN
 
 FILES = sorted(CASES.glob("*.json")) + sorted(GOLDEN.glob("*.json"))
@@ -68,3 +68,23 @@ def test_pretty_printed_file_spans_exclude_whitespace():
 def test_malformed_input_raises_scan_error(bad):
     with pytest.raises(ScanError):
         build_index(bad)
+
+
+def _as_tuple(idx):
+    return {k: (c.kind, list(c.starts), list(c.ends), c.keys,
+                None if c.key_starts is None else list(c.key_starts)) for k, c in idx.items()}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_fast_index_equals_exact_index(path):
+    """The orjson fast path gives exactly the tokenizer's index (or falls back to it)."""
+    data = path.read_bytes()
+    if _engine_tree(data) is None:
+        pytest.skip("not JSON")
+    assert _as_tuple(fast_index(data, big=64)) == _as_tuple(build_index(data, big=64))
+
+
+def test_fast_index_falls_back_when_bytes_disagree_with_orjson():
+    # A non-shortest float, an escaped key and a duplicate key: orjson would re-spell each.
+    data = b'{"a":[1.50,{"\u0062":2}],"a":[3],"c":' + b'"x"' * 0 + b'[' + b",".join([b'"pad"'] * 40) + b"]}"
+    assert _as_tuple(fast_index(data, big=16)) == _as_tuple(build_index(data, big=16))

@@ -70,7 +70,7 @@ def test_large_payload_path_uses_worker_processes(qtbot, window, monkeypatch, en
     window.analysisReady.connect(lambda: order.append("verdicts"))
     report = open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D], timeout=60000)
     assert report.verified
-    assert order[0] == "trees" and order[-1] == "verdicts" and order.count("trees") >= 2
+    assert order == ["trees", "verdicts"]  # trees first; the verdicts do not reset them
     assert [c[0] for c in engine_calls if c[0] == "verify"] == []  # verify ran in a child process
     assert report.canonical_bytes is None  # not shipped back over the pipe
     rows = {r.label: r for r in report.digests}

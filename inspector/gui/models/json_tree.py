@@ -25,8 +25,21 @@ from .annotate import ToolPairs, is_timestamp_key, preview, summary, timestamp_t
 
 __all__ = ["JsonTreeModel", "TreeItem", "escape_token"]
 
-BATCH = 500
+BATCH = 200
 _PREVIEW = 160
+# Flag combinations computed once: views call flags()/hasChildren() for every laid-out row.
+_SEL = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_SEL_LEAF = _SEL | Qt.ItemFlag.ItemNeverHasChildren
+_EDIT_LEAF = _SEL_LEAF | Qt.ItemFlag.ItemIsEditable
+_NONE = Qt.ItemFlag.NoItemFlags
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_EDIT = int(Qt.ItemDataRole.EditRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_DECORATION = int(Qt.ItemDataRole.DecorationRole)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+_ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole)
+_ROLES = frozenset({_DISPLAY, _EDIT, _TOOLTIP, _DECORATION, _FOREGROUND, _ACCESSIBLE, LocationRole, PointerRole,
+                    SpanRole, KindRole, CopyValueRole, VerdictRole})
 
 
 def escape_token(key) -> str:
@@ -38,7 +51,7 @@ class TreeItem:
     """One row: a JSON value with its key, kind, byte span and (once fetched) children."""
 
     __slots__ = ("parent", "row", "key", "key_start", "start", "end", "kind", "pointer", "children", "infos",
-                 "_cache")
+                 "_cache", "nonempty")
 
     def __init__(self, parent, row, key, key_start, start, end, kind, pointer):
         self.parent = parent
@@ -52,6 +65,7 @@ class TreeItem:
         self.children: list[TreeItem] = []
         self.infos = None
         self._cache = None
+        self.nonempty = None
 
     @property
     def is_container(self) -> bool:
@@ -184,23 +198,28 @@ class JsonTreeModel(QAbstractItemModel):
         return len(self.COLUMNS)
 
     def hasChildren(self, parent=QModelIndex()):
-        item = self._item(parent)
-        if item is None:
-            return False
-        if parent.isValid() and parent.column() != 0:
-            return False
         if not parent.isValid():
-            return bool(item.children)
-        if not item.is_container:
+            return self._root is not None and bool(self._root.children)
+        if parent.column() != 0:
             return False
-        if item.children:
-            return True
-        # Non-empty when the first byte after the bracket (skipping whitespace) is not the closer.
-        d = self._data
-        j = item.start + 1
-        while j < item.end and d[j] in b" \t\n\r":
-            j += 1
-        return j < item.end - 1
+        return self._nonempty(parent.internalPointer())
+
+    def _nonempty(self, item: TreeItem) -> bool:
+        """A container with at least one child (first byte after the bracket is not the closer)."""
+        ne = item.nonempty
+        if ne is None:
+            if item.kind != "object" and item.kind != "array":
+                ne = False
+            elif item.children:
+                ne = True
+            else:
+                d = self._data
+                j = item.start + 1
+                while j < item.end and d[j] in b" \t\n\r":
+                    j += 1
+                ne = j < item.end - 1
+            item.nonempty = ne
+        return ne
 
     def canFetchMore(self, parent):
         if not parent.isValid() or parent.column() != 0:
@@ -231,31 +250,33 @@ class JsonTreeModel(QAbstractItemModel):
 
     def flags(self, index):
         if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        f = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+            return _NONE
         item = index.internalPointer()
-        if self._editable and index.column() == 1 and not item.is_container:
-            f |= Qt.ItemFlag.ItemIsEditable
-        if not item.is_container or not self.hasChildren(index.siblingAtColumn(0)):
-            f |= Qt.ItemFlag.ItemNeverHasChildren
-        return f
+        if self._nonempty(item):
+            return _SEL
+        if self._editable and index.column() == 1 and item.kind != "object" and item.kind != "array":
+            return _EDIT_LEAF
+        return _SEL_LEAF
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
+    def data(self, index, role=_DISPLAY):
+        # Views ask for many roles per cell while painting: answer with int comparisons and
+        # leave early for roles this model does not provide.
+        role = int(role)
+        if role not in _ROLES or not index.isValid():
             return None
         item: TreeItem = index.internalPointer()
         col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if col == 0:
                 return f"[{item.key}]" if isinstance(item.key, int) else str(item.key)
             if col == 1:
                 return self._display_value(item)
             return f"{item.start}–{item.end}"
-        if role == Qt.ItemDataRole.EditRole:
+        if role == _EDIT:
             if col == 1 and not item.is_container:
                 return self._edit_text(item)
-            return self.data(index, Qt.ItemDataRole.DisplayRole)
-        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.data(index, _DISPLAY)
+        if role == _TOOLTIP:
             return self._tooltip(item)
         if role == LocationRole:
             return Location(self.source, item.pointer, (item.start, item.end))
@@ -269,20 +290,20 @@ class JsonTreeModel(QAbstractItemModel):
             return self._copy_text(item)
         if role == VerdictRole:
             return self._marker(item)
-        if role == Qt.ItemDataRole.DecorationRole and col == 0:
-            v = self._marker(item)
+        if col != 0 and role != _ACCESSIBLE:
+            return None
+        v = self._marker(item)
+        if role == _DECORATION:
             return style.icon(v) if v is not None else None
-        if role == Qt.ItemDataRole.ForegroundRole and col == 0:
-            v = self._marker(item)
+        if role == _FOREGROUND:
             return style.colour(v) if v is not None else None
-        if role == Qt.ItemDataRole.AccessibleTextRole:
-            v = self._marker(item)
+        if role == _ACCESSIBLE:
             prefix = f"{style.label(v)}: " if v is not None else ""
             return prefix + f"{self.data(index.siblingAtColumn(0))} {self._display_value(item)}"
         return None
 
     def setData(self, index, value, role=Qt.ItemDataRole.EditRole):
-        if not index.isValid() or role != Qt.ItemDataRole.EditRole or index.column() != 1:
+        if not index.isValid() or int(role) != _EDIT or index.column() != 1:
             return False
         item: TreeItem = index.internalPointer()
         if not self._editable or item.is_container:
