@@ -144,7 +144,7 @@ def overall_text(report, edited: bool = False) -> tuple[str, Verdict]:
     """One line for the status bar / header: the overall verdict in words, and its verdict."""
     prefix = "Edited artifact (unsaved): " if edited else ""
     if report is None:
-        return prefix + "verifying…", Verdict.NOT_REACHED
+        return prefix + "Verifying… (the trees can be explored meanwhile)", Verdict.NOT_REACHED
     if report.verified:
         return prefix + "VERIFIED: the reference accepts this checkpoint", Verdict.PASS
     rc = report.root_cause

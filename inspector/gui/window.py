@@ -137,8 +137,8 @@ class MainWindow(QMainWindow):
         self.findings_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.findings_view.setAccessibleName("Verdicts")
         self.findings_view.header().setStretchLastSection(True)
-        self.findings_view.setColumnWidth(0, 170)
-        self.findings_view.setColumnWidth(1, 175)
+        self.findings_view.setColumnWidth(0, 172)
+        self.findings_view.setColumnWidth(1, 160)
         self.detail = FindingDetail()
         split.addWidget(self.findings_view)
         split.addWidget(self.detail)
@@ -207,6 +207,7 @@ class MainWindow(QMainWindow):
         self.digests_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.digests_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.digests_view.verticalHeader().setVisible(False)
+        self.digests_view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.digests_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.digests_view.horizontalHeader().setStretchLastSection(True)
         self.digests_view.setColumnWidth(0, 200)
@@ -218,8 +219,8 @@ class MainWindow(QMainWindow):
         dsplit = QSplitter(Qt.Orientation.Vertical)
         dsplit.addWidget(self.digests_view)
         dsplit.addWidget(self.digest_detail)
-        dsplit.setStretchFactor(0, 1)
-        dsplit.setStretchFactor(1, 1)
+        dsplit.setStretchFactor(0, 3)
+        dsplit.setStretchFactor(1, 2)
         dl.addWidget(dsplit)
         self.digests_dock = self._dock("Digests", "digestsDock", dig, Qt.DockWidgetArea.RightDockWidgetArea)
         self.splitDockWidget(self.bytes_dock, self.digests_dock, Qt.Orientation.Vertical)
@@ -236,8 +237,10 @@ class MainWindow(QMainWindow):
         self.folder_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.folder_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.folder_view.verticalHeader().setVisible(False)
+        self.folder_view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.folder_view.horizontalHeader().setStretchLastSection(True)
-        self.folder_view.setColumnWidth(0, 320)
+        self.folder_view.setColumnWidth(0, 300)
+        self.folder_view.setColumnWidth(1, 300)
         self.folder_view.setAccessibleName("Checkpoints in folder")
         self.folder_dock = self._dock("Folder", "folderDock", self.folder_view, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.folder_dock.hide()
@@ -246,7 +249,7 @@ class MainWindow(QMainWindow):
 
     def _default_dock_sizes(self):
         w = self.width()
-        self.resizeDocks([self.trees_dock, self.bytes_dock], [int(w * 0.36), int(w * 0.33)], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.trees_dock, self.bytes_dock], [int(w * 0.34), int(w * 0.29)], Qt.Orientation.Horizontal)
         self.resizeDocks([self.bytes_dock, self.digests_dock], [int(self.height() * 0.45), int(self.height() * 0.45)],
                          Qt.Orientation.Vertical)
 
@@ -474,7 +477,8 @@ class MainWindow(QMainWindow):
         if self.payload is None and self.descriptor is None:
             text, verdict = "No checkpoint open — drop a payload and its descriptor here, or use File ▸ Open", \
                 Verdict.NOT_APPLICABLE
-        self.header.set_verdict(text, verdict, self.report is not None and self.report.root_cause is not None)
+        self.header.set_verdict(text, verdict, self.report is not None and self.report.root_cause is not None,
+                                self._subtitle())
         self.status_icon.setPixmap(style.icon(verdict).pixmap(16, 16))
         short = text if len(text) < 160 else text[:157] + "…"
         self.status_label.setText(short)
@@ -487,6 +491,25 @@ class MainWindow(QMainWindow):
         if self.edited:
             title = "*" + title + " (edited, unsaved)"
         self.setWindowTitle(f"{title} — Checkpoint Inspector")
+
+    def _subtitle(self) -> str:
+        """Inputs, digest agreement and rule counts in one line under the verdict."""
+        parts = []
+        for side in (self.payload, self.descriptor):
+            if side is not None:
+                name = os.path.basename(side.path) if side.path else "(sandbox)"
+                parts.append(f"{side.source} {name} ({side.size:,} bytes)")
+        r = self.report
+        if r is not None:
+            rows = r.digests
+            bad = sum(1 for d in rows if d.matches is False)
+            known = sum(1 for d in rows if d.matches is not None)
+            parts.append(f"digests: {known - bad} of {known} match" + (f", {bad} MISMATCH" if bad else ""))
+            counts = {}
+            for f in r.findings:
+                counts[f.verdict] = counts.get(f.verdict, 0) + 1
+            parts.append(" · ".join(f"{n} {style.label(v)}" for v, n in counts.items()))
+        return "   —   ".join(parts)
 
     def _update_actions(self):
         has_payload = self.payload is not None and self.payload.data is not None
@@ -586,6 +609,8 @@ class MainWindow(QMainWindow):
         job.signals.failed.connect(lambda msg, j=job: self._current(j) and self._load_failed(msg))
         job.signals.cancelled.connect(lambda j=job: self._current(j) and self._load_cancelled())
         self._set_busy(True, "Opening…", -1)
+        names = " + ".join(os.path.basename(p) for p in paths)
+        self.header.set_verdict(f"Opening {names}…", Verdict.NOT_REACHED, False)
         start_job(job)
 
     def cancel_load(self) -> None:
@@ -672,6 +697,9 @@ class MainWindow(QMainWindow):
                 return
             if views is not None:
                 self._restore_views(views)
+                view = self._last_tree()
+                if view.currentIndex().isValid():
+                    self.relay(view.model().data(view.currentIndex(), LocationRole), "tree")
             else:
                 self._expand_defaults()
             self.treesReady.emit()
@@ -772,8 +800,10 @@ class MainWindow(QMainWindow):
 
     def _set_report(self, report):
         self.findings_model.set_report(report)
+        for r in range(self.findings_model.group_rows()):
+            self.findings_view.setFirstColumnSpanned(r, QModelIndex(), True)
         self.digests_model.set_report(report)
-        self.digest_detail.text.setText("Select a digest to see the exact bytes that were hashed.")
+        self.digest_detail.clear()
         self.findings_view.expandAll()
         if report is None:
             self.detail.setHtml("<p>Verifying…</p>" if self.payload or self.descriptor else "")
@@ -839,7 +869,10 @@ class MainWindow(QMainWindow):
         """List every checkpoint in ``folder`` with its verdict (double-click one to open it)."""
         self.folder_model.reset(folder)
         self.folder_dock.setWindowTitle(f"Folder — {folder}")
+        was_visible = self.folder_dock.isVisible()
         self.folder_dock.show()
+        if not was_visible:
+            self.resizeDocks([self.folder_dock], [max(160, self.height() // 5)], Qt.Orientation.Vertical)
         self.folder_dock.raise_()
         job = self._new_job(lambda ctx: engine.scan_folder(folder, progress=ctx.progress, partial=ctx.partial,
                                                            cancel=ctx.cancelled))

@@ -125,9 +125,10 @@ def test_findings_model_root_cause_first_and_consequences_labelled(qapp):
     assert fails[0] == "X-BYTES" and set(fails[1:]) == {f.rule.id for f in report.failed()} - {"X-BYTES"}
     cons = fm.index_for_rule(fails[1])
     assert fm.data(cons) == "FAIL · consequence"
-    groups = [fm.data(fm.index(r, 0)) for r in range(fm.rowCount())]
+    groups = [fm.data(fm.index(r, 0)).split(" — ")[0] for r in range(fm.rowCount())]
     assert groups == ["Root cause", "Descriptor self-validation (D)", "Content and payload (P)",
                       "Snapshot invariants (S)", "Resume boundary / loop checkpoint (L)", "Cross-binding and drift (X)"]
+    assert fm.data(fm.index(5, 0)) == "Cross-binding and drift (X) — 3 FAIL · 1 PASS"
     assert sum(fm.rowCount(fm.index(r, 0)) for r in range(1, fm.rowCount())) == len(report.findings)
 
 
@@ -139,4 +140,5 @@ def test_folder_model_passes_model_tester(qapp, qtmodeltester):
     qtmodeltester.check(m, force_py=True)
     from inspector.gui.roles import VerdictRole
     assert [m.data(m.index(r, 0), VerdictRole) for r in range(2)] == [Verdict.PASS, Verdict.FAIL]
-    assert m.data(m.index(1, 2)) == "— (missing)"
+    assert m.data(m.index(1, 1)) == "— (missing)"
+    assert m.data(m.index(0, 2)) == "VERIFIED"

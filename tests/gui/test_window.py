@@ -46,7 +46,7 @@ def test_golden_pair_verifies_and_every_digest_matches(qtbot, window):
     assert window.status_label.text() == "VERIFIED: the reference accepts this checkpoint"
     assert window.header.title.text() == "VERIFIED: the reference accepts this checkpoint"
     fm = window.findings_model
-    assert fm.data(fm.index(0, 0)) == "Descriptor self-validation (D)"  # no root-cause section
+    assert fm.data(fm.index(0, 0)) == "Descriptor self-validation (D) — 28 PASS"  # no root-cause section
     assert not fm.failure_indexes()
     assert window.snap_model.is_loaded and window.resume_model.is_loaded and window.desc_model.is_loaded
     assert window.windowTitle() == "payload-with-resume.json + descriptor-with-resume.json — Checkpoint Inspector"

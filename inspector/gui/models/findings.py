@@ -131,12 +131,11 @@ class FindingsModel(QAbstractItemModel):
         f = node.finding
         if f is None:  # group row
             if role == Qt.ItemDataRole.DisplayRole:
-                if col == 0:
+                # Group rows span all columns in the view (setFirstColumnSpanned).
+                if col == 0 and node.is_root_section:
                     return node.title
-                if col == 2 and not node.is_root_section:
-                    return self._counts(node)
-                if col == 2 and node.is_root_section:
-                    return "the failure the reference reports first; other failures follow from it"
+                if col == 0:
+                    return f"{node.title} — {self._counts(node)}"
                 return None
             if role == Qt.ItemDataRole.FontRole:
                 from PySide6.QtGui import QFont
@@ -208,6 +207,10 @@ class FindingsModel(QAbstractItemModel):
         return "\n".join(lines)
 
     # -- navigation -----------------------------------------------------------------------------
+    def group_rows(self) -> int:
+        """Number of top-level (group) rows, each meant to span the whole width."""
+        return len(self._groups)
+
     def failure_indexes(self) -> list[QModelIndex]:
         """Indexes of failing findings: the root cause first, then the others in evaluation order."""
         out = []

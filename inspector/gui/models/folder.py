@@ -15,9 +15,9 @@ __all__ = ["FolderModel"]
 
 
 class FolderModel(QAbstractTableModel):
-    """Rows of :class:`~inspector.gui.engine.FolderRow`; columns: verdict, payload, descriptor."""
+    """Rows of :class:`~inspector.gui.engine.FolderRow`; columns: payload, descriptor, verdict."""
 
-    COLUMNS = ("Verdict", "Payload", "Descriptor")
+    COLUMNS = ("Payload", "Descriptor", "Verdict")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -57,11 +57,11 @@ class FolderModel(QAbstractTableModel):
         r = self._rows[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
+            if col == 2:
                 return r.summary
-            path = r.payload if col == 1 else r.descriptor
+            path = r.payload if col == 0 else r.descriptor
             return os.path.basename(path) if path else "— (missing)"
-        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+        if role == Qt.ItemDataRole.DecorationRole and col == 2:
             return style.icon(self._verdict(r))
         if role == Qt.ItemDataRole.ToolTipRole:
             return "\n".join(x for x in (r.payload, r.descriptor, r.summary) if x)

@@ -42,6 +42,14 @@ _ROLES = frozenset({_DISPLAY, _EDIT, _TOOLTIP, _DECORATION, _FOREGROUND, _ACCESS
                     SpanRole, KindRole, CopyValueRole, VerdictRole})
 
 
+def _human(n: int) -> str:
+    """``141.6 MiB`` for a byte count."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
 def escape_token(key) -> str:
     """RFC 6901 escaping of one pointer token."""
     return str(key).replace("~", "~0").replace("/", "~1")
@@ -364,14 +372,15 @@ class JsonTreeModel(QAbstractItemModel):
                     self._fill_pairs(base, pairs)
             text = summary(self.source, ptr, item.key, value, pairs=pairs, resume_run_id=self._resume_run)
             if text is None:
-                n = len(item.infos) if item.infos is not None else None
+                known = item.infos if item.infos is not None else (self._index or {}).get(item.start)
+                n = len(value) if value is not None else (len(known) if known is not None else None)
                 size = item.end - item.start
-                if value is not None:
-                    n = len(value)
+                big = f" · {_human(size)}" if size >= 1 << 20 else ""
+                count = "?" if n is None else str(n)
                 if item.kind == "object":
-                    text = f"{{{n} keys}}" if n is not None else f"{{…}} {size} bytes"
+                    text = f"{{{count} keys{big}}}"
                 else:
-                    text = f"[{n} items]" if n is not None else f"[…] {size} bytes"
+                    text = f"[{count} items{big}]"
             if "/content/" in ptr:
                 return text  # pairing may improve as more messages load: not cached
             item._cache = ("c", text)

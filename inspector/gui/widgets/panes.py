@@ -86,18 +86,29 @@ class VerdictHeader(QFrame):
         lay.addWidget(self.icon)
         self.title = QLabel("No checkpoint open")
         f = self.title.font()
-        f.setPointSizeF(f.pointSizeF() * 1.35)
+        f.setPointSizeF(f.pointSizeF() * 1.3)
         f.setBold(True)
         self.title.setFont(f)
-        self.title.setWordWrap(True)
+        # No word wrap: a wrapping label inside a tool bar makes the bar far taller than its text.
+        self.title.setMinimumWidth(200)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        lay.addWidget(self.title, 1)
+        self.subtitle = QLabel("")
+        self.subtitle.setMinimumWidth(200)
+        self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        texts = QVBoxLayout()
+        texts.setSpacing(1)
+        texts.addWidget(self.title)
+        texts.addWidget(self.subtitle)
+        lay.addLayout(texts, 1)
         self.button = QPushButton("Show root cause")
         self.button.setVisible(False)
         lay.addWidget(self.button)
 
-    def set_verdict(self, text: str, verdict: Verdict, show_button: bool) -> None:
+    def set_verdict(self, text: str, verdict: Verdict, show_button: bool, subtitle: str = "") -> None:
         self.title.setText(text)
+        self.title.setToolTip(text)
+        self.subtitle.setText(subtitle)
+        self.subtitle.setVisible(bool(subtitle))
         pal = self.title.palette()
         pal.setColor(QPalette.ColorRole.WindowText, style.colour(verdict))
         self.title.setPalette(pal)
@@ -216,55 +227,56 @@ class DigestDetail(QWidget):
         super().__init__(parent)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        self.text = QLabel("Select a digest to see the exact bytes that were hashed.")
-        self.text.setWordWrap(True)
-        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.text.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(self.text)
         self.tabs = QTabWidget()
-        self.json = QPlainTextEdit()
-        self.json.setReadOnly(True)
-        self.json.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.json.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.text = QTextBrowser()
+        self.text.setAccessibleName("Digest details")
+        self.text.setPlaceholderText("Select a digest to see the exact bytes that were hashed.")
         self.hex = hex_view_cls()
-        self.tabs.addTab(self.json, "Hashed input (text)")
-        self.tabs.addTab(self.hex, "Hashed input (bytes)")
+        self.tabs.addTab(self.text, "What was hashed")
+        self.tabs.addTab(self.hex, "Hashed bytes")
         lay.addWidget(self.tabs, 1)
+
+    def clear(self) -> None:
+        self.text.setHtml("")
+        self.hex.set_data(None, "Select a digest.")
 
     def show_row(self, row, payload_span: tuple[int, int] | None) -> None:
         """Describe ``row`` (a ``DigestRow``); ``payload_span`` is the payload bytes a content digest covers."""
         verdict = style.match_label(row.matches)
-        head = (f"<b>{_esc(row.label)}</b> — <b>{_esc(verdict)}</b><br>stated: <code>{_esc(row.stated)}</code><br>"
-                f"recomputed: <code>{_esc(row.recomputed)}</code><br>")
+        col = style.match_colour(row.matches).name()
+        out = [f"<p style='margin:0'><b>{_esc(row.label)}</b> — <b style='color:{col}'>{_esc(verdict)}</b></p>",
+               "<table cellspacing='0' cellpadding='2'>",
+               f"<tr><td>stated</td><td><code>{_esc(row.stated if row.stated is not None else '—')}</code></td></tr>",
+               f"<tr><td>recomputed&nbsp;</td><td><code>{_esc(row.recomputed if row.recomputed is not None else '—')}"
+               "</code></td></tr></table>"]
+        pre = row.preimage
         if row.domain:
             dlen = len(row.domain.encode())
-            head += (f"SHA-256 over {row.preimage_size} bytes: the domain string (bytes 0–{dlen}), one 0x00 "
-                     f"separator (byte {dlen}), then the canonical JSON of the evidence without its digest field "
-                     f"(bytes {dlen + 1}–{row.preimage_size}).")
-            self.text.setText(head)
-            pre = row.preimage or b""
-            json_part = pre[dlen + 1:].decode("utf-8", "replace")
-            self.json.setPlainText(f"{row.domain}\n⟨0x00 separator⟩\n{json_part}")
+            out.append(f"<p>SHA-256 over <b>{row.preimage_size}</b> bytes: the domain string (bytes 0–{dlen}), one "
+                       f"<b>0x00</b> separator (byte {dlen}), then the canonical JSON of the evidence without its "
+                       f"digest field (bytes {dlen + 1}–{row.preimage_size}):</p>")
+            json_part = (pre or b"")[dlen + 1:].decode("utf-8", "replace")
+            out.append(f"<pre style='white-space:pre-wrap'>{_esc(row.domain)}</pre><p style='margin:0'>"
+                       f"<b>⟨0x00⟩</b></p><pre style='white-space:pre-wrap'>{_esc(json_part)}</pre>")
             self.hex.set_data(pre)
             self.hex.highlight((dlen, dlen + 1))
-        elif row.preimage_size or row.preimage is not None:
+        elif row.preimage_size or pre is not None:
             where = ""
             if payload_span is not None:
-                where = f" These are bytes {payload_span[0]}–{payload_span[1]} of the payload file."
-            head += (f"SHA-256 over {row.preimage_size} bytes, no domain string.{where}")
-            self.text.setText(head)
-            pre = row.preimage
+                where = f" They are bytes {payload_span[0]}–{payload_span[1]} of the payload file."
+            out.append(f"<p>SHA-256 over <b>{row.preimage_size}</b> bytes, with no domain string.{_esc(where)}</p>")
             if pre is not None:
-                self.json.setPlainText(pre[:200_000].decode("utf-8", "replace")
-                                       + ("\n… (truncated for display)" if len(pre) > 200_000 else ""))
+                shown = pre[:20_000].decode("utf-8", "replace")
+                more = " …" if len(pre) > 20_000 else ""
+                out.append(f"<pre style='white-space:pre-wrap'>{_esc(shown)}{more}</pre>")
                 self.hex.set_data(pre)
             else:
-                self.json.setPlainText("(too large to keep; see the payload bytes view)")
+                out.append("<p>Too large to keep; see the payload bytes view.</p>")
                 self.hex.set_data(None, "too large to keep; see the payload bytes view")
         else:
-            self.text.setText(head + "A size: compared as a number, nothing is hashed.")
-            self.json.setPlainText("")
+            out.append("<p>A size: compared as a number; nothing is hashed.</p>")
             self.hex.set_data(None, "nothing hashed")
+        self.text.setHtml("".join(out))
 
 
 class FindBar(QWidget):
