@@ -53,6 +53,12 @@ def run(argv: list[str]) -> int:
     Returns:
         the Qt event loop's exit code.
     """
+    if getattr(sys, "frozen", False):
+        # Frozen builds start large-file workers by re-running this executable; let the
+        # child run its task and exit here instead of opening a second window.
+        import multiprocessing
+
+        multiprocessing.freeze_support()
     app = create_app(argv)
     window = MainWindow()
     _install_excepthook(window)

@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPainterPath
 from inspector.checkpoint import Verdict
 
 __all__ = ["label", "colour", "icon", "is_dark", "MATCH", "MISMATCH", "UNKNOWN", "match_label", "match_icon",
-           "match_colour", "overall_text", "edited_colour", "highlight_colour"]
+           "match_colour", "overall_text", "edited_colour", "highlight_colour", "link_colour"]
 
 _LABEL = {
     Verdict.PASS: "PASS", Verdict.FAIL: "FAIL", Verdict.NOT_REACHED: "not reached",
@@ -68,6 +68,11 @@ def colour(verdict: Verdict) -> QColor:
 def edited_colour() -> QColor:
     """Background of the "edited, unsaved" banner."""
     return QColor("#5c4a00") if is_dark() else QColor("#fff3c4")
+
+
+def link_colour() -> QColor:
+    """Link text colour readable on the current palette (some dark palettes keep a dark Link role)."""
+    return QColor("#7cc4ff") if is_dark() else QColor("#0b57d0")
 
 
 def highlight_colour() -> QColor:

@@ -25,7 +25,7 @@ from .annotate import ToolPairs, is_timestamp_key, preview, summary, timestamp_t
 
 __all__ = ["JsonTreeModel", "TreeItem", "escape_token"]
 
-BATCH = 200
+BATCH = 64
 _PREVIEW = 160
 # Flag combinations computed once: views call flags()/hasChildren() for every laid-out row.
 _SEL = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable

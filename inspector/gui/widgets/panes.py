@@ -167,20 +167,21 @@ def finding_html(f, report) -> str:
     rc = report.root_cause if report is not None else None
     label = style.label(f.verdict, root=f is rc, consequence=f.failed and rc is not None and f is not rc)
     col = style.colour(f.verdict).name()
+    link = style.link_colour().name()
     out = [f"<h3 style='margin:0'>{_esc(f.rule.id)} — {_esc(f.rule.title)}</h3>",
            f"<p style='margin-top:4px'><b style='color:{col}'>{_esc(label)}</b>"]
     if f.failed and rc is not None and f is not rc:
-        out.append(f" — a consequence of the root cause <a href='rule:{_esc(rc.rule.id)}'>{_esc(rc.rule.id)}</a>")
+        out.append(f" — a consequence of the root cause <a style='color:{link}' href='rule:{_esc(rc.rule.id)}'>{_esc(rc.rule.id)}</a>")
     out.append("</p>")
     if f.message:
         out.append(f"<p><b>Message:</b> <code>{_esc(f.message)}</code></p>")
     if f.verdict is Verdict.NOT_REACHED and f.blocked_by:
-        out.append(f"<p>Not checked because <a href='rule:{_esc(f.blocked_by)}'>{_esc(f.blocked_by)}</a> failed first.</p>")
+        out.append(f"<p>Not checked because <a style='color:{link}' href='rule:{_esc(f.blocked_by)}'>{_esc(f.blocked_by)}</a> failed first.</p>")
     if f.locations:
         out.append("<p><b>Where:</b><br>")
         for i, loc in enumerate(f.locations):
             span = f"bytes {loc.span[0]}–{loc.span[1]}" if loc.span else "absent from the file"
-            out.append(f"&nbsp;&nbsp;<a href='loc:{i}'>{_esc(loc.source)} {_esc(loc.pointer or '/')}</a> ({span})<br>")
+            out.append(f"&nbsp;&nbsp;<a style='color:{link}' href='loc:{i}'>{_esc(loc.source)} {_esc(loc.pointer or '/')}</a> ({span})<br>")
         out.append("</p>")
     if f.expected is not None or f.actual is not None:
         out.append("<table cellspacing='0' cellpadding='3' border='1' style='border-collapse:collapse'>")
