@@ -308,3 +308,15 @@ def test_find_copy_value_and_copy_pointer(qtbot, window):
     assert QApplication.clipboard().text() == "/snapshot/session/model_name"
     assert not window.find_in_tree("no such text anywhere")
     assert window.find_bar.status.text() == "not found"
+
+
+def test_payload_over_the_ceiling_is_not_read_but_still_judged(qtbot, window, tmp_path):
+    big = tmp_path / "huge.payload.json"
+    with open(big, "wb") as fh:  # sparse: 256 MiB + 1 byte, costs no disk
+        fh.truncate(268435457)
+    report = open_and_wait(qtbot, window, [big, GOLDEN_D])
+    assert report.root_cause.rule.id == "P-BOUND"
+    assert window.payload.data is None and window.payload.size == 268435457
+    assert "not read" in window.snap_pane.placeholder.text()
+    assert window.hex_payload.data is None
+    assert window.desc_model.is_loaded
