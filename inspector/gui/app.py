@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import logging
 import sys
+from importlib import resources
 
 from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from .window import MainWindow
@@ -30,7 +32,21 @@ def create_app(argv: list[str] | None = None) -> QApplication:
         app = QApplication([sys.argv[0] if sys.argv else "checkpoint-inspector"])
         app.setApplicationDisplayName(APPLICATION)
         app.setDesktopFileName("checkpoint-inspector")
+        app.setWindowIcon(_app_icon())
     return app
+
+
+def _app_icon() -> QIcon:
+    """The application icon from the bundled PNG sizes (``inspector.resources/icons``)."""
+    icon = QIcon()
+    icons = resources.files("inspector.resources") / "icons"
+    for size in (16, 24, 32, 48, 64, 128, 256, 512):
+        png = icons / f"checkpoint-inspector-{size}.png"
+        if png.is_file():
+            pixmap = QPixmap()
+            pixmap.loadFromData(png.read_bytes())
+            icon.addPixmap(pixmap)
+    return icon
 
 
 def _install_excepthook(window: MainWindow) -> None:
@@ -59,6 +75,13 @@ def run(argv: list[str]) -> int:
         import multiprocessing
 
         multiprocessing.freeze_support()
+    # Name a missing system library (e.g. libxcb-cursor0) instead of letting Qt abort.
+    from inspector import platform_check
+
+    code = platform_check.preflight()
+    if code is not None:
+        return code
+    platform_check.install_fatal_platform_handler()
     app = create_app(argv)
     window = MainWindow()
     _install_excepthook(window)
