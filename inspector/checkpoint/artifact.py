@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import stat
 from dataclasses import dataclass
 
 from .digest import MAX_CONTENT_BYTES
@@ -16,7 +18,7 @@ from .digest import MAX_CONTENT_BYTES
 __all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "pair_inputs", "PairingError"]
 
 _DESCRIPTOR_MARKERS = (b'"descriptor_digest"', b"a3s.code.session-checkpoint-descriptor", b'"media_type"')
-_PAYLOAD_MARKERS = (b"a3s.code.session-checkpoint-payload", b'"snapshot"', b'"run_records"', b'"session"')
+_PAYLOAD_MARKERS = (b"a3s.code.session-checkpoint-payload", b'"snapshot":', b'"snapshot" :', b'"run_records"')
 #: Descriptors are small; anything larger is taken for a payload.
 _DESCRIPTOR_MAX = 1 << 20
 
@@ -74,7 +76,8 @@ def read_input(path: str, *, ceiling: int = MAX_CONTENT_BYTES) -> InputFile:
         an :class:`InputFile` with its role detected from content.
 
     Raises:
-        UnreadableInput: the path is missing, a directory, or cannot be opened.
+        UnreadableInput: the path is missing, a directory, not a regular file (device, pipe,
+            socket: these have no size to check before reading), or cannot be opened.
     """
     try:
         st = os.stat(path)
@@ -82,18 +85,26 @@ def read_input(path: str, *, ceiling: int = MAX_CONTENT_BYTES) -> InputFile:
         raise UnreadableInput(f"{path}: no such file", path) from None
     except OSError as e:
         raise UnreadableInput(f"{path}: cannot read ({e.strerror})", path) from None
-    if os.path.isdir(path):
+    if stat.S_ISDIR(st.st_mode):
         raise UnreadableInput(f"{path}: is a folder, not a checkpoint file", path)
+    if not stat.S_ISREG(st.st_mode):
+        # A device or pipe has no size to check first (/dev/zero never ends; a FIFO blocks).
+        raise UnreadableInput(f"{path}: is not a regular file (a device, pipe or socket); save it to a file first", path)
     if st.st_size > ceiling:
-        return InputFile(path, st.st_size, None, "payload",
-                         f"{st.st_size} bytes is over the {ceiling}-byte v1 ceiling; not read", st.st_mtime_ns)
+        return _oversize(path, st.st_size, ceiling, st.st_mtime_ns)
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            data = fh.read(ceiling + 1)  # never more than the ceiling, even if the file grew
     except OSError as e:
         raise UnreadableInput(f"{path}: cannot read ({e.strerror or e})", path) from None
+    if len(data) > ceiling:
+        return _oversize(path, max(len(data), os.stat(path).st_size), ceiling, st.st_mtime_ns)
     role, hint = classify(data)
     return InputFile(path, len(data), data, role, hint, st.st_mtime_ns)
+
+
+def _oversize(path: str, size: int, ceiling: int, mtime_ns: int) -> InputFile:
+    return InputFile(path, size, None, "payload", f"{size} bytes is over the {ceiling}-byte v1 ceiling; not read", mtime_ns)
 
 
 def classify(data: bytes) -> tuple[str, str | None]:
@@ -110,14 +121,47 @@ def classify(data: bytes) -> tuple[str, str | None]:
         return "unknown", "the file is gzip-compressed; decompress it first (gunzip) and open the result"
     if data[:3] == b"\xef\xbb\xbf":
         hint = "the file starts with a UTF-8 byte order mark, which the reference rejects"
-    head = data[: 1 << 16]
-    if len(data) <= _DESCRIPTOR_MAX and any(m in data for m in _DESCRIPTOR_MARKERS[:2]):
-        return "descriptor", hint
-    if any(m in head for m in _PAYLOAD_MARKERS) or (len(data) > _DESCRIPTOR_MAX):
-        return "payload", hint
-    if any(m in data for m in _DESCRIPTOR_MARKERS):
-        return "descriptor", hint
-    return "unknown", hint or "neither a checkpoint payload nor a descriptor was recognised"
+    role = _role_from_keys(data)
+    if role is None:
+        head = data[: 1 << 16]
+        if len(data) <= _DESCRIPTOR_MAX and any(m in head for m in _DESCRIPTOR_MARKERS[:2]):
+            role = "descriptor"
+        elif any(m in head for m in _PAYLOAD_MARKERS) or len(data) > _DESCRIPTOR_MAX:
+            role = "payload"
+    if role is None:
+        return "unknown", hint or "neither a checkpoint payload nor a descriptor was recognised"
+    return role, hint
+
+
+_DESCRIPTOR_ONLY_KEYS = {"descriptor_digest", "media_type", "format", "content_digest", "size_bytes"}
+_PAYLOAD_ONLY_KEYS = {"snapshot"}
+
+
+def _role_from_keys(data: bytes) -> str | None:
+    """Role from the top-level keys (text inside messages can mention anything)."""
+    import orjson
+
+    if len(data) <= _DESCRIPTOR_MAX:
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            value = None
+        if isinstance(value, dict):
+            if _DESCRIPTOR_ONLY_KEYS & value.keys():
+                return "descriptor"
+            if _PAYLOAD_ONLY_KEYS & value.keys() or value.get("schema") == "a3s.code.session-checkpoint-payload.v1":
+                return "payload"
+    m = _FIRST_KEY.match(data)
+    if m is not None:
+        key = m.group(1).decode("ascii")
+        if key in _DESCRIPTOR_ONLY_KEYS:
+            return "descriptor"
+        if key in _PAYLOAD_ONLY_KEYS:
+            return "payload"
+    return None
+
+
+_FIRST_KEY = re.compile(rb'(?:\xef\xbb\xbf)?[ \t\r\n]*\{[ \t\r\n]*"([a-z_]+)"')
 
 
 def pair_inputs(files: list[InputFile]) -> tuple[InputFile | None, InputFile | None]:

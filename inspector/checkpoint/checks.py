@@ -297,11 +297,28 @@ def x_bytes(ctx):
     if d["content_digest"] != digest:
         notes.append(f"content_digest: descriptor says {d['content_digest']}, the payload hashes to {digest}")
     if notes:
+        notes.append(_payload_form_note(ctx))
         pointer = "/content_digest" if d["size_bytes"] == size else "/size_bytes"
         yield Violation(_msg("X-BYTES"), "descriptor", pointer,
                         expected=digest if pointer == "/content_digest" else size,
                         actual=d["content_digest"] if pointer == "/content_digest" else d["size_bytes"],
                         notes=tuple(notes), extra=(("payload", ""),))
+
+
+def _payload_form_note(ctx) -> str:
+    """Why the bytes differ, when the payload itself says so (reformatted or broken)."""
+    value, err = ctx.pay_result
+    if err is not None:
+        return f"the payload file does not even parse (P-PARSE: {err}); it is damaged or not a payload"
+    if not ctx.is_canonical:
+        from .diagnose import diagnose_canonical
+
+        classes = diagnose_canonical(ctx).classes
+        what = ", ".join(c.replace("-", " ") for c in classes[:3]) or "byte differences"
+        return (f"the payload is not in canonical form either ({what}; see P-CANONICAL): it was most likely "
+                "re-saved or reformatted after export, and the reference rejects it even with a matching descriptor")
+    return ("the payload is valid canonical JSON but not the content this descriptor was made for: "
+            "it was edited after export, or the files do not belong together")
 
 
 @check("P-PARSE")

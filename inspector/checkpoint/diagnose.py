@@ -22,11 +22,12 @@ from .jsontext import Node
 
 __all__ = ["Difference", "CanonicalDiagnosis", "diagnose_canonical", "first_difference"]
 
+_MAX_LISTED = 1000
 _WS_OUTSIDE_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"|[ \t\r\n]+', re.S)
 
 _CLASS_TEXT = {
     "whitespace": "whitespace between tokens (the reference writes compact JSON)",
-    "crlf": "CRLF line endings",
+    "crlf": "CRLF line endings between tokens",
     "trailing-newline": "whitespace or a newline after the document",
     "key-order": "object keys not in UTF-8 byte order",
     "duplicate-key": "a repeated key (the reference keeps one)",
@@ -107,10 +108,14 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
     data, canon = ctx.payload, ctx.canonical
     offset = first_difference(data, canon)
     diffs: list[Difference] = []
-    # whitespace outside strings
+    diag_more = False
+    # whitespace outside strings (each run between two tokens is one place)
     for m in _WS_OUTSIDE_STRINGS.finditer(data):
         if m.group(0)[:1] != b'"':
             ws = m.group(0)
+            if len(diffs) >= _MAX_LISTED:
+                diag_more = True
+                break
             if m.end() == len(data):
                 diffs.append(Difference("trailing-newline", m.start(), "", "whitespace after the document",
                                         "end of file", repr(ws.decode())))
@@ -120,8 +125,6 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
             else:
                 diffs.append(Difference("whitespace", m.start(), "", "whitespace between tokens", "no whitespace",
                                         repr(ws.decode())))
-            if len(diffs) > 50:
-                break
     tree = ctx.pay_tree
     if tree is not None:
         _walk(data, tree, ctx.pay, "", diffs)
@@ -144,8 +147,10 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
         first = next(d for d in diffs if d.kind == kind)
         count = sum(1 for d in diffs if d.kind == kind)
         where = f" at {first.pointer}" if first.pointer else ""
+        places = f"{count}{'+' if diag_more and kind in ('whitespace', 'crlf') else ''} places"
+        detail = "" if first.text == _CLASS_TEXT[kind] or first.kind in ("whitespace", "crlf") else f"; {first.text}"
         diag.notes.append(f"{_CLASS_TEXT[kind]}: first at byte {first.offset}{where}"
-                          + (f" ({count} places)" if count > 1 else "") + (f"; {first.text}" if first.text else ""))
+                          + (f" ({places})" if count > 1 else "") + detail)
     if diag.generation:
         diag.notes.append(diag.generation)
     return diag

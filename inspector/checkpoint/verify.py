@@ -107,8 +107,15 @@ def _blocked(rule, findings) -> Finding | None:
     return None
 
 
+_VALUE_LIMIT = 300
+
+
 def _text(v) -> str | None:
-    return None if v is None else str(v)
+    """A value for display: at most 300 characters (a 5,000-digit number stays readable)."""
+    if v is None:
+        return None
+    s = str(v)
+    return s if len(s) <= _VALUE_LIMIT else f"{s[:_VALUE_LIMIT - 40]}... ({len(s)} characters in all)"
 
 
 def _location(ctx, source: str, pointer: str, offset: int | None) -> Location:

@@ -29,7 +29,10 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="checkpoint-inspector",
                 description="Verify and explain A3S Code portable session checkpoints. "
-                            "Without a subcommand, opens the desktop inspector.")
+                            "Without a subcommand (or with only file names), opens the desktop inspector.",
+                epilog="other: checkpoint-inspector --self-test checks that this installation works (one line, exit 0/1). "
+                       "exit codes: 0 verified (or, for one file, no rule failed); 1 a rule failed or canon rejected "
+                       "the document; 2 unreadable input or bad usage.")
     p.add_argument("--version", action="version", version=f"checkpoint-inspector {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     v = sub.add_parser("verify", help="verify a payload and/or descriptor (either order; recognised by content)")
@@ -111,8 +114,7 @@ def cmd_describe(args) -> int:
 def cmd_canon(args) -> int:
     f = _read(args.file)
     if f.data is None:
-        _err(f"checkpoint-inspector: {f.hint}")
-        return EXIT_FAIL
+        raise UsageError(f"{args.file}: {f.hint}")
     try:
         _out(canonicalize(f.data))
     except CanonicalError as e:

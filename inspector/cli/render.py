@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from inspector.checkpoint import InputFile, Report, Verdict, catalogue
 
@@ -137,7 +138,10 @@ def _val(v) -> str:
 
 def to_sarif(report: Report, payload=None, descriptor=None) -> str:
     """SARIF 2.1.0 log: one result per failing rule, byte regions in the files."""
-    files = {"payload": payload.path if payload else "payload", "descriptor": descriptor.path if descriptor else "descriptor"}
+    def uri(f, name):
+        return Path(f.path).resolve().as_uri() if f is not None else name
+
+    files = {"payload": uri(payload, "payload"), "descriptor": uri(descriptor, "descriptor")}
     rules = [{"id": r.id, "name": r.id, "shortDescription": {"text": r.title},
               "fullDescription": {"text": r.message}, "helpUri": None,
               "properties": {"code": r.code, "stage": r.stage, "doc_ref": r.doc_ref}} for r in catalogue()]

@@ -367,7 +367,7 @@ def _child_main(conn, fn, args) -> None:
 
 def _child_verify(conn, path: str, descriptor: bytes | None, size: int):
     with open(path, "rb") as fh:
-        data = fh.read()
+        data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
     report = checkpoint.verify(data, descriptor, payload_size=len(data))
     # The canonical re-encoding can be as large as the file; the window does not need it.
     report.canonical_bytes = None
@@ -376,7 +376,7 @@ def _child_verify(conn, path: str, descriptor: bytes | None, size: int):
 
 def _child_index(conn, path: str, big: int):
     with open(path, "rb") as fh:
-        data = fh.read()
+        data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
     last = [0.0]
 
     def progress(done, total):

@@ -253,3 +253,30 @@ def test_readme_commands_are_the_ones_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "<!-- test-command -->" in readme and "<!-- run-command -->" in readme
     assert "test-command" in ci
+
+
+def test_devices_and_pipes_are_refused_without_reading(tmp_path, capsysbinary):
+    """/dev/zero has st_size 0 and never ends; a FIFO blocks: neither may be read."""
+    code, out, err = run(capsysbinary, "verify", "/dev/zero")
+    assert code == 2 and out == b"" and "is not a regular file" in err
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    code, _, err = run(capsysbinary, "verify", fifo)
+    assert code == 2 and "is not a regular file" in err
+
+
+def test_reformatted_payload_is_explained_under_x_bytes(tmp_path, capsysbinary):
+    pretty = tmp_path / "pretty.json"
+    pretty.write_bytes(json.dumps(json.loads(GP.read_bytes()), indent=4).encode() + b"\n")
+    code, report, _ = _verdict(capsysbinary, pretty, GD)
+    assert code == 1 and report["root_cause"]["rule"] == "X-BYTES"
+    assert report["root_cause"]["notes"][-1].startswith(
+        "the payload is not in canonical form either (whitespace, trailing newline; see P-CANONICAL)")
+
+
+def test_long_values_are_shortened_for_display(tmp_path, capsysbinary):
+    big = tmp_path / "big.json"
+    big.write_bytes(GP.read_bytes().replace(b'"total_cost":0.0', b'"total_cost":0.' + b"3" * 5000))
+    code, report, _ = _verdict(capsysbinary, big)
+    assert code == 1 and report["root_cause"]["rule"] == "P-CANONICAL"
+    assert len(report["root_cause"]["actual"]) < 320 and report["root_cause"]["actual"].endswith("(5002 characters in all)")
