@@ -16,6 +16,12 @@ VECTORS = SHARED / "vectors" / "canonical-v1.jsonl"
 SAMPLES = ROOT / "resources" / "samples"
 
 
+def pytest_configure(config):
+    if not (SHARED / "FORMAT.md").exists():
+        pytest.exit(f"the format's ground truth is missing: expected {SHARED} (clone this repository next to "
+                    "shared/, or set CHECKPOINT_SHARED to its path)", returncode=2)
+
+
 def load_cases() -> list[dict]:
     """cases.jsonl rows (split on b"\\n" only)."""
     return [json.loads(line) for line in (CASES / "cases.jsonl").read_bytes().split(b"\n") if line.strip()]

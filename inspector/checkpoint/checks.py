@@ -79,6 +79,7 @@ def _eq(rule_id, source, pointer, actual, expected):
 # ---------------------------------------------------------------------------------- D rules
 @check("D-PARSE")
 def d_parse(ctx: Context):
+    """D-PARSE: Descriptor parses as SessionCheckpointDescriptorV1 (FORMAT.md 6.1). Yields a Violation per failure."""
     if ctx.descriptor is None:
         raise NotApplicable("no descriptor")
     err = ctx.desc_result[1]
@@ -88,16 +89,19 @@ def d_parse(ctx: Context):
 
 @check("D-SCHEMA")
 def d_schema(ctx):
+    """D-SCHEMA: Descriptor schema is the v1 descriptor schema (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _eq("D-SCHEMA", "descriptor", "/schema", ctx.desc["schema"], DESCRIPTOR_SCHEMA)
 
 
 @check("D-FORMAT")
 def d_format(ctx):
+    """D-FORMAT: Descriptor format is a3s_code_session_checkpoint_v1 (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _eq("D-FORMAT", "descriptor", "/format", ctx.desc["format"], FORMAT)
 
 
 @check("D-MEDIA")
 def d_media(ctx):
+    """D-MEDIA: Descriptor media type is the v1 media type (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _eq("D-MEDIA", "descriptor", "/media_type", ctx.desc["media_type"], MEDIA_TYPE)
 
 
@@ -131,41 +135,49 @@ def _sha(rule_id, pointer, value, msg=None):
 
 @check("DS-SCHEMA")
 def ds_schema(ctx):
+    """DS-SCHEMA: Snapshot evidence schema is supported (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _eq("DS-SCHEMA", "descriptor", "/snapshot/schema", _snap(ctx)["schema"], SNAPSHOT_EVIDENCE_SCHEMA)
 
 
 @check("DS-ENCODING")
 def ds_encoding(ctx):
+    """DS-ENCODING: Snapshot encoding is canonical_json_v1 (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _eq("DS-ENCODING", "descriptor", "/snapshot/encoding", _snap(ctx)["encoding"], ENCODING)
 
 
 @check("DS-SESSION-ID")
 def ds_session_id(ctx):
+    """DS-SESSION-ID: Snapshot evidence session_id is a valid id (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _id("DS-SESSION-ID", "descriptor", "/snapshot/session_id", _snap(ctx)["session_id"])
 
 
 @check("DS-VERSION")
 def ds_version(ctx):
+    """DS-VERSION: Snapshot schema version is exactly 1 (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _eq("DS-VERSION", "descriptor", "/snapshot/snapshot_schema_version", _snap(ctx)["snapshot_schema_version"], 1)
 
 
 @check("DS-SIZE")
 def ds_size(ctx):
+    """DS-SIZE: Snapshot size is within (0, 256 MiB] (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _size("DS-SIZE", "/snapshot/size_bytes", _snap(ctx)["size_bytes"])
 
 
 @check("DS-CONTENT-DIGEST")
 def ds_content_digest(ctx):
+    """DS-CONTENT-DIGEST: Snapshot content_digest is canonical lowercase SHA-256 (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _sha("DS-CONTENT-DIGEST", "/snapshot/content_digest", _snap(ctx)["content_digest"])
 
 
 @check("DS-EVIDENCE-FORMAT")
 def ds_evidence_format(ctx):
+    """DS-EVIDENCE-FORMAT: Snapshot evidence_digest is canonical lowercase SHA-256 (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _sha("DS-EVIDENCE-FORMAT", "/snapshot/evidence_digest", _snap(ctx)["evidence_digest"])
 
 
 @check("DS-EVIDENCE-DIGEST")
 def ds_evidence_digest(ctx):
+    """DS-EVIDENCE-DIGEST: Snapshot evidence_digest binds the snapshot identity (FORMAT.md 6.1). Yields a Violation per failure."""
     ev = _snap(ctx)
     yield from _eq("DS-EVIDENCE-DIGEST", "descriptor", "/snapshot/evidence_digest", ev["evidence_digest"],
                    domain_digest(SNAPSHOT_DOMAIN, snapshot_evidence_input(ev)))
@@ -173,52 +185,62 @@ def ds_evidence_digest(ctx):
 
 @check("DL-SCHEMA")
 def dl_schema(ctx):
+    """DL-SCHEMA: Logical-resume evidence schema is supported (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _eq("DL-SCHEMA", "descriptor", "/logical_resume/schema", _lev(ctx)["schema"], LOGICAL_EVIDENCE_SCHEMA)
 
 
 @check("DL-SEMANTICS")
 def dl_semantics(ctx):
+    """DL-SEMANTICS: Resume semantics are between_tool_rounds_v1 (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _eq("DL-SEMANTICS", "descriptor", "/logical_resume/resume_semantics", _lev(ctx)["resume_semantics"], RESUME_SEMANTICS)
 
 
 @check("DL-SESSION-ID")
 def dl_session_id(ctx):
+    """DL-SESSION-ID: Logical-resume session_id is a valid id (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _id("DL-SESSION-ID", "descriptor", "/logical_resume/session_id", _lev(ctx)["session_id"])
 
 
 @check("DL-RUN-ID")
 def dl_run_id(ctx):
+    """DL-RUN-ID: Logical-resume source_run_id is a valid id (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _id("DL-RUN-ID", "descriptor", "/logical_resume/source_run_id", _lev(ctx)["source_run_id"])
 
 
 @check("DL-VERSION")
 def dl_version(ctx):
+    """DL-VERSION: Loop checkpoint schema version is exactly 1 (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _eq("DL-VERSION", "descriptor", "/logical_resume/checkpoint_schema_version", _lev(ctx)["checkpoint_schema_version"], 1)
 
 
 @check("DL-ROUNDS")
 def dl_rounds(ctx):
+    """DL-ROUNDS: Logical resume has a completed tool round (FORMAT.md 6.1). Yields a Violation per failure."""
     if _lev(ctx)["completed_tool_rounds"] == 0:
         yield Violation(_msg("DL-ROUNDS"), "descriptor", "/logical_resume/completed_tool_rounds", expected=">= 1", actual=0)
 
 
 @check("DL-SIZE")
 def dl_size(ctx):
+    """DL-SIZE: Logical-resume size is within (0, 256 MiB] (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _size("DL-SIZE", "/logical_resume/size_bytes", _lev(ctx)["size_bytes"])
 
 
 @check("DL-CONTENT-DIGEST")
 def dl_content_digest(ctx):
+    """DL-CONTENT-DIGEST: Logical-resume content_digest is canonical lowercase SHA-256 (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _sha("DL-CONTENT-DIGEST", "/logical_resume/content_digest", _lev(ctx)["content_digest"])
 
 
 @check("DL-EVIDENCE-FORMAT")
 def dl_evidence_format(ctx):
+    """DL-EVIDENCE-FORMAT: Logical-resume evidence_digest is canonical lowercase SHA-256 (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _sha("DL-EVIDENCE-FORMAT", "/logical_resume/evidence_digest", _lev(ctx)["evidence_digest"])
 
 
 @check("DL-EVIDENCE-DIGEST")
 def dl_evidence_digest(ctx):
+    """DL-EVIDENCE-DIGEST: Logical-resume evidence_digest binds the boundary (FORMAT.md 6.1). Yields a Violation per failure."""
     ev = _lev(ctx)
     yield from _eq("DL-EVIDENCE-DIGEST", "descriptor", "/logical_resume/evidence_digest", ev["evidence_digest"],
                    domain_digest(LOGICAL_DOMAIN, logical_evidence_input(ev)))
@@ -226,22 +248,26 @@ def dl_evidence_digest(ctx):
 
 @check("D-SESSION-MATCH")
 def d_session_match(ctx):
+    """D-SESSION-MATCH: Logical-resume and snapshot evidence name the same session (FORMAT.md 6.1). Yields a Violation per failure."""
     ev = _lev(ctx)
     yield from _eq("D-SESSION-MATCH", "descriptor", "/logical_resume/session_id", ev["session_id"], _snap(ctx)["session_id"])
 
 
 @check("D-SIZE")
 def d_size(ctx):
+    """D-SIZE: Payload size is within (0, 256 MiB] (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _size("D-SIZE", "/size_bytes", ctx.desc["size_bytes"])
 
 
 @check("D-CONTENT-DIGEST")
 def d_content_digest(ctx):
+    """D-CONTENT-DIGEST: Payload content_digest is canonical lowercase SHA-256 (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _sha("D-CONTENT-DIGEST", "/content_digest", ctx.desc["content_digest"])
 
 
 @check("D-COMPONENT-SIZE")
 def d_component_size(ctx):
+    """D-COMPONENT-SIZE: No component is larger than the payload (FORMAT.md 6.1). Yields a Violation per failure."""
     d = ctx.desc
     total = d["size_bytes"]
     for name in ("snapshot", "logical_resume"):
@@ -253,11 +279,13 @@ def d_component_size(ctx):
 
 @check("D-DIGEST-FORMAT")
 def d_digest_format(ctx):
+    """D-DIGEST-FORMAT: descriptor_digest is canonical lowercase SHA-256 (FORMAT.md 6.1). Yields a Violation per failure."""
     yield from _sha("D-DIGEST-FORMAT", "/descriptor_digest", ctx.desc["descriptor_digest"])
 
 
 @check("D-DIGEST")
 def d_digest(ctx):
+    """D-DIGEST: descriptor_digest binds the descriptor (FORMAT.md 6.1). Yields a Violation per failure."""
     d = ctx.desc
     yield from _eq("D-DIGEST", "descriptor", "/descriptor_digest", d["descriptor_digest"],
                    domain_digest(DESCRIPTOR_DOMAIN, descriptor_digest_input(d)))
@@ -271,6 +299,7 @@ def _need_payload(ctx):
 
 @check("P-BOUND")
 def p_bound(ctx):
+    """P-BOUND: Payload is at most 268435456 bytes (FORMAT.md 6.2). Yields a Violation per failure."""
     _need_payload(ctx)
     if ctx.payload_size > MAX_CONTENT_BYTES:
         yield Violation(_msg("P-BOUND"), "payload", "", expected="<= 268435456 bytes", actual=f"{ctx.payload_size} bytes")
@@ -278,6 +307,7 @@ def p_bound(ctx):
 
 @check("P-LENGTH-REPR")
 def p_length_repr(ctx):
+    """P-LENGTH-REPR: Payload length fits in u64 (FORMAT.md 6.2). Yields a Violation per failure."""
     _need_payload(ctx)
     if ctx.payload_size > U64_MAX:  # unreachable on 64-bit, as in the reference
         yield Violation(_msg("P-LENGTH-REPR"))
@@ -285,6 +315,7 @@ def p_length_repr(ctx):
 
 @check("X-BYTES")
 def x_bytes(ctx):
+    """X-BYTES: Descriptor size and content digest match the payload bytes (FORMAT.md 6.2). Yields a Violation per failure."""
     _need_payload(ctx)
     if ctx.payload is None:
         raise NotApplicable("the payload was not read")
@@ -305,6 +336,12 @@ def x_bytes(ctx):
                         notes=tuple(notes), extra=(("payload", ""),))
 
 
+def _first_difference(a: bytes, b: bytes) -> int:
+    from .diagnose import first_difference
+
+    return first_difference(a, b)
+
+
 def _payload_form_note(ctx) -> str:
     """Why the bytes differ, when the payload itself says so (reformatted or broken)."""
     value, err = ctx.pay_result
@@ -323,6 +360,7 @@ def _payload_form_note(ctx) -> str:
 
 @check("P-PARSE")
 def p_parse(ctx):
+    """P-PARSE: Payload parses as SessionCheckpointPayloadV1 (FORMAT.md 6.2). Yields a Violation per failure."""
     if ctx.payload is None:
         raise NotApplicable("no payload")
     err = ctx.pay_result[1]
@@ -332,6 +370,7 @@ def p_parse(ctx):
 
 @check("P-SCHEMA")
 def p_schema(ctx):
+    """P-SCHEMA: Payload schema is the v1 payload schema (FORMAT.md 6.2). Yields a Violation per failure."""
     yield from _eq("P-SCHEMA", "payload", "/schema", ctx.pay["schema"], PAYLOAD_SCHEMA)
 
 
@@ -341,6 +380,7 @@ def _sid(ctx) -> str:
 
 @check("S-VERSION")
 def s_version(ctx):
+    """S-VERSION: Snapshot schema_version is 1 (FORMAT.md 6.3). Yields a Violation per failure."""
     v = ctx.pay["snapshot"]["schema_version"]
     if v != 1:
         yield Violation(f"unsupported session snapshot schema version {v}; expected 1", "payload",
@@ -349,6 +389,7 @@ def s_version(ctx):
 
 @check("S-SESSION-MATCH")
 def s_session_match(ctx):
+    """S-SESSION-MATCH: Snapshot belongs to the requested session (FORMAT.md 6.3). Yields a Violation per failure."""
     # The checkpoint path requests the snapshot's own session id, so this cannot fire here.
     requested = _sid(ctx)
     if requested != _sid(ctx):  # pragma: no cover - kept to state the rule
@@ -376,6 +417,7 @@ def transform_policy_error(p: dict) -> str | None:
 
 @check("S-TRANSFORM-POLICY")
 def s_transform_policy(ctx):
+    """S-TRANSFORM-POLICY: Tool result transform policy is valid (FORMAT.md 6.3). Yields a Violation per failure."""
     err = transform_policy_error(ctx.pay["snapshot"]["session"]["config"]["tool_result_transform_policy"])
     if err:
         yield Violation(f"session snapshot {q(_sid(ctx))} has an invalid Tool result transform policy: {err}",
@@ -410,6 +452,7 @@ def immutable_binding_digest(b: dict) -> str:
 
 @check("S-IMMUTABLE")
 def s_immutable(ctx):
+    """S-IMMUTABLE: Immutable-content adapter binding is valid (FORMAT.md 6.3). Yields a Violation per failure."""
     b = ctx.pay["snapshot"]["session"].get("immutable_content_adapter_binding")
     if b is None:
         return
@@ -425,6 +468,7 @@ def _runs(ctx):
 
 @check("S-RUN-DUP")
 def s_run_dup(ctx):
+    """S-RUN-DUP: Run ids are unique (FORMAT.md 6.3). Yields a Violation per failure."""
     seen = set()
     for i, rec in enumerate(_runs(ctx)):
         run = rec["snapshot"]["id"]
@@ -436,6 +480,7 @@ def s_run_dup(ctx):
 
 @check("S-RUN-OWNER")
 def s_run_owner(ctx):
+    """S-RUN-OWNER: Every run belongs to the snapshot's session (FORMAT.md 6.3). Yields a Violation per failure."""
     sid = _sid(ctx)
     for i, rec in enumerate(_runs(ctx)):
         owner = rec["snapshot"]["session_id"]
@@ -448,6 +493,7 @@ def s_run_owner(ctx):
 
 @check("S-EVENT-SEQ")
 def s_event_seq(ctx):
+    """S-EVENT-SEQ: Run event sequences strictly increase (FORMAT.md 6.3). Yields a Violation per failure."""
     for i, rec in enumerate(_runs(ctx)):
         run = rec["snapshot"]["id"]
         prev = None
@@ -466,6 +512,7 @@ def _last_sequence(rec):
 
 @check("S-EVENT-COUNT-OVERFLOW")
 def s_event_count_overflow(ctx):
+    """S-EVENT-COUNT-OVERFLOW: Max retained sequence + 1 is representable (FORMAT.md 6.3). Yields a Violation per failure."""
     for i, rec in enumerate(_runs(ctx)):
         s = _last_sequence(rec)
         if s is not None and s + 1 > U64_MAX:
@@ -475,6 +522,7 @@ def s_event_count_overflow(ctx):
 
 @check("S-EVENT-COUNT")
 def s_event_count(ctx):
+    """S-EVENT-COUNT: event_count covers every retained event (FORMAT.md 6.3). Yields a Violation per failure."""
     for i, rec in enumerate(_runs(ctx)):
         s = _last_sequence(rec)
         if s is None or s + 1 > U64_MAX:
@@ -488,6 +536,7 @@ def s_event_count(ctx):
 
 @check("S-SUBAGENT-OWNER")
 def s_subagent_owner(ctx):
+    """S-SUBAGENT-OWNER: Subagent tasks belong to the snapshot's session (FORMAT.md 6.3). Yields a Violation per failure."""
     sid = _sid(ctx)
     for i, t in enumerate(ctx.pay["snapshot"]["subagent_tasks"]):
         parent = t["parent_session_id"]
@@ -498,17 +547,20 @@ def s_subagent_owner(ctx):
 
 @check("P-SESSION-ID")
 def p_session_id(ctx):
+    """P-SESSION-ID: Session id is a valid id (FORMAT.md 6.2). Yields a Violation per failure."""
     yield from _id("P-SESSION-ID", "payload", "/snapshot/session/id", _sid(ctx))
 
 
 # ---------------------------------------------------------------------------------- L rules
 @check("L-SCHEMA")
 def l_schema(ctx):
+    """L-SCHEMA: Loop checkpoint schema_version is exactly 1 (FORMAT.md 6.4). Yields a Violation per failure."""
     yield from _eq("L-SCHEMA", "payload", "/logical_resume/schema_version", ctx.lr["schema_version"], 1)
 
 
 @check("L-LOADABLE-VERSION")
 def l_loadable_version(ctx):
+    """L-LOADABLE-VERSION: Loop checkpoint is not from a future version (FORMAT.md 6.4). Yields a Violation per failure."""
     lr = ctx.lr
     if lr["schema_version"] > 1:
         yield Violation(f"loop checkpoint for run {lr['run_id']} has schema version {lr['schema_version']} but this build supports at most 1; refusing to resume from an incompatible future checkpoint",
@@ -517,12 +569,14 @@ def l_loadable_version(ctx):
 
 @check("L-ADDRESS")
 def l_address(ctx):
+    """L-ADDRESS: Loop checkpoint is addressed by its own run id (FORMAT.md 6.4). Yields a Violation per failure."""
     ctx.lr  # the checkpoint is looked up by its own run id, so this cannot fire here
     return ()
 
 
 @check("L-OWNER")
 def l_owner(ctx):
+    """L-OWNER: Loop checkpoint belongs to the snapshot's session (FORMAT.md 6.4). Yields a Violation per failure."""
     lr, sid = ctx.lr, _sid(ctx)
     if lr["session_id"] != sid:
         yield Violation(f"loop checkpoint ownership mismatch for run {q(lr['run_id'])}: current session is {q(sid)}, payload belongs to {q(lr['session_id'])}",
@@ -532,6 +586,7 @@ def l_owner(ctx):
 
 @check("L-BOUNDARY")
 def l_boundary(ctx):
+    """L-BOUNDARY: Loop checkpoint is at a completed tool round (FORMAT.md 6.4). Yields a Violation per failure."""
     if ctx.lr["turn"] == 0:
         yield Violation(_msg("L-BOUNDARY"), "payload", "/logical_resume/turn", expected=">= 1", actual=0)
 
@@ -546,6 +601,7 @@ def _source(ctx):
 
 @check("L-SOURCE-RUN")
 def l_source_run(ctx):
+    """L-SOURCE-RUN: Source run is in the snapshot (FORMAT.md 6.4). Yields a Violation per failure."""
     run = ctx.lr["run_id"]
     i, _rec = _source(ctx)
     if i is None:
@@ -556,6 +612,7 @@ def l_source_run(ctx):
 
 @check("L-SOURCE-TERMINAL")
 def l_source_terminal(ctx):
+    """L-SOURCE-TERMINAL: Source run is not terminal (FORMAT.md 6.4). Yields a Violation per failure."""
     i, rec = _source(ctx)
     if rec is not None and rec["snapshot"]["status"] in ("completed", "failed", "cancelled"):
         yield Violation(f"logical resume source run {q(ctx.lr['run_id'])} is already terminal", "payload",
@@ -565,6 +622,7 @@ def l_source_terminal(ctx):
 
 @check("L-COGNITIVE-MATCH")
 def l_cognitive_match(ctx):
+    """L-COGNITIVE-MATCH: Source run and snapshot carry the same cognitive authority (FORMAT.md 6.4). Yields a Violation per failure."""
     i, rec = _source(ctx)
     if rec is None:
         return
@@ -578,6 +636,7 @@ def l_cognitive_match(ctx):
 
 @check("L-CAPABILITY-MATCH")
 def l_capability_match(ctx):
+    """L-CAPABILITY-MATCH: Source run and checkpoint carry the same capability generation (FORMAT.md 6.4). Yields a Violation per failure."""
     i, rec = _source(ctx)
     if rec is None:
         return
@@ -596,6 +655,7 @@ def _short(v) -> str:
 
 @check("E-ENCODING")
 def e_encoding(ctx):
+    """E-ENCODING: Decoded payload serializes (FORMAT.md 6.2). Yields a Violation per failure."""
     try:
         ctx.canonical
     except TypeError as e:  # pragma: no cover - serialization of decoded values is total
@@ -604,11 +664,19 @@ def e_encoding(ctx):
 
 @check("P-CANONICAL")
 def p_canonical(ctx):
+    """P-CANONICAL: Payload is exactly its canonical JSON encoding (FORMAT.md 6.2). Yields a Violation per failure."""
     if ctx.is_canonical:
         return
     from .diagnose import diagnose_canonical
 
-    diag = diagnose_canonical(ctx)
+    try:
+        diag = diagnose_canonical(ctx)
+    except (MemoryError, RecursionError) as e:  # the verdict stands; only the explanation is lost
+        offset = _first_difference(ctx.payload, ctx.canonical)
+        yield Violation(_msg("P-CANONICAL"), "payload", "", offset=offset,
+                        notes=(f"first differing byte: offset {offset}",
+                               f"the detailed explanation could not be computed ({type(e).__name__})"))
+        return
     primary = diag.primary
     # A difference inside a value points at that value; whitespace points at its byte.
     at_value = primary is not None and primary.pointer and primary.kind not in ("default-field-missing",)
@@ -620,6 +688,7 @@ def p_canonical(ctx):
 
 @check("L-EVIDENCE-IDS")
 def l_evidence_ids(ctx):
+    """L-EVIDENCE-IDS: Loop checkpoint ids are valid for evidence (FORMAT.md 6.4). Yields a Violation per failure."""
     lr = ctx.lr
     if not is_valid_id(lr["session_id"]):
         yield Violation("logical-resume session_id is empty, unbounded, or contains control characters", "payload",
@@ -631,6 +700,7 @@ def l_evidence_ids(ctx):
 
 @check("L-TURN-REPR")
 def l_turn_repr(ctx):
+    """L-TURN-REPR: Tool-round counter fits in u64 (FORMAT.md 6.4). Yields a Violation per failure."""
     if ctx.lr["turn"] > U64_MAX:  # unreachable on 64-bit, as in the reference
         yield Violation(_msg("L-TURN-REPR"))
 
@@ -657,16 +727,19 @@ def _descriptor_violation(rule_id, ctx, expected, actual, prefix):
 
 @check("X-DESCRIPTOR")
 def x_descriptor(ctx):
+    """X-DESCRIPTOR: Descriptor equals the one rebuilt from the payload (FORMAT.md 6.2). Yields a Violation per failure."""
     yield from _descriptor_violation("X-DESCRIPTOR", ctx, ctx.expected_descriptor, ctx.desc, "")
 
 
 @check("X-SNAPSHOT-EVIDENCE")
 def x_snapshot_evidence(ctx):
+    """X-SNAPSHOT-EVIDENCE: Snapshot evidence matches the supplied snapshot (host check) (FORMAT.md 6.2). Yields a Violation per failure."""
     yield from _descriptor_violation("X-SNAPSHOT-EVIDENCE", ctx, ctx.expected_descriptor["snapshot"], ctx.desc["snapshot"], "/snapshot")
 
 
 @check("X-LOGICAL-EVIDENCE")
 def x_logical_evidence(ctx):
+    """X-LOGICAL-EVIDENCE: Logical-resume evidence matches the loop checkpoint (host check) (FORMAT.md 6.2). Yields a Violation per failure."""
     ctx.lr
     _lev(ctx)
     yield from _descriptor_violation("X-LOGICAL-EVIDENCE", ctx, ctx.expected_descriptor["logical_resume"],

@@ -113,6 +113,7 @@ class Context:
     # -- descriptor -----------------------------------------------------------------------
     @cached_property
     def desc_result(self) -> tuple[dict | None, SerdeError | None]:
+        """``(typed descriptor, None)`` or ``(None, serde error)`` (D-PARSE); ``(None, None)`` without one."""
         if self.descriptor is None:
             return None, None
         try:
@@ -130,11 +131,14 @@ class Context:
 
     @cached_property
     def desc_tree(self) -> Node | None:
+        """Byte-span tree of the descriptor file (``None`` if it is not JSON)."""
         return _tree(self.descriptor)
 
     # -- payload --------------------------------------------------------------------------
     @cached_property
     def pay_result(self) -> tuple[dict | None, SerdeError | None]:
+        """``(typed payload, None)`` or ``(None, serde error)`` (P-PARSE): the fast path when it
+        provably applies (:func:`.typed.decode_fast`), else the exact serde emulation."""
         if self.payload is None:
             return None, None
         try:
@@ -168,6 +172,7 @@ class Context:
 
     @cached_property
     def pay_tree(self) -> Node | None:
+        """Byte-span tree of the payload file (``None`` if it is not JSON). Costly: ~60x the file."""
         return _tree(self.payload)
 
     @cached_property
@@ -177,6 +182,7 @@ class Context:
 
     @cached_property
     def is_canonical(self) -> bool:
+        """True when the payload bytes are exactly their canonical re-encoding (P-CANONICAL)."""
         return self.canonical == self.payload
 
     @cached_property
@@ -200,6 +206,7 @@ class Context:
 
     @cached_property
     def logical_component(self) -> bytes | None:
+        """Canonical bytes of the loop checkpoint component, ``None`` without one (FORMAT.md 3.2)."""
         lr = self.pay.get("logical_resume")
         return None if lr is None else encode(lr)
 
@@ -211,11 +218,16 @@ class Context:
         else:
             if self.payload is not None and self.pay_result[0] is not None and self.is_canonical:
                 return _canonical_span(self.pay, pointer)
+            if self.payload is not None and len(self.payload) > _SPAN_TREE_LIMIT:
+                return None  # a span tree of a large non-canonical file costs ~60x its size
             tree = self.pay_tree
         if tree is None:
             return None
         node = tree.find(pointer)
         return None if node is None else (node.start, node.end)
+
+
+_SPAN_TREE_LIMIT = 32 << 20
 
 
 def _tree(data: bytes | None) -> Node | None:

@@ -23,7 +23,11 @@ from .jsontext import Node
 __all__ = ["Difference", "CanonicalDiagnosis", "diagnose_canonical", "first_difference"]
 
 _MAX_LISTED = 1000
-_WS_OUTSIDE_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"|[ \t\r\n]+', re.S)
+# possessive: a long string costs no backtracking state (the non-possessive form needed ~117
+# bytes of memory per byte of string content)
+_WS_OUTSIDE_STRINGS = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[ \t\r\n]++', re.S)
+#: Above this size the structural walk (span tree, ~60x the file in memory) is skipped.
+DETAIL_LIMIT = 32 << 20
 
 _CLASS_TEXT = {
     "whitespace": "whitespace between tokens (the reference writes compact JSON)",
@@ -87,14 +91,13 @@ class CanonicalDiagnosis:
 def first_difference(a: bytes, b: bytes) -> int:
     """Index of the first byte where ``a`` and ``b`` differ (``min(len)`` if one is a prefix)."""
     n = min(len(a), len(b))
-    lo, hi = 0, n
-    # binary search on equal prefixes: C-speed comparisons, O(log n) slices
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
+    ma, mb = memoryview(a), memoryview(b)
+    lo, step = 0, 1 << 16
+    # compare in blocks (zero-copy memoryview slices), then bytes within the first unequal block
+    while lo < n and ma[lo:lo + step] == mb[lo:lo + step]:
+        lo += step
+    while lo < n and a[lo] == b[lo]:
+        lo += 1
     return lo
 
 
@@ -125,7 +128,8 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
             else:
                 diffs.append(Difference("whitespace", m.start(), "", "whitespace between tokens", "no whitespace",
                                         repr(ws.decode())))
-    tree = ctx.pay_tree
+    detailed = len(data) <= DETAIL_LIMIT
+    tree = ctx.pay_tree if detailed else None
     if tree is not None:
         _walk(data, tree, ctx.pay, "", diffs)
     diffs.sort(key=lambda d: d.offset)
@@ -141,8 +145,10 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
         expected, actual = _snippet(canon, offset), _snippet(data, offset)
     diag = CanonicalDiagnosis(offset, primary.pointer if primary else "", expected, actual, diffs)
     diag.primary = primary
-    diag.generation = _generation(ctx)
+    diag.generation = _generation(ctx) if detailed else None
     diag.notes.append(f"first differing byte: offset {offset}")
+    if not detailed:
+        diag.notes.append(f"the file is over {DETAIL_LIMIT >> 20} MiB: only whitespace differences are classified")
     for kind in diag.classes:
         first = next(d for d in diffs if d.kind == kind)
         count = sum(1 for d in diffs if d.kind == kind)
@@ -191,7 +197,9 @@ def _walk(data: bytes, node: Node, typed, pointer: str, out: list) -> None:
         present = set(keys) | ({"tasks"} if "todos" in keys else set())
         for k in typed:
             if k not in present:
-                out.append(Difference("default-field-missing", node.end - 1, f"{pointer}/{_esc(k)}",
+                # where the reference writes it: before the first key that sorts after it
+                at = next((ks for kk, ks, _n in node.children if kk > k), node.end - 1)
+                out.append(Difference("default-field-missing", at, f"{pointer}/{_esc(k)}",
                                       f"the reference writes {k!r} = {encode(typed[k]).decode()[:60]}",
                                       f"{k!r} present", "absent"))
         return

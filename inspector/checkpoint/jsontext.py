@@ -214,6 +214,7 @@ class Reader:
         return self.data[i] if i < self.n else None
 
     def peek(self) -> int | None:
+        """The byte at the read index without consuming it, ``None`` at the end."""
         return self.data[self.i] if self.i < self.n else None
 
     def enter(self) -> None:
@@ -223,6 +224,7 @@ class Reader:
             raise self.peek_error(RECURSION_LIMIT_EXCEEDED)
 
     def leave(self) -> None:
+        """``check_recursion!`` exit: one container closed."""
         self.depth += 1
 
     def container(self, close: int, body):
@@ -324,6 +326,7 @@ class Reader:
         raise self.peek_error(EXPECTED_OBJECT_COMMA_OR_END)
 
     def parse_object_colon(self) -> None:
+        """Skip whitespace and the ``:`` after a key (serde_json ``parse_object_colon``)."""
         b = self.parse_whitespace()
         if b == 0x3A:
             self.i += 1
@@ -333,6 +336,7 @@ class Reader:
         raise self.peek_error(EXPECTED_COLON)
 
     def parse_ident(self, ident: bytes) -> None:
+        """Consume the rest of ``null``/``true``/``false`` (serde_json ``parse_ident``)."""
         for expected in ident:
             if self.i >= self.n:
                 raise self.error(EOF_VALUE)
@@ -474,6 +478,7 @@ class Reader:
         return self.data[self.i] if self.i < self.n else 0
 
     def parse_integer(self, positive: bool) -> int | float:
+        """serde_json ``parse_integer``: u64 digits, overflowing into the f64 path."""
         if self.i >= self.n:
             raise self.error(EOF_VALUE)
         c = self.data[self.i]
@@ -612,6 +617,7 @@ class Reader:
         return f if positive else -f
 
     def ignore_integer(self) -> None:
+        """serde_json ``ignore_integer`` (+ decimal/exponent): syntax only, no value."""
         c = self.data[self.i] if self.i < self.n else 0
         self.i += 1 if self.i < self.n else 0
         if c == 0x30:

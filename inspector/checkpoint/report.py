@@ -76,6 +76,7 @@ class Finding:
 
     @property
     def failed(self) -> bool:
+        """True for a ``fail`` verdict."""
         return self.verdict is Verdict.FAIL
 
 
@@ -100,6 +101,7 @@ class DigestRow:
 
     @property
     def matches(self) -> bool | None:
+        """True/False when both values are known, ``None`` when one side is missing."""
         if self.stated is None or self.recomputed is None:
             return None
         return self.stated == self.recomputed
@@ -134,13 +136,18 @@ class Report:
 
     @property
     def verified(self) -> bool:
-        """True when both files were given and no rule failed (the reference accepts)."""
-        return self.has_payload and self.has_descriptor and not any(f.failed for f in self.findings)
+        """True when both files were given, no rule failed and every rule could be evaluated."""
+        return self.has_payload and self.has_descriptor and self.ok
 
     @property
     def ok(self) -> bool:
-        """True when no rule failed (with one input only: that input is consistent)."""
-        return not any(f.failed for f in self.findings)
+        """True when no rule failed and no engine defect left a rule unevaluated (fail safe)."""
+        return not self.internal_errors and not any(f.failed for f in self.findings)
+
+    @property
+    def inconclusive(self) -> bool:
+        """True when no rule failed but an engine defect left a rule unevaluated."""
+        return bool(self.internal_errors) and not any(f.failed for f in self.findings)
 
     def failed(self) -> list[Finding]:
         """The failing findings in evaluation order."""

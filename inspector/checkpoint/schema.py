@@ -82,6 +82,7 @@ class Field:
     never_written: bool = False
 
     def omitted_when(self, value) -> bool:
+        """True when ``skip_serializing_if`` drops this serialized ``value``."""
         return any(value is s or (type(value) is type(s) and value == s) for s in self.skip_if)
 
 
@@ -95,6 +96,7 @@ class Struct:
 
     @property
     def keys(self) -> tuple:
+        """Serialized keys in declaration order (serde's ``expected one of`` list)."""
         return tuple(f.key for f in self.fields)
 
 

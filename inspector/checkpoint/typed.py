@@ -16,12 +16,13 @@ serde_json call, as in serde_json's ``fix_position``.
 
 from __future__ import annotations
 
+import bisect
 import math
 import struct
-import unicodedata
 
 from . import schema as S
 from .canonical import format_f64
+from .rust_debug import ESCAPED_RANGES
 from .jsontext import EOF_VALUE, EXPECTED_VALUE, KEY_MUST_BE_STRING, EOF_OBJECT, Reader, SerdeError
 
 __all__ = ["decode", "decode_fast", "NotFast", "rust_debug_str", "widen_f32"]
@@ -44,35 +45,29 @@ def widen_f32(x: float) -> float | None:
 def rust_debug_str(s: str) -> str:
     """Rust ``{:?}`` of a string: double-quoted with Rust's ``escape_debug`` rules.
 
-    Escapes ``\\t \\r \\n \\\\ \\" \\0``, other control and non-printable characters as
-    ``\\u{hex}``. Printability follows Unicode general categories (an approximation of
-    Rust's internal table that agrees for every category-based case).
+    ``\\t \\r \\n \\\\ \\" \\0`` get their short escapes; every other character that
+    Rust does not print raw (non-printable, Grapheme_Extend) becomes ``\\u{hex}``. Which ones
+    is decided by Rust's own tables (:mod:`.rust_debug`, generated from the reference's
+    toolchain), so messages such as ``run "cafe\\u{301}"`` match the reference verbatim.
     """
     out = ['"']
-    for idx, ch in enumerate(s):
+    for ch in s:
+        short = _SHORT_ESCAPES.get(ch)
+        if short is not None:
+            out.append(short)
+            continue
         o = ord(ch)
-        if ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\0":
-            out.append("\\0")
+        i = bisect.bisect_right(_ESC_STARTS, o) - 1
+        if i >= 0 and o <= ESCAPED_RANGES[i][1]:
+            out.append("\\u{%x}" % o)
         else:
-            cat = unicodedata.category(ch)
-            if cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or (cat == "Zs" and ch != " ") or (
-                idx == 0 and cat in ("Mn", "Me")
-            ):
-                out.append("\\u{%x}" % o)
-            else:
-                out.append(ch)
+            out.append(ch)
     out.append('"')
     return "".join(out)
+
+
+_SHORT_ESCAPES = {"\t": "\\t", "\r": "\\r", "\n": "\\n", "\\": "\\\\", '"': '\\"', "\0": "\\0"}
+_ESC_STARTS = [a for a, _b in ESCAPED_RANGES]
 
 
 def _one_of(names) -> str:

@@ -57,7 +57,8 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
             findings[rule.id] = Finding(rule, Verdict.NOT_APPLICABLE, str(e))
             continue
         except Exception as e:  # an engine defect must not cost the user the whole report
-            internal_errors.append(f"{rule.id}: {type(e).__name__}: {e}")
+            # type and rule only: the exception text could quote payload content
+            internal_errors.append(f"{rule.id}: {type(e).__name__}")
             findings[rule.id] = Finding(rule, Verdict.NOT_EVALUATED,
                                         f"internal error while evaluating this rule ({type(e).__name__}); please report it")
             continue
@@ -90,7 +91,7 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
     try:
         report.digests = _digest_rows(ctx)
     except Exception as e:  # pragma: no cover - defensive, as above
-        internal_errors.append(f"digests: {type(e).__name__}: {e}")
+        internal_errors.append(f"digests: {type(e).__name__}")
     report.internal_errors = internal_errors
     return report
 

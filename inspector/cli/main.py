@@ -1,7 +1,8 @@
 """``checkpoint-inspector`` headless subcommands (the window is opened by :mod:`inspector.entry`).
 
 Exit codes: 0 verified (or consistent, for one input), 1 a rule failed (or ``canon``
-rejected the document), 2 unreadable input or bad usage.
+rejected the document), 2 unreadable input or bad usage, 3 inconclusive (an engine defect left a
+rule unevaluated; never reported as verified).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from inspector.checkpoint import (
 from . import render
 
 SUBCOMMANDS = ("verify", "describe", "canon", "rules", "explain")
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,12 +28,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of the headless subcommands (``verify``, ``describe``, ``canon``, ``rules``, ``explain``)."""
     p = _Parser(prog="checkpoint-inspector",
                 description="Verify and explain A3S Code portable session checkpoints. "
                             "Without a subcommand (or with only file names), opens the desktop inspector.",
                 epilog="other: checkpoint-inspector --self-test checks that this installation works (one line, exit 0/1). "
                        "exit codes: 0 verified (or, for one file, no rule failed); 1 a rule failed or canon rejected "
-                       "the document; 2 unreadable input or bad usage.")
+                       "the document; 2 unreadable input or bad usage; 3 inconclusive (an internal error left a "
+                       "rule unevaluated; please report it).")
     p.add_argument("--version", action="version", version=f"checkpoint-inspector {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     v = sub.add_parser("verify", help="verify a payload and/or descriptor (either order; recognised by content)")
@@ -74,6 +77,7 @@ def _read(path: str):
 
 
 def cmd_verify(args) -> int:
+    """``verify FILE...``: one payload and/or one descriptor, recognised by content; returns the exit code."""
     try:
         payload, descriptor = pair_inputs([_read(p) for p in args.files])
     except PairingError as e:
@@ -88,10 +92,13 @@ def cmd_verify(args) -> int:
         _out(render.to_sarif(report, payload, descriptor))
     else:
         _out(render.to_text(report, payload, descriptor, all_rules=args.all))
-    return EXIT_OK if report.ok else EXIT_FAIL
+    if report.ok:
+        return EXIT_OK
+    return EXIT_INCONCLUSIVE if report.inconclusive else EXIT_FAIL
 
 
 def cmd_describe(args) -> int:
+    """``describe PAYLOAD``: the canonical descriptor bytes the payload should have; exit 1 if a payload rule fails."""
     f = _read(args.payload)
     report = verify(f.data, None, payload_size=f.size)
     if report.root_cause is not None:
@@ -112,6 +119,7 @@ def cmd_describe(args) -> int:
 
 
 def cmd_canon(args) -> int:
+    """``canon FILE``: canonical_json_v1 bytes (FORMAT.md 3.1) to stdout, or serde_json's error and exit 1."""
     f = _read(args.file)
     if f.data is None:
         raise UsageError(f"{args.file}: {f.hint}")
@@ -124,6 +132,7 @@ def cmd_canon(args) -> int:
 
 
 def cmd_rules(args) -> int:
+    """``rules``: the catalogue as text, JSON or the README's Markdown table."""
     if args.format == "json":
         import json
 
@@ -140,6 +149,7 @@ def cmd_rules(args) -> int:
 
 
 def cmd_explain(args) -> int:
+    """``explain RULE-ID``: one rule's code, verbatim message, prerequisites and FORMAT.md section."""
     try:
         r = rule(args.rule_id.upper())
     except KeyError:

@@ -48,6 +48,8 @@ def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: In
     return {
         "verified": report.verified,
         "ok": report.ok,
+        "inconclusive": report.inconclusive,
+        "internal_errors": list(report.internal_errors),
         # the payload digest was already computed by the engine (X-BYTES); do not hash it again
         "inputs": {"payload": _input(payload, next((d.recomputed for d in report.digests
                                                     if d.label == "payload content_digest"), None)),
@@ -86,7 +88,10 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
                 out.append(f"{'':12}note: {f.hint}")
     out.append("")
     rc = report.root_cause
-    if report.verified:
+    if report.inconclusive:
+        out.append("INCONCLUSIVE: an internal error left rules unevaluated ("
+                   + "; ".join(report.internal_errors) + "); not verified. Please report it.")
+    elif report.verified:
         out.append("VERIFIED: the reference accepts this checkpoint.")
     elif rc is None and report.ok:
         only = "payload" if report.has_payload else "descriptor"

@@ -79,3 +79,35 @@ def test_case_root_cause_matches_reference(case):
 def test_case_count():
     assert len(CASE_ROWS) == 54
     assert sum(c["ok"] for c in CASE_ROWS) == 9
+
+
+def test_older_upstream_pin_reproduced_positively_from_its_own_snapshot_bytes():
+    """The b49e2b2/b5ab240 pin: evidence and descriptor digests over the older snapshot bytes."""
+    from inspector.checkpoint import DESCRIPTOR_DOMAIN, SNAPSHOT_DOMAIN, domain_digest, parse_value
+    from inspector.checkpoint.digest import descriptor_digest_input, snapshot_evidence_input
+
+    payload = (GOLDEN / "payload-with-resume.json").read_bytes()
+    older = payload.replace(b'"retained_artifact_uris":[],', b"")
+    descriptor = parse_value((GOLDEN / "descriptor-with-resume.json").read_bytes())
+    _, root = parse_value(older, nodes=True)
+    snap = root.find("/snapshot")
+    snap_bytes = older[snap.start:snap.end]  # the component appears verbatim in the payload
+    ev = dict(descriptor["snapshot"], size_bytes=len(snap_bytes), content_digest=content_digest(snap_bytes))
+    ev["evidence_digest"] = domain_digest(SNAPSHOT_DOMAIN, snapshot_evidence_input(ev))
+    assert ev["evidence_digest"] == "sha256:0388b0c594c04f00f13b3a6954754385b847f0f68e0d72382e7edf89903653f0"
+    desc = dict(descriptor, snapshot=ev, size_bytes=len(older), content_digest=content_digest(older))
+    assert domain_digest(DESCRIPTOR_DOMAIN, descriptor_digest_input(desc)) == \
+        "sha256:6d01924f9b243433fde22496958090f8017d87695af7dd3646c306675b97e8a4"
+    # the logical evidence is unchanged between the generations
+    assert descriptor["logical_resume"]["evidence_digest"] == \
+        "sha256:76b51a55eecc62343df274dba53d051bfff4961541d36214458d6b1c5f9ad5ee"
+
+
+def test_missing_default_field_points_where_the_reference_writes_it():
+    payload = (GOLDEN / "payload-with-resume.json").read_bytes()
+    older = payload.replace(b'"retained_artifact_uris":[],', b"")
+    f = verify(older, None).for_rule("P-CANONICAL")
+    i = older.index(b'"run_records"')  # retained_artifact_uris sorts just before run_records
+    assert f.locations[0].pointer == "/snapshot/retained_artifact_uris"
+    assert f.locations[0].span == (i, i + 1)
+    assert "first differing byte: offset %d" % (i + 2) in f.notes  # both keys start with "r

@@ -95,3 +95,21 @@ def test_type_confusion_at_any_field_never_crashes(pointer, new):
     except TypeError:  # integers beyond 64 bits cannot be printed by orjson; spell them by hand
         return
     check_report(verify(mutated, rebind(mutated)))
+
+
+def test_an_engine_defect_is_never_reported_as_verified(monkeypatch, capsysbinary):
+    """Fail safe: a rule that raises leaves the report inconclusive, not verified (CLI exit 3)."""
+    from inspector.checkpoint import checks
+    from inspector.cli import main
+
+    def broken(ctx):
+        raise MemoryError("secret payload text")
+
+    monkeypatch.setitem(checks.CHECKS, "P-CANONICAL", broken)
+    report = verify(PAYLOAD, DESCRIPTOR)
+    assert report.internal_errors == ["P-CANONICAL: MemoryError"]  # no exception text: it may quote the payload
+    assert not report.ok and not report.verified and report.inconclusive
+    assert report.for_rule("P-CANONICAL").verdict is Verdict.NOT_EVALUATED
+    code = main(["verify", str(GOLDEN / "payload-with-resume.json"), str(GOLDEN / "descriptor-with-resume.json")])
+    out, err = capsysbinary.readouterr()
+    assert code == 3 and b"INCONCLUSIVE" in out and b"VERIFIED:" not in out and b"secret" not in out + err

@@ -280,3 +280,19 @@ def test_long_values_are_shortened_for_display(tmp_path, capsysbinary):
     code, report, _ = _verdict(capsysbinary, big)
     assert code == 1 and report["root_cause"]["rule"] == "P-CANONICAL"
     assert len(report["root_cause"]["actual"]) < 320 and report["root_cause"]["actual"].endswith("(5002 characters in all)")
+
+
+def test_files_are_recognised_by_top_level_keys_not_by_text_inside(tmp_path, capsysbinary):
+    """A message that quotes a descriptor must not make the payload look like a descriptor."""
+    from tests.checkpoint.test_robustness import rebind
+
+    quoted = b'retain exact state: \\"a3s.code.session-checkpoint-descriptor.v1\\", \\"descriptor_digest\\"'
+    data = GP.read_bytes().replace(b"retain exact state", quoted)
+    p, d = tmp_path / "p.json", tmp_path / "d.json"
+    p.write_bytes(data)
+    d.write_bytes(rebind(data))
+    for args in ((p, d), (d, p)):
+        code, report, _ = _verdict(capsysbinary, *args)
+        assert report["inputs"]["payload"]["path"] == str(p)
+        assert report["inputs"]["descriptor"]["path"] == str(d)
+    assert report["root_cause"]["rule"] == "X-DESCRIPTOR"  # the payload changed, the evidence did not
