@@ -119,3 +119,17 @@ def test_exact_serde_messages(doc, message):
     with pytest.raises(SerdeError) as exc:
         decode(doc, S.PAYLOAD)
     assert str(exc.value) == message
+
+
+@pytest.mark.parametrize("value", [b'"\xff\xfe"', b"[" * 200 + b"]" * 200, b"1e400"])
+def test_unknown_nested_keys_are_skipped_without_validation(value):
+    """serde skips an unknown key's value with IgnoredAny: no UTF-8 check, no depth limit, no
+    number range. The reference (oracle2) then reports P-CANONICAL, not P-PARSE, although
+    FORMAT.md 3.1 says such inputs are rejected: it is true only for values that are kept."""
+    from inspector.checkpoint import verify
+    from tests.checkpoint.test_robustness import rebind
+
+    data = _GOLDEN.replace(b'"goal_tracking":false', b'"goal_tracking":false,"zz_unknown":' + value)
+    report = verify(data, rebind(data))
+    assert report.root_cause.rule.id == "P-CANONICAL"
+    assert any(n.startswith("unknown key, dropped by the reference's decode") for n in report.root_cause.notes)
