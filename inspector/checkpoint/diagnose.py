@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from .canonical import encode, encode_reference
-from .jsontext import Node
+from .jsontext import Node, SerdeError, parse_value
 
 __all__ = ["Difference", "CanonicalDiagnosis", "diagnose_canonical", "first_difference"]
 
@@ -132,6 +132,15 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
     tree = ctx.pay_tree if detailed else None
     if tree is not None:
         _walk(data, tree, ctx.pay, "", diffs)
+    elif detailed:
+        # The typed decode succeeded but a plain JSON parse fails: serde skipped an unknown key's
+        # value without validating it (IgnoredAny), and that value is not valid on its own.
+        try:
+            parse_value(data)
+        except SerdeError as e:
+            diffs.append(Difference("unknown-key-dropped", e.index or 0, "",
+                                    f"an unknown key's value is skipped unvalidated by the reference and is not "
+                                    f"valid JSON data on its own ({e})", "key dropped", f"value rejected: {e.message}"))
     diffs.sort(key=lambda d: d.offset)
     primary = None
     for d in diffs:
