@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from importlib import resources
 
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
+from .jobs import internal_error_text
 from .window import MainWindow
 
 __all__ = ["run", "create_app"]
@@ -54,11 +56,12 @@ def _install_excepthook(window: MainWindow) -> None:
     log = logging.getLogger("inspector.gui")
 
     def hook(exc_type, exc, tb):
-        log.debug("unhandled exception", exc_info=(exc_type, exc, tb))
+        # Type and stack frames only: the exception's text can quote the checkpoint's content.
+        log.debug("unhandled %s\n%s", exc_type.__name__, "".join(traceback.format_tb(tb)))
         try:
-            window.show_banner("error", "error", f"Internal error ({exc_type.__name__}): {exc}")
+            window.show_banner("error", "error", internal_error_text(exc_type.__name__, "handling that action"))
         except Exception:  # noqa: BLE001 - last resort
-            sys.__excepthook__(exc_type, exc, tb)
+            sys.stderr.write(f"checkpoint-inspector: internal error ({exc_type.__name__})\n")
 
     sys.excepthook = hook
 

@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 
 from inspector import checkpoint
 
-from .lazyjson import BIG, ScanError, build_index, fast_index
+from .lazyjson import BIG, ScanError, build_index, fast_index, find_span
 
-__all__ = ["PROCESS_THRESHOLD", "EDIT_LIMIT", "Side", "Analysis", "Cancelled", "ensure_worker", "load_paths",
-           "analyse_bytes", "apply_edit", "scan_folder", "FolderRow"]
+__all__ = ["PROCESS_THRESHOLD", "EDIT_LIMIT", "Side", "Analysis", "Cancelled", "UserError", "WorkerError",
+           "ensure_worker", "load_paths", "analyse_bytes", "apply_edit", "apply_edits", "Edit", "scan_folder",
+           "FolderRow"]
 
 #: Payloads larger than this (bytes) are verified and indexed in worker processes.
 PROCESS_THRESHOLD = 4 * 1024 * 1024
@@ -41,6 +42,15 @@ class Cancelled(Exception):
 
 class UserError(Exception):
     """A problem to show the user as one sentence (unreadable file, bad pairing, bad edit)."""
+
+
+class WorkerError(Exception):
+    """A worker process failed. ``error_type`` names the child's exception type (or its exit code);
+    the exception's text is never sent back: it may quote payload content."""
+
+    def __init__(self, error_type: str):
+        super().__init__(error_type)
+        self.error_type = error_type
 
 
 def ensure_worker() -> None:
@@ -94,6 +104,9 @@ class Analysis:
     report: object = None
     warnings: list = field(default_factory=list)
     verify_seconds: float = 0.0
+    #: Sandbox recomputes: which documents the edits changed, and the edits that were skipped (messages).
+    edited_sources: set = field(default_factory=set)
+    edit_errors: list = field(default_factory=list)
     #: Set by the window once a partial result is on screen (``threading.Event`` or ``None``).
     shown: object = None
 
@@ -320,19 +333,19 @@ class ChildTask:
                 if msg[0] == "ok":
                     self._value = msg[1]
                 else:
-                    self._error = f"{msg[1]}: {msg[2]}"
+                    self._error = msg[1]  # the exception's type name only (never its text)
                 # No join here: a child freeing gigabytes takes a while to exit; terminate() reaps it.
                 return
         except (EOFError, OSError):
             pass
         if not self._proc.is_alive() and not self.done:
             self.done = True
-            self._error = f"the worker process stopped unexpectedly (exit code {self._proc.exitcode})"
+            self._error = f"exit code {self._proc.exitcode}"
 
     def result(self):
-        """The child's return value; raises ``RuntimeError`` with the child's error text."""
+        """The child's return value; raises :class:`WorkerError` naming the child's exception type."""
         if self._error is not None:
-            raise RuntimeError(self._error)
+            raise WorkerError(self._error)
         return self._value
 
     def terminate(self) -> None:
@@ -357,8 +370,8 @@ def _child_main(conn, fn, args) -> None:
             conn.send(("ok", value))
         except (BrokenPipeError, EOFError):
             pass  # the window went away or cancelled: nobody is listening
-        except BaseException as e:  # reported to the parent as text, never as a traceback
-            conn.send(("error", type(e).__name__, str(e)))
+        except BaseException as e:  # reported to the parent by type only: its text may quote the payload
+            conn.send(("error", type(e).__name__))
     except (BrokenPipeError, EOFError, OSError):
         pass
     finally:
@@ -394,6 +407,109 @@ def _child_index(conn, path: str, big: int):
 # ----------------------------------------------------------------------------------------------
 # Sandbox edits.
 
+@dataclass(frozen=True)
+class Edit:
+    """One sandbox edit, as the user asked for it.
+
+    ``op``: ``value`` (replace one scalar: ``pointer``, ``span`` in the document the window
+    showed when the edit was made, ``kind`` and ``text`` as for :func:`apply_edit`) or ``raw``
+    (replace the whole ``source`` document with ``data``).
+    """
+
+    op: str
+    source: str
+    pointer: str = ""
+    span: tuple = (0, 0)
+    kind: str = ""
+    text: str = ""
+    data: bytes = b""
+
+
+def _encode_edit(kind: str, text: str) -> bytes:
+    if kind == "string":
+        value = text
+    else:
+        try:
+            value = checkpoint.parse_value(text.strip().encode("utf-8"))
+        except checkpoint.SerdeError as e:
+            raise UserError(f"{text!r} is not a JSON value ({e}); put quotes around text") from None
+    return checkpoint.encode(value)
+
+
+def apply_edits(payload: Side | None, descriptor: Side | None, edits: list[Edit]) -> Analysis:
+    """Apply ``edits`` in order to the sandbox copies, then recompute once (worker thread).
+
+    Every ``value`` edit's span refers to the document the window showed (``payload`` /
+    ``descriptor`` as passed): spans after an earlier edit are shifted by its change in length,
+    and editing the same value twice replaces the first new value. After a ``raw`` edit of a
+    document its tree spans no longer apply, so later value edits of it are located by pointer.
+    An edit that cannot be applied (not a JSON value, the value is gone) is skipped and its
+    message returned in ``Analysis.edit_errors``; when none can be applied :class:`UserError`
+    is raised with the first message.
+
+    Returns:
+        the recomputed :class:`Analysis`; ``edited_sources`` says which documents were changed.
+    """
+    ensure_worker()
+    sides = {"payload": payload, "descriptor": descriptor}
+    data = {k: (v.data if v is not None else None) for k, v in sides.items()}
+    # Per document: [orig_start, orig_end, current_new_length] of each value replaced so far.
+    done: dict[str, list[list[int]]] = {"payload": [], "descriptor": []}
+    raw = {"payload": False, "descriptor": False}
+    errors: list[str] = []
+    changed: set[str] = set()
+    for ed in edits:
+        src = ed.source
+        if ed.op == "raw":
+            data[src] = ed.data
+            raw[src] = True
+            done[src] = []
+            changed.add(src)
+            continue
+        try:
+            if data[src] is None:
+                raise UserError(f"there is no {src} to edit")
+            new = _encode_edit(ed.kind, ed.text)
+            cur = data[src]
+            if raw[src]:
+                try:
+                    span = find_span(cur, build_index(cur), ed.pointer)
+                except ScanError:
+                    span = None
+                if span is None:
+                    raise UserError(f"{ed.pointer} is no longer in the edited {src}")
+                s, e = span
+            else:
+                s0, e0 = ed.span
+                same = next((r for r in done[src] if r[0] == s0 and r[1] == e0), None)
+                if any(r is not same and r[0] < e0 and s0 < r[1] for r in done[src]):
+                    raise UserError(f"{ed.pointer} overlaps an earlier edit")
+                s = s0 + sum(r[2] - (r[1] - r[0]) for r in done[src] if r[1] <= s0)
+                e = s + (same[2] if same is not None else e0 - s0)
+                if same is not None:
+                    same[2] = len(new)
+                else:
+                    done[src].append([s0, e0, len(new)])
+            data[src] = cur[:s] + new + cur[e:]
+            changed.add(src)
+        except UserError as err:
+            errors.append(str(err))
+    if not changed:
+        raise UserError(errors[0] if errors else "nothing to change")
+    out = {}
+    for src, side in sides.items():
+        if src in changed:
+            path = side.path if side is not None else None
+            mtime = side.mtime_ns if side is not None else 0
+            out[src] = Side(src, path, data[src], len(data[src]), mtime, None)
+        else:
+            out[src] = _fresh(side)
+    result = analyse_bytes(out["payload"], out["descriptor"])
+    result.edit_errors = errors
+    result.edited_sources = changed
+    return result
+
+
 def apply_edit(payload: Side | None, descriptor: Side | None, source: str, span: tuple[int, int],
                kind: str, text: str) -> Analysis:
     """Replace one scalar value in the sandbox copy and recompute (worker thread).
@@ -412,38 +528,12 @@ def apply_edit(payload: Side | None, descriptor: Side | None, source: str, span:
     Raises:
         UserError: the text is not a JSON value.
     """
-    ensure_worker()
-    side = payload if source == "payload" else descriptor
-    if side is None or side.data is None:
-        raise UserError(f"there is no {source} to edit")
-    if kind == "string":
-        value = text
-    else:
-        try:
-            value = checkpoint.parse_value(text.strip().encode("utf-8"))
-        except checkpoint.SerdeError as e:
-            raise UserError(f"{text!r} is not a JSON value ({e}); put quotes around text") from None
-    new = side.data[: span[0]] + checkpoint.encode(value) + side.data[span[1]:]
-    edited = Side(side.source, side.path, new, len(new), side.mtime_ns, None)
-    if source == "payload":
-        payload = edited
-    else:
-        descriptor = edited
-    return analyse_bytes(_fresh(payload), _fresh(descriptor))
+    return apply_edits(payload, descriptor, [Edit("value", source, "", tuple(span), kind, text)])
 
 
 def replace_bytes(payload: Side | None, descriptor: Side | None, source: str, data: bytes) -> Analysis:
     """Recompute with one side's sandbox bytes replaced wholesale (raw text editor)."""
-    ensure_worker()
-    side = payload if source == "payload" else descriptor
-    path = side.path if side is not None else None
-    mtime = side.mtime_ns if side is not None else 0
-    edited = Side(source, path, data, len(data), mtime, None)
-    if source == "payload":
-        payload = edited
-    else:
-        descriptor = edited
-    return analyse_bytes(_fresh(payload), _fresh(descriptor))
+    return apply_edits(payload, descriptor, [Edit("raw", source, data=data)])
 
 
 def _fresh(side: Side | None) -> Side | None:
@@ -465,7 +555,11 @@ def _stem(path: str) -> str:
 
 @dataclass
 class FolderRow:
-    """One checkpoint found in a folder: its files, and the engine's verdict on them."""
+    """One checkpoint found in a folder: its files, and the engine's verdict on them.
+
+    A file that is neither a payload nor a descriptor is listed too, with ``other`` set to its
+    path (``payload`` and ``descriptor`` ``None``), ``checkpoint`` False and ``summary`` saying why.
+    """
 
     payload: str | None
     descriptor: str | None
@@ -473,54 +567,135 @@ class FolderRow:
     ok: bool
     root_rule: str | None
     summary: str
+    other: str | None = None
+
+    @property
+    def checkpoint(self) -> bool:
+        return self.other is None
+
+
+#: Files up to this size are classified from their whole content; larger ones from their head
+#: (a descriptor is never this large: the engine takes any larger file for a payload).
+CLASSIFY_WHOLE = 1 << 20
+_HEAD = 1 << 16
+
+
+@dataclass
+class _Found:
+    """A file in a folder, classified without keeping its bytes (except small descriptors)."""
+
+    path: str
+    size: int
+    role: str
+    hint: str | None
+    data: bytes | None = None  # kept for descriptors (small) only
+    sha256: str | None = None
+
+
+def _classify_file(path: str) -> _Found:
+    """Role of one file from a bounded read: the engine's ``classify`` on the whole file when it is
+    small; a larger file is a payload by its size (as ``classify`` decides), unless it is gzip."""
+    st = os.stat(path)
+    if st.st_size > checkpoint.MAX_CONTENT_BYTES:
+        return _Found(path, st.st_size, "payload", None)
+    with open(path, "rb") as fh:
+        if st.st_size <= CLASSIFY_WHOLE:
+            data = fh.read(CLASSIFY_WHOLE + 1)
+            role, hint = checkpoint.classify(data)
+            if len(data) > CLASSIFY_WHOLE:  # grew meanwhile
+                role = "descriptor" if role == "descriptor" else "payload"
+            return _Found(path, len(data), role, hint, data if role == "descriptor" else None)
+        head = fh.read(_HEAD)
+    if head[:2] == b"\x1f\x8b":  # a large gzip file is still not a checkpoint
+        return _Found(path, st.st_size, *checkpoint.classify(head))
+    return _Found(path, st.st_size, "payload", None)  # by size, as the engine's classify does
+
+
+def _sha256_file(path: str, cancel) -> str | None:
+    """Streamed ``sha256:`` digest of a file (at most the ceiling is read), or ``None`` if unreadable."""
+    h = hashlib.sha256()
+    left = checkpoint.MAX_CONTENT_BYTES + 1
+    try:
+        with open(path, "rb") as fh:
+            while left > 0:
+                chunk = fh.read(min(1 << 20, left))
+                if not chunk:
+                    break
+                left -= len(chunk)
+                h.update(chunk)
+                if cancel():
+                    raise Cancelled()
+    except OSError:
+        return None
+    return "sha256:" + h.hexdigest()
 
 
 def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> list[FolderRow]:
     """Find every checkpoint in ``folder`` (not recursive) and verify each (worker thread).
 
-    Payloads and descriptors are recognised by content and paired by digest: a descriptor
-    belongs to the payload whose SHA-256 equals its ``content_digest``. Unpaired files are
-    listed alone. ``partial(row)`` is called as each row is ready.
+    Files are classified from a bounded read (whole when at most :data:`CLASSIFY_WHOLE` bytes,
+    else the head); only descriptors are kept in memory. Payloads and descriptors are paired by
+    digest: a descriptor belongs to the payload whose SHA-256 (streamed) equals its
+    ``content_digest``. Unpaired files are listed alone. Each payload is read when its
+    verification runs, so one file's bytes are held at a time. Files that are neither a payload
+    nor a descriptor come last, as rows with ``other`` set. ``partial(row)`` is called as each
+    row is ready.
     """
     ensure_worker()
     import orjson
 
     cancel = cancel or (lambda: False)
     names = sorted(n for n in os.listdir(folder) if not n.startswith("."))
-    files = []
+    files: list[_Found] = []
+    others: list[FolderRow] = []
     for i, name in enumerate(names):
         path = os.path.join(folder, name)
         if not os.path.isfile(path):
             continue
         if progress:
-            progress(int(50 * i / max(len(names), 1)), f"Reading {name}…")
+            progress(int(30 * i / max(len(names), 1)), f"Reading {name}…")
         try:
-            f = checkpoint.read_input(path)
-        except checkpoint.UnreadableInput:
+            f = _classify_file(path)
+        except OSError as e:
+            others.append(FolderRow(None, None, False, False, None,
+                                    f"not read: {e.strerror or type(e).__name__}", other=path))
             continue
         if f.role == "unknown":
-            continue
-        files.append(f)
+            why = f.hint or "neither a checkpoint payload nor a descriptor was recognised"
+            others.append(FolderRow(None, None, False, False, None, f"not a checkpoint: {why}", other=path))
+        else:
+            files.append(f)
         if cancel():
             raise Cancelled()
+    payloads = [f for f in files if f.role == "payload"]
+    for i, f in enumerate(payloads):
+        if progress:
+            progress(30 + int(20 * i / max(len(payloads), 1)), f"Hashing {os.path.basename(f.path)}…")
+        if f.size <= checkpoint.MAX_CONTENT_BYTES:
+            f.sha256 = _sha256_file(f.path, cancel)
     descs = []
     for f in files:
         if f.role != "descriptor":
             continue
+        if f.data is None:
+            try:
+                with open(f.path, "rb") as fh:
+                    f.data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)
+            except OSError:
+                f.data = b""
         try:
             stated = orjson.loads(f.data).get("content_digest")
         except (orjson.JSONDecodeError, AttributeError, TypeError):
             stated = None
         descs.append((f, stated))
     pairs, used, done = [], set(), set()
-    sha = {id(f): f.sha256() for f in files if f.role == "payload"}
 
     def pair(match):
         for d, stated in descs:
             if id(d) in done:
                 continue
-            for p in files:
-                if p.role == "payload" and id(p) not in used and match(p, d, stated):
+            for p in payloads:
+                if id(p) not in used and match(p, d, stated):
                     used.add(id(p))
                     done.add(id(d))
                     pairs.append((p, d))
@@ -529,11 +704,11 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
     # By digest (same name stem first, so copies of one payload pair with their own descriptor);
     # then a descriptor whose digest matches nothing (drift, the interesting case) pairs with the
     # payload of the same name stem (x.payload.json + x.descriptor.json).
-    pair(lambda p, d, st: st is not None and sha[id(p)] == st and _stem(p.path) == _stem(d.path))
-    pair(lambda p, d, st: st is not None and sha[id(p)] == st)
+    pair(lambda p, d, st: st is not None and p.sha256 == st and _stem(p.path) == _stem(d.path))
+    pair(lambda p, d, st: st is not None and p.sha256 == st)
     pair(lambda p, d, st: _stem(p.path) == _stem(d.path))
     pairs += [(None, d) for d, _ in descs if id(d) not in done]
-    pairs += [(f, None) for f in files if f.role == "payload" and id(f) not in used]
+    pairs += [(f, None) for f in payloads if id(f) not in used]
     pairs.sort(key=lambda pd: (pd[0] or pd[1]).path)
     rows = []
     for i, (p, d) in enumerate(pairs):
@@ -541,8 +716,9 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
             raise Cancelled()
         if progress:
             progress(50 + int(50 * i / max(len(pairs), 1)), f"Verifying {os.path.basename((p or d).path)}…")
-        if p is not None and p.data is not None and p.size > PROCESS_THRESHOLD:
-            task = ChildTask(_child_verify, (p.path, d.data if d else None, p.size))
+        ddata = d.data if d else None
+        if p is not None and p.size > PROCESS_THRESHOLD and p.size <= checkpoint.MAX_CONTENT_BYTES:
+            task = ChildTask(_child_verify, (p.path, ddata, p.size))
             task.start()
             try:
                 while not task.done:
@@ -553,8 +729,15 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
                 task.terminate()
             report = task.result()
         else:
-            report = checkpoint.verify(p.data if p else None, d.data if d else None,
-                                       payload_size=p.size if p else None)
+            pdata, psize = None, None
+            if p is not None:
+                try:
+                    f = checkpoint.read_input(p.path)  # read now, dropped after this row
+                    pdata, psize = f.data, f.size
+                except checkpoint.UnreadableInput:
+                    pdata, psize = b"", 0
+            report = checkpoint.verify(pdata, ddata, payload_size=psize)
+            pdata = None
         rc = report.root_cause
         if report.verified:
             summary = "VERIFIED"
@@ -564,6 +747,10 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
             summary = "consistent (one file only)"
         row = FolderRow(p.path if p else None, d.path if d else None, report.verified, report.ok,
                         rc.rule.id if rc else None, summary)
+        rows.append(row)
+        if partial:
+            partial(row)
+    for row in others:
         rows.append(row)
         if partial:
             partial(row)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import logging
 import threading
+import traceback
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from .engine import Cancelled, UserError
+from .qtcompat import emit
 
-__all__ = ["Job", "JobSignals", "start_job"]
+__all__ = ["Job", "JobSignals", "start_job", "internal_error_text"]
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +40,10 @@ class JobContext:
         self._event = event
 
     def progress(self, percent: int, text: str) -> None:
-        self._signals.progress.emit(int(percent), text)
+        emit(self._signals.progress, int(percent), text)
 
     def partial(self, obj) -> None:
-        self._signals.partial.emit(obj)
+        emit(self._signals.partial, obj)
 
     def cancelled(self) -> bool:
         return self._event.is_set()
@@ -50,14 +52,16 @@ class JobContext:
 class Job(QRunnable):
     """Runs ``fn(ctx)`` on a pool thread; exactly one of finished/failed/cancelled is emitted.
 
-    ``failed`` carries one sentence for the user; unexpected exceptions are reported by type
-    and message only (never a traceback, never file content) and logged at debug level.
+    ``failed`` carries one sentence for the user; unexpected exceptions are reported by their
+    type and the job's ``name`` only: an exception's text can quote the payload (a key, a decoded
+    snippet), so it is neither shown nor logged (the debug log gets the type and the stack frames).
     """
 
-    def __init__(self, fn, generation: int = 0):
+    def __init__(self, fn, generation: int = 0, name: str = "background job"):
         super().__init__()
         self.setAutoDelete(False)
         self.fn = fn
+        self.name = name
         self.generation = generation
         self.signals = JobSignals()
         self._event = threading.Event()
@@ -75,25 +79,33 @@ class Job(QRunnable):
         try:
             result = self.fn(ctx)
         except Cancelled:
-            self.signals.cancelled.emit()
+            emit(self.signals.cancelled)
             return
         except InterruptedError:
-            self.signals.cancelled.emit()
+            emit(self.signals.cancelled)
             return
         except UserError as e:
-            self.signals.failed.emit(str(e))
+            emit(self.signals.failed, str(e))
             return
         except MemoryError:
-            self.signals.failed.emit("Not enough memory to load these files.")
+            emit(self.signals.failed, "Not enough memory to load these files.")
             return
         except Exception as e:  # noqa: BLE001 - shown to the user as one line
-            log.debug("job failed", exc_info=True)
-            self.signals.failed.emit(f"Internal error ({type(e).__name__}): {e}")
+            kind = getattr(e, "error_type", None) or type(e).__name__
+            log.debug("job %s failed: %s\n%s", self.name, kind, "".join(traceback.format_tb(e.__traceback__)))
+            emit(self.signals.failed, internal_error_text(kind, self.name))
             return
         if self._event.is_set():
-            self.signals.cancelled.emit()
+            emit(self.signals.cancelled)
         else:
-            self.signals.finished.emit(result)
+            emit(self.signals.finished, result)
+
+
+def internal_error_text(kind: str, where: str) -> str:
+    """The user's sentence for an unexpected exception: its type and where, never its text."""
+    return (f"Internal error ({kind}) while {where}. This is a bug in the inspector; please report it with "
+            "the error type and what you did. The details are not shown because they may quote the "
+            "checkpoint's content.")
 
 
 def start_job(job: Job, pool: QThreadPool | None = None) -> Job:

@@ -308,9 +308,14 @@ def _arith(data, value, s, e, big, index, progress, done) -> bool:
         else:
             child = items[i]
         cs = pos
-        # The last child ends just before the closing bracket: no need to encode it.
-        ce = e - 1 if i == n - 1 else cs + len(dumps(child))
-        if data[ce] != (closer if i == n - 1 else 0x2C):
+        # Every child, the last one included, is measured by its compact encoding: taking
+        # "just before the closing bracket" for the last one would swallow whitespace around
+        # it ("[1,2 ]", '"b": 5}'). The last child must then end exactly at the bracket.
+        ce = cs + len(dumps(child))
+        if i == n - 1:
+            if ce != e - 1 or data[ce] != closer:
+                return False
+        elif data[ce] != 0x2C:
             return False
         starts.append(cs)
         ends.append(ce)
@@ -321,7 +326,8 @@ def _arith(data, value, s, e, big, index, progress, done) -> bool:
         return False
     if pos != e and not (n == 0 and s + 2 == e):
         return False
-    index[s] = Children("object" if obj else "array", starts, ends, key_starts, keys)
+    if e - s >= big:  # as build_index: only containers of at least ``big`` bytes are recorded
+        index[s] = Children("object" if obj else "array", starts, ends, key_starts, keys)
     for child, cs, ce in todo:
         if not _arith(data, child, cs, ce, big, index, progress, done):
             return False

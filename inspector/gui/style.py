@@ -145,9 +145,14 @@ def match_icon(matches: bool | None) -> QIcon:
     return icon(v)
 
 
-def overall_text(report, edited: bool = False) -> tuple[str, Verdict]:
-    """One line for the status bar / header: the overall verdict in words, and its verdict."""
-    prefix = "Edited artifact (unsaved): " if edited else ""
+def overall_text(report, edited: bool = False, saved_as: str | None = None) -> tuple[str, Verdict]:
+    """One line for the status bar / header: the overall verdict in words, and its verdict.
+
+    ``saved_as``: for an edited artifact whose edits were all written by Save As, the new file name(s).
+    """
+    prefix = ""
+    if edited:
+        prefix = f"Edited artifact (saved as {saved_as}): " if saved_as else "Edited artifact (unsaved): "
     if report is None:
         return prefix + "Verifying… (the trees can be explored meanwhile)", Verdict.NOT_REACHED
     if report.verified:

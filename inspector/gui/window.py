@@ -9,6 +9,7 @@ ignores the echo of its own updates. All parsing and verification happen in jobs
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from importlib import resources
@@ -30,6 +31,7 @@ from .models.digests import DigestsModel
 from .models.findings import FindingsModel
 from .models.folder import FolderModel
 from .models.json_tree import JsonTreeModel
+from .qtcompat import emit
 from .roles import CopyValueRole, LocationRole, ObjectRole, PointerRole
 from .widgets.hex_view import HexView
 from .widgets.panes import Banner, DigestDetail, FindBar, FindingDetail, RawEditor, TreePane, VerdictHeader, finding_html
@@ -74,8 +76,18 @@ class MainWindow(QMainWindow):
         self.edited = False
         self.paths: list[str] = []
         self._generation = 0
+        self._latest: dict[str, Job] = {}  # the newest job of each lane ("document", "folder")
+        self._pending_paths: list[str] = []
+        #: (what could not be opened, why) after a failed open, until something is shown.
+        self._open_error: tuple[str, str] | None = None
+        self._verify_cancelled = False  # a large load was cancelled after its trees were shown
+        #: Sandbox edits requested since the documents on screen were computed (applied in order).
+        self._pending_edits: list[engine.Edit] = []
+        self._edited_sources: set[str] = set()  # documents that differ from the file they came from
+        self._unsaved: set[str] = set()  # edited documents not yet written by Save As
         self._jobs: set[Job] = set()
         self._load_job: Job | None = None
+        self._folder_job: Job | None = None
         self._relaying = False
         self._shown = None
         self._banners: dict[str, Banner] = {}
@@ -265,7 +277,16 @@ class MainWindow(QMainWindow):
         a = QAction(text, self)
         if shortcut is not None:
             if isinstance(shortcut, (list, tuple)):
-                a.setShortcuts([QKeySequence(s) for s in shortcut])
+                seqs = []
+                for s in shortcut:
+                    k = QKeySequence(s)
+                    if not k.isEmpty() and k not in seqs:
+                        seqs.append(k)
+                a.setShortcuts(seqs)
+                if len(seqs) > 1:
+                    # A menu shows only the first shortcut unless the text names them after a tab.
+                    a.setText(text + "\t" + ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText)
+                                                      for k in seqs))
             else:
                 a.setShortcut(QKeySequence(shortcut))
         a.triggered.connect(slot)
@@ -473,16 +494,35 @@ class MainWindow(QMainWindow):
         return b.text if b is not None else None
 
     def _update_verdict_display(self):
-        text, verdict = style.overall_text(self.report, self.edited)
-        if self.payload is None and self.descriptor is None:
+        saved = None
+        if self.edited and not self._unsaved:
+            saved = ", ".join(os.path.basename(s.path) for s in (self.payload, self.descriptor)
+                              if s is not None and s.source in self._edited_sources and s.path)
+        text, verdict = style.overall_text(self.report, self.edited, saved_as=saved)
+        if self.report is None and self._verify_cancelled:
+            text, verdict = "Loading cancelled: the trees show the file, but it was not verified", Verdict.NOT_REACHED
+        nothing = self.payload is None and self.descriptor is None
+        if nothing:
             text, verdict = "No checkpoint open — drop a payload and its descriptor here, or use File ▸ Open", \
                 Verdict.NOT_APPLICABLE
+        subtitle = self._subtitle()
+        notice = ""
+        status = text
+        if self._open_error is not None:
+            what, why = self._open_error
+            if nothing:
+                text, verdict = f"Nothing open — {what} could not be opened", Verdict.FAIL
+                subtitle = f"{why}. Use File ▸ Open, File ▸ Open Sample, or drop a payload and its descriptor here."
+                status = f"Nothing open: {what} could not be opened"
+            else:
+                notice = f"Could not open {what}: {why}. Still showing the checkpoint below."
+                status = f"Could not open {what}; still showing: {text}"
         self.header.set_verdict(text, verdict, self.report is not None and self.report.root_cause is not None,
-                                self._subtitle())
+                                subtitle, notice)
         self.status_icon.setPixmap(style.icon(verdict).pixmap(16, 16))
-        short = text if len(text) < 160 else text[:157] + "…"
+        short = status if len(status) < 160 else status[:157] + "…"
         self.status_label.setText(short)
-        self.status_label.setToolTip(text)
+        self.status_label.setToolTip(status)
         names = []
         for side in (self.payload, self.descriptor):
             if side is not None and side.path:
@@ -492,9 +532,17 @@ class MainWindow(QMainWindow):
             title = "*" + title + " (edited, unsaved)"
         self.setWindowTitle(f"{title} — Checkpoint Inspector")
 
+    def is_sample(self) -> bool:
+        """True when the window shows one of the bundled sample checkpoints (not the user's files)."""
+        samples = {os.path.normcase(os.path.abspath(p)) for n in ("sample", "broken") for p in sample_paths(n)}
+        sides = [s for s in (self.payload, self.descriptor) if s is not None]
+        return bool(sides) and all(s.path and os.path.normcase(os.path.abspath(s.path)) in samples for s in sides)
+
     def _subtitle(self) -> str:
         """Inputs, digest agreement and rule counts in one line under the verdict."""
         parts = []
+        if self.is_sample():
+            parts.append("bundled sample — File ▸ Open or drop your own files")
         for side in (self.payload, self.descriptor):
             if side is not None:
                 name = os.path.basename(side.path) if side.path else "(sandbox)"
@@ -574,8 +622,10 @@ class MainWindow(QMainWindow):
         return True
 
     def _refuse(self, text: str) -> bool:
+        self._open_error = ("the dropped files", text.rstrip("."))
+        self._update_verdict_display()
         self.show_banner("error", "error", text)
-        self.loadFailed.emit(text)
+        emit(self.loadFailed, text)
         return False
 
     def _confirm_discard(self) -> bool:
@@ -585,9 +635,13 @@ class MainWindow(QMainWindow):
                                  QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
         return r == QMessageBox.StandardButton.Discard
 
-    def _new_job(self, fn) -> Job:
+    def _new_job(self, fn, name: str = "background job", lane: str = "document") -> Job:
+        """A job that supersedes the previous one of its ``lane``: ``document`` (loads and edit
+        recomputes: each replaces what the window shows) or ``folder`` (folder scans)."""
         self._generation += 1
-        job = Job(fn, self._generation)
+        job = Job(fn, self._generation, name)
+        job.lane = lane
+        self._latest[lane] = job
         self._jobs.add(job)
         job.signals.finished.connect(lambda *_: self._jobs.discard(job))
         job.signals.failed.connect(lambda *_: self._jobs.discard(job))
@@ -595,12 +649,17 @@ class MainWindow(QMainWindow):
         return job
 
     def _current(self, job: Job) -> bool:
-        return job.generation == self._generation
+        return self._latest.get(job.lane) is job
+
+    def _doc_generation(self) -> int:
+        job = self._latest.get("document")
+        return job.generation if job is not None else 0
 
     def _start_load(self, paths: list[str]):
-        self.cancel_load()
+        self._cancel(self._load_job)  # a folder scan may go on (its rows can still be opened)
+        self._pending_edits.clear()
         job = self._new_job(lambda ctx: engine.load_paths(paths, progress=ctx.progress, partial=ctx.partial,
-                                                          cancel=ctx.cancelled))
+                                                          cancel=ctx.cancelled), "opening the files")
         self._load_job = job
         self._pending_paths = list(paths)
         job.signals.progress.connect(lambda pct, text, j=job: self._current(j) and self._set_busy(True, text, pct))
@@ -611,28 +670,45 @@ class MainWindow(QMainWindow):
         self._set_busy(True, "Opening…", -1)
         names = " + ".join(os.path.basename(p) for p in paths)
         self.header.set_verdict(f"Opening {names}…", Verdict.NOT_REACHED, False)
+        self.status_label.setText(f"Opening {names}…")
         start_job(job)
 
     def cancel_load(self) -> None:
         """Cancel a running load (worker processes are terminated)."""
-        job = self._load_job
+        self._cancel(self._load_job)
+        self._cancel(self._folder_job)
+
+    def _cancel(self, job: Job | None) -> bool:
+        """Cancel ``job`` if it is still running; True if it was."""
         if job is not None and job in self._jobs:
             job.cancel()
+            return True
+        return False
 
-    def _load_failed(self, msg: str):
+    def _load_failed(self, msg: str, what: str | None = None):
+        """A load (or folder scan) failed: say so in the banner *and* the verdict bar, which
+        keeps the verdict of whatever is still on screen (or says that nothing is open)."""
         self._load_job = None
         self._set_busy(False)
+        if what is None:
+            what = " + ".join(os.path.basename(p) for p in self._pending_paths) or "the files"
+        self._open_error = (what, msg.rstrip("."))
         self.show_banner("error", "error", msg)
-        self.loadFailed.emit(msg)
+        self._update_verdict_display()
+        emit(self.loadFailed, msg)
 
     def _load_cancelled(self):
         self._load_job = None
         self._set_busy(False)
-        if self.report is None and self.payload is not None:
-            self.header.set_verdict("Loading cancelled: the trees show the file, but it was not verified",
-                                    Verdict.NOT_REACHED, False)
-            self.status_label.setText("Loading cancelled; not verified")
+        self._after_abandoned_load()
         self.show_banner("info", "info", "Loading was cancelled.")
+
+    def _after_abandoned_load(self):
+        """The verdict bar after a load stopped early: the trees of a large load may already show
+        the new file (then it says it was not verified), otherwise the previous checkpoint's verdict."""
+        if self.report is None and (self.payload is not None or self.descriptor is not None):
+            self._verify_cancelled = True
+        self._update_verdict_display()
 
     def reload(self) -> None:
         """Re-read the input files from disk (discarding edits after confirmation)."""
@@ -652,7 +728,7 @@ class MainWindow(QMainWindow):
     # ==========================================================================================
     # applying results
     def _apply(self, a: Analysis, paths: list[str] | None, *, partial: bool = False, edited: bool = False,
-               keep_view: bool = False, from_raw: str | None = None):
+               keep_view: bool = False, from_raw=()):
         """Show an analysis: trees and bytes (always), verdicts and digests (when complete).
 
         A partial result (large payload: trees ready, verification still running) is shown in
@@ -662,6 +738,11 @@ class MainWindow(QMainWindow):
         views = self._capture_views() if keep_view else None
         self.payload, self.descriptor = a.payload, a.descriptor
         self.report = a.report
+        self._open_error = None
+        self._verify_cancelled = False
+        if paths is not None:
+            self._edited_sources.clear()
+            self._unsaved.clear()
         if paths is not None and not partial:
             self.edited = False
         if edited:
@@ -674,21 +755,21 @@ class MainWindow(QMainWindow):
             self._shown = shown
             self._show_side("payload", a.payload)
             self._show_side("descriptor", a.descriptor)
-            if from_raw != "payload":
+            if "payload" not in from_raw:
                 self.raw_editor.set_text("payload", a.payload.data if a.payload else None)
-            if from_raw != "descriptor":
+            if "descriptor" not in from_raw:
                 self.raw_editor.set_text("descriptor", a.descriptor.data if a.descriptor else None)
             if partial:
-                gen = self._generation
+                gen = self._doc_generation()
 
                 def step2():
-                    if gen == self._generation and self.report is None:
+                    if gen == self._doc_generation() and self.report is None:
                         self._expand_defaults()
-                        self.treesReady.emit()
+                        emit(self.treesReady)
                     QTimer.singleShot(0, step3)
 
                 def step3():
-                    if gen == self._generation and self.report is None:
+                    if gen == self._doc_generation() and self.report is None:
                         self._set_report(None)
                         self._update_verdict_display()
                     if a.shown is not None:
@@ -702,7 +783,7 @@ class MainWindow(QMainWindow):
                     self.relay(view.model().data(view.currentIndex(), LocationRole), "tree")
             else:
                 self._expand_defaults()
-            self.treesReady.emit()
+            emit(self.treesReady)
         self._set_report(a.report)
         if not partial:
             self._load_job = None
@@ -730,7 +811,7 @@ class MainWindow(QMainWindow):
         self._update_verdict_display()
         self._update_actions()
         if not partial:
-            self.analysisReady.emit()
+            emit(self.analysisReady)
 
     def _show_hints(self):
         hints = []
@@ -779,15 +860,23 @@ class MainWindow(QMainWindow):
                         hexv.set_mark(min(off, max(len(side.data) - 1, 0)))
                 else:
                     p.show_message(f"Reading the {source}…")
-        name = os.path.basename(side.path) if side.path else "(sandbox)"
-        size = f"{side.size:,} bytes"
-        captions = {
-            self.snap_pane: f"<b>Snapshot</b> — {name}, {size}",
-            self.resume_pane: f"<b>Resume boundary</b> — {name} /logical_resume",
-            self.desc_pane: f"<b>Descriptor</b> — {name}, {size}",
-        }
-        for p in panes:
-            p.caption.setText(captions[p] + (" <i>(edited)</i>" if self.edited else ""))
+        self._update_captions()
+
+    def _update_captions(self):
+        """Tree captions: file name and size, and "(edited)" on the documents that were edited."""
+        for source, side, panes in (("payload", self.payload, (self.snap_pane, self.resume_pane)),
+                                    ("descriptor", self.descriptor, (self.desc_pane,))):
+            if side is None:
+                continue
+            name = os.path.basename(side.path) if side.path else "(sandbox)"
+            size = f"{side.size:,} bytes"
+            captions = {
+                self.snap_pane: f"<b>Snapshot</b> — {name}, {size}",
+                self.resume_pane: f"<b>Resume boundary</b> — {name} /logical_resume",
+                self.desc_pane: f"<b>Descriptor</b> — {name}, {size}",
+            }
+            for p in panes:
+                p.caption.setText(captions[p] + (" <i>(edited)</i>" if source in self._edited_sources else ""))
 
     def _expand_defaults(self):
         for view, model, ptrs in ((self.snap_pane.view, self.snap_model, ("/snapshot", "/snapshot/session")),
@@ -866,7 +955,15 @@ class MainWindow(QMainWindow):
     # ==========================================================================================
     # folders
     def open_folder(self, folder: str) -> None:
-        """List every checkpoint in ``folder`` with its verdict (double-click one to open it)."""
+        """List every checkpoint in ``folder`` with its verdict (double-click one to open it).
+
+        A load still running is cancelled first (its worker processes are terminated).
+        """
+        running = self._cancel(self._load_job)
+        self._cancel(self._folder_job)
+        self._load_job = None
+        if running:
+            self._after_abandoned_load()  # no "Opening …" left behind
         self.folder_model.reset(folder)
         self.folder_dock.setWindowTitle(f"Folder — {folder}")
         was_visible = self.folder_dock.isVisible()
@@ -875,65 +972,115 @@ class MainWindow(QMainWindow):
             self.resizeDocks([self.folder_dock], [max(160, self.height() // 5)], Qt.Orientation.Vertical)
         self.folder_dock.raise_()
         job = self._new_job(lambda ctx: engine.scan_folder(folder, progress=ctx.progress, partial=ctx.partial,
-                                                           cancel=ctx.cancelled))
-        self._load_job = job
+                                                           cancel=ctx.cancelled), "scanning the folder", "folder")
+        self._folder_job = job
         job.signals.progress.connect(lambda pct, text, j=job: self._current(j) and self._set_busy(True, text, pct))
         job.signals.partial.connect(lambda row, j=job: self._current(j) and self.folder_model.add_row(row))
         job.signals.finished.connect(lambda rows, j=job: self._current(j) and self._folder_done(folder, rows))
-        job.signals.failed.connect(lambda msg, j=job: self._current(j) and self._load_failed(msg))
-        job.signals.cancelled.connect(lambda j=job: self._current(j) and self._load_cancelled())
+        job.signals.failed.connect(lambda msg, j=job: self._current(j) and self._folder_failed(
+            msg, os.path.basename(folder.rstrip(os.sep)) or folder))
+        job.signals.cancelled.connect(lambda j=job: self._current(j) and self._folder_cancelled())
         self._set_busy(True, f"Scanning {folder}…", -1)
         start_job(job)
 
     folderScanned = Signal(int)
 
-    def _folder_done(self, folder, rows):
-        self._load_job = None
+    def _folder_failed(self, msg: str, what: str):
+        self._folder_job = None
         self._set_busy(False)
-        bad = sum(1 for r in rows if not r.verified)
-        if not rows:
-            self.show_banner("info", "info", f"No checkpoint payload or descriptor was found in {folder}.")
+        self._open_error = (what, msg.rstrip("."))
+        self.show_banner("error", "error", msg)
+        self._update_verdict_display()
+        emit(self.loadFailed, msg)
+
+    def _folder_cancelled(self):
+        self._folder_job = None
+        self._set_busy(False)
+        self.show_banner("info", "info", "The folder scan was cancelled; the rows found so far are listed.")
+
+    def _folder_done(self, folder, rows):
+        """Summarise a folder scan; ``folderScanned`` carries the number of checkpoints (not
+        counting the files that are not checkpoints, which are listed last)."""
+        self._folder_job = None
+        self._set_busy(False)
+        checkpoints = [r for r in rows if r.checkpoint]
+        others = [r for r in rows if not r.checkpoint]
+        bad = sum(1 for r in checkpoints if not r.verified)
+        if others:
+            names = ", ".join(os.path.basename(r.other) for r in others[:3]) + (", …" if len(others) > 3 else "")
+            other_text = (" 1 other file is not a checkpoint" if len(others) == 1 else
+                          f" {len(others)} other files are not checkpoints") + f" ({names})."
         else:
-            self.show_banner("info", "info", f"{len(rows)} checkpoint(s) in {folder}: {len(rows) - bad} verified, "
-                                             f"{bad} not verified. Double-click one to open it.")
+            other_text = ""
+        if not checkpoints:
+            self.show_banner("info", "info",
+                             f"No checkpoint payload or descriptor was found in {folder}.{other_text}")
+        else:
+            self.show_banner("info", "info",
+                             f"{len(checkpoints)} checkpoint(s) in {folder}: {len(checkpoints) - bad} verified, "
+                             f"{bad} not verified.{other_text} Double-click one to open it.")
             self.folder_view.setCurrentIndex(self.folder_model.index(0, 0))
-        self.folderScanned.emit(len(rows))
+        emit(self.folderScanned, len(checkpoints))
 
     def _folder_activated(self, index):
         row = self.folder_model.data(index, ObjectRole)
-        if row is not None:
-            self.open_paths([p for p in (row.payload, row.descriptor) if p])
+        if row is None:
+            return
+        if not row.checkpoint:
+            self.statusBar().showMessage(f"{os.path.basename(row.other)} is not a checkpoint: {row.summary}", 5000)
+            return
+        self.open_paths([p for p in (row.payload, row.descriptor) if p])
 
     # ==========================================================================================
     # editing (sandbox)
     def request_edit(self, source: str, pointer: str, span, kind: str, text: str) -> None:
-        """Replace one scalar in the sandbox copy; recomputed off the GUI thread."""
-        payload, descriptor = self.payload, self.descriptor
-        job = self._new_job(lambda ctx: engine.apply_edit(payload, descriptor, source, tuple(span), kind, text))
-        self._run_recompute(job, f"Recomputing after editing {source} {pointer}…")
+        """Replace one scalar in the sandbox copy; recomputed off the GUI thread.
+
+        ``span`` is the value's span in the document on screen. Edits requested before the
+        previous recompute landed are kept: every recompute applies all pending edits in order.
+        """
+        self._queue_edit(engine.Edit("value", source, pointer, tuple(span), kind, text),
+                         f"Recomputing after editing {source} {pointer}…")
 
     def request_raw_edit(self, source: str, text: str) -> None:
         """Replace a whole document with the raw editor's text; recomputed off the GUI thread."""
-        payload, descriptor = self.payload, self.descriptor
         data = text.encode("utf-8")
-        current = (payload if source == "payload" else descriptor)
-        if current is not None and current.data == data:
+        current = self.payload if source == "payload" else self.descriptor
+        if not self._pending_edits and current is not None and current.data == data:
             return
-        job = self._new_job(lambda ctx: engine.replace_bytes(payload, descriptor, source, data))
-        self._run_recompute(job, "Recomputing…", from_raw=source)
+        self._queue_edit(engine.Edit("raw", source, data=data), "Recomputing…")
 
     editFailed = Signal(str)
 
-    def _run_recompute(self, job: Job, text: str, from_raw: str | None = None):
-        job.signals.finished.connect(lambda a, j=job: self._current(j) and self._apply(
-            a, None, edited=True, keep_view=True, from_raw=from_raw))
+    def _queue_edit(self, edit: engine.Edit, text: str) -> None:
+        """Add ``edit`` to the pending ones and recompute them all from the documents on screen
+        (the engine encodes values, so even a small edit is applied off the GUI thread). A newer
+        request supersedes this job, but not its edits: they are part of the newer one."""
+        self._pending_edits.append(edit)
+        edits = list(self._pending_edits)
+        payload, descriptor = self.payload, self.descriptor
+        # The raw editor keeps its text for a document whose last edit came from it (the user is typing there).
+        last = {e.source: e.op for e in edits}
+        from_raw = {src for src, op in last.items() if op == "raw"}
+        job = self._new_job(lambda ctx: engine.apply_edits(payload, descriptor, edits), "recomputing after an edit")
+        job.signals.finished.connect(lambda a, j=job: self._current(j) and self._edits_done(a, from_raw))
         job.signals.failed.connect(lambda msg, j=job: self._current(j) and self._edit_failed(msg))
         self.status_label.setText(text)
         start_job(job)
 
+    def _edits_done(self, a: Analysis, from_raw):
+        self._pending_edits.clear()
+        self._edited_sources |= a.edited_sources
+        self._unsaved |= a.edited_sources
+        self.clear_banner("error")
+        self._apply(a, None, edited=True, keep_view=True, from_raw=from_raw)
+        for msg in a.edit_errors:
+            self._edit_failed(msg)
+
     def _edit_failed(self, msg):
+        self._pending_edits.clear()
         self.show_banner("error", "error", f"The edit was not applied: {msg}")
-        self.editFailed.emit(msg)
+        emit(self.editFailed, msg)
 
     def edit_current_value(self):
         view = self._focused_tree()
@@ -990,7 +1137,8 @@ class MainWindow(QMainWindow):
             with open(descriptor_path, "xb") as fh:
                 fh.write(desc)
             written.append(descriptor_path)
-        self.saved.emit(written)
+        self._after_save(written, {"payload": path}, matching=descriptor_path if desc is not None else None)
+        emit(self.saved, written)
         return written
 
     def save_descriptor_as(self, path: str, *, matching: bool = False) -> str:
@@ -1006,8 +1154,53 @@ class MainWindow(QMainWindow):
             data = self.descriptor.data
         with open(path, "xb") as fh:
             fh.write(data)
-        self.saved.emit([path])
+        self._after_save([path], {} if matching else {"descriptor": path})
+        emit(self.saved, [path])
         return path
+
+    def _after_save(self, written: list[str], sandbox: dict[str, str], matching: str | None = None) -> None:
+        """After Save As: drop a stale "Not saved" banner, mark each saved edited document as
+        saved to its new file, and offer to open the saved pair.
+
+        ``sandbox``: source -> new path for documents written as the window shows them;
+        ``matching``: the path of a descriptor recomputed to match the payload (not the one shown).
+        When every edit is saved, the window shows the new file(s) as opened files (title, reload,
+        stale check and recent files follow them); the originals are unchanged either way.
+        """
+        self.clear_banner("error")
+        for source, path in sandbox.items():
+            side = self.payload if source == "payload" else self.descriptor
+            if side is None or source not in self._edited_sources:
+                continue
+            st = os.stat(path)
+            new = dataclasses.replace(side, path=path, mtime_ns=st.st_mtime_ns, size=st.st_size)
+            if source == "payload":
+                self.payload = new
+            else:
+                self.descriptor = new
+            self._unsaved.discard(source)
+            self._edited_sources.discard(source)
+        if self.edited and not self._unsaved:
+            self.edited = False
+            self.paths = [s.path for s in (self.payload, self.descriptor) if s is not None and s.path]
+            self._watch(self.paths)
+            self._add_recent(self.paths)
+            self.clear_banner("edited")
+            self.clear_banner("stale")
+        shows = " + ".join(os.path.basename(s.path) for s in (self.payload, self.descriptor)
+                           if s is not None and s.path)
+        text = "Saved " + " and ".join(written) + ". The original files are unchanged."
+        if not self.edited:
+            text += f" The window now shows {shows}."
+        actions = []
+        if matching is not None:
+            pair = [sandbox.get("payload") or written[0], matching]
+            text += " The saved descriptor matches the saved payload: open the pair to verify it."
+            actions.append(("Open Saved Pair", lambda _=False, p=pair: self.open_paths(p)))
+        self.show_banner("info", "info", text, actions)
+        self._update_captions()
+        self._update_verdict_display()
+        self._update_actions()
 
     def _ask_new_file(self, title: str, suggestion: str) -> str | None:
         path, _ = QFileDialog.getSaveFileName(self, title, suggestion, "JSON files (*.json);;All files (*)",
@@ -1022,6 +1215,11 @@ class MainWindow(QMainWindow):
         path = self._ask_new_file("Save payload as a new file", stem + ".edited.json")
         if not path:
             return
+        try:  # refuse an input or existing file now, before asking about the descriptor
+            self._check_new_path(path)
+        except engine.UserError as e:
+            self.show_banner("error", "error", f"Not saved: {e}")
+            return
         desc_path = None
         if self.report is not None and self.report.expected_descriptor is not None:
             r = QMessageBox.question(self, "Also save a matching descriptor?",
@@ -1031,11 +1229,9 @@ class MainWindow(QMainWindow):
                 desc_path = self._ask_new_file("Save matching descriptor as a new file",
                                                os.path.splitext(path)[0] + ".descriptor.json")
         try:
-            written = self.save_payload_as(path, desc_path)
+            self.save_payload_as(path, desc_path)  # says "Saved …" and offers to open the saved pair
         except (engine.UserError, OSError) as e:
             self.show_banner("error", "error", f"Not saved: {e}")
-            return
-        self.show_banner("info", "info", "Saved " + " and ".join(written) + ". The opened files are unchanged.")
 
     def save_descriptor_dialog(self):
         matching = False
@@ -1056,8 +1252,6 @@ class MainWindow(QMainWindow):
             self.save_descriptor_as(path, matching=matching)
         except (engine.UserError, OSError) as e:
             self.show_banner("error", "error", f"Not saved: {e}")
-            return
-        self.show_banner("info", "info", f"Saved {path}.")
 
     # ==========================================================================================
     # stale files
@@ -1359,11 +1553,17 @@ class MainWindow(QMainWindow):
                           "checkpoints, byte-exact with the Rust reference. The window never decides a verdict "
                           "itself: every verdict and digest comes from the verification engine.</p>")
 
-    def _shortcuts_help(self):
+    def shortcut_rows(self) -> list[tuple[str, str]]:
+        """(action, every shortcut of it) for each menu action that has one, as Help ▸ Keyboard Shortcuts lists them."""
         rows = []
         for menu in self.menuBar().findChildren(type(self.recent_menu)):
             for a in menu.actions():
-                if a.shortcut().toString():
-                    rows.append(f"<tr><td>{a.text().replace('&', '')}</td><td><b>"
-                                f"{a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)}</b></td></tr>")
+                keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in a.shortcuts()]
+                keys = [k for k in keys if k]
+                if keys:
+                    rows.append((a.text().split("\t")[0].replace("&", ""), ", ".join(keys)))
+        return rows
+
+    def _shortcuts_help(self):
+        rows = [f"<tr><td>{name}</td><td><b>{keys}</b></td></tr>" for name, keys in self.shortcut_rows()]
         QMessageBox.information(self, "Keyboard shortcuts", "<table>" + "".join(rows) + "</table>")

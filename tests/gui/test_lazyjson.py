@@ -77,7 +77,8 @@ def _as_tuple(idx):
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_fast_index_equals_exact_index(path):
-    """The orjson fast path gives exactly the tokenizer's index (or falls back to it)."""
+    """The orjson fast path gives exactly the tokenizer's index (or falls back to it) on every case file;
+    non-canonical inputs (whitespace next to the last child) are covered below."""
     data = path.read_bytes()
     if _engine_tree(data) is None:
         pytest.skip("not JSON")
@@ -89,3 +90,36 @@ def test_fast_index_falls_back_when_bytes_disagree_with_orjson():
     data = b'{"a":[1.50,{"\\u0062":2}],"a":[3],"c":[' + b",".join([b'"pad"'] * 40) + b"]}"
     assert b'"\\u0062"' in data
     assert _as_tuple(fast_index(data, big=16)) == _as_tuple(build_index(data, big=16))
+
+
+_NUMS = b",".join(str(i).encode() for i in range(20000))
+_PAD = b",".join([b'"pad"'] * 20)
+
+
+@pytest.mark.parametrize("data", [
+    b"[" + _NUMS + b" ]",                       # space before the closing bracket
+    b"[" + _NUMS[:-6] + b", 19999]",            # space before the last value
+    b'{"a":[' + _PAD + b'],"b": 5}',            # space after the last key's colon
+    b'{"a":[' + _PAD + b'],"b":5 }',            # space after the last member
+    b'{"a":[' + _PAD + b',  "a,"],"b":[' + _PAD + b"]}",  # whitespace that lines up with a comma
+    b"[" + _NUMS + b"]",                        # compact (the fast path itself)
+    b" \n[" + _NUMS + b"]\n",                   # whitespace around the document only
+], ids=["ws-before-bracket", "ws-before-last", "ws-after-colon", "ws-after-last-member", "aligned-comma",
+        "compact", "outer-ws"])
+def test_fast_index_equals_exact_index_on_non_canonical_input(data):
+    """Whitespace next to the last child of a container: fast_index must not swallow it."""
+    fast, exact = fast_index(data, big=64), build_index(data, big=64)
+    assert _as_tuple(fast) == _as_tuple(exact)
+    assert exact  # the inputs are large enough to be indexed
+
+
+def test_fast_index_last_child_span_is_exact():
+    data = b"[" + _NUMS + b" ]"
+    ch = fast_index(data, big=64)[0]
+    assert len(ch) == 20000
+    assert (ch.starts[-1], ch.ends[-1]) == (108885, 108890)
+    assert data[ch.starts[-1]:ch.ends[-1]] == b"19999"
+    obj = b'{"a":[' + _PAD + b'],"b": 5}'
+    ch = fast_index(obj, big=64)[0]
+    assert ch.keys == ["a", "b"]
+    assert obj[ch.starts[1]:ch.ends[1]] == b"5"

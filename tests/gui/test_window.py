@@ -13,7 +13,7 @@ from PySide6.QtGui import QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from inspector.checkpoint import Verdict  # noqa: E402
-from inspector.gui.roles import ObjectRole, PointerRole  # noqa: E402
+from inspector.gui.roles import ObjectRole, PointerRole, VerdictRole  # noqa: E402
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
 
@@ -251,6 +251,14 @@ def test_folder_lists_every_checkpoint_with_its_verdict(qtbot, window, tmp_path,
     assert blocker.args == [3]
     m = window.folder_model
     rows = [m.data(m.index(r, 0), ObjectRole) for r in range(m.rowCount())]
+    # notes.txt is listed last, as not a checkpoint (not as a failing payload)
+    assert [os.path.basename(r.other) for r in rows if not r.checkpoint] == ["notes.txt"]
+    last = m.rowCount() - 1
+    assert [m.data(m.index(last, c)) for c in range(3)] == [
+        "notes.txt", "—", "not a checkpoint: neither a checkpoint payload nor a descriptor was recognised"]
+    assert m.data(m.index(last, 0), VerdictRole) is Verdict.NOT_APPLICABLE
+    assert "1 other file is not a checkpoint (notes.txt)" in window.banner_text("info")
+    rows = rows[:-1]
     by_payload = {os.path.basename(r.payload) if r.payload else None: r for r in rows}
     assert by_payload["payload-with-resume.json"].verified
     assert os.path.basename(by_payload["payload-with-resume.json"].descriptor) == "descriptor-with-resume.json"

@@ -15,7 +15,11 @@ __all__ = ["FolderModel"]
 
 
 class FolderModel(QAbstractTableModel):
-    """Rows of :class:`~inspector.gui.engine.FolderRow`; columns: payload, descriptor, verdict."""
+    """Rows of :class:`~inspector.gui.engine.FolderRow`; columns: payload, descriptor, verdict.
+
+    A file that is not a checkpoint (``row.other``) shows its name in the first column, a dash in
+    the second, and "not a checkpoint: why" with the n/a icon (never a failure) as its verdict.
+    """
 
     COLUMNS = ("Payload", "Descriptor", "Verdict")
 
@@ -49,6 +53,8 @@ class FolderModel(QAbstractTableModel):
 
     @staticmethod
     def _verdict(r) -> Verdict:
+        if getattr(r, "other", None) is not None:
+            return Verdict.NOT_APPLICABLE
         return Verdict.PASS if r.verified else (Verdict.FAIL if not r.ok else Verdict.NOT_APPLICABLE)
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
@@ -59,12 +65,15 @@ class FolderModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 2:
                 return r.summary
+            other = getattr(r, "other", None)
+            if other is not None:
+                return os.path.basename(other) if col == 0 else "—"
             path = r.payload if col == 0 else r.descriptor
             return os.path.basename(path) if path else "— (missing)"
         if role == Qt.ItemDataRole.DecorationRole and col == 2:
             return style.icon(self._verdict(r))
         if role == Qt.ItemDataRole.ToolTipRole:
-            return "\n".join(x for x in (r.payload, r.descriptor, r.summary) if x)
+            return "\n".join(x for x in (r.payload, r.descriptor, getattr(r, "other", None), r.summary) if x)
         if role == VerdictRole:
             return self._verdict(r)
         if role == ObjectRole:

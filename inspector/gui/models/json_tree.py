@@ -20,6 +20,7 @@ from inspector.checkpoint import Location, Verdict
 
 from .. import style
 from ..lazyjson import children_of, find_span, kind_at, load_value, value_span
+from ..qtcompat import emit
 from ..roles import CopyValueRole, KindRole, LocationRole, PointerRole, SpanRole, VerdictRole
 from .annotate import ToolPairs, is_timestamp_key, preview, summary, timestamp_text
 
@@ -139,7 +140,7 @@ class JsonTreeModel(QAbstractItemModel):
         self._markers = dict(markers)
         if self._root is not None and self._root.children:
             last = len(self._root.children) - 1
-            self.dataChanged.emit(self.index(0, 0), self.index(last, 0))
+            emit(self.dataChanged, self.index(0, 0), self.index(last, 0))
 
     @property
     def document(self) -> bytes | None:
@@ -319,7 +320,7 @@ class JsonTreeModel(QAbstractItemModel):
         text = str(value)
         if text == self._edit_text(item):
             return False
-        self.editRequested.emit(self.source, item.pointer, (item.start, item.end), item.kind, text)
+        emit(self.editRequested, self.source, item.pointer, (item.start, item.end), item.kind, text)
         return True
 
     # -- display helpers ------------------------------------------------------------------------

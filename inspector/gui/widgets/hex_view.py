@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractScrollArea
 from inspector.checkpoint import Verdict
 
 from .. import style
+from ..qtcompat import emit
 
 __all__ = ["HexView"]
 
@@ -222,7 +223,7 @@ class HexView(QAbstractScrollArea):
         if off is not None:
             self._cursor = off
             self.viewport().update()
-            self.offsetActivated.emit(off)
+            emit(self.offsetActivated, off)
         super().mousePressEvent(event)
 
     def keyPressEvent(self, event):
@@ -241,7 +242,7 @@ class HexView(QAbstractScrollArea):
             self._cursor = n - 1 if event.modifiers() & Qt.KeyboardModifier.ControlModifier else min(
                 n - 1, self._cursor - self._cursor % self._row + self._row - 1)
         elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
-            self.offsetActivated.emit(self._cursor)
+            emit(self.offsetActivated, self._cursor)
             return
         elif event.matches(QKeySequence.StandardKey.Copy) and self._span is not None:
             from PySide6.QtWidgets import QApplication
@@ -254,7 +255,7 @@ class HexView(QAbstractScrollArea):
         self._scroll_to(self._cursor)
         self.viewport().update()
         if key not in (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown):
-            self.offsetActivated.emit(self._cursor)
+            emit(self.offsetActivated, self._cursor)
 
     def focusInEvent(self, event):
         super().focusInEvent(event)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 from inspector.checkpoint import Verdict
 
 from .. import style
+from ..qtcompat import emit
 
 __all__ = ["Banner", "VerdictHeader", "TreePane", "FindingDetail", "DigestDetail", "FindBar", "RawEditor",
            "finding_html"]
@@ -70,9 +71,18 @@ class Banner(QFrame):
         return self.label.text()
 
     def _close(self):
-        self.closed.emit()
+        emit(self.closed)
         self.hide()
         self.deleteLater()
+
+
+def _set_text_colour(label: QLabel, colour) -> None:
+    """Colour a label's text. Inside the tool bar a label may paint with ButtonText rather than
+    WindowText (on X11 the red of a failure came out black), so both roles get the colour."""
+    pal = label.palette()
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.ButtonText):
+        pal.setColor(role, colour)
+    label.setPalette(pal)
 
 
 class VerdictHeader(QFrame):
@@ -95,8 +105,14 @@ class VerdictHeader(QFrame):
         self.subtitle = QLabel("")
         self.subtitle.setMinimumWidth(200)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A failed open while another checkpoint stays on screen: said above the (unchanged) verdict.
+        self.notice = QLabel("")
+        self.notice.setMinimumWidth(200)
+        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notice.setVisible(False)
         texts = QVBoxLayout()
         texts.setSpacing(1)
+        texts.addWidget(self.notice)
         texts.addWidget(self.title)
         texts.addWidget(self.subtitle)
         lay.addLayout(texts, 1)
@@ -104,14 +120,19 @@ class VerdictHeader(QFrame):
         self.button.setVisible(False)
         lay.addWidget(self.button)
 
-    def set_verdict(self, text: str, verdict: Verdict, show_button: bool, subtitle: str = "") -> None:
+    def set_verdict(self, text: str, verdict: Verdict, show_button: bool, subtitle: str = "",
+                    notice: str = "") -> None:
+        """Show ``text`` in the verdict's colour and icon; ``notice`` (an error, said as ERROR) above it."""
         self.title.setText(text)
         self.title.setToolTip(text)
         self.subtitle.setText(subtitle)
         self.subtitle.setVisible(bool(subtitle))
-        pal = self.title.palette()
-        pal.setColor(QPalette.ColorRole.WindowText, style.colour(verdict))
-        self.title.setPalette(pal)
+        self.notice.setText(f"ERROR — {notice}" if notice else "")
+        self.notice.setToolTip(notice)
+        self.notice.setVisible(bool(notice))
+        if notice:
+            _set_text_colour(self.notice, style.colour(Verdict.FAIL))
+        _set_text_colour(self.title, style.colour(verdict))
         self.icon.setPixmap(style.icon(verdict).pixmap(32, 32))
         self.button.setVisible(show_button)
 
@@ -216,9 +237,9 @@ class FindingDetail(QTextBrowser):
     def _anchor(self, url):
         s = url.toString()
         if s.startswith("loc:"):
-            self.locationClicked.emit(int(s[4:]))
+            emit(self.locationClicked, int(s[4:]))
         elif s.startswith("rule:"):
-            self.ruleClicked.emit(s[5:])
+            emit(self.ruleClicked, s[5:])
 
 
 class DigestDetail(QWidget):
@@ -304,8 +325,8 @@ class FindBar(QWidget):
         lay.addWidget(prev)
         lay.addWidget(nxt)
         lay.addWidget(close)
-        nxt.clicked.connect(lambda: self.search.emit(self.edit.text(), False))
-        prev.clicked.connect(lambda: self.search.emit(self.edit.text(), True))
+        nxt.clicked.connect(lambda: emit(self.search, self.edit.text(), False))
+        prev.clicked.connect(lambda: emit(self.search, self.edit.text(), True))
         self.edit.returnPressed.connect(self._enter)
         close.clicked.connect(self.hide)
 
@@ -313,7 +334,7 @@ class FindBar(QWidget):
         from PySide6.QtWidgets import QApplication
 
         back = bool(QApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier)
-        self.search.emit(self.edit.text(), back)
+        emit(self.search, self.edit.text(), back)
 
     def keyPressEvent(self, event):
         if event.key() == Qt.Key.Key_Escape:
@@ -359,7 +380,7 @@ class RawEditor(QWidget):
             t = QTimer(self)
             t.setSingleShot(True)
             t.setInterval(400)
-            t.timeout.connect(lambda s=source: self.textEdited.emit(s, self.text(s)))
+            t.timeout.connect(lambda s=source: emit(self.textEdited, s, self.text(s)))
             ed.textChanged.connect(t.start)
             self.editors[source] = ed
             self._timers[source] = t
