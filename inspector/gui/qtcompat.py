@@ -1,6 +1,6 @@
 """Work-arounds for defects of the Qt binding (QtCore only: models and worker code may import it).
 
-``emit``: with PySide6 6.12.0 (the version the installer pins) on CPython 3.11, every
+``emit``: with PySide6 6.12.0 on CPython 3.11 (the project now requires < 6.12; this stays as a guard), every
 ``SignalInstance.emit()`` called from Python releases one reference to ``True`` that it never
 took. After a few thousand emits (progress updates, loads, edits) ``True``'s count reaches zero
 and the interpreter aborts with "Fatal Python error: bool_dealloc". Every signal the GUI emits
