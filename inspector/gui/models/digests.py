@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import Qt
+
+from .table import RowsTableModel
 
 from inspector.checkpoint import Location
 
@@ -26,7 +28,7 @@ def _short(v) -> str:
     return s
 
 
-class DigestsModel(QAbstractTableModel):
+class DigestsModel(RowsTableModel):
     """Rows: the report's :class:`~inspector.checkpoint.DigestRow` list. Columns: what, match, stated, recomputed.
 
     The match column says ``match``/``MISMATCH``/``n/a`` in words and with a shaped icon.
@@ -46,17 +48,6 @@ class DigestsModel(QAbstractTableModel):
 
     def row_object(self, row: int):
         return self._rows[row]
-
-    def rowCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section]
-        return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or index.row() >= len(self._rows):

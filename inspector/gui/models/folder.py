@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
+
+from .table import RowsTableModel
 
 from inspector.checkpoint import Verdict
 
@@ -14,7 +16,7 @@ from ..roles import ObjectRole, VerdictRole
 __all__ = ["FolderModel"]
 
 
-class FolderModel(QAbstractTableModel):
+class FolderModel(RowsTableModel):
     """Rows of :class:`~inspector.gui.engine.FolderRow`; columns: payload, descriptor, verdict.
 
     A file that is not a checkpoint (``row.other``) shows its name in the first column, a dash in
@@ -39,17 +41,6 @@ class FolderModel(QAbstractTableModel):
         self.beginInsertRows(QModelIndex(), n, n)
         self._rows.append(row)
         self.endInsertRows()
-
-    def rowCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section]
-        return None
 
     @staticmethod
     def _verdict(r) -> Verdict:
