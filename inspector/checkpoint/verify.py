@@ -14,7 +14,7 @@ from .checks import CHECKS
 from .context import Context, NotApplicable
 from .digest import (
     DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, SNAPSHOT_DOMAIN, descriptor_digest_input,
-    domain_digest, domain_preimage, logical_evidence_input, snapshot_evidence_input,
+    content_digest, domain_preimage, logical_evidence_input, snapshot_evidence_input,
 )
 from .canonical import encode
 from .report import DigestRow, Finding, Location, Report, Verdict
@@ -151,30 +151,25 @@ def _digest_rows(ctx) -> list[DigestRow]:
     row("payload size_bytes", "/size_bytes", ("size_bytes",), ctx.payload_size)
     row("payload content_digest", "/content_digest", ("content_digest",),
         ctx.payload_digest if payload is not None else None, None, payload)
-    snap_bytes = ctx.snapshot_component if pay is not None else None
-    row("snapshot size_bytes", "/snapshot/size_bytes", ("snapshot", "size_bytes"), get(exp, "snapshot", "size_bytes"))
-    row("snapshot content_digest", "/snapshot/content_digest", ("snapshot", "content_digest"),
-        get(exp, "snapshot", "content_digest"), None, snap_bytes)
-    ev = get(exp, "snapshot") or get(desc, "snapshot")
-    if ev is not None:
-        row("snapshot evidence_digest", "/snapshot/evidence_digest", ("snapshot", "evidence_digest"),
-            domain_digest(SNAPSHOT_DOMAIN, snapshot_evidence_input(ev)), SNAPSHOT_DOMAIN,
-            domain_preimage(SNAPSHOT_DOMAIN, snapshot_evidence_input(ev)))
-    has_lr = (pay is not None and pay.get("logical_resume") is not None) or get(desc, "logical_resume") is not None
-    if has_lr:
-        lr_bytes = ctx.logical_component if pay is not None else None
-        row("logical resume size_bytes", "/logical_resume/size_bytes", ("logical_resume", "size_bytes"),
-            get(exp, "logical_resume", "size_bytes"))
-        row("logical resume content_digest", "/logical_resume/content_digest", ("logical_resume", "content_digest"),
-            get(exp, "logical_resume", "content_digest"), None, lr_bytes)
-        lev = get(exp, "logical_resume") or get(desc, "logical_resume")
-        if lev is not None:
-            row("logical resume evidence_digest", "/logical_resume/evidence_digest", ("logical_resume", "evidence_digest"),
-                domain_digest(LOGICAL_DOMAIN, logical_evidence_input(lev)), LOGICAL_DOMAIN,
-                domain_preimage(LOGICAL_DOMAIN, logical_evidence_input(lev)))
+    def component(name, label, domain, evidence_input, component_bytes):
+        """Size, content digest and evidence digest rows of one component (FORMAT.md 3.2)."""
+        row(f"{label} size_bytes", f"/{name}/size_bytes", (name, "size_bytes"), get(exp, name, "size_bytes"))
+        row(f"{label} content_digest", f"/{name}/content_digest", (name, "content_digest"),
+            get(exp, name, "content_digest"), None, component_bytes)
+        ev = get(exp, name) or get(desc, name)
+        if ev is not None:
+            preimage = domain_preimage(domain, evidence_input(ev))  # hashed once, shown as is
+            row(f"{label} evidence_digest", f"/{name}/evidence_digest", (name, "evidence_digest"),
+                content_digest(preimage), domain, preimage)
+
+    component("snapshot", "snapshot", SNAPSHOT_DOMAIN, snapshot_evidence_input,
+              ctx.snapshot_component if pay is not None else None)
+    if (pay is not None and pay.get("logical_resume") is not None) or get(desc, "logical_resume") is not None:
+        component("logical_resume", "logical resume", LOGICAL_DOMAIN, logical_evidence_input,
+                  ctx.logical_component if pay is not None else None)
     d = exp or desc
     if d is not None:
+        preimage = domain_preimage(DESCRIPTOR_DOMAIN, descriptor_digest_input(d))
         row("descriptor_digest", "/descriptor_digest", ("descriptor_digest",),
-            domain_digest(DESCRIPTOR_DOMAIN, descriptor_digest_input(d)), DESCRIPTOR_DOMAIN,
-            domain_preimage(DESCRIPTOR_DOMAIN, descriptor_digest_input(d)))
+            content_digest(preimage), DESCRIPTOR_DOMAIN, preimage)
     return rows
