@@ -1,4 +1,16 @@
-"""Shared fixtures: paths to the shared ground truth, offscreen Qt for GUI tests."""
+"""Shared fixtures: paths to the format's ground truth, offscreen Qt for GUI tests.
+
+Where the ground truth comes from (first match wins):
+
+1. ``$CHECKPOINT_SHARED``, when set: an explicit path to a shared ground-truth folder (the layout of
+   ``../shared``: ``fixtures/``, ``vectors/``, ``FORMAT.md``). Used for everything, so a newer copy can
+   be tested before it is vendored.
+2. ``tests/data/``: the vendored copy (golden pairs, ``cases/``, ``cases-pinned/``, the vectors), refreshed
+   by ``tools/vendor_ground_truth.py`` with a SHA-256 manifest. A lone clone passes the tests with it.
+
+``FORMAT.md`` itself is not vendored: ``FORMAT_MD`` is ``$CHECKPOINT_SHARED/FORMAT.md``, else
+``../shared/FORMAT.md`` beside the clone, else ``None`` and the tests that read it skip.
+"""
 
 import json
 import os
@@ -9,17 +21,35 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("CHECKPOINT_SHARED", ROOT.parent / "shared"))
+VENDORED = ROOT / "tests" / "data"
+_ENV_SHARED = os.environ.get("CHECKPOINT_SHARED")
+#: Root of the ground truth used by the tests (an explicit ``$CHECKPOINT_SHARED`` wins over ``tests/data``).
+SHARED = Path(_ENV_SHARED) if _ENV_SHARED else VENDORED
 GOLDEN = SHARED / "fixtures" / "golden"
 CASES = SHARED / "fixtures" / "cases"
+CASES_PINNED = SHARED / "fixtures" / "cases-pinned"
 VECTORS = SHARED / "vectors" / "canonical-v1.jsonl"
 SAMPLES = ROOT / "resources" / "samples"
 
 
+def _format_md() -> Path | None:
+    for base in ([Path(_ENV_SHARED)] if _ENV_SHARED else []) + [ROOT.parent / "shared"]:
+        if (base / "FORMAT.md").is_file():
+            return base / "FORMAT.md"
+    return None
+
+
+#: FORMAT.md of the shared ground truth, or ``None`` when no shared copy is beside the clone.
+FORMAT_MD = _format_md()
+needs_format_md = pytest.mark.skipif(FORMAT_MD is None, reason="FORMAT.md not found: needs ../shared beside "
+                                     "the clone or CHECKPOINT_SHARED (it is not vendored in tests/data)")
+
+
 def pytest_configure(config):
-    if not (SHARED / "FORMAT.md").exists():
-        pytest.exit(f"the format's ground truth is missing: expected {SHARED} (clone this repository next to "
-                    "shared/, or set CHECKPOINT_SHARED to its path)", returncode=2)
+    if not (GOLDEN / "payload-with-resume.json").is_file():
+        pytest.exit(f"the format's ground truth is missing: expected {GOLDEN} (tests/data/ is vendored in the "
+                    "repository; CHECKPOINT_SHARED, when set, must point to a folder with fixtures/ and vectors/)",
+                    returncode=2)
 
 
 def load_cases() -> list[dict]:

@@ -12,9 +12,7 @@ import json
 import pytest
 
 from inspector.checkpoint import verify
-from tests.conftest import SHARED
-
-CASES_PINNED = SHARED / "fixtures" / "cases-pinned"
+from tests.conftest import CASES_PINNED
 
 PENDING = {
     "001-valid-rich-resume",

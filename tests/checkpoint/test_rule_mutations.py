@@ -41,7 +41,9 @@ from inspector.checkpoint.digest import descriptor_digest_input, logical_evidenc
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-SHARED = Path(os.environ.get("CHECKPOINT_SHARED", ROOT.parent / "shared"))
+# the ground truth as tests/conftest.py picks it (this file also runs as a script to --record):
+# an explicit $CHECKPOINT_SHARED, else the vendored tests/data/
+SHARED = Path(os.environ.get("CHECKPOINT_SHARED") or ROOT / "tests" / "data")
 GOLDEN = SHARED / "fixtures" / "golden"
 CASES = SHARED / "fixtures" / "cases"
 PINS_FILE = HERE / "data" / "rule_mutations.json"

@@ -41,7 +41,9 @@ from inspector.checkpoint import (
 from inspector.checkpoint.digest import descriptor_digest_input, logical_evidence_input, snapshot_evidence_input
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("CHECKPOINT_SHARED", ROOT.parent / "shared"))
+# the ground truth as tests/conftest.py picks it (this module also runs as a script, outside pytest):
+# an explicit $CHECKPOINT_SHARED, else the vendored tests/data/
+SHARED = Path(os.environ.get("CHECKPOINT_SHARED") or ROOT / "tests" / "data")
 GOLDEN = SHARED / "fixtures" / "golden"
 CASES = SHARED / "fixtures" / "cases"
 DEFAULT_ORACLE = "/tmp/reference/target/release/oracle2"
