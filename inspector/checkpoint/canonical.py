@@ -37,8 +37,9 @@ class CanonicalError(ValueError):
 
     @property
     def offset(self) -> int | None:
-        """Byte offset serde_json took the reported position from."""
-        return self.serde.index
+        """Byte offset of the offending byte (:attr:`~.jsontext.SerdeError.offset`; ``len(data)``
+        for an ``eof`` error). serde_json's line/column may be a byte or more later."""
+        return self.serde.offset
 
     @property
     def category(self) -> str:

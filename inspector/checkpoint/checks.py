@@ -84,7 +84,7 @@ def d_parse(ctx: Context):
         raise NotApplicable("no descriptor")
     err = ctx.desc_result[1]
     if err is not None:
-        yield Violation(str(err), "descriptor", "", offset=err.index)
+        yield Violation(str(err), "descriptor", "", offset=err.offset)
 
 
 @check("D-SCHEMA")
@@ -365,7 +365,7 @@ def p_parse(ctx):
         raise NotApplicable("no payload")
     err = ctx.pay_result[1]
     if err is not None:
-        yield Violation(str(err), "payload", "", offset=err.index, notes=(f"serde_json error category: {err.category}",))
+        yield Violation(str(err), "payload", "", offset=err.offset, notes=(f"serde_json error category: {err.category}",))
 
 
 @check("P-SCHEMA")

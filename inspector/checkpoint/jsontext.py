@@ -85,26 +85,44 @@ def position_of_index(data: bytes, i: int) -> tuple[int, int]:
 class SerdeError(Exception):
     """A serde_json error: its message and the byte index its position was taken from.
 
+    ``index`` is where serde_json *stopped* (its line/column, pinned to the reference);
+    ``offset`` is the byte that is *wrong*, which is what a user is shown. They differ:
+    serde's column usually counts the offending byte itself (so ``offset == index - 1``), and
+    some errors are only noticed later (invalid UTF-8 in a string after its closing quote, a
+    lone surrogate at the byte after its escape, a trailing comma at the bracket after it).
+
     Attributes:
         message: the error text without position (e.g. ``missing field `x```).
         index: byte offset whose ``position_of_index`` gives the reported line/column, or
             ``None`` for an error not yet positioned (serde's ``line == 0``).
+        offset: byte offset of the offending byte, set by the reader where it knows better
+            and otherwise by :meth:`locate`: ``index - 1`` (the byte serde's column counts
+            last), or ``len(data)`` for ``eof`` errors (the document ended there: no byte is
+            wrong). Per class: the byte that cannot start a value / follow a value / be a
+            digit / be an escape letter / be a hex digit (first bad one of the four); the
+            control character; the first byte that is not valid UTF-8; the ``,`` of a
+            trailing comma; the ``\\`` of a lone surrogate escape; the first byte of an
+            out-of-range number; the ``[``/``{`` opening the 128th container.
         line, column: serde_json's position (set by :meth:`locate`), 0 when unknown.
         category: ``"syntax"``, ``"data"`` or ``"eof"`` (serde_json ``Category``).
     """
 
-    def __init__(self, message: str, index: int | None = None, category: str = DATA):
+    def __init__(self, message: str, index: int | None = None, category: str = DATA, offset: int | None = None):
         super().__init__(message)
         self.message = message
         self.index = index
+        self.offset = offset
         self.category = category
         self.line = 0
         self.column = 0
 
     def locate(self, data: bytes) -> "SerdeError":
-        """Compute ``line``/``column`` from ``index`` over ``data``; returns self."""
+        """Compute ``line``/``column`` from ``index`` over ``data`` (and ``offset`` if the
+        reader left it unset); returns self."""
         if self.index is not None:
             self.line, self.column = position_of_index(data, self.index)
+            if self.offset is None:
+                self.offset = len(data) if self.category == EOF else max(0, min(self.index, len(data)) - 1)
         return self
 
     def __str__(self) -> str:
@@ -192,13 +210,14 @@ class Reader:
         self.build_nodes = build_nodes
 
     # -- errors -----------------------------------------------------------------------
-    def error(self, message: str) -> SerdeError:
-        """``Deserializer::error``: positioned at the current index."""
-        return SerdeError(message, self.i, _category(message))
+    def error(self, message: str, offset: int | None = None) -> SerdeError:
+        """``Deserializer::error``: positioned at the current index (``offset``: the offending
+        byte when it is not the one before that index)."""
+        return SerdeError(message, self.i, _category(message), offset)
 
-    def peek_error(self, message: str) -> SerdeError:
+    def peek_error(self, message: str, offset: int | None = None) -> SerdeError:
         """``Deserializer::peek_error``: positioned one byte past the current index."""
-        return SerdeError(message, min(self.n, self.i + 1), _category(message))
+        return SerdeError(message, min(self.n, self.i + 1), _category(message), offset)
 
     def fix_position(self, err: SerdeError) -> SerdeError:
         """``Deserializer::fix_position``: give an unpositioned error the current index."""
@@ -263,9 +282,10 @@ class Reader:
             self.i += 1
             return None
         if b == 0x2C:  # ,
+            comma = self.i
             self.i += 1
             if self.parse_whitespace() == 0x5D:
-                return self.peek_error(TRAILING_COMMA)
+                return self.peek_error(TRAILING_COMMA, comma)
             return self.peek_error(TRAILING_CHARACTERS)
         if b is None:
             return self.peek_error(EOF_LIST)
@@ -293,10 +313,11 @@ class Reader:
         if first:
             return True
         if b == 0x2C:
+            comma = self.i
             self.i += 1
             b = self.parse_whitespace()
             if b == 0x5D:
-                raise self.peek_error(TRAILING_COMMA)
+                raise self.peek_error(TRAILING_COMMA, comma)
             if b is None:
                 raise self.peek_error(EOF_VALUE)
             return True
@@ -314,12 +335,13 @@ class Reader:
                 return True
             raise self.peek_error(KEY_MUST_BE_STRING)
         if b == 0x2C:
+            comma = self.i
             self.i += 1
             b = self.parse_whitespace()
             if b == 0x22:
                 return True
             if b == 0x7D:
-                raise self.peek_error(TRAILING_COMMA)
+                raise self.peek_error(TRAILING_COMMA, comma)
             if b is None:
                 raise self.peek_error(EOF_VALUE)
             raise self.peek_error(KEY_MUST_BE_STRING)
@@ -356,8 +378,8 @@ class Reader:
             self.i = j + 1
             try:
                 return data[start:j].decode("utf-8")
-            except UnicodeDecodeError:
-                raise self.error(INVALID_UNICODE) from None
+            except UnicodeDecodeError as e:
+                raise self.error(INVALID_UNICODE, start + e.start) from None
         m = _STR_WELLFORMED.match(data, start)
         if m is not None:
             # Only simple escapes and non-surrogate \u escapes: Python's scanstring decodes them
@@ -366,10 +388,11 @@ class Reader:
             self.i = m.end()
             try:
                 raw = data[start : self.i].decode("utf-8")
-            except UnicodeDecodeError:
-                raise self.error(INVALID_UNICODE) from None
+            except UnicodeDecodeError as e:
+                raise self.error(INVALID_UNICODE, start + e.start) from None
             return _scanstring(raw, 0)[0]
         scratch = bytearray()
+        body = start
         while True:
             j = _STR_RUN.match(data, self.i).end()
             if j >= self.n:
@@ -382,7 +405,7 @@ class Reader:
                 try:
                     return scratch.decode("utf-8")
                 except UnicodeDecodeError:
-                    raise self.error(INVALID_UNICODE) from None
+                    raise self.error(INVALID_UNICODE, _first_invalid_utf8(data, body, j)) from None
             if c == 0x5C:
                 scratch += data[start:j]
                 self.i = j + 1
@@ -405,11 +428,13 @@ class Reader:
             raise self.error(EOF_STRING)
         quad = self.data[self.i : self.i + 4]
         self.i += 4
-        if any(c not in _HEX for c in quad):
-            raise self.error(INVALID_ESCAPE)
+        for k, c in enumerate(quad):
+            if c not in _HEX:
+                raise self.error(INVALID_ESCAPE, self.i - 4 + k)
         return int(quad, 16)
 
     def _parse_escape(self, scratch: bytearray) -> None:
+        escape = self.i - 1  # the backslash: where a lone surrogate escape is reported
         ch = self._next_or_eof()
         simple = _SIMPLE_ESCAPES.get(ch)
         if simple is not None:
@@ -419,7 +444,7 @@ class Reader:
             raise self.error(INVALID_ESCAPE)
         n = self._decode_hex_escape()
         if 0xDC00 <= n <= 0xDFFF:
-            raise self.error(LONE_SURROGATE)
+            raise self.error(LONE_SURROGATE, escape)
         if n < 0xD800 or n > 0xDBFF:
             scratch += chr(n).encode("utf-8")
             return
@@ -427,17 +452,17 @@ class Reader:
             raise self.error(EOF_STRING)
         if self.data[self.i] != 0x5C:
             self.i += 1
-            raise self.error(UNEXPECTED_END_OF_HEX)
+            raise self.error(UNEXPECTED_END_OF_HEX, escape)
         self.i += 1
         if self.i >= self.n:
             raise self.error(EOF_STRING)
         if self.data[self.i] != 0x75:
             self.i += 1
-            raise self.error(UNEXPECTED_END_OF_HEX)
+            raise self.error(UNEXPECTED_END_OF_HEX, escape)
         self.i += 1
         n2 = self._decode_hex_escape()
         if n2 < 0xDC00 or n2 > 0xDFFF:
-            raise self.error(LONE_SURROGATE)
+            raise self.error(LONE_SURROGATE, escape)
         scratch += chr((((n - 0xD800) << 10) | (n2 - 0xDC00)) + 0x10000).encode("utf-8")
 
     def ignore_str(self) -> None:
@@ -468,11 +493,17 @@ class Reader:
 
         Returns ``int`` for U64/I64 results and ``float`` for F64 ones.
         """
+        start = self.i
         positive = True
         if self.peek() == 0x2D:
             self.i += 1
             positive = False
-        return self.parse_integer(positive)
+        try:
+            return self.parse_integer(positive)
+        except SerdeError as e:
+            if e.message == NUMBER_OUT_OF_RANGE:
+                e.offset = start  # the whole number is at fault, not its last digit
+            raise
 
     def _peek_or_null(self) -> int:
         return self.data[self.i] if self.i < self.n else 0
@@ -806,6 +837,17 @@ class Reader:
 
 
 _SIMPLE_ESCAPES = {0x22: 0x22, 0x5C: 0x5C, 0x2F: 0x2F, 0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09}
+
+
+def _first_invalid_utf8(data: bytes, start: int, end: int) -> int:
+    """Offset of the first byte in ``data[start:end]`` (a string body, escapes included) that
+    is not valid UTF-8. Escapes are ASCII and an escaped character encodes to a whole UTF-8
+    sequence, so the raw body is invalid exactly where the decoded string is."""
+    try:
+        data[start:end].decode("utf-8")
+    except UnicodeDecodeError as e:
+        return start + e.start
+    return start  # not reached: only called when the decoded body is invalid
 
 
 def _overflow(a: int, b: int, c: int) -> bool:
