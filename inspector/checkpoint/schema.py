@@ -5,119 +5,33 @@ Data only: every struct of FORMAT.md sections 3.3 and 4 with its fields in decla
 one of`` lists), serialized key, type, read default, aliases and serialize-skip rule.
 :mod:`.typed` interprets these descriptions exactly like serde derive + serde_json do.
 
-Types whose layout FORMAT.md marks as not pinned (agent events, trace events, verification
-reports, cost records, planning tasks, cognitive/capability bindings, policy objects,
-durable-memory binding) are :data:`VALUE`: free-form JSON, passed through, not type-checked.
+Every payload type is typed, including the turn-2 pins of sections 4.7-4.16 (run events,
+bindings, trace events, verification, cost records, planning, ``SessionConfig`` policy
+objects; declared in :mod:`.schema_pins`). Only what the reference itself keeps as
+``serde_json::Value`` is free-form: :data:`NOT_TYPE_CHECKED`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .schema_pins import (
+    AGENT_EVENT, COGNITIVE_BINDING, CONFIRMATION_POLICY, COST_RECORD, DURABLE_BINDING, PERMISSION_POLICY,
+    PRESENTATION, QUEUE_CONFIG, RUN_CAPABILITY_BINDING, SECURITY_CONFIG, TASK, TOKEN_USAGE,
+    TOOL_RESULT_EVIDENCE, TOOL_RESULT_TRANSFORM_BINDING, TRACE_EVENT, VERIFICATION_REPORT,
+)
+from .schema_types import (
+    BOOL, EMPTY, F32, F64, I32, I64, NONE, PATH, REQUIRED, STR, TIMESTAMP, U16, U32, U64, USIZE, VALUE,
+    Enum, Field, Map, Opt, Prim, Set, Struct, Tagged, Untagged, Vec,
+)
 
 __all__ = [
-    "Prim", "Opt", "Vec", "Enum", "Struct", "Field", "Tagged", "Untagged",
-    "STR", "BOOL", "U32", "U64", "USIZE", "I64", "F32", "F64", "VALUE",
-    "PAYLOAD", "DESCRIPTOR", "SNAPSHOT", "LOOP_CHECKPOINT", "NOT_TYPE_CHECKED",
+    "Prim", "Opt", "Vec", "Map", "Set", "Enum", "Struct", "Field", "Tagged", "Untagged", "REQUIRED",
+    "STR", "PATH", "BOOL", "U16", "U32", "U64", "USIZE", "I32", "I64", "F32", "F64", "VALUE", "TIMESTAMP",
+    "PAYLOAD", "DESCRIPTOR", "SNAPSHOT", "LOOP_CHECKPOINT", "NOT_TYPE_CHECKED", "ALL_TYPES",
+    "AGENT_EVENT", "COGNITIVE_BINDING", "RUN_CAPABILITY_BINDING", "DURABLE_BINDING", "TRACE_EVENT",
+    "VERIFICATION_REPORT", "COST_RECORD", "TASK", "QUEUE_CONFIG", "CONFIRMATION_POLICY", "PERMISSION_POLICY",
+    "SECURITY_CONFIG", "TOOL_RESULT_TRANSFORM_BINDING", "TOOL_RESULT_EVIDENCE",
 ]
 
-REQUIRED = object()  # marker: no read default (serde: "missing field")
-
-
-@dataclass(frozen=True)
-class Prim:
-    """A serde primitive: ``str``, ``bool``, an integer width, ``f32``/``f64`` or ``Value``."""
-
-    name: str  # "str" | "bool" | "u32" | "u64" | "usize" | "i64" | "f32" | "f64" | "value"
-    expecting: str
-
-
-STR = Prim("str", "a string")
-BOOL = Prim("bool", "a boolean")
-U32 = Prim("u32", "u32")
-U64 = Prim("u64", "u64")
-USIZE = Prim("usize", "usize")
-I64 = Prim("i64", "i64")
-F32 = Prim("f32", "f32")
-F64 = Prim("f64", "f64")
-VALUE = Prim("value", "any valid JSON value")
-
-
-@dataclass(frozen=True)
-class Opt:
-    """``Option<T>``: ``null`` reads as None."""
-
-    inner: object
-
-
-@dataclass(frozen=True)
-class Vec:
-    """``Vec<T>``."""
-
-    inner: object
-
-
-@dataclass(frozen=True)
-class Enum:
-    """A unit-variant enum written as its variant name (e.g. ``"Active"``)."""
-
-    name: str
-    variants: tuple
-
-
-@dataclass(frozen=True)
-class Field:
-    """One struct field.
-
-    ``key``: serialized/deserialized key. ``default``: serialized form used when the key is
-    missing on read (``REQUIRED`` for none; ``Option`` fields read None without one).
-    ``skip_if``: when the serialized value equals one of these, the key is omitted on write
-    (``skip_serializing_if``). ``never_written``: ``skip_serializing`` (``api_key``).
-    """
-
-    key: str
-    type: object
-    default: object = REQUIRED
-    aliases: tuple = ()
-    skip_if: tuple = ()
-    never_written: bool = False
-
-    def omitted_when(self, value) -> bool:
-        """True when ``skip_serializing_if`` drops this serialized ``value``."""
-        return any(value is s or (type(value) is type(s) and value == s) for s in self.skip_if)
-
-
-@dataclass(frozen=True)
-class Struct:
-    """A ``#[derive(Deserialize)]`` struct; ``deny`` = ``deny_unknown_fields``."""
-
-    name: str
-    fields: tuple
-    deny: bool = False
-
-    @property
-    def keys(self) -> tuple:
-        """Serialized keys in declaration order (serde's ``expected one of`` list)."""
-        return tuple(f.key for f in self.fields)
-
-
-@dataclass(frozen=True)
-class Tagged:
-    """An internally tagged enum (``#[serde(tag = "type")]``): variant name -> Struct."""
-
-    name: str
-    tag: str
-    variants: tuple  # ((name, Struct), ...)
-
-
-@dataclass(frozen=True)
-class Untagged:
-    """An untagged enum: the first alternative that deserializes wins."""
-
-    name: str
-    alternatives: tuple
-
-
-NONE = (None,)
 
 # -- descriptor (FORMAT.md 3.3) -----------------------------------------------------------
 SNAPSHOT_EVIDENCE = Struct("SessionSnapshotEvidenceV1", (
@@ -161,10 +75,6 @@ MESSAGE = Struct("Message", (
     Field("role", STR), Field("content", Vec(CONTENT_BLOCK)),
     Field("reasoning_content", Opt(STR), default=None, skip_if=NONE),
 ))
-TOKEN_USAGE = Struct("TokenUsage", (
-    Field("prompt_tokens", USIZE), Field("completion_tokens", USIZE), Field("total_tokens", USIZE),
-    Field("cache_read_tokens", Opt(USIZE)), Field("cache_write_tokens", Opt(USIZE)),
-))
 
 # -- SessionData and config (FORMAT.md 4.2, 4.3) ----------------------------------------------
 TRANSFORM_POLICY_DEFAULT = {
@@ -182,9 +92,6 @@ TRANSFORM_POLICY = Struct("ToolResultTransformPolicyV1", (
     Field("tail_bytes", USIZE), Field("fold_repeated_lines", BOOL),
     Field("repeated_line_threshold", USIZE), Field("structured_sample_items", USIZE),
 ), deny=True)
-PRESENTATION = Struct("ToolPresentationProfileV1", (
-    Field("schema", STR), Field("mode", Enum("ToolPresentationModeV1", ("adaptive", "direct", "code", "disabled"))),
-), deny=True)
 AUTO_DELEGATION = Struct("AutoDelegationConfig", (
     Field("enabled", BOOL, default=False),
     Field("autoParallel", BOOL, default=True, aliases=("auto_parallel",)),
@@ -200,14 +107,14 @@ SESSION_CONFIG = Struct("SessionConfig", (
     Field("max_context_length", U32), Field("auto_compact", BOOL),
     Field("auto_compact_threshold", F32, default=AUTO_COMPACT_THRESHOLD_DEFAULT),
     Field("storage_type", Enum("StorageBackend", ("memory", "file", "custom")), default="file"),
-    Field("queue_config", Opt(VALUE), skip_if=NONE),
-    Field("confirmation_policy", Opt(VALUE), skip_if=NONE),
-    Field("permission_policy", Opt(VALUE), skip_if=NONE),
+    Field("queue_config", Opt(QUEUE_CONFIG), skip_if=NONE),
+    Field("confirmation_policy", Opt(CONFIRMATION_POLICY), skip_if=NONE),
+    Field("permission_policy", Opt(PERMISSION_POLICY), skip_if=NONE),
     Field("enforce_active_skill_tool_restrictions", BOOL, default=False, skip_if=(False,)),
     Field("max_parallel_tasks", Opt(USIZE), default=None, skip_if=NONE),
     Field("auto_delegation", Opt(AUTO_DELEGATION), default=None, skip_if=NONE),
     Field("parent_id", Opt(STR), skip_if=NONE),
-    Field("security_config", Opt(VALUE), skip_if=NONE),
+    Field("security_config", Opt(SECURITY_CONFIG), skip_if=NONE),
     Field("planning_mode", Enum("PlanningMode", ("Auto", "Disabled", "Enabled")), default="Auto"),
     Field("goal_tracking", BOOL, default=False),
     Field("tool_presentation_profile", PRESENTATION, default=PRESENTATION_DEFAULT),
@@ -227,18 +134,18 @@ SESSION_DATA = Struct("SessionData", (
     Field("messages", Vec(MESSAGE)), Field("context_usage", CONTEXT_USAGE), Field("total_usage", TOKEN_USAGE),
     Field("total_cost", F64, default=0.0),
     Field("model_name", Opt(STR), skip_if=NONE),
-    Field("cost_records", Vec(VALUE), default=[]),
+    Field("cost_records", Vec(COST_RECORD), default=[]),
     Field("tool_names", Vec(STR)), Field("thinking_enabled", BOOL), Field("thinking_budget", Opt(USIZE)),
     Field("created_at", I64), Field("updated_at", I64),
     Field("llm_config", Opt(LLM_CONFIG), skip_if=NONE),
-    Field("tasks", Vec(VALUE), default=[], aliases=("todos",)),
+    Field("tasks", Vec(TASK), default=[], aliases=("todos",)),
     Field("parent_id", Opt(STR), skip_if=NONE),
     Field("tenant_id", Opt(STR), default=None, skip_if=NONE),
     Field("principal", Opt(STR), default=None, skip_if=NONE),
     Field("agent_template_id", Opt(STR), default=None, skip_if=NONE),
     Field("correlation_id", Opt(STR), default=None, skip_if=NONE),
-    Field("durable_memory_binding", Opt(VALUE), default=None, skip_if=NONE),
-    Field("cognitive_package_binding", Opt(VALUE), default=None, skip_if=NONE),
+    Field("durable_memory_binding", Opt(DURABLE_BINDING), default=None, skip_if=NONE),
+    Field("cognitive_package_binding", Opt(COGNITIVE_BINDING), default=None, skip_if=NONE),
     Field("immutable_content_adapter_binding", Opt(IMMUTABLE_BINDING), default=None, skip_if=NONE),
 ))
 
@@ -248,15 +155,15 @@ TOOL_ARTIFACT = Struct("ToolArtifact", (
     Field("original_bytes", USIZE), Field("shown_bytes", USIZE),
 ))
 RUN_STATUS = Enum("RunStatus", ("created", "planning", "executing", "verifying", "completed", "failed", "cancelled"))
-RUN_EVENT = Struct("RunEventRecord", (Field("sequence", USIZE), Field("timestamp_ms", U64), Field("event", VALUE)))
+RUN_EVENT = Struct("RunEventRecord", (Field("sequence", USIZE), Field("timestamp_ms", U64), Field("event", AGENT_EVENT)))
 WORKSPACE_CHANGE_SET = Struct("RunWorkspaceChangeSet", (
     Field("base_tree", STR), Field("result_tree", STR), Field("patch_digest", STR),
     Field("patch_bytes", U64), Field("patch_base64", STR), Field("observed_at_ms", U64),
 ))
 RUN_SNAPSHOT = Struct("RunSnapshot", (
     Field("id", STR), Field("session_id", STR), Field("status", RUN_STATUS), Field("prompt", STR),
-    Field("cognitive_package_binding", Opt(VALUE), default=None, skip_if=NONE),
-    Field("capability_binding", Opt(VALUE), default=None, skip_if=NONE),
+    Field("cognitive_package_binding", Opt(COGNITIVE_BINDING), default=None, skip_if=NONE),
+    Field("capability_binding", Opt(RUN_CAPABILITY_BINDING), default=None, skip_if=NONE),
     Field("created_at_ms", U64), Field("updated_at_ms", U64),
     Field("result_text", Opt(STR), skip_if=NONE), Field("error", Opt(STR), skip_if=NONE),
     Field("event_count", USIZE),
@@ -278,9 +185,9 @@ SNAPSHOT = Struct("SessionSnapshotV1", (
     Field("schema_version", U32), Field("session", SESSION_DATA),
     Field("artifacts", Vec(TOOL_ARTIFACT), default=[]),
     Field("retained_artifact_uris", Vec(STR), default=[]),
-    Field("trace_events", Vec(VALUE), default=[]),
+    Field("trace_events", Vec(TRACE_EVENT), default=[]),
     Field("run_records", Vec(RUN_RECORD), default=[]),
-    Field("verification_reports", Vec(VALUE), default=[]),
+    Field("verification_reports", Vec(VERIFICATION_REPORT), default=[]),
     Field("subagent_tasks", Vec(SUBAGENT_TASK), default=[]),
 ))
 
@@ -300,9 +207,9 @@ CONVERGENCE = Struct("LoopConvergenceState", (
 ))
 LOOP_CHECKPOINT = Struct("LoopCheckpoint", (
     Field("schema_version", U32, default=0), Field("run_id", STR), Field("session_id", STR),
-    Field("capability_binding", Opt(VALUE), default=None, skip_if=NONE),
+    Field("capability_binding", Opt(RUN_CAPABILITY_BINDING), default=None, skip_if=NONE),
     Field("turn", USIZE), Field("messages", Vec(MESSAGE)), Field("total_usage", TOKEN_USAGE),
-    Field("tool_calls_count", USIZE), Field("verification_reports", Vec(VALUE), default=[]),
+    Field("tool_calls_count", USIZE), Field("verification_reports", Vec(VERIFICATION_REPORT), default=[]),
     Field("convergence", CONVERGENCE, default=CONVERGENCE_DEFAULT),
     Field("checkpoint_ms", U64),
 ))
@@ -312,14 +219,40 @@ PAYLOAD = Struct("SessionCheckpointPayloadV1", (
     Field("logical_resume", Opt(LOOP_CHECKPOINT), default=None, skip_if=NONE),
 ), deny=True)
 
-#: Free-form (not type-checked) parts of a payload, as JSON Pointer patterns ("*" = any index).
+#: Free-form parts of a payload (``serde_json::Value`` in the reference too), as JSON Pointer
+#: patterns ("*" = any index or key). Everything else is typed.
 NOT_TYPE_CHECKED = (
-    "/snapshot/trace_events", "/snapshot/verification_reports", "/snapshot/session/cost_records",
-    "/snapshot/session/tasks", "/snapshot/session/cognitive_package_binding",
-    "/snapshot/session/durable_memory_binding", "/snapshot/session/config/queue_config",
-    "/snapshot/session/config/confirmation_policy", "/snapshot/session/config/permission_policy",
-    "/snapshot/session/config/security_config", "/snapshot/run_records/*/events/*/event",
-    "/snapshot/run_records/*/snapshot/cognitive_package_binding",
-    "/snapshot/run_records/*/snapshot/capability_binding",
-    "/logical_resume/capability_binding", "/logical_resume/verification_reports",
+    "/snapshot/session/messages/*/content/*/input",
+    "/snapshot/session/config/security_config/classification_rules/*",
+    "/snapshot/trace_events/*/details",
+    "/snapshot/subagent_tasks/*/progress/*/metadata",
+    "/snapshot/run_records/*/events/*/event/args",
+    "/snapshot/run_records/*/events/*/event/payload",
+    "/snapshot/run_records/*/events/*/event/metadata",
+    "/logical_resume/messages/*/content/*/input",
 )
+
+
+def _all_types() -> tuple:
+    """Every Struct/Tagged/Untagged/Enum reachable from the payload and descriptor, once each."""
+    seen: dict = {}
+    stack = [PAYLOAD, DESCRIPTOR, TOOL_RESULT_TRANSFORM_BINDING, TOOL_RESULT_EVIDENCE]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, (Opt, Vec, Set)):
+            stack.append(t.inner)
+        elif isinstance(t, Map):
+            stack += [t.key, t.value]
+        elif isinstance(t, (Struct, Tagged, Untagged, Enum)) and id(t) not in seen:
+            seen[id(t)] = t
+            if isinstance(t, Struct):
+                stack += [f.type for f in t.fields]
+            elif isinstance(t, Tagged):
+                stack += [st for _n, st in t.variants]
+            elif isinstance(t, Untagged):
+                stack += list(t.alternatives)
+    return tuple(seen.values())
+
+
+#: Every typed struct and enum (for tests parametrized over the schema).
+ALL_TYPES = _all_types()

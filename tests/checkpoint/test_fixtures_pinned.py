@@ -15,12 +15,6 @@ from inspector.checkpoint import verify
 from tests.conftest import CASES_PINNED
 
 PENDING = {
-    "001-valid-rich-resume",
-    "002-valid-rich-semantic",
-    "005-valid-no-memory",
-    "006-valid-v4-shadow",
-    "007-valid-boundaries",
-    "008-valid-zoo",
     "009-durable-retrieval-unknown",
     "010-durable-schema-6",
     "011-durable-v1-current-retrieval",
@@ -87,19 +81,6 @@ PENDING = {
     "072-loop-capability-schema",
     "073-loop-capability-catalog",
     "074-loop-capability-use-schema",
-    "075-typed-event-unknown-type",
-    "080-typed-cognitive-unknown-key",
-    "081-typed-cognitive-as-array",
-    "082-typed-durable-defaults",
-    "083-typed-durable-unknown-key",
-    "085-typed-durable-mode-unknown",
-    "087-typed-task-status-unknown",
-    "089-typed-permission-default",
-    "091-typed-lane-lowercase",
-    "093-typed-queue-storage-number",
-    "094-typed-security-feature-missing",
-    "096-typed-cost-offset-two",
-    "098-typed-trace-kind",
 }
 
 

@@ -149,10 +149,37 @@ def _add_subagent(parent: str):
     return edit
 
 
+#: A cognitive package binding that passes S-COGNITIVE (from cases-pinned 001; FORMAT.md 4.8).
+COGNITIVE_BINDING = {
+    "capabilitySnapshotDigest": "sha256:538a8cef8a543768992cd1bd260c51546ff7d08e6c2c65f9472194e3e961e1df",
+    "generationDigest": "sha256:6bd6ca0fd3a4b68d93038ea7d0d363c742e8b7cceded54a839a886c861f44489",
+    "knowledge": {
+        "citationSchema": "a3s.use.okf-knowledge-citation.v1",
+        "contentDigest": "sha256:54e4297730e4a784b98e350e2e08c4a48d829c34c764e17bd5c1a2538da213ee",
+        "formatVersion": "okf-r0.2",
+        "generationDigest": "sha256:6bd6ca0fd3a4b68d93038ea7d0d363c742e8b7cceded54a839a886c861f44489",
+        "lifecycleGeneration": 3,
+        "readSchema": "a3s.use.okf-knowledge-read-request.v1",
+        "schema": "agentic.ontology.r0-knowledge-lease-binding.v1",
+        "searchSchema": "a3s.use.okf-knowledge-search-request.v1",
+        "surfaceId": "okf:acme/knowledge@main"
+    },
+    "lifecycleGeneration": 3,
+    "limits": {
+        "maxDocumentBytes": 6144,
+        "maxResults": 4,
+        "maxTotalBytes": 6144
+    },
+    "packageId": "acme/projected-knowledge",
+    "packageVersion": "1.0.3",
+    "schema": "a3s.code.cognitive-package-session-binding.v1"
+}
+
+
 def _add_event(sequence: int):
     def edit(p):
         _run0(p)["events"].append({"sequence": sequence, "timestamp_ms": 1700000000500,
-                                   "event": {"type": "turn_end", "turn": 1}})
+                                   "event": {"type": "turn_start", "turn": 1}})
     return edit
 
 
@@ -218,7 +245,7 @@ RECIPES = {
     "L-LOADABLE-VERSION": lambda: build(_set("logical_resume/schema_version", 2), rebind=True),
     "L-OWNER": lambda: build(_set("logical_resume/session_id", "session-checkpoint-2"), rebind=True),
     "L-COGNITIVE-MATCH": lambda: build(lambda p: _session(p).__setitem__(
-        "cognitive_package_binding", {"generation": 1, "package_digest": "sha256:" + "ab" * 32}), rebind=True),
+        "cognitive_package_binding", COGNITIVE_BINDING), rebind=True),
     "L-EVIDENCE-IDS": lambda: build(_both(_set("logical_resume/run_id", "r" * 257),
                                           _set("snapshot/run_records/0/snapshot/id", "r" * 257)), rebind=True),
     # Both components edited: the import path stops at X-DESCRIPTOR, the host checks fail.

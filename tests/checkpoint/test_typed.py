@@ -1,5 +1,6 @@
 """Typed decode (serde derive emulation) and its orjson fast path (FORMAT.md 4)."""
 
+import json
 import random
 
 import pytest
@@ -7,8 +8,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from inspector.checkpoint import SerdeError, decode, encode
 from inspector.checkpoint import schema as S
-from inspector.checkpoint.typed import NotFast, decode_fast, rust_debug_str, widen_f32
-from tests.conftest import CASES, GOLDEN, load_cases
+from inspector.checkpoint.typed import NotFast, decode_fast, decode_value, rust_debug_str, widen_f32
+from tests.conftest import CASES, GOLDEN, SHARED, load_cases
 
 PAYLOADS = [p.read_bytes() for p in sorted(GOLDEN.glob("payload-*.json"))] + [
     (CASES / c["payload"]).read_bytes() for c in load_cases()]
@@ -133,3 +134,37 @@ def test_unknown_nested_keys_are_skipped_without_validation(value):
     report = verify(data, rebind(data))
     assert report.root_cause.rule.id == "P-CANONICAL"
     assert any(n.startswith("unknown key, dropped by the reference's decode") for n in report.root_cause.notes)
+
+
+PINNED = SHARED / "fixtures" / "cases-pinned"
+
+
+def test_fast_path_takes_every_valid_pinned_case():
+    """The 8 valid cases-pinned payloads (every event kind, bindings, policies, f32 fields) are
+    verified by the fast path itself, not declined to the exact path (FORMAT.md 4.7-4.16)."""
+    rows = [json.loads(line) for line in (PINNED / "cases.jsonl").read_bytes().splitlines() if line.strip()]
+    valid = [c for c in rows if c["ok"]]
+    assert len(valid) == 8
+    for c in valid:
+        data = (PINNED / c["payload"]).read_bytes()
+        fast = decode_fast(data, S.PAYLOAD)  # raises NotFast if declined
+        assert fast == decode(data, S.PAYLOAD) and encode(fast) == data, c["id"]
+
+
+def test_decode_value_is_serde_json_from_value():
+    """``decode_value`` for the S-TOOLEND rules: serde's texts with no position (FORMAT.md 4.7.3)."""
+    binding = {"schema": "s", "transform_algorithm": "a", "policy_digest": "p", "binding_digest": "b"}
+    assert decode_value(S.TOOL_RESULT_TRANSFORM_BINDING, binding) == binding
+    cases = [
+        (None, "invalid type: null, expected struct ToolResultTransformBindingV1"),
+        ("a3s", 'invalid type: string "a3s", expected struct ToolResultTransformBindingV1'),
+        ({k: v for k, v in binding.items() if k != "binding_digest"}, "missing field `binding_digest`"),
+        (dict(binding, x=1), "unknown field `x`, expected one of `schema`, `transform_algorithm`, "
+                             "`policy_digest`, `binding_digest`"),
+        (["s", "a", "p"], "invalid length 3, expected struct ToolResultTransformBindingV1 with 4 elements"),
+        (["s", "a", "p", "b", "extra"], "invalid length 5, expected fewer elements in array"),
+    ]
+    for value, message in cases:
+        with pytest.raises(SerdeError) as e:
+            decode_value(S.TOOL_RESULT_TRANSFORM_BINDING, value)
+        assert str(e.value) == message and e.value.index is None

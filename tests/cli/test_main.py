@@ -129,8 +129,10 @@ def bad(tmp_path):
     ("newline", lambda b: b + b"\n", "P-CANONICAL", "session checkpoint content drift: payload is not the exact canonical JSON encoding"),
     ("gzip", lambda b: gzip.compress(b, mtime=0), "P-PARSE", "invalid session checkpoint payload: expected value at line 1 column 1"),
     ("deep", lambda b: b"[" * 10000, "P-PARSE", "invalid session checkpoint payload: invalid type: sequence, expected a string at line 1 column 1"),
-    ("deep-in-value", lambda b: b.replace(b'"tasks":[]', b'"tasks":' + b"[" * 200 + b"]" * 200), "P-PARSE",
-     "invalid session checkpoint payload: recursion limit exceeded at line 1 column 1911"),
+    ("deep-in-value", lambda b: b.replace(b'"trace_events":[]', b'"trace_events":[{"details":' + b"[" * 200 + b"]" * 200 + b"}]"),
+     "P-PARSE", "invalid session checkpoint payload: recursion limit exceeded at line 1 column 2196"),
+    ("deep-in-tasks", lambda b: b.replace(b'"tasks":[]', b'"tasks":' + b"[" * 200 + b"]" * 200), "P-PARSE",
+     "invalid session checkpoint payload: invalid type: sequence, expected a string at line 1 column 1788"),
     ("bignum", lambda b: b.replace(b'"total_cost":0.0', b'"total_cost":' + b"7" * 5000), "P-PARSE",
      "invalid session checkpoint payload: number out of range at line 1 column 6872"),
 ])

@@ -1,0 +1,305 @@
+"""The fast path: an orjson-parsed payload that is provably what serde_json would have read.
+
+:func:`decode_fast` parses with orjson and walks a validator compiled once per schema type
+(:func:`_compile`: no schema dispatch per node). It returns the value only when it is exactly
+what :func:`.typed.decode` would return *and* the file is already canonical; anything else
+(unknown, aliased or skipped keys, defaults to fill, a plain-string permission rule, a
+timestamp not in chrono's form, a repeated hash-set element, out-of-range integers, floats
+serde_json reads differently, nesting past 127) raises :class:`NotFast` and the exact path runs.
+"""
+
+from __future__ import annotations
+
+from . import schema as S
+from .canonical import format_f64
+from .serde_errors import INT_RANGES, widen_f32
+from .timestamp import TimestampError, normalize_timestamp
+
+__all__ = ["NotFast", "decode_fast"]
+
+
+class NotFast(Exception):
+    """The fast path cannot prove equivalence with serde; use :func:`decode`."""
+
+
+def _compile(t):
+    """Build a validator ``check(v, depth, floats)`` for schema type ``t``.
+
+    It raises :class:`NotFast` unless the typed decode of ``v`` would serialize back to
+    exactly ``v`` (same keys, same types, no defaults to add, nothing to drop). Compiled
+    once per type, so the walk does no schema dispatch.
+    """
+    if isinstance(t, S.Opt):
+        inner = _compile(t.inner)
+
+        def check_opt(v, d, fl):
+            if v is not None:
+                inner(v, d, fl)
+        return check_opt
+    if isinstance(t, S.Prim):
+        name = t.name
+        if name == "value":
+            return _free
+        if name == "str":
+            def check_str(v, d, fl):
+                if type(v) is not str:
+                    raise NotFast
+            return check_str
+        if name == "bool":
+            def check_bool(v, d, fl):
+                if type(v) is not bool:
+                    raise NotFast
+            return check_bool
+        if name == "timestamp":
+            def check_timestamp(v, d, fl):
+                if type(v) is not str:
+                    raise NotFast
+                try:
+                    if normalize_timestamp(v) != v:
+                        raise NotFast
+                except TimestampError:
+                    raise NotFast from None
+            return check_timestamp
+        if name == "f32":
+            from .jsontext import serde_f64_from_text
+
+            def check_f32(v, d, fl):
+                # the file's text (== format_f64(v), checked later) parses under serde_json, maybe
+                # one ULP off, then narrows to f32: it must widen back to exactly v
+                if type(v) is not float or widen_f32(v) != v or widen_f32(serde_f64_from_text(format_f64(v))) != v:
+                    raise NotFast
+            return check_f32
+        if name == "f64":
+            def check_f64(v, d, fl):
+                if type(v) is not float:
+                    raise NotFast
+                fl.append(v)
+            return check_f64
+        lo, hi = INT_RANGES[name]
+
+        def check_int(v, d, fl):
+            if type(v) is not int or not lo <= v <= hi:
+                raise NotFast
+        return check_int
+    if isinstance(t, S.Vec):
+        inner = _compile(t.inner)
+
+        def check_vec(v, d, fl):
+            if type(v) is not list or d >= 127:
+                raise NotFast
+            d += 1
+            for x in v:
+                inner(x, d, fl)
+        return check_vec
+    if isinstance(t, S.Set):
+        inner = _compile(t.inner)
+
+        def check_set(v, d, fl):
+            if type(v) is not list or d >= 127:
+                raise NotFast
+            d += 1
+            for x in v:
+                inner(x, d, fl)
+            if len(v) > 1 and len(set(v)) != len(v):  # enum elements: hashable strings
+                raise NotFast  # a repeated element collapses on read
+        return check_set
+    if isinstance(t, S.Map):
+        key, value = _compile(t.key), _compile(t.value)
+
+        def check_map(v, d, fl):
+            if type(v) is not dict or d >= 127:
+                raise NotFast
+            d += 1
+            for k, x in v.items():
+                key(k, d, fl)
+                value(x, d, fl)
+        return check_map
+    if isinstance(t, S.Struct):
+        return _compile_struct(t, ())
+    if isinstance(t, S.Enum):
+        variants = frozenset(t.variants)
+
+        def check_enum(v, d, fl):
+            if type(v) is not str or v not in variants:
+                raise NotFast
+        return check_enum
+    if isinstance(t, S.Untagged) and t.as_object is not None:
+        key = t.as_object  # PermissionRule: only the object form is written
+
+        def check_rule(v, d, fl):
+            if type(v) is not dict or len(v) != 1 or type(v.get(key)) is not str:
+                raise NotFast
+        return check_rule
+    if isinstance(t, S.Tagged):
+        tag_key = t.tag
+        variants = {name: _compile_struct(st, (tag_key,)) for name, st in t.variants}
+
+        def check_tagged(v, d, fl):
+            if type(v) is not dict:
+                raise NotFast
+            tag = v.get(tag_key)
+            check = variants.get(tag) if type(tag) is str else None
+            if check is None:
+                raise NotFast
+            check(v, d, fl)
+        return check_tagged
+    if isinstance(t, S.Untagged):
+        alts = [_compile(a) for a in t.alternatives]
+
+        def check_untagged(v, d, fl):
+            for alt in alts:
+                try:
+                    alt(v, d, fl)
+                    return
+                except NotFast:
+                    continue
+            raise NotFast
+        return check_untagged
+    raise TypeError(t)  # pragma: no cover
+
+
+def _compile_struct(t: S.Struct, extra_keys: tuple):
+    present_rules = {}
+    required_absent_ok = []
+    for f in t.fields:
+        if f.never_written:
+            present_rules[f.key] = None  # present in a file: never written back
+            continue
+        default = f.default if f.default is not S.REQUIRED else (None if isinstance(f.type, S.Opt) else S.REQUIRED)
+        # absent is fine only when the reference would omit the defaulted value too
+        absent_ok = default is not S.REQUIRED and bool(f.skip_if) and f.omitted_when(default)
+        skip = f.skip_if
+        present_rules[f.key] = (_compile(f.type), skip, f)
+        if not absent_ok:
+            required_absent_ok.append(f.key)
+    required = tuple(required_absent_ok)
+    items = [(k, r) for k, r in present_rules.items()]
+
+    def check_struct(v, d, fl):
+        if type(v) is not dict or d >= 127:
+            raise NotFast
+        d += 1
+        for k in required:
+            if k not in v:
+                raise NotFast
+        n = len(extra_keys)
+        for k, rule in items:
+            if k in v:
+                if rule is None:
+                    raise NotFast
+                check, skip, f = rule
+                x = v[k]
+                if skip and f.omitted_when(x):
+                    raise NotFast  # written out in the file but omitted by the reference
+                check(x, d, fl)
+                n += 1
+        if n != len(v):
+            raise NotFast  # unknown or aliased keys
+    return check_struct
+
+
+def _free(v, depth: int, floats: list) -> None:
+    """Walk a free-form value: containers within serde's depth limit, floats collected."""
+    tv = type(v)
+    if tv is float:
+        floats.append(v)
+        return
+    if tv is not dict and tv is not list:
+        return
+    stack = [(v, depth)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        x, d = pop()
+        if d >= 127:
+            raise NotFast
+        for y in (x.values() if type(x) is dict else x):
+            ty = type(y)
+            if ty is dict or ty is list:
+                push((y, d + 1))
+            elif ty is float:
+                floats.append(y)
+
+
+_COMPILED: dict = {}
+
+
+def _encoded_end(v, data: bytes, pos: int, depth: int) -> int:
+    """Compare ``encode(v)`` with ``data`` at ``pos`` piece by piece; return the end offset.
+
+    Large containers near the top are walked so no full second copy of a big payload is
+    ever built; pieces are compared with ``bytes.startswith`` (no slice copies).
+    """
+    import orjson
+
+    from .canonical import encode
+
+    tv = type(v)
+    if (tv is dict or tv is list) and (depth < 3 or len(v) > 16):
+        n = len(data)
+        if tv is dict:
+            if pos >= n or data[pos] != 0x7B:
+                raise NotFast
+            pos += 1
+            first = True
+            for k in sorted(v):
+                if not first:
+                    if pos >= n or data[pos] != 0x2C:
+                        raise NotFast
+                    pos += 1
+                first = False
+                kb = orjson.dumps(k) + b":"
+                if not data.startswith(kb, pos):
+                    raise NotFast
+                pos = _encoded_end(v[k], data, pos + len(kb), depth + 1)
+            if pos >= n or data[pos] != 0x7D:
+                raise NotFast
+            return pos + 1
+        if pos >= n or data[pos] != 0x5B:
+            raise NotFast
+        pos += 1
+        for i, x in enumerate(v):
+            if i:
+                if pos >= n or data[pos] != 0x2C:
+                    raise NotFast
+                pos += 1
+            pos = _encoded_end(x, data, pos, depth + 1)
+        if pos >= n or data[pos] != 0x5D:
+            raise NotFast
+        return pos + 1
+    b = encode(v)
+    if not data.startswith(b, pos):
+        raise NotFast
+    return pos + len(b)
+
+
+def decode_fast(data: bytes, t=S.PAYLOAD) -> dict:
+    """Decode a file that is already exactly canonical, at C speed, or raise :class:`NotFast`.
+
+    The result is returned only when it is provably identical to :func:`decode`'s: orjson
+    parsed the bytes, the schema walk found every field with its exact type and range and no
+    unknown, aliased or skipped key, nesting stays within serde_json's 127 levels, the
+    re-encoding equals ``data`` byte for byte (so there were no duplicate keys, whitespace or
+    other spellings), and every float's text reads back under serde_json's own (not
+    correctly rounded) parser to the same double. Anything else raises :class:`NotFast`.
+    """
+    import orjson
+
+    from .jsontext import serde_f64_from_text
+
+    try:
+        value = orjson.loads(data)
+    except (orjson.JSONDecodeError, RecursionError):
+        raise NotFast from None
+    check = _COMPILED.get(id(t))
+    if check is None:
+        check = _COMPILED[id(t)] = _compile(t)
+    floats: list = []
+    check(value, 0, floats)
+    if _encoded_end(value, data, 0, 0) != len(data):
+        raise NotFast
+    typed = value
+    for x in set(floats):
+        text = format_f64(x)
+        if serde_f64_from_text(text) != x:
+            raise NotFast
+    return typed

@@ -1,0 +1,132 @@
+"""serde's and serde_json's error texts, and the value forms they are built from.
+
+``invalid type: X, expected Y``, ``invalid value``, ``unknown field``/``unknown variant`` with
+serde's ``expected one of`` lists, integer width checks (``expected i32``), Rust ``{:?}`` of a
+string, and the f32 widening of FORMAT.md 3.1. Shared by the streaming decode (:mod:`.typed`),
+the buffered-content decode (:mod:`.typed_content`) and the fast path (:mod:`.fastpath`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import struct
+
+from . import schema as S
+from .canonical import format_f64
+from .jsontext import SerdeError
+from .rust_debug import ESCAPED_RANGES
+
+__all__ = ["widen_f32", "rust_debug_str", "CMap", "INT_RANGES"]
+
+U32_MAX = (1 << 32) - 1
+U64_MAX = (1 << 64) - 1
+I64_MAX = (1 << 63) - 1
+I64_MIN = -(1 << 63)
+#: Accepted range of each integer width (serde's primitive visitors).
+INT_RANGES = {
+    "u16": (0, (1 << 16) - 1), "u32": (0, U32_MAX), "u64": (0, U64_MAX), "usize": (0, U64_MAX),
+    "i32": (-(1 << 31), (1 << 31) - 1), "i64": (I64_MIN, I64_MAX),
+}
+
+
+def widen_f32(x: float) -> float | None:
+    """``x as f32`` widened back to f64 (what an f32 field re-encodes as); None if not finite."""
+    try:
+        y = struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return None
+    return y if math.isfinite(y) else None
+
+
+def rust_debug_str(s: str) -> str:
+    """Rust ``{:?}`` of a string: double-quoted with Rust's ``escape_debug`` rules.
+
+    ``\\t \\r \\n \\\\ \\" \\0`` get their short escapes; every other character that
+    Rust does not print raw (non-printable, Grapheme_Extend) becomes ``\\u{hex}``. Which ones
+    is decided by Rust's own tables (:mod:`.rust_debug`, generated from the reference's
+    toolchain), so messages such as ``run "cafe\\u{301}"`` match the reference verbatim.
+    """
+    out = ['"']
+    for ch in s:
+        short = _SHORT_ESCAPES.get(ch)
+        if short is not None:
+            out.append(short)
+            continue
+        o = ord(ch)
+        i = bisect.bisect_right(_ESC_STARTS, o) - 1
+        if i >= 0 and o <= ESCAPED_RANGES[i][1]:
+            out.append("\\u{%x}" % o)
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+_SHORT_ESCAPES = {"\t": "\\t", "\r": "\\r", "\n": "\\n", "\\": "\\\\", '"': '\\"', "\0": "\\0"}
+_ESC_STARTS = [a for a, _b in ESCAPED_RANGES]
+
+
+def _one_of(names) -> str:
+    names = list(names)
+    if len(names) == 1:
+        return "`%s`" % names[0]
+    if len(names) == 2:
+        return "`%s` or `%s`" % tuple(names)
+    return "one of " + ", ".join("`%s`" % n for n in names)
+
+
+def _unknown_field(key: str, names) -> SerdeError:
+    if not names:
+        return SerdeError("unknown field `%s`, there are no fields" % key)
+    return SerdeError("unknown field `%s`, expected %s" % (key, _one_of(names)))
+
+
+def _unknown_variant(v: str, names) -> SerdeError:
+    if not names:
+        return SerdeError("unknown variant `%s`, there are no variants" % v)
+    return SerdeError("unknown variant `%s`, expected %s" % (v, _one_of(names)))
+
+
+class CMap(list):
+    """serde ``Content::Map``: a list of ``(key, value)`` pairs (duplicates kept)."""
+
+
+def _unexpected(v) -> str:
+    """serde_json's ``JsonUnexpected`` display of a value."""
+    if v is None:
+        return "null"
+    if v is True or v is False:
+        return "boolean `%s`" % ("true" if v else "false")
+    if isinstance(v, int):
+        return "integer `%d`" % v
+    if isinstance(v, float):
+        return "floating point `%s`" % format_f64(v)
+    if isinstance(v, str):
+        return "string " + rust_debug_str(v)
+    if isinstance(v, list) and not isinstance(v, CMap):
+        return "sequence"
+    return "map"
+
+
+def _invalid_type(v, expecting: str) -> SerdeError:
+    return SerdeError("invalid type: %s, expected %s" % (_unexpected(v), expecting))
+
+
+def _invalid_value(v, expecting: str) -> SerdeError:
+    return SerdeError("invalid value: %s, expected %s" % (_unexpected(v), expecting))
+
+
+def _number(t: S.Prim, v):
+    """A primitive number visitor (serde's impls) applied to a parsed number ``v``."""
+    name = t.name
+    if name == "f64":
+        return float(v)
+    if name == "f32":
+        return widen_f32(float(v))
+    if isinstance(v, float):
+        raise _invalid_type(v, t.expecting)
+    lo, hi = INT_RANGES[name]
+    if v < lo or v > hi:
+        raise _invalid_value(v, t.expecting)
+    return v
