@@ -81,8 +81,9 @@ def _compile(t):
             if type(v) is not int or not lo <= v <= hi:
                 raise NotFast
         return check_int
-    if isinstance(t, S.Vec):
+    if isinstance(t, (S.Vec, S.Set)):
         inner = _compile(t.inner)
+        is_set = isinstance(t, S.Set)
 
         def check_vec(v, d, fl):
             if type(v) is not list or d >= 127:
@@ -90,19 +91,9 @@ def _compile(t):
             d += 1
             for x in v:
                 inner(x, d, fl)
-        return check_vec
-    if isinstance(t, S.Set):
-        inner = _compile(t.inner)
-
-        def check_set(v, d, fl):
-            if type(v) is not list or d >= 127:
-                raise NotFast
-            d += 1
-            for x in v:
-                inner(x, d, fl)
-            if len(v) > 1 and len(set(v)) != len(v):  # enum elements: hashable strings
+            if is_set and len(v) > 1 and len(set(v)) != len(v):  # enum elements: hashable strings
                 raise NotFast  # a repeated element collapses on read
-        return check_set
+        return check_vec
     if isinstance(t, S.Map):
         key, value = _compile(t.key), _compile(t.value)
 

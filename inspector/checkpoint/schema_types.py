@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 __all__ = [
     "Prim", "Opt", "Vec", "Map", "Set", "Enum", "Struct", "Field", "Tagged", "Untagged", "REQUIRED", "NONE",
@@ -119,6 +120,16 @@ class Struct:
     def keys(self) -> tuple:
         """Serialized keys in declaration order (serde's ``expected one of`` list)."""
         return tuple(f.key for f in self.fields)
+
+    @cached_property
+    def by_key(self) -> dict:
+        """Field by every key it is read from: its own and its aliases (serde's field visitor)."""
+        out = {}
+        for f in self.fields:
+            out[f.key] = f
+            for a in f.aliases:
+                out[a] = f
+        return out
 
 
 @dataclass(frozen=True)

@@ -189,11 +189,7 @@ class _Decoder:
 
     def _struct_map(self, t: S.Struct):
         r = self.r
-        by_key = {}
-        for f in t.fields:
-            by_key[f.key] = f
-            for a in f.aliases:
-                by_key[a] = f
+        by_key = t.by_key
         got = {}
         first = True
         while r.has_next_key(first):

@@ -219,11 +219,7 @@ def _dedupe(items: list) -> list:
 
 
 def _content_struct(t: S.Struct, v: CMap, from_value: bool) -> dict:
-    by_key = {}
-    for f in t.fields:
-        by_key[f.key] = f
-        for a in f.aliases:
-            by_key[a] = f
+    by_key = t.by_key
     got = {}
     for k, x in v:
         f = by_key.get(k)
