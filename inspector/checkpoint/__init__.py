@@ -10,7 +10,9 @@ Data flows one way: bytes -> parsed documents (typed values, byte-span trees) ->
 verdicts (:class:`Report`) -> front-ends. See FORMAT.md for the format and the rules.
 """
 
-from .artifact import InputFile, PairingError, UnreadableInput, classify, pair_inputs, read_input
+from .artifact import (
+    InputFile, PairingError, UnreadableInput, classify, display_path, display_text, file_uri, pair_inputs, read_input,
+)
 from .canonical import CanonicalError, canonicalize, encode, format_f64
 from .catalogue import Rule, catalogue, rule
 from .context import Context, build_descriptor
@@ -31,4 +33,5 @@ __all__ = [
     "MAX_CONTENT_BYTES", "Rule", "catalogue", "rule", "Context", "build_descriptor",
     "CanonicalDiagnosis", "Difference", "diagnose_canonical",
     "InputFile", "UnreadableInput", "PairingError", "read_input", "classify", "pair_inputs",
+    "display_path", "display_text", "file_uri",
 ]

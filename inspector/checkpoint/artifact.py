@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from .digest import MAX_CONTENT_BYTES
 
-__all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "pair_inputs", "PairingError"]
+__all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "pair_inputs", "PairingError",
+           "display_path", "display_text", "file_uri"]
 
 _DESCRIPTOR_MARKERS = (b'"descriptor_digest"', b"a3s.code.session-checkpoint-descriptor", b'"media_type"')
 _PAYLOAD_MARKERS = (b"a3s.code.session-checkpoint-payload", b'"snapshot":', b'"snapshot" :', b'"run_records"')
@@ -23,10 +24,69 @@ _PAYLOAD_MARKERS = (b"a3s.code.session-checkpoint-payload", b'"snapshot":', b'"s
 _DESCRIPTOR_MAX = 1 << 20
 
 
+def display_text(text: str) -> str:
+    """``text`` with every character that would not show visibly replaced by an escape.
+
+    Escaped: characters ``str.isprintable`` rejects (controls, U+2028/U+2029, format characters
+    such as bidi overrides and U+FEFF, separators other than the ASCII space, lone surrogates).
+    A byte that was not valid UTF-8 in a file name (a ``surrogateescape`` code point
+    U+DC80..U+DCFF, as Python gives such names on POSIX) becomes ``\\xNN`` with the original
+    byte (so ``\\x80``..``\\xff`` always mean a raw byte); ``\\t``, ``\\n``, ``\\r`` stay short;
+    other ASCII controls become ``\\xNN``, all other characters ``\\uNNNN`` or ``\\UNNNNNNNN``.
+    Printable text is returned unchanged (so a backslash already in the text is not doubled).
+    The result is always encodable as UTF-8. Shared by the CLI and the window.
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+            continue
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF and os.name != "nt":
+            out.append("\\x%02x" % (o - 0xDC00))
+        elif ch in "\t\n\r":
+            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r"}[ch])
+        elif o < 0x80:
+            out.append("\\x%02x" % o)
+        elif o < 0x10000:
+            out.append("\\u%04x" % o)
+        else:
+            out.append("\\U%08x" % o)
+    return "".join(out)
+
+
+def display_path(path: "str | bytes | os.PathLike") -> str:
+    """A file path as text for people: any bytes the OS allows, shown with visible escapes.
+
+    ``str`` paths (from ``sys.argv``, ``os.listdir``: undecodable bytes kept as surrogates),
+    ``bytes`` paths and path objects are accepted; see :func:`display_text` for the escapes,
+    e.g. ``b"caf\\xe9.json"`` (Latin-1) is shown as ``caf\\xe9.json``. Use it wherever a path is
+    printed, stored as text or put in a report; :func:`file_uri` is the exact, reversible form.
+    """
+    path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    return display_text(path)
+
+
+def file_uri(path: "str | bytes | os.PathLike") -> str:
+    """The absolute ``file:`` URI of ``path``, percent-encoding its exact bytes (RFC 8089): ASCII,
+    valid in any JSON/SARIF report, and reversible even for names that are not UTF-8."""
+    from pathlib import Path
+
+    path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    return Path(os.path.abspath(path)).as_uri()
+
+
 class UnreadableInput(Exception):
     """A path that cannot be used as input (missing, a directory, permission denied).
 
-    ``args[0]`` is a sentence for the user; ``path`` the offending path.
+    ``args[0]`` is a sentence for the user (the path shown by :func:`display_path`); ``path``
+    the offending path as given.
     """
 
     def __init__(self, message: str, path: str):
@@ -43,7 +103,7 @@ class InputFile:
     """One input file.
 
     Attributes:
-        path: as given. size: bytes on disk. data: the bytes, or ``None`` when ``size``
+        path: as given (show it with :func:`display_path`). size: bytes on disk. data: the bytes, or ``None`` when ``size``
         exceeds the 256 MiB ceiling (not read). role: ``payload``/``descriptor``/``unknown``.
         hint: a sentence on what looks wrong with the file before any rule runs (gzip, BOM...).
         mtime_ns: modification time when read, to notice later changes.
@@ -82,21 +142,21 @@ def read_input(path: str, *, ceiling: int = MAX_CONTENT_BYTES) -> InputFile:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise UnreadableInput(f"{path}: no such file", path) from None
+        raise UnreadableInput(f"{display_path(path)}: no such file", path) from None
     except OSError as e:
-        raise UnreadableInput(f"{path}: cannot read ({e.strerror})", path) from None
+        raise UnreadableInput(f"{display_path(path)}: cannot read ({e.strerror})", path) from None
     if stat.S_ISDIR(st.st_mode):
-        raise UnreadableInput(f"{path}: is a folder, not a checkpoint file", path)
+        raise UnreadableInput(f"{display_path(path)}: is a folder, not a checkpoint file", path)
     if not stat.S_ISREG(st.st_mode):
         # A device or pipe has no size to check first (/dev/zero never ends; a FIFO blocks).
-        raise UnreadableInput(f"{path}: is not a regular file (a device, pipe or socket); save it to a file first", path)
+        raise UnreadableInput(f"{display_path(path)}: is not a regular file (a device, pipe or socket); save it to a file first", path)
     if st.st_size > ceiling:
         return _oversize(path, st.st_size, ceiling, st.st_mtime_ns)
     try:
         with open(path, "rb") as fh:
             data = fh.read(ceiling + 1)  # never more than the ceiling, even if the file grew
     except OSError as e:
-        raise UnreadableInput(f"{path}: cannot read ({e.strerror or e})", path) from None
+        raise UnreadableInput(f"{display_path(path)}: cannot read ({e.strerror or e})", path) from None
     if len(data) > ceiling:
         return _oversize(path, max(len(data), os.stat(path).st_size), ceiling, st.st_mtime_ns)
     role, hint = classify(data)

@@ -1,24 +1,31 @@
 """``checkpoint-inspector`` headless subcommands (the window is opened by :mod:`inspector.entry`).
 
 Exit codes: 0 verified (or consistent, for one input), 1 a rule failed (or ``canon``
-rejected the document), 2 unreadable input or bad usage, 3 inconclusive (an engine defect left a
-rule unevaluated; never reported as verified).
+rejected the document), 2 unreadable input or bad usage, 3 inconclusive or internal error (an
+engine defect left a rule unevaluated, or the program crashed: never reported as verified, never
+as a rule failure; the message names the exception type and where it happened, never its text,
+which could quote payload content).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
 
 from inspector import __version__
 from inspector.checkpoint import (
-    CanonicalError, PairingError, UnreadableInput, canonicalize, catalogue, pair_inputs, read_input, rule, verify,
+    CanonicalError, PairingError, UnreadableInput, canonicalize, catalogue, display_path, pair_inputs, read_input,
+    rule, verify,
 )
 
 from . import render
 
 SUBCOMMANDS = ("verify", "describe", "canon", "rules", "explain")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
+#: A crash (an unexpected exception anywhere): the same code as inconclusive, never 0 or 1.
+EXIT_INTERNAL = EXIT_INCONCLUSIVE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,8 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "Without a subcommand (or with only file names), opens the desktop inspector.",
                 epilog="other: checkpoint-inspector --self-test checks that this installation works (one line, exit 0/1). "
                        "exit codes: 0 verified (or, for one file, no rule failed); 1 a rule failed or canon rejected "
-                       "the document; 2 unreadable input or bad usage; 3 inconclusive (an internal error left a "
-                       "rule unevaluated; please report it).")
+                       "the document; 2 unreadable input or bad usage (unknown command or option, missing file, ...); "
+                       "3 inconclusive or internal error (an internal error left a rule unevaluated, or the program "
+                       "crashed; never a verdict; please report it).")
     p.add_argument("--version", action="version", version=f"checkpoint-inspector {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     v = sub.add_parser("verify", help="verify a payload and/or descriptor (either order; recognised by content)")
@@ -55,10 +63,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _out(text: str | bytes) -> None:
+    """Write to stdout. A reader that went away (``| head``) is not an error: the rest of the
+    output is dropped and the command still returns its verdict's exit code."""
     if isinstance(text, str):
         text = text.encode("utf-8")
-    sys.stdout.buffer.write(text)
-    sys.stdout.buffer.flush()
+    try:
+        sys.stdout.buffer.write(text)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _err(text: str) -> None:
@@ -110,9 +126,9 @@ def cmd_describe(args) -> int:
             with open(args.output, "xb") as fh:
                 fh.write(data)
         except FileExistsError:
-            raise UsageError(f"{args.output} exists; choose a new file name") from None
+            raise UsageError(f"{display_path(args.output)} exists; choose a new file name") from None
         except OSError as e:
-            raise UsageError(f"{args.output}: cannot write ({e.strerror or e})") from None
+            raise UsageError(f"{display_path(args.output)}: cannot write ({e.strerror or type(e).__name__})") from None
         return EXIT_OK
     _out(data)
     return EXIT_OK
@@ -122,7 +138,7 @@ def cmd_canon(args) -> int:
     """``canon FILE``: canonical_json_v1 bytes (FORMAT.md 3.1) to stdout, or serde_json's error and exit 1."""
     f = _read(args.file)
     if f.data is None:
-        raise UsageError(f"{args.file}: {f.hint}")
+        raise UsageError(f"{display_path(args.file)}: {f.hint}")
     try:
         _out(canonicalize(f.data))
     except CanonicalError as e:
@@ -153,7 +169,7 @@ def cmd_explain(args) -> int:
     try:
         r = rule(args.rule_id.upper())
     except KeyError:
-        _err(f"checkpoint-inspector: unknown rule {args.rule_id!r}; see 'checkpoint-inspector rules'")
+        _err(f"checkpoint-inspector: unknown rule '{display_path(args.rule_id)}'; see 'checkpoint-inspector rules'")
         return EXIT_USAGE
     lines = [f"{r.id}: {r.title}", f"  stage:     {r.group} ({r.stage})",
              f"  code:      {r.code or '(none: host-side serde error, no upstream variant)'}",
@@ -173,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    return guarded(_run, parser, argv)
+
+
+def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     args = parser.parse_args(argv)
     handler = {"verify": cmd_verify, "describe": cmd_describe, "canon": cmd_canon,
                "rules": cmd_rules, "explain": cmd_explain}[args.command]
@@ -181,7 +201,37 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         _err(f"checkpoint-inspector: {e}")
         return EXIT_USAGE
+
+
+def guarded(fn, *args) -> int:
+    """Run ``fn(*args)`` (returning an exit code) so that nothing escapes as a traceback with a
+    verdict's exit code: ``SystemExit`` keeps its code (argparse's 0/2), Ctrl+C gives 130, and
+    any other exception prints :func:`internal_error_message` and returns :data:`EXIT_INTERNAL`.
+    """
+    try:
+        return fn(*args)
+    except SystemExit:
+        raise
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return EXIT_OK
+    except BaseException as e:  # noqa: BLE001 - the last line of defence
+        try:
+            _err(internal_error_message(e))
+        except Exception:  # stderr itself is gone: the exit code still tells
+            pass
+        return EXIT_INTERNAL
+
+
+def internal_error_message(exc: BaseException) -> str:
+    """One line for stderr about a crash: the exception *type* and the innermost frames of our
+    code (file and line), never ``str(exc)``, which may quote checkpoint content."""
+    frames = traceback.extract_tb(exc.__traceback__)[-3:]
+    where = " <- ".join(f"{_short(f.filename)}:{f.lineno} {f.name}" for f in reversed(frames))
+    return (f"checkpoint-inspector: internal error: {type(exc).__name__}" + (f" at {where}" if where else "")
+            + f"; no verdict was reached (exit {EXIT_INTERNAL}). Please report it with this line "
+            "(it quotes no checkpoint content).")
+
+
+def _short(filename: str) -> str:
+    parts = filename.replace("\\", "/").split("/")
+    return "/".join(parts[parts.index("inspector"):]) if "inspector" in parts else parts[-1]

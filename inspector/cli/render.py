@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-from inspector.checkpoint import InputFile, Report, Verdict, catalogue
+from inspector.checkpoint import InputFile, Report, Verdict, catalogue, display_path, file_uri
 
 __all__ = ["to_text", "to_json_obj", "to_json", "to_sarif", "VERDICT_WORD"]
 
@@ -23,7 +21,8 @@ def _loc(loc) -> dict:
 def _input(f: InputFile | None, digest: str | None = None) -> dict | None:
     if f is None:
         return None
-    return {"path": f.path, "size_bytes": f.size, "sha256": digest or f.sha256(), "role": f.role, "hint": f.hint}
+    # path: for people (bytes that are not UTF-8 shown as \\xNN); uri: the exact bytes, percent-encoded
+    return {"path": display_path(f.path), "uri": file_uri(f.path), "size_bytes": f.size, "sha256": digest or f.sha256(), "role": f.role, "hint": f.hint}
 
 
 def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: InputFile | None = None) -> dict:
@@ -83,7 +82,7 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
     out = []
     for label, f in (("payload", payload), ("descriptor", descriptor)):
         if f is not None:
-            out.append(f"{label + ':':12}{f.path} ({f.size} bytes)")
+            out.append(f"{label + ':':12}{display_path(f.path)} ({f.size} bytes)")
             if f.hint:
                 out.append(f"{'':12}note: {f.hint}")
     out.append("")
@@ -144,7 +143,7 @@ def _val(v) -> str:
 def to_sarif(report: Report, payload=None, descriptor=None) -> str:
     """SARIF 2.1.0 log: one result per failing rule, byte regions in the files."""
     def uri(f, name):
-        return Path(f.path).resolve().as_uri() if f is not None else name
+        return file_uri(f.path) if f is not None else name  # percent-encoded exact bytes: valid UTF-8
 
     files = {"payload": uri(payload, "payload"), "descriptor": uri(descriptor, "descriptor")}
     rules = [{"id": r.id, "name": r.id, "shortDescription": {"text": r.title},

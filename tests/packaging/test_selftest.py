@@ -115,10 +115,12 @@ def test_entry_dispatches_self_test_before_anything_else(monkeypatch):
 
 
 @pytest.mark.parametrize("argv, window", [
-    ([], True), (["a.json"], True), (["--self-test"], False), (["verify", "x"], False),
-    (["--version"], False), (["-h"], False), (["rules"], False),
+    ([], True), (["{existing}"], True), (["a.json"], False), (["--self-test"], False), (["verify", "x"], False),
+    (["--version"], False), (["-h"], False), (["rules"], False), (["verfy"], False), (["--bogus"], False),
 ])
-def test_opens_window(argv, window):
+def test_opens_window(argv, window, tmp_path):
+    (tmp_path / "a.json").write_bytes(b"{}")
+    argv = [a.format(existing=tmp_path / "a.json") for a in argv]
     assert entry.opens_window(argv) is window
 
 

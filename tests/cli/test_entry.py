@@ -1,0 +1,193 @@
+"""The real ``checkpoint-inspector`` entry point in a subprocess, without a display (issue 9).
+
+A mistyped command or an unknown option must never open the window (a headless CI job would
+hang on it): exit 2 with usage. File names that are not UTF-8 survive every output, shown with
+visible escapes. A crash exits 3, never 0/1, and never quotes payload content.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from inspector import entry
+from inspector.checkpoint import display_path, display_text, file_uri
+from tests.conftest import CASES, GOLDEN, ROOT
+
+GP = GOLDEN / "payload-with-resume.json"
+GD = GOLDEN / "descriptor-with-resume.json"
+USAGE_HEAD = "usage: checkpoint-inspector [FILE ...]\n"
+
+
+def _env() -> dict:
+    """No display at all: if the window were opened it would fail or hang, never pass silently."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def cli(*argv, cwd=None, code: str | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m inspector ARGV`` (bytes or str arguments) with a timeout."""
+    cmd = [sys.executable, "-c", code, *argv] if code else [sys.executable, "-m", "inspector", *argv]
+    return subprocess.run(cmd, capture_output=True, env=_env(), cwd=cwd or ROOT, timeout=60)
+
+
+# ------------------------------------------------------------------ mistyped commands, options
+def test_mistyped_subcommand_suggests_the_command_and_exits_2():
+    p = cli("verfy", str(GP), "--format", "json")
+    err = p.stderr.decode()
+    assert p.returncode == 2, err
+    assert p.stdout == b""
+    assert err.startswith(USAGE_HEAD)
+    assert err.endswith("checkpoint-inspector: error: unknown command 'verfy', did you mean 'verify'? "
+                        "(commands: verify, describe, canon, rules, explain; or give files to open in the window)\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--bogus"], "unknown option '--bogus'"),
+    (["--selftest"], "unknown option '--selftest', did you mean '--self-test'?"),
+    (["--verison"], "unknown option '--verison', did you mean '--version'?"),
+    ([str(GP), "--format", "json"], "unknown option '--format'"),
+    (["-x", str(GP)], "unknown option '-x'"),
+    (["describ", str(GP)], "unknown command 'describ', did you mean 'describe'?"),
+    (["frobnicate"], "unknown command 'frobnicate' (commands:"),
+    (["missing.payload.json"], "missing.payload.json: no such file or folder"),
+    ([str(GP), "verify"], "verify: no such file or folder"),
+])
+def test_anything_but_existing_files_exits_2_with_usage(argv, message):
+    p = cli(*argv)
+    err = p.stderr.decode()
+    assert p.returncode == 2, err
+    assert err.startswith(USAGE_HEAD) and f"checkpoint-inspector: error: {message}" in err
+
+
+def test_subcommand_options_still_go_to_argparse():
+    p = cli("verify", str(GP), "--formt", "json")
+    assert p.returncode == 2
+    assert "error: unrecognized arguments: --formt json" in p.stderr.decode()
+
+
+def test_window_paths_decides_without_opening_anything(tmp_path):
+    f = tmp_path / "a.json"
+    f.write_bytes(b"{}")
+    assert entry.window_paths([]) == ([], None)
+    assert entry.window_paths([str(f), str(tmp_path)]) == ([str(f), str(tmp_path)], None)
+    assert entry.window_paths(["--", str(f)]) == ([str(f)], None)
+    assert entry.window_paths(["--", "verfy"]) == (None, "verfy: no such file or folder")
+    assert entry.opens_window([str(f)]) is True
+    assert entry.opens_window(["verfy"]) is False
+    assert entry.opens_window([str(f), "--bogus"]) is False
+
+
+# ------------------------------------------------------------------ file names that are not UTF-8
+@pytest.fixture
+def latin1_pair(tmp_path):
+    """The golden pair under Latin-1 names (byte 0xE9 is not UTF-8 on its own)."""
+    base = os.fsencode(tmp_path)
+    p, d = base + b"/caf\xe9.payload.json", base + b"/caf\xe9.descriptor.json"
+    shutil.copyfile(GP, p)
+    shutil.copyfile(GD, d)
+    return tmp_path, p, d
+
+
+def test_verify_text_with_latin1_names(latin1_pair):
+    where, p, d = latin1_pair
+    r = cli(b"caf\xe9.payload.json", b"caf\xe9.descriptor.json", cwd=where,
+            code="import sys; from inspector.entry import main; raise SystemExit(main(['verify'] + sys.argv[1:]))")
+    assert r.returncode == 0, r.stderr.decode()
+    out = r.stdout.decode("utf-8")  # valid UTF-8
+    assert out.splitlines()[:2] == ["payload:    caf\\xe9.payload.json (2090 bytes)",
+                                    "descriptor: caf\\xe9.descriptor.json (1185 bytes)"]
+    assert "VERIFIED: the reference accepts this checkpoint." in out
+
+
+def test_verify_json_and_sarif_with_latin1_names(latin1_pair):
+    where, p, d = latin1_pair
+    r = cli("verify", p, d, "--format", "json")
+    assert r.returncode == 0, r.stderr.decode()
+    inputs = json.loads(r.stdout.decode("utf-8"))["inputs"]
+    assert inputs["payload"]["path"] == display_path(p) == os.fsdecode(os.fsencode(where)) + "/caf\\xe9.payload.json"
+    assert inputs["payload"]["uri"] == "file://" + str(where).replace(" ", "%20") + "/caf%E9.payload.json"
+    assert inputs["descriptor"]["uri"].endswith("/caf%E9.descriptor.json")
+
+    bad = os.fsencode(where) + b"/caf\xe9-bad.payload.json"
+    shutil.copyfile(CASES / "25-p-flip-byte.payload.json", bad)
+    r = cli("verify", bad, d, "--format", "sarif")
+    assert r.returncode == 1, r.stderr.decode()
+    log = json.loads(r.stdout.decode("utf-8"))
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
+            for res in log["runs"][0]["results"] for loc in res["locations"]}
+    assert uris == {file_uri(d), file_uri(bad)}
+    assert file_uri(d).endswith("/caf%E9.descriptor.json") and file_uri(bad).endswith("/caf%E9-bad.payload.json")
+
+
+def test_missing_and_existing_latin1_names_are_usage_errors_with_escapes(latin1_pair):
+    where, p, d = latin1_pair
+    r = cli("verify", os.fsencode(where) + b"/nicht-da-\xfc.json")
+    assert r.returncode == 2
+    assert r.stderr.decode("utf-8").endswith("/nicht-da-\\xfc.json: no such file\n")
+    r = cli("describe", p, "-o", d)  # never overwrites; the name is shown escaped
+    assert r.returncode == 2
+    assert r.stderr.decode("utf-8").endswith("/caf\\xe9.descriptor.json exists; choose a new file name\n")
+    new = os.fsencode(where) + b"/neu-\xe9.descriptor.json"
+    assert cli("describe", p, "-o", new).returncode == 0
+    assert open(new, "rb").read() == GD.read_bytes()
+    r = cli("canon", p)
+    assert r.returncode == 0 and r.stdout == GP.read_bytes()
+    r = cli(os.fsencode(where) + b"/fehlt-\xe9")  # would-be window argument
+    assert r.returncode == 2 and r.stderr.decode("utf-8").endswith("/fehlt-\\xe9: no such file or folder\n")
+
+
+def test_control_characters_in_names_are_visible(tmp_path):
+    name = tmp_path / "two\nlines\u202e.payload.json"
+    shutil.copyfile(GP, name)
+    r = cli("verify", str(name))
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode().splitlines()[0].endswith("/two\\nlines\\u202e.payload.json (2090 bytes)")
+
+
+@pytest.mark.parametrize("raw, shown", [
+    (b"caf\xe9", "caf\\xe9"),
+    (b"\xff\xfe\x80", "\\xff\\xfe\\x80"),
+    ("caf\u00e9 ok".encode(), "caf\u00e9 ok"),   # valid UTF-8 is shown as is
+    ("a\tb\x7f\u0085".encode(), "a\\tb\\x7f\\u0085"),  # the character U+0085, not the byte 0x85
+    ("x\u2028y\ufeff".encode(), "x\\u2028y\\ufeff"),
+    (b"back\\slash", "back\\slash"),
+])
+def test_display_path(raw, shown):
+    assert display_path(raw) == display_path(os.fsdecode(raw)) == shown
+    shown.encode("utf-8")
+    assert display_text("plain") == "plain"
+
+
+# ------------------------------------------------------------------ a crash is never a verdict
+def test_a_crash_exits_3_and_quotes_no_payload_content():
+    secret = "retain exact state"  # text inside the golden payload
+    assert secret.encode() in GP.read_bytes()
+    code = ("import sys\n"
+            "from inspector.cli import render\n"
+            "def boom(report, payload, descriptor, **kw):\n"
+            "    raise ValueError(payload.data.decode()[:5000])\n"
+            "render.to_text = boom\n"
+            "from inspector.entry import main\n"
+            "raise SystemExit(main(sys.argv[1:]))\n")
+    r = cli("verify", str(GP), str(GD), code=code)
+    err = r.stderr.decode()
+    assert r.returncode == 3, err
+    assert secret not in err and "Traceback" not in err
+    assert err.startswith("checkpoint-inspector: internal error: ValueError at <string>:4 boom")
+    assert "no verdict was reached (exit 3)" in err
+    assert "3 inconclusive or internal error" in " ".join(cli("--help").stdout.decode().split())
+
+
+def test_a_closed_stdout_keeps_the_verdict_exit_code():
+    cmd = [sys.executable, "-m", "inspector", "verify", str(CASES / "25-p-flip-byte.payload.json"),
+           str(CASES / "25-p-flip-byte.descriptor.json"), "--format", "json"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=ROOT)
+    p.stdout.close()  # the reader is gone before anything is written
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 1, err
+    assert "Traceback" not in err and "BrokenPipe" not in err
