@@ -1,4 +1,5 @@
-"""Tell the user which system library Qt is missing instead of letting Qt abort.
+"""Tell the user why the window cannot open (no display, or which system library Qt is missing)
+instead of letting Qt abort.
 
 On Linux, Qt's ``xcb`` platform plugin (the one used on X11 desktops) links against a handful
 of small X libraries that minimal installs lack (``libxcb-cursor0`` since Qt 6.5, the
@@ -11,6 +12,12 @@ of small X libraries that minimal installs lack (``libxcb-cursor0`` since Qt 6.5
 2. :func:`install_fatal_platform_handler` — a Qt message handler that turns Qt's fatal
    "platform plugin" message into the same friendly text and a clean exit, for whatever the
    preflight could not foresee.
+
+Both first ask whether there is a display at all (:func:`no_display_text`): without
+``DISPLAY``/``WAYLAND_DISPLAY`` (SSH without ``-X``, CI, a system service), or with a
+``DISPLAY`` no X server answers on, *that* is the cause and what is said. (Qt 6.5+ then claims
+"xcb-cursor0 or libxcb-cursor0 is needed" however present the library is; a library is only
+ever named when loading it really fails.)
 
 Integration (GUI start-up, before ``QApplication(...)``)::
 
@@ -28,17 +35,20 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
-    "EXIT_MISSING_LIBRARY", "MissingLibrary", "XCB_LIBRARIES", "display_platform", "missing_display_libraries",
+    "EXIT_MISSING_LIBRARY", "EXIT_NO_DISPLAY", "MissingLibrary", "no_display_text", "XCB_LIBRARIES", "display_platform", "missing_display_libraries",
     "format_missing", "preflight", "install_fatal_platform_handler",
 ]
 
 #: Exit code used when the desktop window cannot start because a system library is missing.
 EXIT_MISSING_LIBRARY = 3
+#: Exit code when there is no display to open the window on (same family: the window cannot start).
+EXIT_NO_DISPLAY = 3
 
 
 @dataclass(frozen=True)
@@ -193,16 +203,62 @@ def format_missing(missing: list[MissingLibrary], platform: str = "xcb") -> str:
     return "\n".join(lines)
 
 
-def preflight(stream=None, environ: dict | None = None, loader=None) -> int | None:
-    """Check the display libraries before ``QApplication`` is created.
+_HEADLESS_HINT = ("The headless commands work without a display: checkpoint-inspector verify FILE ... "
+                  "(see checkpoint-inspector --help).")
 
-    Prints :func:`format_missing` to ``stream`` (default ``sys.stderr``) and returns
-    :data:`EXIT_MISSING_LIBRARY` when something is missing; returns ``None`` when the window
+
+def no_display_text(environ: dict | None = None, unreachable: str | None = None,
+                    missing: list[MissingLibrary] | None = None) -> str:
+    """The message for "there is no display to open the window on".
+
+    Args:
+        environ: the environment (default ``os.environ``), to say which variable is unset.
+        unreachable: the ``DISPLAY`` value no X server answered on (from Qt's "could not connect
+            to display" message), or ``None`` when no display is set at all.
+        missing: libraries that really cannot be loaded as well (a second, separate problem).
+    """
+    env = os.environ if environ is None else environ
+    if unreachable is not None or env.get("DISPLAY"):
+        shown = unreachable if unreachable is not None else env.get("DISPLAY", "")
+        first = (f"checkpoint-inspector: cannot open the window: no X server answers on display "
+                 f"'{shown}' (DISPLAY); is the desktop session still running, and may this user use it?")
+    else:
+        first = ("checkpoint-inspector: cannot open the window: there is no display to connect to "
+                 "(neither DISPLAY nor WAYLAND_DISPLAY is set: no desktop session, e.g. over SSH without -X, "
+                 "in CI or in a service).")
+    lines = [first, _HEADLESS_HINT]
+    if missing:
+        deb = " ".join(sorted({m.debian for m in missing if m.debian}))
+        lines.append("Also, on a desktop the window would need system librar"
+                     f"{'y' if len(missing) == 1 else 'ies'} that {'is' if len(missing) == 1 else 'are'} not "
+                     f"installed: {', '.join(m.soname for m in missing)}" + (f" (sudo apt install {deb})." if deb else "."))
+    return "\n".join(lines)
+
+
+def _has_display(env) -> bool:
+    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+
+
+def preflight(stream=None, environ: dict | None = None, loader=None) -> int | None:
+    """Check for a display, then the display libraries, before ``QApplication`` is created.
+
+    Prints :func:`no_display_text` and returns :data:`EXIT_NO_DISPLAY` when the xcb platform
+    would be used and neither ``DISPLAY`` nor ``WAYLAND_DISPLAY`` is set; prints
+    :func:`format_missing` to ``stream`` (default ``sys.stderr``) and returns
+    :data:`EXIT_MISSING_LIBRARY` when a library is missing; returns ``None`` when the window
     can be attempted (all present, or a platform this check does not cover).
     """
-    platform = display_platform(environ)
+    env = os.environ if environ is None else environ
+    platform = display_platform(env)
     if platform is None:
         return None
+    if not _has_display(env):
+        try:
+            missing = missing_display_libraries(loader=loader)
+        except Exception:  # the diagnosis of a second problem must not hide the first
+            missing = []
+        (stream or sys.stderr).write(no_display_text(env, missing=missing) + "\n")
+        return EXIT_NO_DISPLAY
     missing = missing_display_libraries(loader=loader)
     if not missing:
         return None
@@ -210,26 +266,48 @@ def preflight(stream=None, environ: dict | None = None, loader=None) -> int | No
     return EXIT_MISSING_LIBRARY
 
 
-def _fatal_text(message: str, probe=None) -> str | None:
-    """Friendly text for Qt's fatal start-up message, or ``None`` for any other message.
+_PLUGIN_NAME = re.compile(r'platform plugin "([^"]*)"')
+_NO_CONNECTION = re.compile(r"could not connect to display ?(.*)")
 
-    ``probe()`` (default :func:`missing_display_libraries`) finds what cannot actually be loaded;
-    only if it finds nothing are the libraries Qt names itself used. (Qt 6.5+ says "xcb-cursor0 or
-    libxcb-cursor0 is needed" whenever the xcb plugin fails to load, even when the culprit is
-    another library, so its text alone would mislead.)
+
+def _fatal_text(message: str, probe=None, environ: dict | None = None) -> str | None:
+    """Friendly text for Qt's fatal start-up message (with the platform messages Qt printed
+    before it), or ``None`` for any other message.
+
+    In order: Qt could not connect to a display (or none is set) -> :func:`no_display_text`;
+    a platform other than xcb failed (``QT_QPA_PLATFORM=foo``) -> that, with Qt's own words; the
+    xcb plugin failed and ``probe()`` (default :func:`missing_display_libraries`) finds libraries
+    that really cannot be loaded -> :func:`format_missing`. Qt 6.5+ says "xcb-cursor0 or
+    libxcb-cursor0 is needed" whenever the xcb plugin fails, for any reason, so the library Qt
+    names is only repeated when the probe itself could not run.
     """
     if "platform plugin" not in message:
         return None
-    try:
-        missing = list((probe or missing_display_libraries)())
-    except Exception:  # never let the diagnosis itself crash the exit path
-        missing = []
-    if not missing:
-        low = message.lower()
-        missing = [lib for lib in XCB_LIBRARIES if lib.debian and lib.debian in low]
-    if missing:
-        return format_missing(missing)
-    detail = message.strip().splitlines()[0]
+    env = os.environ if environ is None else environ
+    plugins = _PLUGIN_NAME.findall(message)
+    platform = plugins[0] if plugins else None
+    xcb = platform == "xcb" or (platform is None and "xcb" in message)
+    unreachable = _NO_CONNECTION.search(message)
+    if unreachable is not None or (xcb and not _has_display(env)):
+        try:
+            missing = list((probe or missing_display_libraries)()) if unreachable is None else []
+        except Exception:
+            missing = []
+        shown = unreachable.group(1).strip() if unreachable is not None else None
+        if unreachable is not None and not shown:  # Qt names no display: DISPLAY is unset
+            shown = None
+        return no_display_text(env, unreachable=shown, missing=missing)
+    if xcb:
+        try:
+            missing = list((probe or missing_display_libraries)())
+        except Exception:  # never let the diagnosis itself crash the exit path: trust Qt's words
+            low = message.lower()
+            missing = [lib for lib in XCB_LIBRARIES if lib.debian and lib.debian in low]
+        if missing:
+            return format_missing(missing)
+    lines = message.strip().splitlines()
+    # Qt's own sentence about the plugin, not its "libxcb-cursor0 is needed" guess
+    detail = next((line for line in lines if "platform plugin" in line and "is needed" not in line), lines[0])
     return ("checkpoint-inspector: cannot open the window: Qt could not load its display platform "
             f"plugin ({detail}).\nRun `checkpoint-inspector --self-test` for a diagnosis; the headless "
             "commands (checkpoint-inspector verify ...) work without a display.")
@@ -256,7 +334,7 @@ def install_fatal_platform_handler(stream=None) -> None:
                 out.write(text + "\n")
                 out.flush()
             os._exit(EXIT_MISSING_LIBRARY)
-        if "platform plugin" in message:
+        if "platform plugin" in message or "connect to display" in message:
             held.append(message)  # only relevant if a fatal follows
             return
         if out is not None:

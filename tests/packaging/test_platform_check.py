@@ -87,12 +87,33 @@ def test_message_for_an_unknown_library_names_it():
 
 def test_preflight_prints_and_returns_exit_code_3():
     out = io.StringIO()
-    code = pc.preflight(stream=out, environ={}, loader=_loader({"libxcb-keysyms.so.1"}))
+    code = pc.preflight(stream=out, environ={"DISPLAY": ":0"}, loader=_loader({"libxcb-keysyms.so.1"}))
     if not pc.display_platform({}):
         assert code is None
         return
     assert code == pc.EXIT_MISSING_LIBRARY == 3
     assert "libxcb-keysyms.so.1" in out.getvalue() and "sudo apt install libxcb-keysyms1" in out.getvalue()
+
+
+NO_DISPLAY = ("checkpoint-inspector: cannot open the window: there is no display to connect to (neither DISPLAY "
+              "nor WAYLAND_DISPLAY is set: no desktop session, e.g. over SSH without -X, in CI or in a service).")
+HEADLESS = ("The headless commands work without a display: checkpoint-inspector verify FILE ... "
+            "(see checkpoint-inspector --help).")
+
+
+@pytest.mark.skipif(not pc.display_platform({}), reason="xcb is Linux only")
+def test_preflight_without_a_display_says_so_not_a_library():
+    out = io.StringIO()
+    assert pc.preflight(stream=out, environ={}, loader=_loader(set())) == pc.EXIT_NO_DISPLAY == 3
+    assert out.getvalue().splitlines() == [NO_DISPLAY, HEADLESS]
+    # a library that is really missing too is a second, separate sentence
+    out = io.StringIO()
+    assert pc.preflight(stream=out, environ={}, loader=_loader({"libxcb-icccm.so.4"})) == 3
+    assert out.getvalue().splitlines() == [NO_DISPLAY, HEADLESS,
+                                           "Also, on a desktop the window would need system library that is not "
+                                           "installed: libxcb-icccm.so.4 (sudo apt install libxcb-icccm4)."]
+    out = io.StringIO()  # a Wayland session is a display too (Qt picks its platform)
+    assert pc.preflight(stream=out, environ={"WAYLAND_DISPLAY": "wayland-0"}, loader=_loader(set())) is None
 
 
 def test_preflight_is_silent_for_offscreen():
@@ -106,20 +127,52 @@ QT_FATAL = ('From 6.5.0, xcb-cursor0 or libxcb-cursor0 is needed to load the Qt 
             'This application failed to start because no Qt platform plugin could be initialized.')
 
 
+DESKTOP = {"DISPLAY": ":0"}
+
+
 def test_fatal_text_prefers_what_is_really_missing_over_qts_guess():
     # Qt blames xcb-cursor whenever the plugin fails; the probe finds the real culprit.
     real = [MissingLibrary("libxcb-icccm.so.4", "libxcb-icccm4", "xcb-util-wm")]
-    text = pc._fatal_text(QT_FATAL, probe=lambda: real)
+    text = pc._fatal_text(QT_FATAL, probe=lambda: real, environ=DESKTOP)
     assert "not installed: libxcb-icccm.so.4." in text and "libxcb-cursor" not in text
 
 
-def test_fatal_text_falls_back_to_the_library_qt_names():
-    text = pc._fatal_text(QT_FATAL, probe=lambda: [])
+def test_fatal_text_never_names_a_library_that_loads():
+    # the probe loaded every library: Qt's "libxcb-cursor0 is needed" is not repeated
+    text = pc._fatal_text(QT_FATAL, probe=lambda: [], environ=DESKTOP)
+    assert "libxcb-cursor" not in text and "apt install" not in text
+    assert text.startswith('checkpoint-inspector: cannot open the window: Qt could not load its display platform '
+                           'plugin (Could not load the Qt platform plugin "xcb" in "" even though it was found.)')
+
+
+def test_fatal_text_falls_back_to_the_library_qt_names_only_if_the_probe_fails():
+    def broken():
+        raise OSError("no dynamic loader")
+    text = pc._fatal_text(QT_FATAL, probe=broken, environ=DESKTOP)
     assert "not installed: libxcb-cursor.so.0." in text and "sudo apt install libxcb-cursor0" in text
 
 
+#: What Qt 6 prints, in order, when the xcb plugin (all libraries present) finds no X server
+#: (captured from PySide6 6.x here, with and without DISPLAY).
+def _qt_no_server(display: str) -> str:
+    return (f"could not connect to display {display}\n"
+            "From 6.5.0, xcb-cursor0 or libxcb-cursor0 is needed to load the Qt xcb platform plugin.\n"
+            'Could not load the Qt platform plugin "xcb" in "" even though it was found.\n'
+            "This application failed to start because no Qt platform plugin could be initialized. "
+            "Reinstalling the application may fix this problem.")
+
+
+def test_fatal_text_without_a_display_blames_the_display_not_libxcb_cursor():
+    text = pc._fatal_text(_qt_no_server(""), probe=lambda: [], environ={})
+    assert text.splitlines() == [NO_DISPLAY, HEADLESS]
+    text = pc._fatal_text(_qt_no_server(":77"), probe=lambda: [], environ={"DISPLAY": ":77"})
+    assert text.splitlines() == [
+        "checkpoint-inspector: cannot open the window: no X server answers on display ':77' (DISPLAY); "
+        "is the desktop session still running, and may this user use it?", HEADLESS]
+
+
 def test_fatal_text_without_a_known_library_still_explains():
-    text = pc._fatal_text('Could not load the Qt platform plugin "foo"', probe=lambda: [])
+    text = pc._fatal_text('Could not load the Qt platform plugin "foo"', probe=lambda: [], environ=DESKTOP)
     assert text.startswith("checkpoint-inspector: cannot open the window: Qt could not load its display platform")
     assert pc._fatal_text("some other fatal error", probe=lambda: []) is None
 
@@ -143,6 +196,58 @@ def test_fatal_handler_turns_a_qt_abort_into_a_message_and_exit_3():
                                "platform plugin (")
     assert "no-such-platform" in p.stderr
     assert "Aborted" not in p.stderr and "core dumped" not in p.stderr
+    assert "libxcb" not in p.stderr  # whatever this machine has installed: the platform was not xcb
+
+
+def _subprocess_env(**extra):
+    import os
+
+    from tests.conftest import ROOT
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env.update(extra, PYTHONPATH=str(ROOT))
+    return env
+
+
+@pytest.mark.skipif(not pc.display_platform({}), reason="xcb is Linux only")
+def test_the_real_command_without_a_display_says_so_and_exits_3():
+    """The issue's case: no DISPLAY at all. Not "install libxcb-cursor0", whatever is installed."""
+    import subprocess
+    import sys
+
+    from tests.conftest import GOLDEN
+
+    pytest.importorskip("PySide6")
+    p = subprocess.run([sys.executable, "-m", "inspector", str(GOLDEN / "payload-with-resume.json")],
+                       capture_output=True, text=True, env=_subprocess_env(), timeout=60)
+    assert p.returncode == 3, p.stderr
+    assert p.stderr.splitlines()[:2] == [NO_DISPLAY, HEADLESS]
+    assert "libxcb-cursor" not in p.stderr or "libxcb-cursor.so.0" in {
+        m.soname for m in pc.missing_display_libraries()}
+
+
+@pytest.mark.skipif(not pc.display_platform({}), reason="xcb is Linux only")
+def test_the_fatal_handler_with_a_display_nobody_answers_on():
+    """DISPLAY names no X server: Qt's plugin (if its libraries load) cannot connect; the handler says
+    so. Where libraries are missing, the plugin fails first and exactly those are named."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("PySide6")
+    code = ("from inspector import platform_check as pc\n"
+            "pc.install_fatal_platform_handler()\n"
+            "from PySide6.QtWidgets import QApplication\n"
+            "QApplication(['x'])\n")
+    env = _subprocess_env(QT_QPA_PLATFORM="xcb", DISPLAY=":77")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 3, p.stderr
+    missing = pc.missing_display_libraries()
+    if missing:
+        assert p.stderr == pc.format_missing(missing) + "\n"
+    else:
+        assert p.stderr.splitlines() == [
+            "checkpoint-inspector: cannot open the window: no X server answers on display ':77' (DISPLAY); "
+            "is the desktop session still running, and may this user use it?", HEADLESS]
 
 
 def test_can_load_reports_the_loaders_own_error_under_a_wrapping_exception(monkeypatch):
