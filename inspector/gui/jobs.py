@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from .engine import Cancelled, UserError
 from .qtcompat import emit
 
-__all__ = ["Job", "JobSignals", "start_job", "internal_error_text"]
+__all__ = ["Job", "JobRunner", "JobSignals", "start_job", "internal_error_text"]
 
 log = logging.getLogger(__name__)
 
@@ -112,3 +112,45 @@ def start_job(job: Job, pool: QThreadPool | None = None) -> Job:
     """Start ``job`` on ``pool`` (the global pool by default) and return it."""
     (pool or QThreadPool.globalInstance()).start(job)
     return job
+
+
+class JobRunner:
+    """The running jobs of one window, in lanes: a new job supersedes the previous one of its lane.
+
+    Lanes: ``document`` (loads and edit recomputes: each replaces what the window shows),
+    ``folder`` (folder scans), ``find`` (searches). Results of a superseded job are ignored by
+    the callers, which check :meth:`current` in their slots.
+    """
+
+    def __init__(self):
+        self.generation = 0
+        self.latest: dict[str, Job] = {}
+        self.running: set[Job] = set()
+
+    def new(self, fn, name: str = "background job", lane: str = "document") -> Job:
+        """A job (not yet started) that supersedes the previous one of ``lane``."""
+        self.generation += 1
+        job = Job(fn, self.generation, name)
+        job.lane = lane
+        self.latest[lane] = job
+        self.running.add(job)
+        job.signals.finished.connect(lambda *_: self.running.discard(job))
+        job.signals.failed.connect(lambda *_: self.running.discard(job))
+        job.signals.cancelled.connect(lambda *_: self.running.discard(job))
+        return job
+
+    def current(self, job: Job) -> bool:
+        """True while ``job`` is the newest of its lane."""
+        return self.latest.get(job.lane) is job
+
+    def lane_generation(self, lane: str = "document") -> int:
+        """Generation of the newest job of ``lane`` (0 before any)."""
+        job = self.latest.get(lane)
+        return job.generation if job is not None else 0
+
+    def cancel(self, job: Job | None) -> bool:
+        """Cancel ``job`` if it is still running; True if it was."""
+        if job is not None and job in self.running:
+            job.cancel()
+            return True
+        return False

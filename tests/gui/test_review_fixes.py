@@ -14,7 +14,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 import inspector.checkpoint as checkpoint  # noqa: E402
-from inspector.gui import engine  # noqa: E402
+from inspector.gui import engine, folderscan  # noqa: E402
 from inspector.gui.jobs import Job, internal_error_text  # noqa: E402
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
@@ -70,15 +70,15 @@ def test_open_folder_cancels_a_running_load(qtbot, window, monkeypatch, tmp_path
     folder.mkdir()
     shutil.copyfile(GOLDEN_P, folder / GOLDEN_P.name)
     shutil.copyfile(GOLDEN_D, folder / GOLDEN_D.name)
-    window._start_load([str(GOLDEN_P), str(GOLDEN_D)])
-    load = window._load_job
+    window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])
+    load = window.loader.job
     assert window.header.title.text() == "Opening payload-with-resume.json + descriptor-with-resume.json…"
     with qtbot.waitSignal(window.folderScanned, timeout=30000) as blocker:
         window.open_paths([str(folder)])
         assert load.is_cancelled
         assert window.header.title.text().startswith("No checkpoint open")  # not "Opening …" for good
     assert blocker.args == [1]
-    qtbot.waitUntil(lambda: load not in window._jobs, timeout=20000)
+    qtbot.waitUntil(lambda: load not in window.doc.jobs.running, timeout=20000)
     qtbot.waitUntil(lambda: not multiprocessing.active_children(), timeout=20000)
     assert window.payload is None and window.report is None  # the cancelled load never showed
 
@@ -86,8 +86,8 @@ def test_open_folder_cancels_a_running_load(qtbot, window, monkeypatch, tmp_path
 # -- 4. quick successive sandbox edits --------------------------------------------------------
 
 def _wait_edits(qtbot, window):
-    qtbot.waitUntil(lambda: not window._pending_edits and not any(
-        j.lane == "document" for j in window._jobs), timeout=20000)
+    qtbot.waitUntil(lambda: not window.editor.pending and not any(
+        j.lane == "document" for j in window.doc.jobs.running), timeout=20000)
 
 
 def test_two_quick_edits_both_apply(qtbot, window):
@@ -190,11 +190,11 @@ def test_large_files_are_classified_from_their_head_without_keeping_bytes(tmp_pa
     big = tmp_path / "payload-with-resume.json"  # pairs with the descriptor by name (its digest differs)
     data = GOLDEN_P.read_bytes()
     big.write_bytes(data[:-1] + b" " * (2 << 20) + data[-1:])  # 2 MiB of whitespace: non-canonical
-    found = engine._classify_file(str(big))
+    found = folderscan._classify_file(str(big))
     assert (found.role, found.data, found.size) == ("payload", None, big.stat().st_size)
-    d = engine._classify_file(str(GOLDEN_D))
+    d = folderscan._classify_file(str(GOLDEN_D))
     assert d.role == "descriptor" and d.data == GOLDEN_D.read_bytes()
-    p = engine._classify_file(str(GOLDEN_P))
+    p = folderscan._classify_file(str(GOLDEN_P))
     assert p.role == "payload" and p.data is None  # small payloads are read again when verified
     shutil.copyfile(GOLDEN_D, tmp_path / GOLDEN_D.name)
     rows = _in_worker(lambda: engine.scan_folder(str(tmp_path)))
@@ -270,7 +270,8 @@ def test_save_as_refuses_an_input_file_before_asking_about_the_descriptor(qtbot,
     open_and_wait(qtbot, window, [p, d])
     _edit_name(qtbot, window)
     asked = []
-    monkeypatch.setattr(window, "_ask_new_file", lambda title, suggestion: asked.append(title) or str(p))
+    from inspector.gui import dialogs
+    monkeypatch.setattr(dialogs, "ask_new_file", lambda w, title, suggestion: asked.append(title) or str(p))
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append("question"))
     before = p.read_bytes()
     window.save_dialog()

@@ -87,7 +87,7 @@ def test_cancel_stops_a_large_load(qtbot, window, monkeypatch):
     with qtbot.waitSignal(window.analysisReady, timeout=20000):
         window.open_sample()
     assert window.cancel_button.isVisible() is False
-    window._start_load([str(GOLDEN_P), str(GOLDEN_D)])
+    window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])
     assert window.cancel_button.isVisible()
     window.cancel_load()
     qtbot.waitUntil(lambda: window.banner_text("info") == "Loading was cancelled.", timeout=20000)

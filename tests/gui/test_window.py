@@ -139,7 +139,7 @@ def test_tree_to_bytes_and_bytes_to_tree_on_a_nested_field(qtbot, window):
     assert window.hex_payload.highlighted == (at2, at2 + 6)
     # a byte in the resume boundary selects in that tree
     turn = data.index(b'"turn":3') + 7
-    window._hex_clicked("payload", turn)
+    window.selection.hex_clicked("payload", turn)
     rv = window.resume_pane.view
     assert rv.model().data(rv.currentIndex(), PointerRole) == "/logical_resume/turn"
     assert window.hex_payload.highlighted == (turn, turn + 1)
@@ -304,7 +304,7 @@ def test_no_arguments_opens_the_bundled_sample(qtbot, window):
 def test_find_copy_value_and_copy_pointer(qtbot, window):
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
     window.snap_pane.view.setFocus()
-    window._last_tree_view = window.snap_pane.view
+    window.selection.last_tree_view = window.snap_pane.view
     view = window.snap_pane.view
     assert window.find_in_tree("deepseek")  # first the session row, whose summary names the model
     assert view.model().data(view.currentIndex(), PointerRole) == "/snapshot/session"

@@ -1,0 +1,200 @@
+"""``EditController``: sandbox edits (recomputed off the GUI thread) and Save As (never over a file)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from PySide6.QtCore import QObject, Signal
+
+from .. import engine
+from ..document import Document, display_name
+from ..engine import Analysis
+from ..jobs import start_job
+from ..qtcompat import emit
+
+__all__ = ["EditController"]
+
+
+class EditController(QObject):
+    """Edits of the open documents and saving them to new files.
+
+    Signals:
+        editFailed(str): an edit was not applied (the reason is also a notice).
+        saved(list): Save As wrote these new files.
+        status(str): a one-line progress message for the status bar.
+    """
+
+    editFailed = Signal(str)
+    saved = Signal(list)
+    status = Signal(str)
+
+    def __init__(self, doc: Document, parent=None):
+        super().__init__(parent)
+        self.doc = doc
+        #: Sandbox edits requested since the documents on screen were computed (applied in order).
+        self.pending: list[engine.Edit] = []
+        doc.opening.connect(lambda *_: self.pending.clear())
+
+    # -- editing ---------------------------------------------------------------------------------
+    def request_edit(self, source: str, pointer: str, span, kind: str, text: str) -> None:
+        """Replace one scalar in the sandbox copy; recomputed off the GUI thread.
+
+        ``span`` is the value's span in the document on screen. Edits requested before the
+        previous recompute landed are kept: every recompute applies all pending edits in order.
+        """
+        self._queue(engine.Edit("value", source, pointer, tuple(span), kind, text),
+                    f"Recomputing after editing {source} {pointer}…")
+
+    def request_raw_edit(self, source: str, text: str) -> None:
+        """Replace a whole document with the raw editor's text; recomputed off the GUI thread."""
+        data = text.encode("utf-8")
+        current = self.doc.side(source)
+        if not self.pending and current is not None and current.data == data:
+            return
+        self._queue(engine.Edit("raw", source, data=data), "Recomputing…")
+
+    def _queue(self, edit: engine.Edit, text: str) -> None:
+        """Add ``edit`` to the pending ones and recompute them all from the documents on screen
+        (the engine encodes values, so even a small edit is applied off the GUI thread). A newer
+        request supersedes this job, but not its edits: they are part of the newer one."""
+        doc = self.doc
+        self.pending.append(edit)
+        edits = list(self.pending)
+        payload, descriptor = doc.payload, doc.descriptor
+        # The raw editor keeps its text for a document whose last edit came from it (the user is typing there).
+        last = {e.source: e.op for e in edits}
+        from_raw = {src for src, op in last.items() if op == "raw"}
+        job = doc.jobs.new(lambda ctx: engine.apply_edits(payload, descriptor, edits), "recomputing after an edit")
+        cur = doc.jobs.current
+        job.signals.finished.connect(lambda a, j=job: cur(j) and self._done(a, from_raw))
+        job.signals.failed.connect(lambda msg, j=job: cur(j) and self._failed(msg))
+        emit(self.status, text)
+        start_job(job)
+
+    def _done(self, a: Analysis, from_raw):
+        self.pending.clear()
+        self.doc.edited_sources |= a.edited_sources
+        self.doc.unsaved |= a.edited_sources
+        self.doc.unsay("error")
+        self.doc.present(a, None, edited=True, keep_view=True, from_raw=from_raw)
+        for msg in a.edit_errors:
+            self._failed(msg)
+
+    def _failed(self, msg):
+        self.pending.clear()
+        self.doc.say("error", "error", f"The edit was not applied: {msg}")
+        emit(self.editFailed, msg)
+
+    # -- saving (never over an input file, never over any existing file) --------------------------
+    def check_new_path(self, path: str) -> None:
+        """Raise :class:`engine.UserError` unless ``path`` is a new file (not an input, not existing)."""
+        doc = self.doc
+        inputs = [s.path for s in doc.sides() if s.path] + list(doc.paths)
+        if os.path.exists(path):
+            for p in inputs:
+                if os.path.exists(p) and os.path.samefile(p, path):
+                    raise engine.UserError(f"{path} is an input file; the inspector never overwrites its inputs. "
+                                           "Choose a new file name.")
+            raise engine.UserError(f"{path} already exists; choose a new file name (nothing is ever overwritten).")
+
+    def _no_descriptor(self, short: bool = False) -> engine.UserError:
+        if short:
+            return engine.UserError("No descriptor can be produced: the payload does not decode.")
+        why = ""
+        report = self.doc.report
+        if report is not None and report.root_cause is not None:
+            rc = report.root_cause
+            why = f" ({rc.rule.id}: {rc.message})"
+        return engine.UserError("No descriptor can be produced: the payload does not decode as a "
+                                f"checkpoint payload{why}. Fix the payload first.")
+
+    def save_payload_as(self, path: str, descriptor_path: str | None = None) -> list[str]:
+        """Write the current payload bytes (edited or not) to a new file, and optionally the descriptor
+        that matches them (the engine's ``expected_descriptor``).
+
+        Raises:
+            engine.UserError: the path exists or is an input, or no matching descriptor can be
+            produced because the payload does not decode (the message says why).
+            OSError: the file could not be written.
+        """
+        doc = self.doc
+        if doc.payload is None or doc.payload.data is None:
+            raise engine.UserError("There is no payload to save.")
+        self.check_new_path(path)
+        desc = None
+        if descriptor_path is not None:
+            self.check_new_path(descriptor_path)
+            if os.path.abspath(descriptor_path) == os.path.abspath(path):
+                raise engine.UserError("Choose two different file names for the payload and the descriptor.")
+            desc = doc.report.expected_descriptor if doc.report is not None else None
+            if desc is None:
+                raise self._no_descriptor()
+        written = []
+        with open(path, "xb") as fh:
+            fh.write(doc.payload.data)
+        written.append(path)
+        if desc is not None:
+            with open(descriptor_path, "xb") as fh:
+                fh.write(desc)
+            written.append(descriptor_path)
+        self._after_save(written, {"payload": path}, matching=descriptor_path if desc is not None else None)
+        emit(self.saved, written)
+        return written
+
+    def save_descriptor_as(self, path: str, *, matching: bool = False) -> str:
+        """Write the current descriptor (or, with ``matching``, the one the payload should have) to a new file.
+
+        Raises:
+            engine.UserError: the path exists or is an input, or there is nothing to save.
+        """
+        doc = self.doc
+        self.check_new_path(path)
+        if matching:
+            data = doc.report.expected_descriptor if doc.report is not None else None
+            if data is None:
+                raise self._no_descriptor(short=True)
+        else:
+            if doc.descriptor is None or doc.descriptor.data is None:
+                raise engine.UserError("There is no descriptor to save.")
+            data = doc.descriptor.data
+        with open(path, "xb") as fh:
+            fh.write(data)
+        self._after_save([path], {} if matching else {"descriptor": path})
+        emit(self.saved, [path])
+        return path
+
+    def _after_save(self, written: list[str], sandbox: dict[str, str], matching: str | None = None) -> None:
+        """After Save As: drop a stale "Not saved" message, mark each saved edited document as
+        saved to its new file, and offer to open the saved pair.
+
+        ``sandbox``: source -> new path for documents written as the window shows them;
+        ``matching``: the path of a descriptor recomputed to match the payload (not the one shown).
+        When every edit is saved, the window shows the new file(s) as opened files (title, reload,
+        stale check and recent files follow them); the originals are unchanged either way.
+        """
+        doc = self.doc
+        doc.unsay("error")
+        for source, path in sandbox.items():
+            side = doc.side(source)
+            if side is None or source not in doc.edited_sources:
+                continue
+            st = os.stat(path)
+            doc.mark_saved(source, dataclasses.replace(side, path=path, mtime_ns=st.st_mtime_ns, size=st.st_size))
+        if doc.edited and not doc.unsaved:
+            doc.edited = False
+            doc.paths = [s.path for s in doc.sides() if s.path]
+            doc.watch(doc.paths)
+            emit(doc.opened, list(doc.paths))
+            doc.unsay("edited", "stale")
+        shows = " + ".join(display_name(s.path) for s in doc.sides() if s.path)
+        text = "Saved " + " and ".join(written) + ". The original files are unchanged."
+        if not doc.edited:
+            text += f" The window now shows {shows}."
+        actions = []
+        if matching is not None:
+            pair = [sandbox.get("payload") or written[0], matching]
+            text += " The saved descriptor matches the saved payload: open the pair to verify it."
+            actions.append(("Open Saved Pair", ("open", pair)))
+        doc.say("info", "info", text, actions)
+        emit(doc.changed)

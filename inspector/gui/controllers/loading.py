@@ -1,0 +1,127 @@
+"""``LoadController``: opening files in the background, cancelling, reloading, discarding edits."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QObject
+
+from .. import engine
+from ..document import Document, display_name
+from ..jobs import Job, start_job
+from ..qtcompat import emit
+
+__all__ = ["LoadController"]
+
+
+class LoadController(QObject):
+    """Opens one or two files (or, through ``folders``, one folder) into ``doc``.
+
+    Args:
+        doc: the document to fill.
+        confirm_discard: asked before unsaved edits are dropped; returns True to go on.
+
+    Attributes:
+        folders: the :class:`~.folder.FolderController` a folder path is handed to (set by the window).
+        job: the running load, or None.
+    """
+
+    def __init__(self, doc: Document, confirm_discard=lambda: True, parent=None):
+        super().__init__(parent)
+        self.doc = doc
+        self.confirm_discard = confirm_discard
+        self.folders = None
+        self.job: Job | None = None
+
+    def open_paths(self, paths: list[str]) -> bool:
+        """Open one or two files, or one folder. Returns False when refused (the reason is said)."""
+        paths = [str(p) for p in paths]
+        if not paths:
+            return False
+        if len(paths) == 1 and os.path.isdir(paths[0]) and self.folders is not None:
+            self.folders.open_folder(paths[0])
+            return True
+        if any(os.path.isdir(p) for p in paths):
+            return self.refuse("Drop either one folder or one or two files, not a mix.")
+        if len(paths) > 2:
+            return self.refuse(f"{len(paths)} files were given; open one payload and its descriptor "
+                               "(or drop the folder that holds them).")
+        if self.doc.edited and not self.confirm_discard():
+            return False
+        self.start(paths)
+        return True
+
+    def refuse(self, text: str, what: str = "the dropped files") -> bool:
+        """Refuse an open: say ``text`` in the verdict bar and a banner; returns False."""
+        self.doc.set_open_error(what, text)
+        self.doc.say("error", "error", text)
+        emit(self.doc.failed, text)
+        return False
+
+    def start(self, paths: list[str]) -> None:
+        """Load ``paths`` in the background (a folder scan may go on: its rows can still be opened)."""
+        doc = self.doc
+        self.cancel()
+        job = doc.jobs.new(lambda ctx: engine.load_paths(paths, progress=ctx.progress, partial=ctx.partial,
+                                                         cancel=ctx.cancelled), "opening the files")
+        self.job = job
+        doc.pending_paths = list(paths)
+        cur = doc.jobs.current
+        job.signals.progress.connect(lambda pct, text, j=job: cur(j) and doc.set_busy(True, text, pct))
+        job.signals.partial.connect(lambda a, j=job: cur(j) and doc.present(a, paths, partial=True))
+        job.signals.finished.connect(lambda a, j=job: cur(j) and self._finished(a, paths))
+        job.signals.failed.connect(lambda msg, j=job: cur(j) and self.failed(msg))
+        job.signals.cancelled.connect(lambda j=job: cur(j) and self._cancelled())
+        doc.set_busy(True, "Opening…", -1)
+        emit(doc.opening, " + ".join(display_name(p) for p in paths))
+        start_job(job)
+
+    def _finished(self, a, paths):
+        self.job = None
+        self.doc.set_busy(False)
+        self.doc.present(a, paths)
+
+    def cancel(self) -> bool:
+        """Cancel a running load (its worker processes are terminated); True if one was running."""
+        running = self.doc.jobs.cancel(self.job)
+        return running
+
+    def failed(self, msg: str, what: str | None = None) -> None:
+        """A load failed: say so in a banner *and* the verdict bar, which keeps the verdict of
+        whatever is still on screen (or says that nothing is open)."""
+        self.job = None
+        self.doc.set_busy(False)
+        if what is None:
+            what = " + ".join(display_name(p) for p in self.doc.pending_paths) or "the files"
+        self.doc.say("error", "error", msg)
+        self.doc.set_open_error(what, msg)
+        emit(self.doc.failed, msg)
+
+    def _cancelled(self):
+        self.job = None
+        self.doc.set_busy(False)
+        self.after_abandoned_load()
+        self.doc.say("info", "info", "Loading was cancelled.")
+
+    def after_abandoned_load(self) -> None:
+        """After a load stopped early: the trees of a large load may already show the new file
+        (then the verdict bar says it was not verified), otherwise the previous verdict stays."""
+        doc = self.doc
+        if doc.report is None and not doc.is_empty:
+            doc.verify_cancelled = True
+        emit(doc.changed)
+
+    def reload(self) -> None:
+        """Re-read the input files from disk (discarding edits after confirmation)."""
+        if not self.doc.paths:
+            return
+        if self.doc.edited and not self.confirm_discard():
+            return
+        self.doc.edited = False
+        self.start(list(self.doc.paths))
+
+    def discard_edits(self) -> None:
+        """Drop the sandbox edits and show the files as they are on disk."""
+        if self.doc.edited:
+            self.doc.edited = False
+            self.start(list(self.doc.paths))

@@ -1,0 +1,115 @@
+"""The window's modal dialogs: open, save as (payload, descriptor), confirm discard, about, shortcuts.
+
+Each function takes the :class:`~.window.MainWindow` and acts through its controllers.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+
+from . import engine
+
+__all__ = ["open_dialog", "open_folder_dialog", "save_dialog", "save_descriptor_dialog", "confirm_discard",
+           "about", "shortcuts_help", "no_dialogs"]
+
+
+def no_dialogs() -> bool:
+    """True where no modal dialog may be shown (offscreen tests, ``CHECKPOINT_INSPECTOR_NO_DIALOGS``)."""
+    return QApplication.platformName() == "offscreen" or bool(os.environ.get("CHECKPOINT_INSPECTOR_NO_DIALOGS"))
+
+
+def open_dialog(w) -> None:
+    start = os.path.dirname(w.doc.paths[0]) if w.doc.paths else ""
+    paths, _ = QFileDialog.getOpenFileNames(w, "Open checkpoint payload and/or descriptor", start,
+                                            "JSON files (*.json);;All files (*)")
+    if paths:
+        w.open_paths(paths)
+
+
+def open_folder_dialog(w) -> None:
+    folder = QFileDialog.getExistingDirectory(w, "Open a folder of checkpoints")
+    if folder:
+        w.open_paths([folder])
+
+
+def confirm_discard(w) -> bool:
+    """Ask before unsaved edits are dropped; True to go on."""
+    if no_dialogs():
+        return True
+    r = QMessageBox.question(w, "Discard edits?", "The edited checkpoint has not been saved. Discard it?",
+                             QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
+    return r == QMessageBox.StandardButton.Discard
+
+
+def ask_new_file(w, title: str, suggestion: str) -> str | None:
+    path, _ = QFileDialog.getSaveFileName(w, title, suggestion, "JSON files (*.json);;All files (*)",
+                                          options=QFileDialog.Option.DontConfirmOverwrite)
+    return path or None
+
+
+def save_dialog(w) -> None:
+    """File ▸ Save Payload As: a new payload file and, if wanted, the descriptor that matches it."""
+    doc, editor = w.doc, w.editor
+    if doc.payload is None:
+        return
+    base = doc.payload.path or "checkpoint.payload.json"
+    stem = os.path.splitext(base)[0]
+    path = ask_new_file(w, "Save payload as a new file", stem + ".edited.json")
+    if not path:
+        return
+    try:  # refuse an input or existing file now, before asking about the descriptor
+        editor.check_new_path(path)
+    except engine.UserError as e:
+        doc.say("error", "error", f"Not saved: {e}")
+        return
+    desc_path = None
+    if doc.report is not None and doc.report.expected_descriptor is not None:
+        r = QMessageBox.question(w, "Also save a matching descriptor?",
+                                 "Also write the descriptor that matches this payload (recomputed digests)?",
+                                 QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        if r == QMessageBox.StandardButton.Yes:
+            desc_path = ask_new_file(w, "Save matching descriptor as a new file",
+                                     os.path.splitext(path)[0] + ".descriptor.json")
+    try:
+        editor.save_payload_as(path, desc_path)  # says "Saved …" and offers to open the saved pair
+    except (engine.UserError, OSError) as e:
+        doc.say("error", "error", f"Not saved: {e}")
+
+
+def save_descriptor_dialog(w) -> None:
+    """File ▸ Save Descriptor As: the current descriptor, or the one matching the payload."""
+    doc = w.doc
+    matching = False
+    if doc.report is not None and doc.report.expected_descriptor is not None:
+        box = QMessageBox(QMessageBox.Icon.Question, "Save descriptor", "Which descriptor do you want to save?",
+                          parent=w)
+        m = box.addButton("The one matching the payload", QMessageBox.ButtonRole.AcceptRole)
+        c = box.addButton("The current descriptor", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        if box.clickedButton() not in (m, c):
+            return
+        matching = box.clickedButton() is m
+    path = ask_new_file(w, "Save descriptor as a new file", "checkpoint.descriptor.json")
+    if not path:
+        return
+    try:
+        w.editor.save_descriptor_as(path, matching=matching)
+    except (engine.UserError, OSError) as e:
+        doc.say("error", "error", f"Not saved: {e}")
+
+
+def about(w) -> None:
+    from inspector import __version__
+
+    QMessageBox.about(w, "About Checkpoint Inspector",
+                      f"<b>Checkpoint Inspector {__version__}</b><p>Verifies A3S Code portable session "
+                      "checkpoints, byte-exact with the Rust reference. The window never decides a verdict "
+                      "itself: every verdict and digest comes from the verification engine.</p>")
+
+
+def shortcuts_help(w) -> None:
+    rows = [f"<tr><td>{name}</td><td><b>{keys}</b></td></tr>" for name, keys in w.shortcut_rows()]
+    QMessageBox.information(w, "Keyboard shortcuts", "<table>" + "".join(rows) + "</table>")

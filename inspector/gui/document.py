@@ -1,0 +1,265 @@
+"""``Document``: what the window has open, as one non-widget object that announces its changes.
+
+It owns the payload and descriptor (:class:`~inspector.gui.engine.Side`: path, bytes, span
+index), the engine's report, the sandbox state (which documents were edited, which of them
+are not yet saved), the error of the last failed open, the stale-file watch and the running
+background jobs (:class:`~inspector.gui.jobs.JobRunner`). It never touches a widget: the
+controllers (:mod:`.controllers`) change it, and the window listens to its signals.
+
+Messages for the user are *notices* (key, kind, text, actions): the window shows each as a
+banner. An action is ``(label, command)`` where ``command`` is ``"save"``, ``"discard"``,
+``"reload"`` or ``("open", [paths])``; the window maps commands to its controllers.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from importlib import resources
+
+from PySide6.QtCore import QFileSystemWatcher, QObject, Signal
+
+from .engine import Analysis, Side
+from .jobs import JobRunner
+from .qtcompat import emit
+
+__all__ = ["Document", "Presentation", "sample_paths", "display_name", "display_path"]
+
+
+def sample_paths(name: str = "sample") -> list[str]:
+    """Paths of a bundled sample pair (``sample``: intact, ``broken``: one byte changed)."""
+    base = resources.files("inspector.resources") / "samples"
+    return [str(base / f"{name}.payload.json"), str(base / f"{name}.descriptor.json")]
+
+
+def display_name(path: str | None) -> str:
+    """The base name of ``path`` for display, with any byte that is not valid UTF-8 shown as ``\\xNN``.
+
+    (Python decodes such bytes to lone surrogates, U+DC80..U+DCFF, which Qt cannot show.)
+    """
+    if not path:
+        return "(sandbox)"
+    return os.path.basename(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def display_path(path: str) -> str:
+    """``path`` for display, with bytes that are not valid UTF-8 shown as ``\\xNN`` (see :func:`display_name`)."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+@dataclass
+class Presentation:
+    """One analysis to show (the argument of :attr:`Document.presented`).
+
+    ``new_documents``: the trees and bytes must be rebuilt (else only verdicts change; the final
+    result of a large load reuses the trees of its partial result). ``partial``: trees only,
+    verification still running. ``keep_view``: keep the trees' expansion, selection and scroll
+    (after an edit). ``from_raw``: sources whose raw-text editor keeps its text (being typed in).
+    """
+
+    analysis: Analysis
+    partial: bool = False
+    keep_view: bool = False
+    new_documents: bool = True
+    opened: bool = False
+    from_raw: frozenset = field(default_factory=frozenset)
+
+
+class Document(QObject):
+    """The open checkpoint: files, bytes, analysis, edits, save state, staleness and jobs.
+
+    Signals:
+        presented(Presentation): show this analysis (trees/bytes; verdicts when complete).
+        analysed(bool): a complete analysis is shown; the argument is ``keep_view``.
+        changed(): names, flags or the open error changed (verdict bar, title, actions follow).
+        notice(str key, str kind, str text, list actions): show a message (kind: error, info,
+            stale, edited); a newer notice with the same key replaces it.
+        noticeCleared(str key): remove that message.
+        busy(bool, str, int): progress (text, percent or -1) of a running job, or done.
+        opened(list): these paths are now the open files (recent files, folder pane).
+        failed(str): an open or folder scan failed (the message is also a notice).
+        opening(str): a load of these files (display names) started; pending edits are void.
+    """
+
+    presented = Signal(object)
+    analysed = Signal(bool)
+    changed = Signal()
+    notice = Signal(str, str, str, object)
+    noticeCleared = Signal(str)
+    busy = Signal(bool, str, int)
+    opened = Signal(list)
+    failed = Signal(str)
+    opening = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.payload: Side | None = None
+        self.descriptor: Side | None = None
+        self.report = None
+        #: The documents on screen differ from the files they came from (sandbox edits).
+        self.edited = False
+        #: The files that are open (what Reload re-reads).
+        self.paths: list[str] = []
+        #: The files an open in progress will show.
+        self.pending_paths: list[str] = []
+        #: (what could not be opened, why) after a failed open, until something is shown.
+        self.open_error: tuple[str, str] | None = None
+        #: A large load was cancelled after its trees were shown (so it was not verified).
+        self.verify_cancelled = False
+        self.edited_sources: set[str] = set()  # documents that differ from the file they came from
+        self.unsaved: set[str] = set()  # edited documents not yet written by Save As
+        self.jobs = JobRunner()
+        self._shown = None
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.fileChanged.connect(self._file_changed)
+
+    # -- queries ---------------------------------------------------------------------------------
+    @property
+    def is_empty(self) -> bool:
+        """Nothing is open (neither payload nor descriptor)."""
+        return self.payload is None and self.descriptor is None
+
+    def sides(self) -> list[Side]:
+        """The open documents, payload first."""
+        return [s for s in (self.payload, self.descriptor) if s is not None]
+
+    def side(self, source: str) -> Side | None:
+        """The ``payload`` or ``descriptor`` document, or None."""
+        return self.payload if source == "payload" else self.descriptor
+
+    def names(self) -> list[str]:
+        """Display names of the open files (payload first)."""
+        return [display_name(s.path) for s in self.sides() if s.path]
+
+    def is_sample(self) -> bool:
+        """True when the window shows one of the bundled sample checkpoints (not the user's files)."""
+        samples = {os.path.normcase(os.path.abspath(p)) for n in ("sample", "broken") for p in sample_paths(n)}
+        sides = self.sides()
+        return bool(sides) and all(s.path and os.path.normcase(os.path.abspath(s.path)) in samples for s in sides)
+
+    def saved_as(self) -> str | None:
+        """After every edit was saved: the names of the new files (else None)."""
+        if self.edited and not self.unsaved:
+            return ", ".join(display_name(s.path) for s in self.sides() if s.source in self.edited_sources and s.path)
+        return None
+
+    # -- notices ---------------------------------------------------------------------------------
+    def say(self, key: str, kind: str, text: str, actions=()) -> None:
+        """Show a message (see the module docstring for ``actions``)."""
+        emit(self.notice, key, kind, text, list(actions))
+
+    def unsay(self, *keys: str) -> None:
+        """Remove the messages ``keys``."""
+        for k in keys:
+            emit(self.noticeCleared, k)
+
+    def set_busy(self, busy: bool, text: str = "", pct: int = -1) -> None:
+        emit(self.busy, busy, text, pct)
+
+    def set_open_error(self, what: str, why: str) -> None:
+        """Remember that ``what`` could not be opened (the verdict bar says so) and say ``why``."""
+        self.open_error = (what, why.rstrip("."))
+        emit(self.changed)
+
+    # -- showing an analysis ---------------------------------------------------------------------
+    def present(self, a: Analysis, paths: list[str] | None, *, partial: bool = False, edited: bool = False,
+                keep_view: bool = False, from_raw=()) -> None:
+        """Make ``a`` what is open and announce it.
+
+        ``paths``: the files it was read from (None: an edit of what is open). A partial result
+        (large payload: trees ready, verification running) announces only ``presented``.
+        """
+        self.payload, self.descriptor = a.payload, a.descriptor
+        self.report = a.report
+        self.open_error = None
+        self.verify_cancelled = False
+        if paths is not None:
+            self.edited_sources.clear()
+            self.unsaved.clear()
+            if not partial:
+                self.edited = False
+        if edited:
+            self.edited = True
+        shown = tuple((id(x.data), id(x.index), x.parse_error) if x is not None else None
+                      for x in (a.payload, a.descriptor))
+        new = shown != self._shown or paths is None
+        self._shown = shown
+        emit(self.presented, Presentation(a, partial, keep_view, new, paths is not None, frozenset(from_raw)))
+        if partial and new:
+            return
+        if not partial:
+            if paths is not None:
+                self.paths = list(paths)
+                self.watch(paths)
+                self.unsay("stale", "error", "info")
+                emit(self.opened, list(paths))
+            for w in a.warnings:
+                self.say("stale", "stale", w, [("Reload", "reload")])
+            if self.edited:
+                self.say("edited", "edited",
+                         "EDITED — this is an unsaved sandbox copy; the files on disk are unchanged. "
+                         "Every digest and verdict below is for the edited artifact.",
+                         [("Save As…", "save"), ("Discard Edits", "discard")])
+            else:
+                self.unsay("edited")
+            self._hints()
+        emit(self.changed)
+        if not partial:
+            emit(self.analysed, keep_view)
+
+    def _hints(self) -> None:
+        hints = []
+        for side in self.sides():
+            if side.hint and side.data is not None:
+                hints.append(f"{side.source} {display_name(side.path or '')}: {side.hint}.")
+        if self.payload is None and self.descriptor is not None:
+            hints.append("Only a descriptor was given: its own fields are checked; open the payload too to verify.")
+        elif self.descriptor is None and self.payload is not None:
+            hints.append("Only a payload was given: it is checked on its own; open its descriptor too to verify.")
+        if hints:
+            self.say("hint", "info", " ".join(hints))
+        else:
+            self.unsay("hint")
+
+    def mark_saved(self, source: str, side: Side) -> None:
+        """The edited document ``source`` was written to ``side.path``: it now shows that file."""
+        if source == "payload":
+            self.payload = side
+        else:
+            self.descriptor = side
+        self.unsaved.discard(source)
+        self.edited_sources.discard(source)
+
+    # -- stale files -----------------------------------------------------------------------------
+    def watch(self, paths: list[str]) -> None:
+        """Watch ``paths`` (and only them) for changes on disk."""
+        old = self.watcher.files()
+        if old:
+            self.watcher.removePaths(old)
+        for p in paths:
+            if os.path.isfile(p):
+                self.watcher.addPath(p)
+
+    def _file_changed(self, path):
+        self.check_stale()
+        if os.path.exists(path) and path not in self.watcher.files():
+            self.watcher.addPath(path)  # editors that save by rename drop the watch
+
+    def check_stale(self) -> bool:
+        """Compare the input files with what was read; say so (offering to reload). True if stale."""
+        changed = []
+        for side in self.sides():
+            if not side.path:
+                continue
+            try:
+                st = os.stat(side.path)
+                same = st.st_mtime_ns == side.mtime_ns and (self.edited or st.st_size == side.size)
+            except OSError:
+                same = False
+            if not same:
+                changed.append(display_name(side.path))
+        if changed:
+            self.say("stale", "stale", f"STALE — {', '.join(changed)} changed on disk since it was opened; "
+                     "this view shows the earlier contents.", [("Reload", "reload")])
+            return True
+        return False

@@ -1,0 +1,209 @@
+"""Builds the window's panes: verdict bar, verdicts and detail, trees, bytes, digests, raw text, folder, status bar.
+
+:func:`build_layout` sets the panes as attributes of the window (``w.snap_pane``, ``w.findings_view``,
+``w.hex_payload``...); the window wires them to the document model.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView, QDockWidget, QHeaderView, QLabel, QProgressBar, QPushButton, QSizePolicy, QSplitter,
+    QTableView, QTabWidget, QToolBar, QTreeView, QVBoxLayout, QWidget,
+)
+
+from .models.digests import DigestsModel
+from .models.findings import FindingsModel
+from .models.folder import FolderModel
+from .models.json_tree import JsonTreeModel
+from .widgets.hex_view import HexView
+from .widgets.panes import DigestDetail, FindBar, FindingDetail, RawEditor, TreePane, VerdictHeader
+
+__all__ = ["build_layout"]
+
+
+def build_layout(w) -> None:
+    """Create every pane of ``w`` (a MainWindow) and its models."""
+    _build_models(w)
+    _build_central(w)
+    _build_docks(w)
+    _build_status(w)
+
+
+def _build_models(w):
+    w.snap_model = JsonTreeModel("payload", exclude={"logical_resume"}, parent=w)
+    w.resume_model = JsonTreeModel("payload", include={"logical_resume"}, parent=w)
+    w.desc_model = JsonTreeModel("descriptor", parent=w)
+    w.findings_model = FindingsModel(w)
+    w.digests_model = DigestsModel(w)
+    w.folder_model = FolderModel(w)
+
+
+def _build_central(w):
+    # The overall verdict and the message banners span the whole window (a fixed top bar).
+    top = QWidget()
+    tl = QVBoxLayout(top)
+    tl.setContentsMargins(4, 2, 4, 2)
+    tl.setSpacing(3)
+    w.banner_area = QVBoxLayout()
+    w.banner_area.setSpacing(3)
+    tl.addLayout(w.banner_area)
+    w.header = VerdictHeader()
+    tl.addWidget(w.header)
+    bar = QToolBar("Verdict", w)
+    bar.setObjectName("verdictBar")
+    bar.setMovable(False)
+    bar.setFloatable(False)
+    bar.toggleViewAction().setEnabled(False)
+    bar.addWidget(top)
+    top.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+    w.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+    central = QWidget()
+    lay = QVBoxLayout(central)
+    lay.setContentsMargins(4, 0, 4, 0)
+    w.find_bar = FindBar()
+    w.find_bar.hide()
+    split = QSplitter(Qt.Orientation.Vertical)
+    split.setObjectName("verdictSplitter")
+    w.findings_view = QTreeView()
+    w.findings_view.setObjectName("findingsView")
+    w.findings_view.setModel(w.findings_model)
+    w.findings_view.setUniformRowHeights(True)
+    w.findings_view.setAlternatingRowColors(True)
+    w.findings_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    w.findings_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    w.findings_view.setAccessibleName("Verdicts")
+    w.findings_view.header().setStretchLastSection(True)
+    w.findings_view.setColumnWidth(0, 172)
+    w.findings_view.setColumnWidth(1, 160)
+    w.detail = FindingDetail()
+    split.addWidget(w.findings_view)
+    split.addWidget(w.detail)
+    split.setStretchFactor(0, 3)
+    split.setStretchFactor(1, 2)
+    w.verdict_splitter = split
+    cap = QLabel("<b>Verdicts</b> — every rule, grouped by stage; the root cause first")
+    cap.setContentsMargins(2, 4, 2, 2)
+    lay.addWidget(cap)
+    lay.addWidget(split, 1)
+    w.setCentralWidget(central)
+
+
+def _dock(w, title: str, name: str, widget, area) -> QDockWidget:
+    d = QDockWidget(title, w)
+    d.setObjectName(name)
+    d.setWidget(widget)
+    d.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                  | QDockWidget.DockWidgetFeature.DockWidgetClosable
+                  | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+    w.addDockWidget(area, d)
+    return d
+
+
+def _build_docks(w):
+    w.setDockNestingEnabled(True)
+    w.snap_pane = TreePane("Payload ▸ snapshot (session, messages, runs, artifacts, subagent tasks)",
+                              w.snap_model)
+    w.resume_pane = TreePane("Payload ▸ resume boundary (loop checkpoint)", w.resume_model)
+    w.desc_pane = TreePane("Descriptor (outer identity and both evidence blocks)", w.desc_model)
+    for pane, name in ((w.snap_pane, "snapshotTree"), (w.resume_pane, "resumeTree"),
+                       (w.desc_pane, "descriptorTree")):
+        pane.view.setObjectName(name)
+        pane.view.setAccessibleName(pane.caption.text())
+    left = QWidget()
+    ll = QVBoxLayout(left)
+    ll.setContentsMargins(0, 0, 0, 0)
+    ll.addWidget(w.find_bar)
+    tree_split = QSplitter(Qt.Orientation.Vertical)
+    tree_split.setObjectName("treeSplitter")
+    tree_split.addWidget(w.snap_pane)
+    w.lower_trees = QTabWidget()
+    w.lower_trees.addTab(w.resume_pane, "Resume boundary")
+    w.lower_trees.addTab(w.desc_pane, "Descriptor")
+    tree_split.addWidget(w.lower_trees)
+    tree_split.setStretchFactor(0, 3)
+    tree_split.setStretchFactor(1, 2)
+    w.tree_splitter = tree_split
+    ll.addWidget(tree_split, 1)
+    w.trees_dock = _dock(w, "Trees", "treesDock", left, Qt.DockWidgetArea.LeftDockWidgetArea)
+
+    w.hex_tabs = QTabWidget()
+    w.hex_payload = HexView()
+    w.hex_payload.setObjectName("payloadBytes")
+    w.hex_descriptor = HexView()
+    w.hex_descriptor.setObjectName("descriptorBytes")
+    w.hex_tabs.addTab(w.hex_payload, "Payload bytes")
+    w.hex_tabs.addTab(w.hex_descriptor, "Descriptor bytes")
+    w.bytes_dock = _dock(w, "Bytes", "bytesDock", w.hex_tabs, Qt.DockWidgetArea.RightDockWidgetArea)
+
+    dig = QWidget()
+    dl = QVBoxLayout(dig)
+    dl.setContentsMargins(0, 0, 0, 0)
+    w.digests_view = QTableView()
+    w.digests_view.setObjectName("digestsView")
+    w.digests_view.setModel(w.digests_model)
+    w.digests_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    w.digests_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    w.digests_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    w.digests_view.verticalHeader().setVisible(False)
+    w.digests_view.verticalHeader().setDefaultSectionSize(w.fontMetrics().height() + 8)
+    w.digests_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    w.digests_view.horizontalHeader().setStretchLastSection(True)
+    w.digests_view.setColumnWidth(0, 200)
+    w.digests_view.setColumnWidth(1, 100)
+    w.digests_view.setColumnWidth(2, 300)
+    w.digests_view.setWordWrap(False)
+    w.digests_view.setAccessibleName("Digests")
+    w.digest_detail = DigestDetail(HexView)
+    dsplit = QSplitter(Qt.Orientation.Vertical)
+    dsplit.addWidget(w.digests_view)
+    dsplit.addWidget(w.digest_detail)
+    dsplit.setStretchFactor(0, 3)
+    dsplit.setStretchFactor(1, 2)
+    dl.addWidget(dsplit)
+    w.digests_dock = _dock(w, "Digests", "digestsDock", dig, Qt.DockWidgetArea.RightDockWidgetArea)
+    w.splitDockWidget(w.bytes_dock, w.digests_dock, Qt.Orientation.Vertical)
+
+    w.raw_editor = RawEditor()
+    w.raw_dock = _dock(w, "Raw text (sandbox)", "rawDock", w.raw_editor,
+                               Qt.DockWidgetArea.BottomDockWidgetArea)
+    w.raw_dock.hide()
+
+    w.folder_view = QTableView()
+    w.folder_view.setObjectName("folderView")
+    w.folder_view.setModel(w.folder_model)
+    w.folder_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    w.folder_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    w.folder_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    w.folder_view.verticalHeader().setVisible(False)
+    w.folder_view.verticalHeader().setDefaultSectionSize(w.fontMetrics().height() + 8)
+    w.folder_view.horizontalHeader().setStretchLastSection(True)
+    w.folder_view.setColumnWidth(0, 300)
+    w.folder_view.setColumnWidth(1, 300)
+    w.folder_view.setAccessibleName("Checkpoints in folder")
+    w.folder_dock = _dock(w, "Folder", "folderDock", w.folder_view, Qt.DockWidgetArea.BottomDockWidgetArea)
+    w.folder_dock.hide()
+    w._default_state = None
+    w._sized = False
+
+
+def _build_status(w):
+    sb = w.statusBar()
+    w.status_icon = QLabel()
+    w.status_label = QLabel("No checkpoint open")
+    w.status_label.setAccessibleName("Overall verdict")
+    sb.addWidget(w.status_icon)
+    sb.addWidget(w.status_label, 1)
+    w.progress = QProgressBar()
+    w.progress.setMaximumWidth(260)
+    w.progress.setRange(0, 100)
+    w.progress.setTextVisible(True)
+    w.progress_label = QLabel("")
+    # A fixed width: a label that resizes with its text relayouts the status bar on every update.
+    w.progress_label.setFixedWidth(w.progress_label.fontMetrics().horizontalAdvance("M" * 30))
+    w.cancel_button = QPushButton("Cancel")
+    w.cancel_button.setToolTip("Stop loading (Esc)")
+    for w in (w.progress_label, w.progress, w.cancel_button):
+        sb.addPermanentWidget(w)
+        w.hide()
+

@@ -1,0 +1,124 @@
+"""The window's menus and their shortcuts (File, Edit, Go, View, Help) and the Open Recent menu."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+
+from . import dialogs
+from .document import display_name, display_path, sample_paths
+
+__all__ = ["build_menus", "rebuild_recent_menu", "shortcut_rows"]
+
+
+def _act(w, menu, text, slot, shortcut=None, name=None) -> QAction:
+    a = QAction(text, w)
+    if shortcut is not None:
+        if isinstance(shortcut, (list, tuple)):
+            seqs = []
+            for s in shortcut:
+                k = QKeySequence(s)
+                if not k.isEmpty() and k not in seqs:
+                    seqs.append(k)
+            a.setShortcuts(seqs)
+            if len(seqs) > 1:
+                # A menu shows only the first shortcut unless the text names them after a tab.
+                a.setText(text + "\t" + ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in seqs))
+        else:
+            a.setShortcut(QKeySequence(shortcut))
+    a.triggered.connect(slot)
+    if name:
+        a.setObjectName(name)
+    menu.addAction(a)
+    return a
+
+
+def build_menus(w) -> None:
+    """Create the menu bar of ``w`` (a MainWindow); the actions it needs later become ``w.act_*``."""
+    mb = w.menuBar()
+    m = mb.addMenu("&File")
+    w.act_open = _act(w, m, "&Open…", lambda: dialogs.open_dialog(w), QKeySequence.StandardKey.Open, "open")
+    _act(w, m, "Open &Folder…", lambda: dialogs.open_folder_dialog(w), "Ctrl+Shift+O", "openFolder")
+    w.recent_menu = m.addMenu("Open &Recent")
+    sm = m.addMenu("Open &Sample")
+    _act(w, sm, "Intact checkpoint (verifies)", lambda: w.open_paths(sample_paths("sample")))
+    _act(w, sm, "Broken checkpoint (one byte changed)", lambda: w.open_paths(sample_paths("broken")))
+    m.addSeparator()
+    w.act_save = _act(w, m, "Save Payload &As…", w.save_dialog, QKeySequence.StandardKey.SaveAs, "saveAs")
+    w.act_save_desc = _act(w, m, "Save &Descriptor As…", lambda: dialogs.save_descriptor_dialog(w), None,
+                           "saveDescriptor")
+    m.addSeparator()
+    w.act_reload = _act(w, m, "&Reload from Disk", w.reload,
+                        [QKeySequence(QKeySequence.StandardKey.Refresh).toString() or "F5", "Ctrl+R"], "reload")
+    w.act_discard = _act(w, m, "Discard &Edits", w.loader.discard_edits, None, "discard")
+    m.addSeparator()
+    _act(w, m, "&Quit", w.close, QKeySequence.StandardKey.Quit, "quit")
+
+    e = mb.addMenu("&Edit")
+    w.act_copy = _act(w, e, "&Copy Value", w.copy_value, QKeySequence.StandardKey.Copy, "copyValue")
+    w.act_copy.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+    w.act_copy_ptr = _act(w, e, "Copy JSON &Pointer", w.copy_pointer, "Ctrl+Shift+C", "copyPointer")
+    e.addSeparator()
+    _act(w, e, "&Find in Tree…", w.find_bar.open, QKeySequence.StandardKey.Find, "find")
+    _act(w, e, "Find &Next", lambda: w.find_in_tree(w.find_bar.edit.text(), False),
+         QKeySequence.StandardKey.FindNext, "findNext")
+    _act(w, e, "Find Pre&vious", lambda: w.find_in_tree(w.find_bar.edit.text(), True),
+         QKeySequence.StandardKey.FindPrevious, "findPrevious")
+    e.addSeparator()
+    w.act_edit_value = _act(w, e, "&Edit Value", w.edit_current_value, "F2", "editValue")
+    w.act_raw = _act(w, e, "Edit &Raw Text…", w.show_raw_editor, "Ctrl+E", "rawText")
+
+    g = mb.addMenu("&Go")
+    sel = w.selection
+    w.act_next_failure = _act(w, g, "&Next Failure", lambda: sel.goto_failure(+1), "F8", "nextFailure")
+    w.act_prev_failure = _act(w, g, "&Previous Failure", lambda: sel.goto_failure(-1), "Shift+F8",
+                              "previousFailure")
+    _act(w, g, "&Root Cause", sel.goto_root_cause, "Ctrl+F8", "rootCause")
+    g.addSeparator()
+    _act(w, g, "Snapshot Tree", lambda: w.focus_pane(w.snap_pane.view), "Alt+1")
+    _act(w, g, "Resume Boundary Tree", lambda: w.focus_pane(w.resume_pane.view), "Alt+2")
+    _act(w, g, "Descriptor Tree", lambda: w.focus_pane(w.desc_pane.view), "Alt+3")
+    _act(w, g, "Verdicts", lambda: w.focus_pane(w.findings_view), "Alt+4")
+    _act(w, g, "Digests", lambda: w.focus_pane(w.digests_view), "Alt+5")
+    _act(w, g, "Bytes", lambda: w.focus_pane(w.hex_tabs.currentWidget()), "Alt+6")
+
+    v = mb.addMenu("&View")
+    for d in (w.trees_dock, w.bytes_dock, w.digests_dock, w.raw_dock, w.folder_dock):
+        v.addAction(d.toggleViewAction())
+    v.addSeparator()
+    _act(w, v, "Reset &Layout", w.reset_layout, None, "resetLayout")
+
+    h = mb.addMenu("&Help")
+    _act(w, h, "&About Checkpoint Inspector", lambda: dialogs.about(w))
+    _act(w, h, "&Keyboard Shortcuts", lambda: dialogs.shortcuts_help(w), QKeySequence.StandardKey.HelpContents)
+    rebuild_recent_menu(w)
+
+
+def rebuild_recent_menu(w) -> None:
+    """Fill File ▸ Open Recent from ``w.recent_files``."""
+    menu = w.recent_menu
+    menu.clear()
+    items = w.recent_files.items()
+    for i, paths in enumerate(items):
+        label = " + ".join(display_name(p) for p in paths)
+        a = menu.addAction(f"&{i + 1} {label}" if i < 9 else label)
+        a.setToolTip("\n".join(display_path(p) for p in paths))
+        a.triggered.connect(lambda _=False, p=paths: w.open_paths(p))
+    if not items:
+        a = menu.addAction("(none)")
+        a.setEnabled(False)
+    else:
+        menu.addSeparator()
+        menu.addAction("Clear Recent", lambda: (w.recent_files.clear(), rebuild_recent_menu(w)))
+
+
+def shortcut_rows(w) -> list[tuple[str, str]]:
+    """(action, every shortcut of it) for each menu action that has one, as Help ▸ Keyboard Shortcuts lists them."""
+    rows = []
+    for menu in w.menuBar().findChildren(type(w.recent_menu)):
+        for a in menu.actions():
+            keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in a.shortcuts()]
+            keys = [k for k in keys if k]
+            if keys:
+                rows.append((a.text().split("\t")[0].replace("&", ""), ", ".join(keys)))
+    return rows

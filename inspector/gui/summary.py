@@ -1,0 +1,80 @@
+"""What the verdict bar, the status bar and the title say about a :class:`~.document.Document` (no widgets)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.checkpoint import Verdict
+
+from . import style
+from .document import Document, display_name
+
+__all__ = ["VerdictText", "verdict_text", "subtitle", "window_title"]
+
+APP = "Checkpoint Inspector"
+
+
+@dataclass
+class VerdictText:
+    """The verdict bar's lines: ``title`` in the colour of ``verdict``, ``subtitle`` below it,
+    ``notice`` (an error said above the verdict) and ``status`` (the status bar's text)."""
+
+    title: str
+    verdict: Verdict
+    subtitle: str
+    notice: str
+    status: str
+    root_button: bool
+
+
+def subtitle(doc: Document) -> str:
+    """Inputs, digest agreement and rule counts in one line under the verdict."""
+    parts = []
+    if doc.is_sample():
+        parts.append("bundled sample — File ▸ Open or drop your own files")
+    for side in doc.sides():
+        parts.append(f"{side.source} {display_name(side.path)} ({side.size:,} bytes)")
+    r = doc.report
+    if r is not None:
+        rows = r.digests
+        bad = sum(1 for d in rows if d.matches is False)
+        known = sum(1 for d in rows if d.matches is not None)
+        parts.append(f"digests: {known - bad} of {known} match" + (f", {bad} MISMATCH" if bad else ""))
+        counts = {}
+        for f in r.findings:
+            counts[f.verdict] = counts.get(f.verdict, 0) + 1
+        parts.append(" · ".join(f"{n} {style.label(v)}" for v, n in counts.items()))
+    return "   —   ".join(parts)
+
+
+def verdict_text(doc: Document) -> VerdictText:
+    """The verdict bar for what ``doc`` holds (also after a failed or cancelled open)."""
+    text, verdict = style.overall_text(doc.report, doc.edited, saved_as=doc.saved_as())
+    if doc.report is None and doc.verify_cancelled:
+        text, verdict = "Loading cancelled: the trees show the file, but it was not verified", Verdict.NOT_REACHED
+    nothing = doc.is_empty
+    if nothing:
+        text, verdict = "No checkpoint open — drop a payload and its descriptor here, or use File ▸ Open", \
+            Verdict.NOT_APPLICABLE
+    sub = subtitle(doc)
+    notice = ""
+    status = text
+    if doc.open_error is not None:
+        what, why = doc.open_error
+        if nothing:
+            text, verdict = f"Nothing open — {what} could not be opened", Verdict.FAIL
+            sub = f"{why}. Use File ▸ Open, File ▸ Open Sample, or drop a payload and its descriptor here."
+            status = f"Nothing open: {what} could not be opened"
+        else:
+            notice = f"Could not open {what}: {why}. Still showing the checkpoint below."
+            status = f"Could not open {what}; still showing: {text}"
+    root = doc.report is not None and doc.report.root_cause is not None
+    return VerdictText(text, verdict, sub, notice, status, root)
+
+
+def window_title(doc: Document) -> str:
+    """The window title: the open files' names, ``*`` and "(edited, unsaved)" for sandbox edits."""
+    title = " + ".join(doc.names()) or APP
+    if doc.edited:
+        title = "*" + title + " (edited, unsaved)"
+    return f"{title} — {APP}"
