@@ -161,6 +161,12 @@ class Document(QObject):
         self.open_error = (what, why.rstrip("."))
         emit(self.changed)
 
+    def open_failed(self, what: str, msg: str) -> None:
+        """An open (or folder scan) of ``what`` failed: a message, the verdict bar, ``failed``."""
+        self.say("error", "error", msg)
+        self.set_open_error(what, msg)
+        emit(self.failed, msg)
+
     # -- showing an analysis ---------------------------------------------------------------------
     def present(self, a: Analysis, paths: list[str] | None, *, partial: bool = False, edited: bool = False,
                 keep_view: bool = False, from_raw=()) -> None:

@@ -100,6 +100,20 @@ def _dock(w, title: str, name: str, widget, area) -> QDockWidget:
     return d
 
 
+def _table(w, name: str, model, accessible: str) -> QTableView:
+    """A read-only table of whole-row single selection over ``model``."""
+    t = QTableView()
+    t.setObjectName(name)
+    t.setModel(model)
+    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.verticalHeader().setVisible(False)
+    t.verticalHeader().setDefaultSectionSize(w.fontMetrics().height() + 8)
+    t.setAccessibleName(accessible)
+    return t
+
+
 def _build_docks(w):
     w.setDockNestingEnabled(True)
     w.snap_pane = TreePane("Payload ▸ snapshot (session, messages, runs, artifacts, subagent tasks)",
@@ -139,21 +153,13 @@ def _build_docks(w):
     dig = QWidget()
     dl = QVBoxLayout(dig)
     dl.setContentsMargins(0, 0, 0, 0)
-    w.digests_view = QTableView()
-    w.digests_view.setObjectName("digestsView")
-    w.digests_view.setModel(w.digests_model)
-    w.digests_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    w.digests_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    w.digests_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    w.digests_view.verticalHeader().setVisible(False)
-    w.digests_view.verticalHeader().setDefaultSectionSize(w.fontMetrics().height() + 8)
+    w.digests_view = _table(w, "digestsView", w.digests_model, "Digests")
     w.digests_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     w.digests_view.horizontalHeader().setStretchLastSection(True)
     w.digests_view.setColumnWidth(0, 200)
     w.digests_view.setColumnWidth(1, 100)
     w.digests_view.setColumnWidth(2, 300)
     w.digests_view.setWordWrap(False)
-    w.digests_view.setAccessibleName("Digests")
     w.digest_detail = DigestDetail(HexView)
     dsplit = QSplitter(Qt.Orientation.Vertical)
     dsplit.addWidget(w.digests_view)
@@ -165,22 +171,13 @@ def _build_docks(w):
     w.splitDockWidget(w.bytes_dock, w.digests_dock, Qt.Orientation.Vertical)
 
     w.raw_editor = RawEditor()
-    w.raw_dock = _dock(w, "Raw text (sandbox)", "rawDock", w.raw_editor,
-                               Qt.DockWidgetArea.BottomDockWidgetArea)
+    w.raw_dock = _dock(w, "Raw text (sandbox)", "rawDock", w.raw_editor, Qt.DockWidgetArea.BottomDockWidgetArea)
     w.raw_dock.hide()
 
-    w.folder_view = QTableView()
-    w.folder_view.setObjectName("folderView")
-    w.folder_view.setModel(w.folder_model)
-    w.folder_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    w.folder_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    w.folder_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    w.folder_view.verticalHeader().setVisible(False)
-    w.folder_view.verticalHeader().setDefaultSectionSize(w.fontMetrics().height() + 8)
+    w.folder_view = _table(w, "folderView", w.folder_model, "Checkpoints in folder")
     w.folder_view.horizontalHeader().setStretchLastSection(True)
     w.folder_view.setColumnWidth(0, 300)
     w.folder_view.setColumnWidth(1, 300)
-    w.folder_view.setAccessibleName("Checkpoints in folder")
     w.folder_dock = _dock(w, "Folder", "folderDock", w.folder_view, Qt.DockWidgetArea.BottomDockWidgetArea)
     w.folder_dock.hide()
     w._default_state = None

@@ -66,9 +66,7 @@ class FolderController(QObject):
     def _failed(self, msg: str, what: str):
         self.job = None
         self.doc.set_busy(False)
-        self.doc.say("error", "error", msg)
-        self.doc.set_open_error(what, msg)
-        emit(self.doc.failed, msg)
+        self.doc.open_failed(what, msg)
 
     def _cancelled(self):
         self.job = None

@@ -53,9 +53,7 @@ class LoadController(QObject):
 
     def refuse(self, text: str, what: str = "the dropped files") -> bool:
         """Refuse an open: say ``text`` in the verdict bar and a banner; returns False."""
-        self.doc.set_open_error(what, text)
-        self.doc.say("error", "error", text)
-        emit(self.doc.failed, text)
+        self.doc.open_failed(what, text)
         return False
 
     def start(self, paths: list[str]) -> None:
@@ -93,9 +91,7 @@ class LoadController(QObject):
         self.doc.set_busy(False)
         if what is None:
             what = " + ".join(display_name(p) for p in self.doc.pending_paths) or "the files"
-        self.doc.say("error", "error", msg)
-        self.doc.set_open_error(what, msg)
-        emit(self.doc.failed, msg)
+        self.doc.open_failed(what, msg)
 
     def _cancelled(self):
         self.job = None
