@@ -744,3 +744,6 @@ def x_logical_evidence(ctx):
     _lev(ctx)
     yield from _descriptor_violation("X-LOGICAL-EVIDENCE", ctx, ctx.expected_descriptor["logical_resume"],
                                      ctx.desc["logical_resume"], "/logical_resume")
+
+
+from . import checks_bindings as _checks_bindings  # noqa: E402,F401  (registers the binding rules)

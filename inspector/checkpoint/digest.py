@@ -17,7 +17,7 @@ from .canonical import encode
 __all__ = [
     "SNAPSHOT_DOMAIN", "LOGICAL_DOMAIN", "DESCRIPTOR_DOMAIN", "content_digest", "domain_digest",
     "domain_preimage", "snapshot_evidence_input", "logical_evidence_input", "descriptor_digest_input",
-    "is_sha256", "is_valid_id", "MAX_CONTENT_BYTES", "MAX_ID_BYTES",
+    "is_sha256", "is_valid_id", "rust_trim", "MAX_CONTENT_BYTES", "MAX_ID_BYTES",
 ]
 
 SNAPSHOT_DOMAIN = "a3s.code.session-snapshot-evidence-digest.v1"
@@ -69,6 +69,11 @@ def descriptor_digest_input(descriptor: dict) -> dict:
 def is_sha256(value: str) -> bool:
     """sha256-valid: ``sha256:`` followed by exactly 64 of ``[0-9a-f]`` (FORMAT.md 5)."""
     return bool(_SHA.match(value))
+
+
+def rust_trim(value: str) -> str:
+    """Rust ``str::trim``: strip Unicode White_Space (not Python's wider ``str.strip()`` set)."""
+    return value.strip(_WHITE_SPACE)
 
 
 def is_valid_id(value: str) -> bool:

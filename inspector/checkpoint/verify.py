@@ -22,7 +22,10 @@ from .report import DigestRow, Finding, Location, Report, Verdict
 __all__ = ["verify"]
 
 #: Rules evaluated inside the reference's per-run loop (FORMAT.md 6.3 order).
-_PER_RUN = ("S-RUN-DUP", "S-RUN-OWNER", "S-EVENT-SEQ", "S-EVENT-COUNT-OVERFLOW", "S-EVENT-COUNT")
+_PER_RUN = ("S-RUN-COGNITIVE", "S-RUN-CAPABILITY", "S-RUN-DUP", "S-RUN-OWNER", "S-EVENT-SEQ",
+            "S-EVENT-COGNITIVE-VALID", "S-EVENT-COGNITIVE-RUN", "S-EVENT-COGNITIVE-LEGACY",
+            "S-TOOLEND-BINDING-PARSE", "S-TOOLEND-BINDING-INVALID", "S-TOOLEND-EVIDENCE-MISSING",
+            "S-TOOLEND-EVIDENCE-PARSE", "S-TOOLEND-EVIDENCE-MISMATCH", "S-EVENT-COUNT-OVERFLOW", "S-EVENT-COUNT")
 _PREIMAGE_LIMIT = 1 << 20
 
 

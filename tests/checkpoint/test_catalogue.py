@@ -23,8 +23,9 @@ def test_catalogue_ids_are_exactly_the_format_md_rule_table():
 def test_every_evaluable_rule_has_exactly_one_check_and_others_none():
     evaluable = {r.id for r in catalogue() if not r.not_evaluated}
     assert set(CHECKS) == evaluable
-    not_evaluated = [r.id for r in catalogue() if r.not_evaluated]
-    assert len(not_evaluated) == 15
+    # FORMAT.md 10's open items touch no rule (only P-CANONICAL notes such as yolo_lanes order):
+    # every rule is evaluated.
+    assert [r.id for r in catalogue() if r.not_evaluated] == []
 
 
 def test_codes_are_reference_codes():

@@ -95,6 +95,9 @@ def test_rules_and_explain(capsysbinary):
     code, out, _ = run(capsysbinary, "rules", "--format", "json")
     rules = json.loads(out)
     assert code == 0 and len(rules) == 75
+    assert [r["id"] for r in rules if r["not_evaluated"]] == []  # FORMAT.md 10 leaves no rule unevaluable
+    tenant = next(r for r in rules if r["id"] == "S-DURABLE-TENANT")
+    assert tenant["requires"] == ["P-PARSE", "S-DURABLE-VALID"] and tenant["doc_ref"] == "FORMAT.md 6.3, 4.10"
     code, out, _ = run(capsysbinary, "explain", "x-bytes")
     assert code == 0 and b"descriptor does not match the exact supplied bytes" in out
     assert run(capsysbinary, "explain", "NOPE")[0] == 2

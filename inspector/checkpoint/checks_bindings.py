@@ -1,0 +1,306 @@
+"""The 15 binding rules of FORMAT.md 6.3/6.4, registered with ``@check`` like :mod:`.checks`.
+
+S-DURABLE-VALID/-TENANT/-PRINCIPAL, S-COGNITIVE, S-RUN-COGNITIVE, S-RUN-CAPABILITY,
+S-EVENT-COGNITIVE-VALID/-RUN/-LEGACY, S-TOOLEND-BINDING-PARSE/-INVALID,
+S-TOOLEND-EVIDENCE-MISSING/-PARSE/-MISMATCH and L-CAPABILITY-VALID. The inner validators
+(catalogs C, R, D, S, T) are in :mod:`.bindings`; each failure points at the failing field.
+
+Per-run rules carry ``order = (run index, step[, event index, step])`` so :mod:`.verify`
+picks the failure the reference's run loop meets first (``validate_invariants``): S-RUN-COGNITIVE
+(step 0), S-RUN-CAPABILITY (1), S-RUN-DUP (2), S-RUN-OWNER (3), then per event S-EVENT-SEQ
+(4, j) and the event rules (4, j, 1..7), then S-EVENT-COUNT-OVERFLOW (5) and S-EVENT-COUNT (6).
+"""
+
+from __future__ import annotations
+
+from . import schema as S
+from .bindings import (
+    EVIDENCE_KEY, EVIDENCE_SCHEMA, TRANSFORM_BINDING_KEY, Problem, capability_binding_problem,
+    cognitive_binding_problem, durable_binding_problem, transform_binding_problem,
+)
+from .checks import Violation, check
+from .context import NotApplicable, json_equal
+from .jsontext import SerdeError
+from .typed import rust_debug_str as q
+from .typed import CMap, _content
+
+__all__ = ["TRANSFORM_BINDING", "TOOL_RESULT_EVIDENCE", "from_value"]
+
+# -- the two tool_end metadata types (FORMAT.md 4.7.3), parsed with serde_json::from_value -------
+NONE = (None,)
+TRANSFORM_BINDING = S.Struct("ToolResultTransformBindingV1", (
+    S.Field("schema", S.STR), S.Field("transform_algorithm", S.STR), S.Field("policy_digest", S.STR),
+    S.Field("binding_digest", S.STR),
+), deny=True)
+LOSS_MODE = S.Enum("ToolResultLossModeV1", ("none", "bounded_preview", "head_tail", "deterministic_transform",
+                                            "composite"))
+TOOL_RESULT_EVIDENCE = S.Struct("ToolResultEvidenceV1", (
+    S.Field("schema", S.STR), S.Field("original_bytes", S.USIZE), S.Field("projected_bytes", S.USIZE),
+    S.Field("original_estimated_tokens", S.USIZE), S.Field("projected_estimated_tokens", S.USIZE),
+    S.Field("token_estimator", S.STR),
+    S.Field("transform_algorithm", S.Opt(S.STR), default=None, skip_if=NONE),
+    S.Field("content_digest", S.STR),
+    S.Field("projected_digest", S.Opt(S.STR), default=None, skip_if=NONE),
+    S.Field("repeat_key", S.STR), S.Field("content_ref", S.STR), S.Field("loss_mode", LOSS_MODE),
+    S.Field("byte_delta", S.Opt(S.I64), default=None, skip_if=NONE),
+    S.Field("estimated_token_delta", S.Opt(S.I64), default=None, skip_if=NONE),
+), deny=True)
+
+
+def from_value(t, value):
+    """``serde_json::from_value::<T>(value)``: ``value`` is a decoded JSON value (dict/list/...).
+
+    serde_json's ``Value`` object is a ``BTreeMap``, so fields are visited in sorted key order
+    (which decides the first ``unknown field``); errors carry no position.
+
+    Raises:
+        SerdeError: serde's message (``missing field `x```, ``invalid type: null, expected
+            struct T``, ...).
+    """
+    return _content(t, _to_content(value))
+
+
+def _to_content(value):
+    """A decoded JSON value as serde ``Content``: objects become sorted :class:`CMap` pairs."""
+    if not isinstance(value, (dict, list)):
+        return value
+    top = CMap() if isinstance(value, dict) else []
+    stack = [(value, top)]
+    while stack:
+        src, dst = stack.pop()
+        items = sorted(src.items()) if isinstance(src, dict) else enumerate(src)
+        for k, v in items:
+            if isinstance(v, (dict, list)):
+                child = CMap() if isinstance(v, dict) else []
+                stack.append((v, child))
+            else:
+                child = v
+            dst.append((k, child) if isinstance(src, dict) else child)
+    return top
+
+
+# -- one walk over the snapshot computes every binding rule's violations -------------------------
+_RULES = ("S-DURABLE-VALID", "S-DURABLE-TENANT", "S-DURABLE-PRINCIPAL", "S-COGNITIVE", "S-RUN-COGNITIVE",
+          "S-RUN-CAPABILITY", "S-EVENT-COGNITIVE-VALID", "S-EVENT-COGNITIVE-RUN", "S-EVENT-COGNITIVE-LEGACY",
+          "S-TOOLEND-BINDING-PARSE", "S-TOOLEND-BINDING-INVALID", "S-TOOLEND-EVIDENCE-MISSING",
+          "S-TOOLEND-EVIDENCE-PARSE", "S-TOOLEND-EVIDENCE-MISMATCH")
+
+
+def _at(message: str, base: str, problem: Problem, order=(), extra=()) -> Violation:
+    return Violation(message, "payload", base + problem.pointer, expected=problem.expected, actual=problem.actual,
+                     order=order, extra=extra)
+
+
+def _analysis(ctx) -> dict:
+    """``rule id -> [Violation]`` for the snapshot binding rules, computed once per context."""
+    memo = ctx.__dict__.get("_binding_violations")
+    if memo is None:
+        memo = ctx.__dict__["_binding_violations"] = _analyse(ctx.pay["snapshot"])
+    return memo
+
+
+def _analyse(snapshot: dict) -> dict:
+    out = {r: [] for r in _RULES}
+    session = snapshot["session"]
+    sid = session["id"]
+    _session_rules(session, out)
+    policy = session["config"]["tool_result_transform_policy"]
+    for i, rec in enumerate(snapshot["run_records"]):
+        run_snapshot = rec["snapshot"]
+        run = run_snapshot["id"]
+        base = f"/snapshot/run_records/{i}"
+        b = run_snapshot.get("cognitive_package_binding")
+        p = None if b is None else cognitive_binding_problem(b)
+        if p is not None:
+            out["S-RUN-COGNITIVE"].append(_at(
+                f"run {q(run)} at record {i} has an invalid cognitive package binding: {p.error}",
+                base + "/snapshot/cognitive_package_binding", p, (i, 0)))
+        c = run_snapshot.get("capability_binding")
+        p = None if c is None else capability_binding_problem(c)
+        if p is not None:
+            out["S-RUN-CAPABILITY"].append(_at(
+                f"run {q(run)} at record {i} has an invalid capability binding: {p.error}",
+                base + "/snapshot/capability_binding", p, (i, 1)))
+        legacy = None  # a legacy run's first valid cognitive binding
+        for j, record in enumerate(rec["events"]):
+            event = record["event"]
+            kind = event.get("type") if isinstance(event, dict) else None
+            if kind == "cognitive_context_bound":
+                legacy = _cognitive_event(out, run, i, j, event["binding"], b, legacy, base)
+            elif kind == "tool_end":
+                _tool_end(out, sid, run, i, j, event.get("metadata"), policy, f"{base}/events/{j}/event/metadata")
+    return out
+
+
+def _session_rules(session: dict, out: dict) -> None:
+    sid = session["id"]
+    d = session.get("durable_memory_binding")
+    if d is not None:
+        p = durable_binding_problem(d)
+        base = "/snapshot/session/durable_memory_binding"
+        if p is not None:
+            out["S-DURABLE-VALID"].append(_at(
+                f"session snapshot {q(sid)} has an invalid durable-memory binding: {p.error}", base, p))
+        else:
+            for rule, key, name in (("S-DURABLE-TENANT", "tenant_id", "tenantId"),
+                                    ("S-DURABLE-PRINCIPAL", "principal", "principalId")):
+                want, got = d["namespace"][name], session.get(key)
+                if got != want:
+                    what = "tenant" if key == "tenant_id" else "principal"
+                    here = f"/snapshot/session/{key}" if got is not None else f"{base}/namespace/{name}"
+                    other = f"{base}/namespace/{name}" if got is not None else f"/snapshot/session"
+                    out[rule].append(Violation(
+                        f"session snapshot {q(sid)} {what} identity does not match its durable-memory binding",
+                        "payload", here, expected=q(want), actual="absent" if got is None else q(got),
+                        extra=(("payload", other),)))
+    c = session.get("cognitive_package_binding")
+    p = None if c is None else cognitive_binding_problem(c)
+    if p is not None:
+        out["S-COGNITIVE"].append(_at(
+            f"session snapshot {q(sid)} has an invalid cognitive package binding: {p.error}",
+            "/snapshot/session/cognitive_package_binding", p))
+
+
+def _cognitive_event(out, run, i, j, binding, run_binding, legacy, base):
+    """S-EVENT-COGNITIVE-VALID, then -RUN or -LEGACY, for one ``cognitive_context_bound`` event.
+    Returns the legacy run's binding after this event."""
+    here = f"{base}/events/{j}/event/binding"
+    p = cognitive_binding_problem(binding)
+    if p is not None:
+        out["S-EVENT-COGNITIVE-VALID"].append(_at(
+            f"run {q(run)} event {j} has an invalid cognitive package binding: {p.error}", here, p, (i, 4, j, 1)))
+        return legacy
+    if run_binding is not None:
+        if not json_equal(run_binding, binding):
+            field = _first_difference(run_binding, binding)
+            out["S-EVENT-COGNITIVE-RUN"].append(Violation(
+                f"run {q(run)} event {j} carries a cognitive generation different from its admitted Run binding",
+                "payload", here + field, expected=_leaf(run_binding, field), actual=_leaf(binding, field),
+                order=(i, 4, j, 2), extra=(("payload", f"{base}/snapshot/cognitive_package_binding{field}"),)))
+        return legacy
+    if legacy is None:
+        return (j, binding)
+    first, expected = legacy
+    if not json_equal(expected, binding):
+        field = _first_difference(expected, binding)
+        out["S-EVENT-COGNITIVE-LEGACY"].append(Violation(
+            f"legacy run {q(run)} event {j} changes cognitive generation within one Run",
+            "payload", here + field, expected=_leaf(expected, field), actual=_leaf(binding, field),
+            order=(i, 4, j, 2), extra=(("payload", f"{base}/events/{first}/event/binding{field}"),)))
+    return legacy
+
+
+def _first_difference(a: dict, b: dict) -> str:
+    """Pointer (relative) of the first field where two bindings of the same type differ."""
+    pointer = ""
+    while isinstance(a, dict) and isinstance(b, dict):
+        for k in a:
+            if not json_equal(a.get(k), b.get(k)):
+                pointer, a, b = f"{pointer}/{k}", a.get(k), b.get(k)
+                break
+        else:
+            break
+    return pointer
+
+
+def _leaf(v, pointer: str):
+    for k in pointer.split("/")[1:]:
+        v = v.get(k) if isinstance(v, dict) else None
+    return v
+
+
+def _tool_end(out, sid, run, i, j, metadata, policy, base) -> None:
+    """The S-TOOLEND rules for one ``tool_end`` event, in the reference's order."""
+    if not isinstance(metadata, dict) or TRANSFORM_BINDING_KEY not in metadata:
+        return
+    head = f"run {q(run)} event {j} in session {q(sid)}"
+    here = f"{base}/{TRANSFORM_BINDING_KEY}"
+    try:
+        binding = from_value(TRANSFORM_BINDING, metadata[TRANSFORM_BINDING_KEY])
+    except SerdeError as e:
+        out["S-TOOLEND-BINDING-PARSE"].append(Violation(
+            f"{head} has malformed Tool result transform binding: {e.message}", "payload", here + _field_of(e),
+            expected="a ToolResultTransformBindingV1 object", actual=e.message, order=(i, 4, j, 3)))
+        return
+    p = transform_binding_problem(binding, policy)
+    if p is not None:
+        extra = (("payload", "/snapshot/session/config/tool_result_transform_policy"),) \
+            if p.pointer == "/policy_digest" else ()
+        out["S-TOOLEND-BINDING-INVALID"].append(_at(
+            f"{head} has invalid Tool result transform binding: {p.error}", here, p, (i, 4, j, 4), extra))
+        return
+    if EVIDENCE_KEY not in metadata:
+        out["S-TOOLEND-EVIDENCE-MISSING"].append(Violation(
+            f"{head} has a Tool result transform binding without Tool result evidence", "payload", base,
+            expected=f"a key {EVIDENCE_KEY!r} beside {TRANSFORM_BINDING_KEY!r}", actual="absent",
+            order=(i, 4, j, 5), extra=(("payload", here),)))
+        return
+    here = f"{base}/{EVIDENCE_KEY}"
+    try:
+        evidence = from_value(TOOL_RESULT_EVIDENCE, metadata[EVIDENCE_KEY])
+    except SerdeError as e:
+        out["S-TOOLEND-EVIDENCE-PARSE"].append(Violation(
+            f"{head} has malformed Tool result evidence: {e.message}", "payload", here + _field_of(e),
+            expected="a ToolResultEvidenceV1 object", actual=e.message, order=(i, 4, j, 6)))
+        return
+    if evidence["schema"] != EVIDENCE_SCHEMA:
+        field, want, got = "/schema", EVIDENCE_SCHEMA, evidence["schema"]
+    elif evidence.get("transform_algorithm") != binding["transform_algorithm"]:
+        field, want, got = "/transform_algorithm", binding["transform_algorithm"], evidence.get("transform_algorithm")
+    else:
+        return
+    out["S-TOOLEND-EVIDENCE-MISMATCH"].append(Violation(
+        f"{head} has Tool result evidence that does not match its transform binding", "payload",
+        here + (field if got is not None else ""), expected=want, actual="absent" if got is None else got,
+        order=(i, 4, j, 7), extra=(("payload", f"{base}/{TRANSFORM_BINDING_KEY}/transform_algorithm"),)))
+
+
+def _field_of(e: SerdeError) -> str:
+    """``/key`` for an ``unknown field `key``` error (the key is there to point at), else ``""``."""
+    m = e.message
+    if m.startswith("unknown field `"):
+        key = m[len("unknown field `"):].split("`", 1)[0]
+        return "/" + key.replace("~", "~0").replace("/", "~1")
+    return ""
+
+
+def _register(rule_id: str, doc: str, session_level: str | None = None):
+    def fn(ctx):
+        if session_level is not None and ctx.pay["snapshot"]["session"].get(session_level) is None:
+            raise NotApplicable(f"the session has no {session_level}")
+        return _analysis(ctx)[rule_id]
+    fn.__name__ = rule_id.lower().replace("-", "_")
+    fn.__doc__ = f"{rule_id}: {doc} (FORMAT.md 6.3). Returns a list of Violations."
+    check(rule_id)(fn)
+
+
+for _rid, _doc, _field in (
+    ("S-DURABLE-VALID", "the session's durable-memory binding is valid (catalogs D, S)", "durable_memory_binding"),
+    ("S-DURABLE-TENANT", "the session's tenant_id equals the binding's namespace.tenantId", "durable_memory_binding"),
+    ("S-DURABLE-PRINCIPAL", "the session's principal equals the binding's namespace.principalId",
+     "durable_memory_binding"),
+    ("S-COGNITIVE", "the session's cognitive package binding is valid (catalog C)", "cognitive_package_binding"),
+    ("S-RUN-COGNITIVE", "every run's cognitive package binding is valid (catalog C)", None),
+    ("S-RUN-CAPABILITY", "every run's capability binding is valid (catalog R)", None),
+    ("S-EVENT-COGNITIVE-VALID", "every cognitive_context_bound event's binding is valid (catalog C)", None),
+    ("S-EVENT-COGNITIVE-RUN", "cognitive events repeat their run's admitted binding", None),
+    ("S-EVENT-COGNITIVE-LEGACY", "cognitive events of a run without a binding all agree", None),
+    ("S-TOOLEND-BINDING-PARSE", "a tool_end transform binding parses as ToolResultTransformBindingV1", None),
+    ("S-TOOLEND-BINDING-INVALID", "a tool_end transform binding is valid for the session policy (catalog T)", None),
+    ("S-TOOLEND-EVIDENCE-MISSING", "a tool_end transform binding comes with Tool result evidence", None),
+    ("S-TOOLEND-EVIDENCE-PARSE", "the Tool result evidence parses as ToolResultEvidenceV1", None),
+    ("S-TOOLEND-EVIDENCE-MISMATCH", "the Tool result evidence matches its transform binding", None),
+):
+    _register(_rid, _doc, _field)
+
+
+@check("L-CAPABILITY-VALID")
+def l_capability_valid(ctx):
+    """L-CAPABILITY-VALID: the loop checkpoint's capability binding is valid (catalog R, FORMAT.md 6.4).
+    Yields a Violation per failure."""
+    lr = ctx.lr
+    b = lr.get("capability_binding")
+    p = None if b is None else capability_binding_problem(b)
+    if p is not None:
+        yield _at(f"loop checkpoint for run {lr['run_id']} has an invalid capability binding: {p.error}",
+                  "/logical_resume/capability_binding", p)
