@@ -190,11 +190,20 @@ def _cognitive_event(out, run, i, j, binding, run_binding, legacy, base):
     return legacy
 
 
+#: ``CognitivePackageBindingV1`` keys in declaration order (nested structs included, FORMAT.md 4.8).
+_DECLARED = {k: n for n, k in enumerate((
+    "schema", "packageId", "packageVersion", "lifecycleGeneration", "generationDigest", "capabilitySnapshotDigest",
+    "knowledge", "limits", "surfaceId", "formatVersion", "contentDigest", "searchSchema", "readSchema",
+    "citationSchema", "maxResults", "maxDocumentBytes", "maxTotalBytes"))}
+
+
 def _first_difference(a: dict, b: dict) -> str:
-    """Pointer (relative) of the first field where two bindings of the same type differ."""
+    """Pointer (relative) of the first field, in declaration order, where two cognitive bindings
+    differ; the derived ``capabilitySnapshotDigest`` last, so the pointer names the cause."""
     pointer = ""
     while isinstance(a, dict) and isinstance(b, dict):
-        for k in a:
+        keys = sorted(a, key=lambda k: (k == "capabilitySnapshotDigest", _DECLARED.get(k, len(_DECLARED)), k))
+        for k in keys:
             if not json_equal(a.get(k), b.get(k)):
                 pointer, a, b = f"{pointer}/{k}", a.get(k), b.get(k)
                 break

@@ -244,6 +244,7 @@ RECIPES = {
     "L-SCHEMA": lambda: build(_set("logical_resume/schema_version", 0), rebind=True),
     "L-LOADABLE-VERSION": lambda: build(_set("logical_resume/schema_version", 2), rebind=True),
     "L-OWNER": lambda: build(_set("logical_resume/session_id", "session-checkpoint-2"), rebind=True),
+    # A valid typed binding on the session only (the source run has none).
     "L-COGNITIVE-MATCH": lambda: build(lambda p: _session(p).__setitem__(
         "cognitive_package_binding", COGNITIVE_BINDING), rebind=True),
     "L-EVIDENCE-IDS": lambda: build(_both(_set("logical_resume/run_id", "r" * 257),
