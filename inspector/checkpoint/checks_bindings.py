@@ -99,6 +99,11 @@ def _analysis(ctx) -> dict:
     return memo
 
 
+#: The run-level bindings, in the reference's order (steps 0 and 1 of a run).
+_RUN_BINDINGS = (("S-RUN-COGNITIVE", "cognitive_package_binding", cognitive_binding_problem, "cognitive package"),
+                 ("S-RUN-CAPABILITY", "capability_binding", capability_binding_problem, "capability"))
+
+
 def _analyse(snapshot: dict) -> dict:
     out = {r: [] for r in _RULES}
     session = snapshot["session"]
@@ -109,18 +114,13 @@ def _analyse(snapshot: dict) -> dict:
         run_snapshot = rec["snapshot"]
         run = run_snapshot["id"]
         base = f"/snapshot/run_records/{i}"
+        for step, (rule, key, validate, what) in enumerate(_RUN_BINDINGS):
+            value = run_snapshot.get(key)
+            p = None if value is None else validate(value)
+            if p is not None:
+                out[rule].append(_at(f"run {q(run)} at record {i} has an invalid {what} binding: {p.error}",
+                                     f"{base}/snapshot/{key}", p, (i, step)))
         b = run_snapshot.get("cognitive_package_binding")
-        p = None if b is None else cognitive_binding_problem(b)
-        if p is not None:
-            out["S-RUN-COGNITIVE"].append(_at(
-                f"run {q(run)} at record {i} has an invalid cognitive package binding: {p.error}",
-                base + "/snapshot/cognitive_package_binding", p, (i, 0)))
-        c = run_snapshot.get("capability_binding")
-        p = None if c is None else capability_binding_problem(c)
-        if p is not None:
-            out["S-RUN-CAPABILITY"].append(_at(
-                f"run {q(run)} at record {i} has an invalid capability binding: {p.error}",
-                base + "/snapshot/capability_binding", p, (i, 1)))
         legacy = None  # a legacy run's first valid cognitive binding
         for j, record in enumerate(rec["events"]):
             event = record["event"]
@@ -171,22 +171,17 @@ def _cognitive_event(out, run, i, j, binding, run_binding, legacy, base):
             f"run {q(run)} event {j} has an invalid cognitive package binding: {p.error}", here, p, (i, 4, j, 1)))
         return legacy
     if run_binding is not None:
-        if not json_equal(run_binding, binding):
-            field = _first_difference(run_binding, binding)
-            out["S-EVENT-COGNITIVE-RUN"].append(Violation(
-                f"run {q(run)} event {j} carries a cognitive generation different from its admitted Run binding",
-                "payload", here + field, expected=_leaf(run_binding, field), actual=_leaf(binding, field),
-                order=(i, 4, j, 2), extra=(("payload", f"{base}/snapshot/cognitive_package_binding{field}"),)))
-        return legacy
-    if legacy is None:
+        rule, expected, other = ("S-EVENT-COGNITIVE-RUN", run_binding, f"{base}/snapshot/cognitive_package_binding")
+        message = f"run {q(run)} event {j} carries a cognitive generation different from its admitted Run binding"
+    elif legacy is None:
         return (j, binding)
-    first, expected = legacy
+    else:
+        rule, expected, other = ("S-EVENT-COGNITIVE-LEGACY", legacy[1], f"{base}/events/{legacy[0]}/event/binding")
+        message = f"legacy run {q(run)} event {j} changes cognitive generation within one Run"
     if not json_equal(expected, binding):
         field = _first_difference(expected, binding)
-        out["S-EVENT-COGNITIVE-LEGACY"].append(Violation(
-            f"legacy run {q(run)} event {j} changes cognitive generation within one Run",
-            "payload", here + field, expected=_leaf(expected, field), actual=_leaf(binding, field),
-            order=(i, 4, j, 2), extra=(("payload", f"{base}/events/{first}/event/binding{field}"),)))
+        out[rule].append(Violation(message, "payload", here + field, expected=_leaf(expected, field),
+                                   actual=_leaf(binding, field), order=(i, 4, j, 2), extra=(("payload", other + field),)))
     return legacy
 
 
@@ -224,12 +219,9 @@ def _tool_end(out, sid, run, i, j, metadata, policy, base) -> None:
         return
     head = f"run {q(run)} event {j} in session {q(sid)}"
     here = f"{base}/{TRANSFORM_BINDING_KEY}"
-    try:
-        binding = from_value(TRANSFORM_BINDING, metadata[TRANSFORM_BINDING_KEY])
-    except SerdeError as e:
-        out["S-TOOLEND-BINDING-PARSE"].append(Violation(
-            f"{head} has malformed Tool result transform binding: {e.message}", "payload", here + _field_of(e),
-            expected="a ToolResultTransformBindingV1 object", actual=e.message, order=(i, 4, j, 3)))
+    binding = _parse(out, "S-TOOLEND-BINDING-PARSE", TRANSFORM_BINDING, metadata[TRANSFORM_BINDING_KEY],
+                     f"{head} has malformed Tool result transform binding", here, (i, 4, j, 3))
+    if binding is None:
         return
     p = transform_binding_problem(binding, policy)
     if p is not None:
@@ -245,12 +237,9 @@ def _tool_end(out, sid, run, i, j, metadata, policy, base) -> None:
             order=(i, 4, j, 5), extra=(("payload", here),)))
         return
     here = f"{base}/{EVIDENCE_KEY}"
-    try:
-        evidence = from_value(TOOL_RESULT_EVIDENCE, metadata[EVIDENCE_KEY])
-    except SerdeError as e:
-        out["S-TOOLEND-EVIDENCE-PARSE"].append(Violation(
-            f"{head} has malformed Tool result evidence: {e.message}", "payload", here + _field_of(e),
-            expected="a ToolResultEvidenceV1 object", actual=e.message, order=(i, 4, j, 6)))
+    evidence = _parse(out, "S-TOOLEND-EVIDENCE-PARSE", TOOL_RESULT_EVIDENCE, metadata[EVIDENCE_KEY],
+                      f"{head} has malformed Tool result evidence", here, (i, 4, j, 6))
+    if evidence is None:
         return
     if evidence["schema"] != EVIDENCE_SCHEMA:
         field, want, got = "/schema", EVIDENCE_SCHEMA, evidence["schema"]
@@ -262,6 +251,17 @@ def _tool_end(out, sid, run, i, j, metadata, policy, base) -> None:
         f"{head} has Tool result evidence that does not match its transform binding", "payload",
         here + (field if got is not None else ""), expected=want, actual="absent" if got is None else got,
         order=(i, 4, j, 7), extra=(("payload", f"{base}/{TRANSFORM_BINDING_KEY}/transform_algorithm"),)))
+
+
+def _parse(out, rule_id, t, value, head, here, order):
+    """``from_value`` for an S-TOOLEND-*-PARSE rule: the typed value, or None after recording the
+    violation (``{head}: {serde text}``, pointing at the value or at its unknown key)."""
+    try:
+        return from_value(t, value)
+    except SerdeError as e:
+        out[rule_id].append(Violation(f"{head}: {e.message}", "payload", here + _field_of(e),
+                                      expected=f"a {t.name} object", actual=e.message, order=order))
+        return None
 
 
 def _field_of(e: SerdeError) -> str:
