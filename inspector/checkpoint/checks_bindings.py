@@ -13,7 +13,6 @@ picks the failure the reference's run loop meets first (``validate_invariants``)
 
 from __future__ import annotations
 
-from . import schema as S
 from .bindings import (
     EVIDENCE_KEY, EVIDENCE_SCHEMA, TRANSFORM_BINDING_KEY, Problem, capability_binding_problem,
     cognitive_binding_problem, durable_binding_problem, transform_binding_problem,
@@ -21,63 +20,9 @@ from .bindings import (
 from .checks import Violation, check
 from .context import NotApplicable, json_equal
 from .jsontext import SerdeError
+from .schema import TOOL_RESULT_EVIDENCE, TOOL_RESULT_TRANSFORM_BINDING
+from .typed import decode_value
 from .typed import rust_debug_str as q
-from .typed import CMap, _content
-
-__all__ = ["TRANSFORM_BINDING", "TOOL_RESULT_EVIDENCE", "from_value"]
-
-# -- the two tool_end metadata types (FORMAT.md 4.7.3), parsed with serde_json::from_value -------
-NONE = (None,)
-TRANSFORM_BINDING = S.Struct("ToolResultTransformBindingV1", (
-    S.Field("schema", S.STR), S.Field("transform_algorithm", S.STR), S.Field("policy_digest", S.STR),
-    S.Field("binding_digest", S.STR),
-), deny=True)
-LOSS_MODE = S.Enum("ToolResultLossModeV1", ("none", "bounded_preview", "head_tail", "deterministic_transform",
-                                            "composite"))
-TOOL_RESULT_EVIDENCE = S.Struct("ToolResultEvidenceV1", (
-    S.Field("schema", S.STR), S.Field("original_bytes", S.USIZE), S.Field("projected_bytes", S.USIZE),
-    S.Field("original_estimated_tokens", S.USIZE), S.Field("projected_estimated_tokens", S.USIZE),
-    S.Field("token_estimator", S.STR),
-    S.Field("transform_algorithm", S.Opt(S.STR), default=None, skip_if=NONE),
-    S.Field("content_digest", S.STR),
-    S.Field("projected_digest", S.Opt(S.STR), default=None, skip_if=NONE),
-    S.Field("repeat_key", S.STR), S.Field("content_ref", S.STR), S.Field("loss_mode", LOSS_MODE),
-    S.Field("byte_delta", S.Opt(S.I64), default=None, skip_if=NONE),
-    S.Field("estimated_token_delta", S.Opt(S.I64), default=None, skip_if=NONE),
-), deny=True)
-
-
-def from_value(t, value):
-    """``serde_json::from_value::<T>(value)``: ``value`` is a decoded JSON value (dict/list/...).
-
-    serde_json's ``Value`` object is a ``BTreeMap``, so fields are visited in sorted key order
-    (which decides the first ``unknown field``); errors carry no position.
-
-    Raises:
-        SerdeError: serde's message (``missing field `x```, ``invalid type: null, expected
-            struct T``, ...).
-    """
-    return _content(t, _to_content(value))
-
-
-def _to_content(value):
-    """A decoded JSON value as serde ``Content``: objects become sorted :class:`CMap` pairs."""
-    if not isinstance(value, (dict, list)):
-        return value
-    top = CMap() if isinstance(value, dict) else []
-    stack = [(value, top)]
-    while stack:
-        src, dst = stack.pop()
-        items = sorted(src.items()) if isinstance(src, dict) else enumerate(src)
-        for k, v in items:
-            if isinstance(v, (dict, list)):
-                child = CMap() if isinstance(v, dict) else []
-                stack.append((v, child))
-            else:
-                child = v
-            dst.append((k, child) if isinstance(src, dict) else child)
-    return top
-
 
 # -- one walk over the snapshot computes every binding rule's violations -------------------------
 _RULES = ("S-DURABLE-VALID", "S-DURABLE-TENANT", "S-DURABLE-PRINCIPAL", "S-COGNITIVE", "S-RUN-COGNITIVE",
@@ -219,7 +164,7 @@ def _tool_end(out, sid, run, i, j, metadata, policy, base) -> None:
         return
     head = f"run {q(run)} event {j} in session {q(sid)}"
     here = f"{base}/{TRANSFORM_BINDING_KEY}"
-    binding = _parse(out, "S-TOOLEND-BINDING-PARSE", TRANSFORM_BINDING, metadata[TRANSFORM_BINDING_KEY],
+    binding = _parse(out, "S-TOOLEND-BINDING-PARSE", TOOL_RESULT_TRANSFORM_BINDING, metadata[TRANSFORM_BINDING_KEY],
                      f"{head} has malformed Tool result transform binding", here, (i, 4, j, 3))
     if binding is None:
         return
@@ -254,10 +199,10 @@ def _tool_end(out, sid, run, i, j, metadata, policy, base) -> None:
 
 
 def _parse(out, rule_id, t, value, head, here, order):
-    """``from_value`` for an S-TOOLEND-*-PARSE rule: the typed value, or None after recording the
+    """``serde_json::from_value`` for an S-TOOLEND-*-PARSE rule: the typed value, or None after recording the
     violation (``{head}: {serde text}``, pointing at the value or at its unknown key)."""
     try:
-        return from_value(t, value)
+        return decode_value(t, value)
     except SerdeError as e:
         out[rule_id].append(Violation(f"{head}: {e.message}", "payload", here + _field_of(e),
                                       expected=f"a {t.name} object", actual=e.message, order=order))
