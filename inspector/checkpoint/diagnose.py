@@ -138,7 +138,7 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
         try:
             parse_value(data)
         except SerdeError as e:
-            diffs.append(Difference("unknown-key-dropped", e.index or 0, "",
+            diffs.append(Difference("unknown-key-dropped", e.offset or 0, "",
                                     f"an unknown key's value is skipped unvalidated by the reference and is not "
                                     f"valid JSON data on its own ({e})", "key dropped", f"value rejected: {e.message}"))
     diffs.sort(key=lambda d: d.offset)

@@ -44,9 +44,11 @@ class _Decoder:
     def __init__(self, data: bytes):
         self.r = Reader(data)
 
-    # peek_invalid_type: consume the offending value and build "invalid type" (positioned)
+    # peek_invalid_type: consume the offending value and build "invalid type" (positioned at
+    # the value's end as serde does; its offset, the byte shown to users, is the value's start)
     def peek_invalid_type(self, expecting: str) -> SerdeError:
         r = self.r
+        start = r.i
         b = r.peek()
         if b == 0x6E:
             r.i += 1
@@ -71,6 +73,7 @@ class _Decoder:
             err = _invalid_type(CMap(), expecting)
         else:
             return r.peek_error(EXPECTED_VALUE)
+        err.offset = start
         return r.fix_position(err)
 
     def de(self, t):
@@ -106,6 +109,7 @@ class _Decoder:
         b = r.parse_whitespace()
         if b is None:
             raise r.peek_error(EOF_VALUE)
+        start = r.i
         try:
             if t.name == "str":
                 if b != 0x22:
@@ -131,6 +135,8 @@ class _Decoder:
                 return _number(t, r.parse_number_token())
             raise self.peek_invalid_type(t.expecting)
         except SerdeError as e:
+            if e.index is None and e.offset is None:  # a value error (range, timestamp): the value
+                e.offset = start
             raise r.fix_position(e)
 
     def de_map(self, t: S.Map):
@@ -194,16 +200,17 @@ class _Decoder:
         first = True
         while r.has_next_key(first):
             first = False
+            key_start = r.i
             key = self._read_key()
             f = by_key.get(key)
             if f is None:
                 if t.deny:
-                    raise _unknown_field(key, t.keys)
+                    raise _at(_unknown_field(key, t.keys), key_start)
                 r.parse_object_colon()
                 r.ignore_value()
                 continue
             if f.key in got:
-                raise SerdeError("duplicate field `%s`" % f.key)
+                raise _at(SerdeError("duplicate field `%s`" % f.key), key_start)
             r.parse_object_colon()
             got[f.key] = self.de(f.type)
         return finish_struct(t, got)
@@ -268,10 +275,11 @@ class _Decoder:
             if b is None:
                 raise r.peek_error(EOF_VALUE)
             raise r.fix_position(self.peek_invalid_type("variant identifier"))
+        start = r.i
         r.i += 1
         s = r.parse_str()
         if s not in variants:
-            raise r.fix_position(_unknown_variant(s, variants))
+            raise r.fix_position(_at(_unknown_variant(s, variants), start))
         return s
 
     def parse_content(self):
@@ -309,6 +317,7 @@ class _Decoder:
         if b is None:
             raise r.peek_error(EOF_VALUE)
         names = t.names
+        start = r.i
         if b == 0x7B:
             def object_body():
                 tag = None
@@ -316,10 +325,11 @@ class _Decoder:
                 first = True
                 while r.has_next_key(first):
                     first = False
+                    key_start = r.i
                     k = self._read_key()
                     if k == t.tag:
                         if tag is not None:
-                            raise SerdeError("duplicate field `%s`" % t.tag)
+                            raise _at(SerdeError("duplicate field `%s`" % t.tag), key_start)
                         r.parse_object_colon()
                         tag = self._variant_ident(t.name, names)
                     else:
@@ -345,11 +355,27 @@ class _Decoder:
         else:
             raise r.fix_position(self.peek_invalid_type("internally tagged enum " + t.name))
         result = {t.tag: tag}
-        result.update(variant_struct(t, tag, rest))  # unpositioned errors propagate to the caller
+        try:
+            result.update(variant_struct(t, tag, rest))  # unpositioned errors propagate to the caller
+        except SerdeError as e:
+            raise _at(e, start)  # serde cannot say where inside the buffered value: its start
         return result
 
     def de_untagged(self, t: S.Untagged):
-        return untagged(t, self.parse_content())
+        self.r.parse_whitespace()
+        start = self.r.i
+        try:
+            return untagged(t, self.parse_content())
+        except SerdeError as e:
+            raise _at(e, start)
+
+
+def _at(err: SerdeError, offset: int | None) -> SerdeError:
+    """Give a data error (not yet positioned by serde) the offset of the byte shown to users:
+    the key, variant name or value at fault. serde's own position (``index``) is untouched."""
+    if err.index is None and err.offset is None:
+        err.offset = offset
+    return err
 
 
 def decode(data: bytes, t=S.PAYLOAD) -> dict:

@@ -142,3 +142,52 @@ def test_findings_carry_the_offending_byte_for_payload_and_descriptor():
     assert lone.locations[0].span == (11, 12)
     utf8 = verify(b'{"schema":"caf\xe9 x"}', None).for_rule("P-PARSE")
     assert utf8.locations[0].span == (14, 15)
+
+
+# ------------------------------------------------------------------ typed (data) errors
+def _golden() -> bytes:
+    from tests.conftest import GOLDEN
+
+    return (GOLDEN / "payload-with-resume.json").read_bytes()
+
+
+_BLOCK = b'{"text":"retain exact state","type":"text"}'
+
+
+@pytest.mark.parametrize("old, new, message, at", [
+    # messages checked against oracle2 (export); the value at fault, not its last byte (serde stops after it)
+    (b'"checkpoint_ms":1700000001500', b'"checkpoint_ms":"17000"',
+     'invalid type: string "17000", expected u64 at line 1 column 42', b'"17000"'),
+    (b'"checkpoint_ms":1700000001500', b'"checkpoint_ms":-17000',
+     "invalid value: integer `-17000`, expected u64 at line 1 column 41", b"-17000"),
+    (b'"incomplete_response_stalled":false', b'"incomplete_response_stalled":12345',
+     "invalid type: integer `12345`, expected a boolean at line 1 column 150", b"12345"),
+    (b'"turn":3,', b'"turn":3,"turn":4,', "duplicate field `turn` at line 1 column 558", b'"turn":4'),
+    (_BLOCK, b'{"text":"retain exact state","type":"txt"}',
+     "unknown variant `txt`, expected one of `text`, `image`, `tool_use`, `tool_result` at line 1 column 299",
+     b'"txt"'),
+    # inside a buffered (internally tagged / untagged) value serde knows no place: the value's start
+    (_BLOCK, b'{"text":5,"type":"text"}',
+     "invalid type: integer `5`, expected a string at line 1 column 283", b'{"text":5'),
+    (_BLOCK, b'{"content":5,"is_error":false,"tool_use_id":"t","type":"tool_result"}',
+     "data did not match any variant of untagged enum ToolResultContentField at line 1 column 328",
+     b'{"content":5'),
+    # missing field: the closing brace of the object that lacks it (where serde stops too)
+    (b'"turn":3,', b"", "missing field `turn` at line 1 column 569", b'},"schema"'),
+])
+def test_typed_errors_point_at_the_key_or_value_at_fault(old, new, message, at):
+    payload = _golden().replace(old, new, 1)
+    f = verify(payload, None).for_rule("P-PARSE")
+    assert f.message == "invalid session checkpoint payload: " + message
+    start = f.locations[0].span[0]
+    assert payload[start:start + len(at)] == at
+    assert payload.find(at, payload.find(new)) == start  # the occurrence in the edit
+
+
+def test_descriptor_unknown_field_points_at_the_key():
+    from tests.conftest import GOLDEN
+
+    descriptor = (GOLDEN / "descriptor-with-resume.json").read_bytes().replace(b'{"content_digest"', b'{"zz":1,"content_digest"', 1)
+    f = verify(None, descriptor).for_rule("D-PARSE")
+    assert f.message.startswith("unknown field `zz`, expected one of `schema`")
+    assert f.locations[0].span == (1, 2) and descriptor[1:5] == b'"zz"'
