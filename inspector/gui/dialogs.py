@@ -43,6 +43,34 @@ def confirm_discard(w) -> bool:
     return r == QMessageBox.StandardButton.Discard
 
 
+def documents_dir() -> str:
+    """The user's documents folder (else the home folder): where saving a bundled sample starts."""
+    from PySide6.QtCore import QStandardPaths
+
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    return docs if docs and os.path.isdir(docs) else os.path.expanduser("~")
+
+
+def descriptor_name_for(payload_path: str) -> str:
+    """The suggested name of the descriptor saved beside ``payload_path``: ``payload`` in the file
+    name becomes ``descriptor`` (``edited.payload.json`` -> ``edited.descriptor.json``), else
+    ``.descriptor.json`` replaces the extension (``run7.json`` -> ``run7.descriptor.json``)."""
+    folder, name = os.path.split(payload_path)
+    k = name.lower().rfind("payload")
+    if k >= 0:
+        return os.path.join(folder, name[:k] + "descriptor" + name[k + len("payload"):])
+    return os.path.join(folder, os.path.splitext(name)[0] + ".descriptor.json")
+
+
+def _start(w, name: str) -> str:
+    """Where a save dialog for ``name`` starts: beside the open files, or in the user's documents
+    folder for the bundled sample (never inside the installed package)."""
+    doc = w.doc
+    if doc.is_sample() or not doc.paths:
+        return os.path.join(documents_dir(), os.path.basename(name))
+    return os.path.join(os.path.dirname(doc.paths[0]), os.path.basename(name))
+
+
 def ask_new_file(w, title: str, suggestion: str) -> str | None:
     path, _ = QFileDialog.getSaveFileName(w, title, suggestion, "JSON files (*.json);;All files (*)",
                                           options=QFileDialog.Option.DontConfirmOverwrite)
@@ -55,8 +83,8 @@ def save_dialog(w) -> None:
     if doc.payload is None:
         return
     base = doc.payload.path or "checkpoint.payload.json"
-    stem = os.path.splitext(base)[0]
-    path = ask_new_file(w, "Save payload as a new file", stem + ".edited.json")
+    stem = os.path.splitext(os.path.basename(base))[0]
+    path = ask_new_file(w, "Save payload as a new file", _start(w, stem + ".edited.json"))
     if not path:
         return
     try:  # refuse an input or existing file now, before asking about the descriptor
@@ -70,10 +98,9 @@ def save_dialog(w) -> None:
                                  "Also write the descriptor that matches this payload (recomputed digests)?",
                                  QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
         if r == QMessageBox.StandardButton.Yes:
-            desc_path = ask_new_file(w, "Save matching descriptor as a new file",
-                                     os.path.splitext(path)[0] + ".descriptor.json")
+            desc_path = ask_new_file(w, "Save matching descriptor as a new file", descriptor_name_for(path))
     try:
-        editor.save_payload_as(path, desc_path)  # says "Saved …" and offers to open the saved pair
+        editor.save_payload_as(path, desc_path)  # says "Saved …" and shows the saved pair
     except (engine.UserError, OSError) as e:
         doc.say("error", "error", f"Not saved: {e}")
 
@@ -92,7 +119,9 @@ def save_descriptor_dialog(w) -> None:
         if box.clickedButton() not in (m, c):
             return
         matching = box.clickedButton() is m
-    path = ask_new_file(w, "Save descriptor as a new file", "checkpoint.descriptor.json")
+    name = descriptor_name_for(doc.payload.path) if doc.payload is not None and doc.payload.path else \
+        "checkpoint.descriptor.json"
+    path = ask_new_file(w, "Save descriptor as a new file", _start(w, name))
     if not path:
         return
     try:

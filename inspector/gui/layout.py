@@ -154,18 +154,23 @@ def _build_docks(w):
     dl = QVBoxLayout(dig)
     dl.setContentsMargins(0, 0, 0, 0)
     w.digests_view = _table(w, "digestsView", w.digests_model, "Digests")
-    w.digests_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    w.digests_view.horizontalHeader().setStretchLastSection(True)
-    w.digests_view.setColumnWidth(0, 200)
-    w.digests_view.setColumnWidth(1, 100)
-    w.digests_view.setColumnWidth(2, 300)
+    # Label and match fit their text; stated and recomputed share the rest, so both digests are
+    # on screen (the cells show 122347d3…049312e0; the tooltip has all of it).
+    hh = w.digests_view.horizontalHeader()
+    hh.setMinimumSectionSize(40)
+    for col, mode in ((0, QHeaderView.ResizeMode.ResizeToContents), (1, QHeaderView.ResizeMode.ResizeToContents),
+                      (2, QHeaderView.ResizeMode.Stretch), (3, QHeaderView.ResizeMode.Stretch)):
+        hh.setSectionResizeMode(col, mode)
     w.digests_view.setWordWrap(False)
+    w.digests_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     w.digest_detail = DigestDetail(HexView)
     dsplit = QSplitter(Qt.Orientation.Vertical)
     dsplit.addWidget(w.digests_view)
     dsplit.addWidget(w.digest_detail)
-    dsplit.setStretchFactor(0, 3)
-    dsplit.setStretchFactor(1, 2)
+    dsplit.setStretchFactor(0, 1)
+    dsplit.setStretchFactor(1, 1)
+    w.digest_detail.setMinimumHeight(140)
+    w.digests_splitter = dsplit
     dl.addWidget(dsplit)
     w.digests_dock = _dock(w, "Digests", "digestsDock", dig, Qt.DockWidgetArea.RightDockWidgetArea)
     w.splitDockWidget(w.bytes_dock, w.digests_dock, Qt.Orientation.Vertical)

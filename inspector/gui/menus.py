@@ -7,6 +7,7 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from . import dialogs
 from .document import display_name, display_path, sample_paths
+from .recent import recent_labels
 
 __all__ = ["build_menus", "rebuild_recent_menu", "shortcut_rows"]
 
@@ -99,8 +100,7 @@ def rebuild_recent_menu(w) -> None:
     menu = w.recent_menu
     menu.clear()
     items = w.recent_files.items()
-    for i, paths in enumerate(items):
-        label = " + ".join(display_name(p) for p in paths)
+    for i, (paths, label) in enumerate(zip(items, recent_labels(items, display_name))):
         a = menu.addAction(f"&{i + 1} {label}" if i < 9 else label)
         a.setToolTip("\n".join(display_path(p) for p in paths))
         a.triggered.connect(lambda _=False, p=paths: w.open_paths(p))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-__all__ = ["RecentFiles", "MAX_RECENT"]
+__all__ = ["RecentFiles", "MAX_RECENT", "recent_labels"]
 
 MAX_RECENT = 10
 
@@ -34,3 +34,32 @@ class RecentFiles:
 
     def clear(self) -> None:
         self.settings.setValue("recent", "[]")
+
+
+def recent_labels(items: list[list[str]], name=os.path.basename) -> list[str]:
+    """Menu labels for recent path sets: the file names, and where two entries would read the
+    same, each file's parent folders as far up as needed to tell them apart (``a/x.json``)."""
+    depth = [1] * len(items)
+
+    def label(i):
+        out = []
+        for p in items[i]:
+            parts = os.path.normpath(p).split(os.sep)
+            tail = parts[-depth[i]:] if depth[i] < len(parts) else parts
+            out.append(name(os.sep.join(tail)) if depth[i] == 1 else
+                       os.sep.join(name(x) if x else "" for x in tail))
+        return " + ".join(out)
+    for _ in range(64):
+        labels = [label(i) for i in range(len(items))]
+        dup = {x for x in labels if labels.count(x) > 1}
+        if not dup:
+            break
+        grew = False
+        for i, x in enumerate(labels):
+            longest = max(len(os.path.normpath(p).split(os.sep)) for p in items[i])
+            if x in dup and depth[i] < longest:
+                depth[i] += 1
+                grew = True
+        if not grew:
+            break
+    return [label(i) for i in range(len(items))]

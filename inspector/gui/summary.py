@@ -12,6 +12,8 @@ from .document import Document, display_name
 __all__ = ["VerdictText", "verdict_text", "subtitle", "window_title"]
 
 APP = "Checkpoint Inspector"
+#: The order of the rule counts in the summary line.
+COUNT_ORDER = (Verdict.FAIL, Verdict.PASS, Verdict.NOT_REACHED, Verdict.NOT_APPLICABLE, Verdict.NOT_EVALUATED)
 
 
 @dataclass
@@ -43,7 +45,8 @@ def subtitle(doc: Document) -> str:
         counts = {}
         for f in r.findings:
             counts[f.verdict] = counts.get(f.verdict, 0) + 1
-        parts.append(" · ".join(f"{n} {style.label(v)}" for v, n in counts.items()))
+        # One fixed order (failures first), whatever order the rules happened to produce.
+        parts.append(" · ".join(f"{counts[v]} {style.label(v)}" for v in COUNT_ORDER if counts.get(v)))
     return "   —   ".join(parts)
 
 
@@ -73,8 +76,12 @@ def verdict_text(doc: Document) -> VerdictText:
 
 
 def window_title(doc: Document) -> str:
-    """The window title: the open files' names, ``*`` and "(edited, unsaved)" for sandbox edits."""
-    title = " + ".join(doc.names()) or APP
+    """The window title: the open files' names, ``*`` and "(edited, unsaved)" for sandbox edits;
+    just the application's name when nothing is open."""
+    names = " + ".join(doc.names())
+    if not names and not doc.edited:
+        return APP
+    title = names or "(sandbox)"
     if doc.edited:
         title = "*" + title + " (edited, unsaved)"
     return f"{title} — {APP}"

@@ -114,6 +114,7 @@ class MainWindow(QMainWindow):
         self.editor.editFailed.connect(lambda msg: emit(self.editFailed, msg))
         self.editor.saved.connect(lambda paths: emit(self.saved, paths))
         self.editor.status.connect(self.status_label.setText)
+        self.editor.openPair.connect(self.loader.start)
         self.folders.started.connect(self._folder_started)
         self.folders.scanned.connect(self._folder_scanned)
         for pane in self.tree_panes():
@@ -219,7 +220,9 @@ class MainWindow(QMainWindow):
 
     def _default_dock_sizes(self):
         w = self.width()
-        self.resizeDocks([self.trees_dock, self.bytes_dock], [int(w * 0.34), int(w * 0.29)], Qt.Orientation.Horizontal)
+        # The bytes dock is never narrower than 8 bytes a row with their text (else the text is cut).
+        bytes_w = max(int(w * 0.36), self.hex_payload.narrow_width() + 12)
+        self.resizeDocks([self.trees_dock, self.bytes_dock], [int(w * 0.30), bytes_w], Qt.Orientation.Horizontal)
         self.resizeDocks([self.bytes_dock, self.digests_dock], [int(self.height() * 0.45), int(self.height() * 0.45)],
                          Qt.Orientation.Vertical)
 
@@ -503,11 +506,11 @@ class MainWindow(QMainWindow):
                         stack.append(idx)
             cur = view.currentIndex()
             state[pane] = (expanded, model.data(cur, PointerRole) if cur.isValid() else None,
-                           view.verticalScrollBar().value())
+                           view.verticalScrollBar().value(), view.horizontalScrollBar().value())
         return state
 
     def _restore_views(self, state):
-        for pane, (expanded, current, scroll) in state.items():
+        for pane, (expanded, current, scroll, hscroll) in state.items():
             view, model = pane.view, pane.model
             for p in expanded:
                 idx = model.index_for_pointer(p)
@@ -520,6 +523,7 @@ class MainWindow(QMainWindow):
                     view.setCurrentIndex(idx)
                     view.selectionModel().blockSignals(False)
             view.verticalScrollBar().setValue(scroll)
+            view.horizontalScrollBar().setValue(hscroll)
 
     # ==========================================================================================
     # folders
@@ -546,6 +550,7 @@ class MainWindow(QMainWindow):
     def edit_current_value(self):
         view = self.selection.focused_tree()
         if view is not None and view.currentIndex().isValid():
+            view.remember_scroll()
             idx = view.currentIndex().siblingAtColumn(1)
             view.setCurrentIndex(idx)
             view.edit(idx)

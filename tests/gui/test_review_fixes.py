@@ -303,19 +303,18 @@ def test_after_saving_the_window_shows_the_saved_file_not_an_unsaved_edit(qtbot,
     assert not window.check_stale()
 
 
-def test_after_saving_a_matching_pair_the_window_offers_to_open_it(qtbot, window, copies, tmp_path):
+def test_after_saving_a_matching_pair_the_window_shows_the_pair(qtbot, window, copies, tmp_path):
     p, d = copies(GOLDEN_P, GOLDEN_D)
     open_and_wait(qtbot, window, [p, d])
     _edit_name(qtbot, window)
     out_p, out_d = tmp_path / "new.payload.json", tmp_path / "new.descriptor.json"
-    window.save_payload_as(str(out_p), str(out_d))
-    assert not window.edited
-    assert window.banner_text("info").endswith(
-        "The saved descriptor matches the saved payload: open the pair to verify it.")
     with qtbot.waitSignal(window.analysisReady, timeout=20000):
-        window._banners["info"].buttons["Open Saved Pair"].click()
+        window.save_payload_as(str(out_p), str(out_d))
+    assert not window.edited
     assert window.report.verified
     assert (window.payload.path, window.descriptor.path) == (str(out_p), str(out_d))
+    assert window.banner_text("info") == (f"Saved {out_p} and {out_d}. The original files are unchanged. "
+                                          "The window now shows the saved pair.")
 
 
 # -- 8. Ctrl+R -------------------------------------------------------------------------------------

@@ -23,11 +23,13 @@ class EditController(QObject):
         editFailed(str): an edit was not applied (the reason is also a notice).
         saved(list): Save As wrote these new files.
         status(str): a one-line progress message for the status bar.
+        openPair(list): a payload and its matching descriptor were saved: open them.
     """
 
     editFailed = Signal(str)
     saved = Signal(list)
     status = Signal(str)
+    openPair = Signal(list)
 
     def __init__(self, doc: Document, parent=None):
         super().__init__(parent)
@@ -35,6 +37,10 @@ class EditController(QObject):
         #: Sandbox edits requested since the documents on screen were computed (applied in order).
         self.pending: list[engine.Edit] = []
         doc.opening.connect(lambda *_: self.pending.clear())
+        #: Said once the saved pair is shown.
+        self._after_open: str | None = None
+        doc.analysed.connect(self._pair_shown)
+        doc.failed.connect(lambda *_: setattr(self, "_after_open", None))
 
     # -- editing ---------------------------------------------------------------------------------
     def request_edit(self, source: str, pointer: str, span, kind: str, text: str) -> None:
@@ -166,7 +172,7 @@ class EditController(QObject):
 
     def _after_save(self, written: list[str], sandbox: dict[str, str], matching: str | None = None) -> None:
         """After Save As: drop a stale "Not saved" message, mark each saved edited document as
-        saved to its new file, and offer to open the saved pair.
+        saved to its new file, and show the saved pair (payload with its matching descriptor).
 
         ``sandbox``: source -> new path for documents written as the window shows them;
         ``matching``: the path of a descriptor recomputed to match the payload (not the one shown).
@@ -191,10 +197,18 @@ class EditController(QObject):
         text = "Saved " + " and ".join(written) + ". The original files are unchanged."
         if not doc.edited:
             text += f" The window now shows {shows}."
-        actions = []
         if matching is not None:
+            # The descriptor shown is not the one saved: show the saved pair (verified), not the
+            # new payload beside the old descriptor.
             pair = [sandbox.get("payload") or written[0], matching]
-            text += " The saved descriptor matches the saved payload: open the pair to verify it."
-            actions.append(("Open Saved Pair", ("open", pair)))
-        doc.say("info", "info", text, actions)
+            self._after_open = ("Saved " + " and ".join(written) + ". The original files are unchanged. "
+                                "The window now shows the saved pair.")
+            emit(self.openPair, pair)
+            return
+        doc.say("info", "info", text)
         emit(doc.changed)
+
+    def _pair_shown(self, *_):
+        if self._after_open is not None:
+            text, self._after_open = self._after_open, None
+            self.doc.say("info", "info", text)

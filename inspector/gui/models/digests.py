@@ -21,10 +21,11 @@ def _fmt(v) -> str:
 
 
 def _short(v) -> str:
-    """``sha256:122347d3f894…049312e0``: enough to compare by eye; the full value is in the tooltip."""
+    """``122347d3…049312e0``: the first and last 8 hex digits, enough to compare by eye in a narrow
+    column; the full ``sha256:…`` value is in the tooltip, the detail and what Ctrl+C copies."""
     s = _fmt(v)
     if s.startswith("sha256:") and len(s) > 40:
-        return s[:19] + "…" + s[-8:]
+        return s[7:15] + "…" + s[-8:]
     return s
 
 

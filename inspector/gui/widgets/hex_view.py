@@ -98,6 +98,15 @@ class HexView(QAbstractScrollArea):
         x_txt = x_hex + (self._row * 3 + 2) * cw
         return cw, lh, digits, x_hex, x_txt
 
+    def narrow_width(self) -> int:
+        """Pixels the view needs to show 8 bytes a row (offset, hex and text) without scrolling."""
+        fm = self.fontMetrics()
+        cw = fm.horizontalAdvance("0")
+        digits = max(8, len(f"{len(self._data or b''):x}"))
+        half = ROW // 2
+        return (digits + 2) * cw + (half * 3 + 2) * cw + (half + 1) * cw + self.verticalScrollBar().sizeHint().width() \
+            + 2 * self.frameWidth() + 4
+
     def _rows(self) -> int:
         return 0 if not self._data else (len(self._data) + self._row - 1) // self._row
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFrame, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QStackedWidget,
+    QAbstractItemView, QFrame, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSizePolicy,
+    QStackedWidget,
     QTabWidget, QTextBrowser, QToolButton, QTreeView, QVBoxLayout, QWidget,
 )
 
@@ -16,7 +17,7 @@ from inspector.checkpoint import Verdict
 from .. import style
 from ..qtcompat import emit
 
-__all__ = ["Banner", "VerdictHeader", "TreePane", "FindingDetail", "DigestDetail", "FindBar", "RawEditor",
+__all__ = ["Banner", "ElidedLabel", "JsonTreeView", "VerdictHeader", "TreePane", "FindingDetail", "DigestDetail", "FindBar", "RawEditor",
            "finding_html"]
 
 
@@ -85,6 +86,53 @@ def _set_text_colour(label: QLabel, colour) -> None:
     label.setPalette(pal)
 
 
+class ElidedLabel(QLabel):
+    """A one-line label that fits any width: text too long for it ends in "…", and the full text
+    is its tooltip. ``text()`` is the full text; :meth:`displayed_text` what is painted."""
+
+    def __init__(self, text: str = "", parent=None):
+        super().__init__(parent)
+        self._full = ""
+        self.setMinimumWidth(60)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt override)
+        self._full = text or ""
+        self.setToolTip(self._full)
+        self.setAccessibleName(self._full)
+        self._refit()
+
+    def text(self) -> str:  # noqa: D401 (Qt override)
+        return self._full
+
+    def displayed_text(self) -> str:
+        return super().text()
+
+    def _refit(self) -> None:
+        width = max(self.contentsRect().width(), 10)
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width)
+        if shown != super().text():
+            super().setText(shown)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._refit()
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == event.Type.FontChange:
+            self._refit()
+
+    def minimumSizeHint(self):
+        h = super().minimumSizeHint()
+        return QSize(self.minimumWidth(), h.height())
+
+    def sizeHint(self):
+        h = super().sizeHint()
+        return QSize(min(h.width(), 400), h.height())
+
+
 class VerdictHeader(QFrame):
     """The overall verdict in large type, with the root cause and a button to jump to it."""
 
@@ -94,21 +142,16 @@ class VerdictHeader(QFrame):
         lay.setContentsMargins(8, 6, 8, 6)
         self.icon = QLabel()
         lay.addWidget(self.icon)
-        self.title = QLabel("No checkpoint open")
+        self.title = ElidedLabel("No checkpoint open")
         f = self.title.font()
         f.setPointSizeF(f.pointSizeF() * 1.3)
         f.setBold(True)
         self.title.setFont(f)
-        # No word wrap: a wrapping label inside a tool bar makes the bar far taller than its text.
-        self.title.setMinimumWidth(200)
-        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.subtitle = QLabel("")
-        self.subtitle.setMinimumWidth(200)
-        self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # One line each, elided to the window's width (full text in the tooltip): a wrapping label
+        # inside a tool bar makes the bar far taller than its text, and a long one widens the window.
+        self.subtitle = ElidedLabel("")
         # A failed open while another checkpoint stays on screen: said above the (unchanged) verdict.
-        self.notice = QLabel("")
-        self.notice.setMinimumWidth(200)
-        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notice = ElidedLabel("")
         self.notice.setVisible(False)
         texts = QVBoxLayout()
         texts.setSpacing(1)
@@ -124,17 +167,44 @@ class VerdictHeader(QFrame):
                     notice: str = "") -> None:
         """Show ``text`` in the verdict's colour and icon; ``notice`` (an error, said as ERROR) above it."""
         self.title.setText(text)
-        self.title.setToolTip(text)
         self.subtitle.setText(subtitle)
         self.subtitle.setVisible(bool(subtitle))
         self.notice.setText(f"ERROR — {notice}" if notice else "")
-        self.notice.setToolTip(notice)
         self.notice.setVisible(bool(notice))
         if notice:
             _set_text_colour(self.notice, style.colour(Verdict.FAIL))
         _set_text_colour(self.title, style.colour(verdict))
         self.icon.setPixmap(style.icon(verdict).pixmap(32, 32))
         self.button.setVisible(show_button)
+
+
+class JsonTreeView(QTreeView):
+    """A tree view that scrolls back sideways after an edit: editing the value column scrolls the
+    view to show the editor; when the editor closes, the horizontal position from before returns."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._hpos: int | None = None
+
+    def remember_scroll(self) -> None:
+        """Remember the horizontal position (called before an edit starts)."""
+        if self.state() != QAbstractItemView.State.EditingState:
+            self._hpos = self.horizontalScrollBar().value()
+
+    def keyPressEvent(self, event):
+        self.remember_scroll()
+        super().keyPressEvent(event)
+
+    def mouseDoubleClickEvent(self, event):
+        self.remember_scroll()
+        super().mouseDoubleClickEvent(event)
+
+    def closeEditor(self, editor, hint):  # noqa: N802 (Qt override)
+        super().closeEditor(editor, hint)
+        if self._hpos is not None:
+            pos, self._hpos = self._hpos, None
+            self.horizontalScrollBar().setValue(pos)
+            QTimer.singleShot(0, lambda: self.horizontalScrollBar().setValue(pos))
 
 
 class TreePane(QWidget):
@@ -150,7 +220,7 @@ class TreePane(QWidget):
         self.caption.setWordWrap(True)
         lay.addWidget(self.caption)
         self.stack = QStackedWidget()
-        self.view = QTreeView()
+        self.view = JsonTreeView()
         self.view.setModel(model)
         self.view.setUniformRowHeights(True)
         self.view.setAlternatingRowColors(True)
