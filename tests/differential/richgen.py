@@ -251,13 +251,16 @@ class RichGen:
                                   "revision": self.digest(), "registryRevision": self.digest()}
         return b
 
-    def durable(self, version: int) -> dict:
+    def durable(self, version: int, mode: str | None = None) -> dict:
+        """A valid ``DurableMemoryBindingV1`` of schema ``version``; ``mode`` (``active_recall`` or
+        ``shadow_candidates``, not for version 5) is random when ``None``."""
         r = self.r
         retrieval, context = DURABLE_PAIRING[version]
         ns = {"tenantId": r.choice(["tenant-42", "t", "租户", "x" * 256]),
               "principalId": r.choice(["user:alice", " p ", "p" * 256]),
               "scopeId": r.choice(["repo:parser", "s", "s" * 256])}
-        mode = "active_recall" if version == 5 or r.random() < 0.6 else "shadow_candidates"
+        if mode is None:
+            mode = "active_recall" if version == 5 or r.random() < 0.6 else "shadow_candidates"
         b = {"schemaVersion": version, "namespace": ns, "mode": mode, "retrievalProfile": retrieval,
              "contextIdProfile": context}
         if mode == "active_recall":
@@ -711,12 +714,17 @@ class RichGen:
 
     def payload(self, extra_events: int = 20, with_resume: float = 0.75, durable_version="random") -> dict:
         """A valid payload value with events of all 51 kinds (each at least once) plus
-        ``extra_events`` random ones, spread over 2-5 run records."""
+        ``extra_events`` random ones, spread over 2-5 run records. ``durable_version``: a schema
+        version (5..1), ``(version, mode)``, ``None`` for no durable-memory binding, or
+        ``"random"``."""
         r = self.r
         sid = r.choice(["sess-", "séance-", "会话-", "s"]) + "%08x" % r.getrandbits(32)
         t0 = r.randrange(1700000000000, 1800000000000)
         policy = self.policy()
         version = r.choice([None, 5, 4, 3, 2, 1]) if durable_version == "random" else durable_version
+        mode = None
+        if isinstance(version, tuple):
+            version, mode = version
         session_cog = self.cognitive() if r.random() < 0.6 else None
         resume = r.random() < with_resume
         n_runs = r.randint(2, 5)
@@ -724,6 +732,9 @@ class RichGen:
         r.shuffle(kinds)
         cuts = sorted(r.randint(0, len(kinds)) for _ in range(n_runs - 1))
         parts = [kinds[a:b] for a, b in zip([0] + cuts, cuts + [len(kinds)])]
+        for part in r.sample(parts, min(2, n_runs)):  # repeated equal cognitive events in one run
+            for _ in range(r.randint(1, 2)):
+                part.insert(r.randint(0, len(part)), "cognitive_context_bound")
         src = r.randrange(n_runs)
         lr_cap = self.capability() if r.random() < 0.6 else None
         runs = []
@@ -755,7 +766,7 @@ class RichGen:
             if r.random() < 0.3:
                 session[k] = self.uid(k)
         if version is not None:
-            b = self.durable(version)
+            b = self.durable(version, mode)
             session["durable_memory_binding"] = b
             session["tenant_id"] = b["namespace"]["tenantId"]
             session["principal"] = b["namespace"]["principalId"]

@@ -13,6 +13,12 @@ Usage::
   through ``oracle2 verify`` and ``verify``: ``ok``, ``rule``, ``code`` and ``message`` must match.
 * ``--exports N`` semantic edits of valid payloads exported by ``oracle2 export``: the fresh pair
   must verify, and our re-encoding and rebuilt descriptor must equal the reference's bytes.
+* ``--rich N --rich-mutations M`` rich sessions (``richgen``: all 51 run-event kinds, transform
+  bindings + evidence, cognitive/capability/durable-memory bindings, policy objects, f32 fields)
+  exported by ``oracle2 export``, each followed by M targeted mutations (``richmut``: catalogs C, D,
+  S, R, T and typed-layout hazards). Prints events per kind, bindings per kind, pairs per mutation
+  target with the reference's root-cause rules, and every mismatch grouped by target and rules.
+  ``--seeds A-B`` repeats the rich run for each seed in the range (``--minutes`` stops early).
 
 Prints counts, every mismatch (grouped by known-issue id; at most ``--show`` each), and with
 ``--out`` writes each mismatching input to that directory. Exit status 1 when an unknown
@@ -32,6 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import diffkit as dk  # noqa: E402
+import richrun  # noqa: E402
 
 sys.stdout.reconfigure(line_buffering=True)
 
@@ -42,6 +49,10 @@ def main(argv=None) -> int:
     ap.add_argument("--artifacts", type=int, default=1000, help="mutated artifact pairs (default 1000)")
     ap.add_argument("--exports", type=int, default=100, help="export-path round trips (default 100)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rich", type=int, default=0, help="rich sessions per seed (default 0)")
+    ap.add_argument("--rich-mutations", type=int, default=50, help="targeted mutations per rich session")
+    ap.add_argument("--seeds", help="rich run seeds as A-B (inclusive); default: --seed only")
+    ap.add_argument("--minutes", type=float, default=0, help="stop the rich seeds after this long (0: no limit)")
     ap.add_argument("--show", type=int, default=5, help="mismatches to print per group")
     ap.add_argument("--out", type=Path, help="write mismatching inputs here")
     args = ap.parse_args(argv)
@@ -100,7 +111,33 @@ def main(argv=None) -> int:
         for m in res.export_mismatches[: args.show]:
             print(f"  [export] {m['label']}: {m['problems']}")
         unknown += len(groups.get("UNKNOWN", [])) + len(res.export_mismatches)
+    if args.rich:
+        unknown += _rich(oracle, args)
     return 1 if unknown else 0
+
+
+def _rich(oracle, args) -> int:
+    if args.seeds:
+        a, b = (int(x) for x in args.seeds.split("-"))
+        seeds = range(a, b + 1)
+    else:
+        seeds = [args.seed]
+    total = richrun.RichResult()
+    t0 = time.perf_counter()
+    for seed in seeds:
+        t = time.perf_counter()
+        res = richrun.run_rich(oracle, args.rich, args.rich_mutations, seed)
+        print(f"rich seed {seed}: {res.pairs} pairs, {len(res.mismatches)} mismatches, "
+              f"{len(res.export_refused)} export refusals in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+        richrun.merge(total, res)
+        if args.minutes and time.perf_counter() - t0 > args.minutes * 60:
+            print(f"rich: stopping after seed {seed} (--minutes {args.minutes:g})", file=sys.stderr)
+            break
+    print(f"rich run: seeds {seeds[0]}..{seed}, {time.perf_counter() - t0:.1f} s")
+    print("\n".join(richrun.report(total, args.show)))
+    if args.out:
+        richrun.write_mismatches(total, args.out)
+    return len(total.mismatches) + len(total.export_refused) + len(total.export_mismatches)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ Large runs: ``tests/differential/run_differential.py --cases 100000 --artifacts 
 
 from __future__ import annotations
 
+import collections
+import json
 import random
 import sys
 from pathlib import Path
@@ -24,6 +26,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import diffkit as dk  # noqa: E402
+import richgen as rg  # noqa: E402
+import richmut as rm  # noqa: E402
+import richrun  # noqa: E402
 
 ORACLE = dk.oracle_path()
 needs_oracle = pytest.mark.skipif(ORACLE is None, reason="oracle2 (Rust reference) not built here; set ORACLE2")
@@ -128,6 +133,150 @@ def test_rebind_outer_gets_past_the_byte_binding():
     assert v["rule"] == "X-DESCRIPTOR"  # only the stale snapshot evidence is left
     assert dk.ours_verdict(payload, dk.rebind_full(payload, g.descriptor)) == {
         "ok": True, "rule": None, "code": None, "message": None}
+
+
+# ---------------------------------------------------------------------------------------------
+# Rich sessions (richgen / richmut / richrun): the typed layout of FORMAT.md 4.7-4.16 and the
+# 15 binding rules of 6.3. The generator tests run everywhere; the differential needs oracle2.
+# ---------------------------------------------------------------------------------------------
+
+RICH_SEED, RICH_SESSIONS, RICH_MUTATIONS = 11, 24, 30
+
+#: Every binding kind the generator must produce (richgen.binding_kinds names).
+RICH_BINDINGS = {
+    "session-cognitive", "run-cognitive", "event-cognitive", "event-cognitive-legacy", "run-capability",
+    "run-capability+use", "loop-capability", "durable-v5-active_recall", "durable-v5-semantic",
+    "durable-v4-active_recall", "durable-v4-shadow_candidates", "durable-v3-active_recall",
+    "durable-v2-shadow_candidates", "durable-v1-shadow_candidates", "durable-v1-active_recall",
+    "transform-conservative", "transform-context_efficient", "transform-custom", "tool-evidence", "immutable",
+}
+
+#: Every inner check and typed hazard richmut aims at (catalog S check 10 is unreachable).
+RICH_TARGETS = (
+    {f"C{i}" for i in range(1, 16)} | {f"R{i}" for i in range(1, 9)} | {f"T{i}" for i in range(1, 7)}
+    | {f"S{i}" for i in range(1, 15) if i != 10}
+    | {"D1", "D2", "D3", "D4", "D5", "D6", "D7b", "D7c", "D7d", "D8a", "D8b", "D8c", "D8d", "D8e", "TENANT", "PRINCIPAL"}
+    | {"BINDING-PARSE", "EVIDENCE-MISSING", "EVIDENCE-PARSE", "EVIDENCE-MISMATCH", "match", "cognitive-other"}
+    | {f"policy-{k}" for k in ("schema", "max", "head", "reserve", "threshold", "structured", "other")}
+    | {f"typed:{k}" for k in ("wrong-type", "unknown-key", "struct-as-array", "variant-index", "f32", "enum-form",
+                              "missing", "null", "event-tag", "timestamp", "lanes", "permission-string",
+                              "alias:tasks", "alias:content", "alias:autoParallel")}
+)
+
+#: The 15 newly evaluated rules (cases-pinned/README.md).
+BINDING_RULES = {
+    "S-DURABLE-VALID", "S-DURABLE-TENANT", "S-DURABLE-PRINCIPAL", "S-COGNITIVE", "S-RUN-COGNITIVE",
+    "S-RUN-CAPABILITY", "S-EVENT-COGNITIVE-VALID", "S-EVENT-COGNITIVE-RUN", "S-EVENT-COGNITIVE-LEGACY",
+    "S-TOOLEND-BINDING-PARSE", "S-TOOLEND-BINDING-INVALID", "S-TOOLEND-EVIDENCE-MISSING",
+    "S-TOOLEND-EVIDENCE-PARSE", "S-TOOLEND-EVIDENCE-MISMATCH", "L-CAPABILITY-VALID",
+}
+
+
+def _rich_values(n: int = 12, seed: int = 3) -> list[dict]:
+    rng = random.Random(seed)
+    return [rg.RichGen(random.Random(rng.getrandbits(64))).payload(
+        durable_version=richrun.DURABLE_CYCLE[i % len(richrun.DURABLE_CYCLE)]) for i in range(n)]
+
+
+def test_rich_event_kinds_are_the_51_of_the_reference_in_declaration_order():
+    # The reference's own unknown-variant message (cases-pinned 075) lists the AgentEvent tags.
+    row = next(json.loads(line) for line in (dk.SHARED / "fixtures" / "cases-pinned" / "cases.jsonl").open()
+               if line.startswith('{') and '"075-' in line)
+    listed = row["message"].split("expected one of ", 1)[1].rsplit(" at line", 1)[0]
+    assert tuple(k.strip("`") for k in listed.split(", ")) == rg.EVENT_KINDS
+    assert len(rg.EVENT_KINDS) == 51
+
+
+def test_rich_sessions_carry_every_event_kind_and_binding():
+    bindings = set()
+    for value in _rich_values():
+        assert set(rg.event_kinds(value)) == set(rg.EVENT_KINDS)
+        bindings |= set(rg.binding_kinds(value))
+    assert bindings >= RICH_BINDINGS, sorted(RICH_BINDINGS - bindings)
+    versions = {b.split("-")[1] for b in bindings if b.startswith("durable-")}
+    assert versions == {"v5", "v4", "v3", "v2", "v1"}
+
+
+def test_rich_digests_are_the_pinned_ones():
+    # FORMAT.md 4.3 and `oracle2 pins`
+    assert rg.transform_binding(rg.CONSERVATIVE) == {
+        "schema": "a3s.code.tool-result-transform-binding.v1", "transform_algorithm": "a3s.code.tool-result-transform.v1",
+        "policy_digest": "sha256:97c77cb8bad0bdc7e52ec3a127f5c0b32484a5cc6fb58a59d78b681bec4972dc",
+        "binding_digest": "sha256:6a1912bff885439a928521e8ef26063c0d86826f9b9f107c9520d75ee97b8d86"}
+    ce = rg.transform_binding(rg.CONTEXT_EFFICIENT)
+    assert ce["policy_digest"] == "sha256:645f65e5d39e3f7aa77fade21ae2daa1e8ccbbc7a0775c94a7f2c38ec5f5b32d"
+    assert ce["binding_digest"] == "sha256:906e9931692fa7860b7acb5fc0bb5c329f19aeb04976c913750893ad99cd5a27"
+    # FORMAT.md 4.8: the capability snapshot digest of the pinned rich case's session binding
+    p = dk.loads((dk.SHARED / "fixtures" / "cases-pinned" / "001-valid-rich-resume.payload.json").read_bytes())
+    b = p["snapshot"]["session"]["cognitive_package_binding"]
+    assert rg.cognitive_capability_digest(b) == b["capabilitySnapshotDigest"] == (
+        "sha256:538a8cef8a543768992cd1bd260c51546ff7d08e6c2c65f9472194e3e961e1df")
+
+
+def test_rich_f32_fields_hold_exact_f32_images():
+    seen = 0
+    for value in _rich_values(4):
+        for ptr, v in dk._pointers(value):
+            key = ptr.rsplit("/", 1)[-1]
+            if key in rm.F32_KEYS and isinstance(v, float) and "/metadata" not in ptr and "/args" not in ptr:
+                assert rg.f32(v) == v, ptr
+                seen += 1
+    assert seen > 40
+
+
+def test_rich_mutations_reach_every_target():
+    rng = random.Random(5)
+    values = _rich_values(6)
+    targets = collections.Counter()
+    for i in range(3000):
+        p = json.loads(json.dumps(values[i % len(values)]))
+        data, label, target = rm.mutate_rich(rng, p)
+        assert isinstance(data, bytes) and label
+        targets[target.split("@")[0]] += 1
+    reached = {t for t in targets if not t.startswith("typed:alias")} | {
+        "typed:" + t.split(":", 1)[1] for t in targets if t.startswith("typed:alias")}
+    assert reached >= RICH_TARGETS, sorted(RICH_TARGETS - reached)
+
+
+def test_rich_generator_is_deterministic():
+    assert _rich_values(2, 9) == _rich_values(2, 9)
+    a, b = _rich_values(1, 9)[0], _rich_values(1, 9)[0]
+    assert rm.mutate_rich(random.Random(1), a) == rm.mutate_rich(random.Random(1), b)
+
+
+@pytest.fixture(scope="module")
+def rich_result(oracle):
+    return richrun.run_rich(oracle, RICH_SESSIONS, RICH_MUTATIONS, RICH_SEED)
+
+
+#: Until the typed decode (branch ``types``) and the 15 binding rules (branch ``rules``) are on main,
+#: the engine misprints event f32 fields and misses the typed-layout verdicts: these two fail.
+ENGINE_PENDING = pytest.mark.xfail(strict=False, reason="typed layout / binding rules not yet on main")
+
+
+@needs_oracle
+@ENGINE_PENDING
+def test_rich_sessions_are_accepted_by_the_reference_export(rich_result):
+    r = rich_result
+    assert r.sessions == RICH_SESSIONS and not r.export_refused, r.export_refused[:3]
+    assert set(r.event_kinds) == set(rg.EVENT_KINDS)
+    assert set(r.bindings) >= RICH_BINDINGS, sorted(RICH_BINDINGS - set(r.bindings))
+    assert not r.export_mismatches, [(m["label"], m["problems"]) for m in r.export_mismatches[:5]]
+
+
+@needs_oracle
+@ENGINE_PENDING
+def test_rich_mutations_match_the_reference(rich_result):
+    r = rich_result
+    assert r.pairs == RICH_SESSIONS * (RICH_MUTATIONS + 1)
+    assert not r.mismatches, "\n".join(richrun.report(r, 3)[-40:])
+
+
+@needs_oracle
+def test_rich_mutations_reach_the_binding_rules(rich_result):
+    reached = {k for k in rich_result.by_rule if k}
+    assert reached >= BINDING_RULES | {"P-PARSE", "P-CANONICAL", "S-TRANSFORM-POLICY", "L-COGNITIVE-MATCH",
+                                       "L-CAPABILITY-MATCH"}, sorted(BINDING_RULES - reached)
 
 
 # ---------------------------------------------------------------------------------------------
