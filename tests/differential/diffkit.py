@@ -1020,18 +1020,26 @@ class ArtifactRunner:
             return
         res.export_ok += 1
         content, desc = out
-        ours = verify(content, desc)
-        problems = []
-        if not ours.verified:
-            rc = ours.root_cause
-            problems.append(f"fresh pair not verified: {rc.rule.id if rc else None} {rc.message if rc else ''}")
-        if ours.canonical_bytes != content:
-            problems.append("our canonical re-encoding differs from the exported content")
-        if ours.expected_descriptor != desc:
-            problems.append("our rebuilt descriptor differs from the exported descriptor")
+        problems = fresh_pair_problems(content, desc)
         if problems:
             res.export_mismatches.append({"label": label, "payload": content, "descriptor": desc, "problems": problems})
         self.check(content, desc, label + ":export", res)
+
+
+def fresh_pair_problems(content: bytes, desc: bytes) -> list[str]:
+    """What is wrong with our handling of a pair ``oracle2 export`` just made: it must verify,
+    and our canonical re-encoding and rebuilt descriptor must be byte-identical to the reference's.
+    Returns one text per problem (empty when all agree)."""
+    ours = verify(content, desc)
+    problems = []
+    if not ours.verified:
+        rc = ours.root_cause
+        problems.append(f"fresh pair not verified: {rc.rule.id if rc else None} {rc.message if rc else ''}")
+    if ours.canonical_bytes != content:
+        problems.append("our canonical re-encoding differs from the exported content")
+    if ours.expected_descriptor != desc:
+        problems.append("our rebuilt descriptor differs from the exported descriptor")
+    return problems
 
 
 _GOLDEN_DESC = (GOLDEN / "descriptor-with-resume.json").read_bytes()

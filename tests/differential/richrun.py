@@ -51,19 +51,6 @@ class RichResult:
         return collections.Counter(m["target"] for m in self.mismatches)
 
 
-def _fresh_pair_problems(content: bytes, desc: bytes) -> list[str]:
-    ours = dk.verify(content, desc)
-    problems = []
-    if not ours.verified:
-        rc = ours.root_cause
-        problems.append(f"fresh pair not verified: {rc.rule.id if rc else None} {rc.message if rc else ''}")
-    if ours.canonical_bytes != content:
-        problems.append("our canonical re-encoding differs from the exported content")
-    if ours.expected_descriptor != desc:
-        problems.append("our rebuilt descriptor differs from the exported descriptor")
-    return problems
-
-
 def run_rich(oracle: dk.Oracle, sessions: int, mutations: int, seed: int, workdir: Path | None = None,
              progress=None) -> RichResult:
     """``sessions`` rich sessions from ``seed``, each exported and compared, then ``mutations``
@@ -89,7 +76,7 @@ def run_rich(oracle: dk.Oracle, sessions: int, mutations: int, seed: int, workdi
             exported = orjson.loads(content)
             res.event_kinds.update(rg.event_kinds(exported))
             res.bindings.update(rg.binding_kinds(exported))
-            problems = _fresh_pair_problems(content, desc)
+            problems = dk.fresh_pair_problems(content, desc)
             if problems:
                 res.export_mismatches.append({"label": f"rich:{seed}:{i}", "payload": content, "descriptor": desc,
                                               "problems": problems})
