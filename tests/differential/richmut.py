@@ -544,7 +544,8 @@ def m_typed(rng, p):
         cp = p["snapshot"]["session"]["config"].get("confirmation_policy")
         if not cp:
             return None
-        cp["yolo_lanes"] = rng.choice([["Query", "Query"], ["query"], ["Control", "Execute"], [0], "Query"])
+        # Not two distinct lanes: a HashSet upstream, written in per-process hash order (FORMAT.md 4.15).
+        cp["yolo_lanes"] = rng.choice([["Query", "Query"], ["query"], [0], "Query", ["Control", None], {"Query": 1}])
         return f"typed:{kind}", None, "yolo_lanes"
     pp = p["snapshot"]["session"]["config"].get("permission_policy")
     if not pp:
