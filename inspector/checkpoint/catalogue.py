@@ -35,7 +35,8 @@ class Rule:
         requires: rule ids whose failure makes this rule *not reached*.
         doc_ref: the governing FORMAT.md section. rank: position in evaluation order.
         import_path: False for host component checks the import path never reports.
-        not_evaluated: reason the engine cannot evaluate it, or ``None``.
+        not_evaluated: reason the engine cannot evaluate it (an open item of FORMAT.md 10), or
+            ``None``; every rule is evaluated today.
         unreachable: reason no input can make it fail on the checkpoint path, or ``None``.
     """
 

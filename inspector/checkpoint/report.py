@@ -19,8 +19,9 @@ class Verdict(str, enum.Enum):
 
     ``pass``/``fail``; ``not_reached``: a prerequisite failed (see ``blocked_by``);
     ``not_applicable``: the inputs lack what the rule checks (no descriptor, no loop
-    checkpoint); ``not_evaluated``: the format's layout is not pinned, so nobody (the reference
-    included) can evaluate it.
+    checkpoint); ``not_evaluated``: the rule could not be evaluated, either because an internal
+    error stopped it (the report is then inconclusive) or because the catalogue marks it so (a
+    rule FORMAT.md 10 leaves unknowable; none today).
     """
 
     PASS = "pass"

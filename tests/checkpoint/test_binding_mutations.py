@@ -492,6 +492,17 @@ def test_expected_and_actual_name_the_values():
     assert [loc.pointer for loc in rc.locations][1] == "/snapshot/session/config/tool_result_transform_policy"
 
 
+def test_engine_transform_digests_reproduce_the_upstream_pins():
+    """FORMAT.md 8: ``context_efficient()`` policy and binding digests (declared-order JSON)."""
+    from inspector.checkpoint.bindings import transform_binding_digest, transform_policy_digest
+
+    pd = transform_policy_digest(CONTEXT_EFFICIENT_POLICY)
+    assert pd == "sha256:645f65e5d39e3f7aa77fade21ae2daa1e8ccbbc7a0775c94a7f2c38ec5f5b32d"
+    assert transform_binding_digest(pd) == "sha256:906e9931692fa7860b7acb5fc0bb5c329f19aeb04976c913750893ad99cd5a27"
+    # key order of the decoded dict does not matter: the digest uses the declared order
+    assert transform_policy_digest(dict(sorted(CONTEXT_EFFICIENT_POLICY.items()))) == pd
+
+
 def test_every_failure_is_reported_not_only_the_first():
     """The reference stops at its first error; the report shows every failing binding rule."""
     r = verify(*_build("order-principal-before-cognitive"))
