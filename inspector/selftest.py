@@ -13,6 +13,11 @@ the built bundle and the installed ``.deb``. The checks:
 ``display``  (Linux) the system libraries of Qt's ``xcb`` platform are present, so the window
              can open on the desktop; see :mod:`inspector.platform_check`.
 
+A command-line-only install (``pip install checkpoint-inspector``, no ``[gui]``: PySide6 is
+not installed) runs the engine checks and reports ``gui`` as *skipped*, not failed (exit 0);
+``--self-test --require-gui`` makes a missing PySide6 a failure (for desktop installs and
+bundles). PySide6 that is installed but broken always fails.
+
 Only sizes, digests, rule ids and library names are printed; never checkpoint content.
 """
 
@@ -27,10 +32,11 @@ from importlib import resources
 from typing import Callable
 
 from inspector import __version__
+from inspector.checkpoint.artifact import display_path
 
 __all__ = [
     "SAMPLE_PAYLOAD_SIZE", "SAMPLE_CONTENT_DIGEST", "SAMPLE_DESCRIPTOR_DIGEST", "BROKEN_ROOT_CAUSE",
-    "CheckResult", "check_rules", "check_sample", "check_broken", "check_gui", "check_display",
+    "CheckResult", "REQUIRE_GUI_FLAG", "qt_installed", "check_rules", "check_sample", "check_broken", "check_gui", "check_display",
     "run_checks", "summary_line", "main",
 ]
 
@@ -44,11 +50,30 @@ BROKEN_ROOT_CAUSE = "X-BYTES"
 
 @dataclass(frozen=True)
 class CheckResult:
-    """Outcome of one self-test check: ``name``, ``ok`` and a short ``detail`` (no payload text)."""
+    """Outcome of one self-test check: ``name``, ``ok`` and a short ``detail`` (no payload text).
+    ``skipped``: the check does not apply to this installation (counted neither way)."""
 
     name: str
     ok: bool
     detail: str
+    skipped: bool = False
+
+
+REQUIRE_GUI_FLAG = "--require-gui"
+_GUI_SKIPPED = ("gui skipped: PySide6 is not installed (a command-line-only install: verify, describe and canon "
+                f"work; {REQUIRE_GUI_FLAG} makes this a failure)")
+
+
+def qt_installed() -> bool:
+    """Whether PySide6 is installed at all (importing the package loads no Qt library). Installed
+    but broken (a system library missing) counts as installed: the ``gui`` check says why."""
+    try:
+        import PySide6  # noqa: F401
+    except ModuleNotFoundError as e:
+        return (e.name or "").split(".")[0] not in ("PySide6", "shiboken6")
+    except ImportError:
+        return True
+    return True
 
 
 def _sample(name: str) -> bytes:
@@ -168,9 +193,12 @@ def _load_sample(app, window, timeout_ms: int) -> str | None:
     return None
 
 
-def check_gui(timeout_ms: int = 30000) -> CheckResult:
+def check_gui(timeout_ms: int = 30000, require: bool = False) -> CheckResult:
     """The main window can be created (not shown) on Qt's ``offscreen`` platform and, when the
     window offers it, opens and verifies the bundled sample.
+
+    Without PySide6 the result is *skipped* (``ok``, ``skipped=True``), or a failure when
+    ``require`` (``--require-gui``) is set.
 
     Uses throw-away settings (the user's remembered layout is not touched). Qt's own warnings
     during the check are captured, not printed; the first one is quoted if the check fails.
@@ -178,6 +206,11 @@ def check_gui(timeout_ms: int = 30000) -> CheckResult:
     import tempfile
 
     qt_messages: list[str] = []
+    if not qt_installed():
+        if require:
+            return CheckResult("gui", False, f"gui: Qt (PySide6) is not installed and {REQUIRE_GUI_FLAG} was given "
+                                             "(pip install 'checkpoint-inspector[gui]')")
+        return CheckResult("gui", True, _GUI_SKIPPED, skipped=True)
     try:
         from PySide6.QtCore import qInstallMessageHandler
         from PySide6.QtWidgets import QApplication, QMainWindow
@@ -231,12 +264,14 @@ def check_gui(timeout_ms: int = 30000) -> CheckResult:
         qInstallMessageHandler(previous)
 
 
-def check_display(probe: Callable[[], list] | None = None, environ: dict | None = None) -> CheckResult | None:
-    """On Linux/X11: the libraries Qt's ``xcb`` platform needs are installed (``None`` elsewhere)."""
+def check_display(probe: Callable[[], list] | None = None, environ: dict | None = None,
+                  require: bool = False) -> CheckResult | None:
+    """On Linux/X11: the libraries Qt's ``xcb`` platform needs are installed (``None`` elsewhere,
+    and without PySide6 unless ``require``: a command-line-only install needs no display)."""
     from inspector import platform_check
 
     platform = platform_check.display_platform(environ)
-    if platform is None:
+    if platform is None or not (require or qt_installed()):
         return None
     missing = (probe or platform_check.missing_display_libraries)()
     if missing:
@@ -261,22 +296,50 @@ def run_checks(checks=None) -> list[CheckResult]:
     return results
 
 
+def _requiring(check):
+    """``check`` with ``require=True`` (``--require-gui``), keeping its name for crash reports."""
+    def run():
+        return check(require=True)
+    run.__name__ = check.__name__
+    return run
+
+
+def _passed(results: list[CheckResult]) -> bool:
+    ran = [r for r in results if not r.skipped]
+    return bool(ran) and all(r.ok for r in ran)
+
+
 def summary_line(results: list[CheckResult], seconds: float) -> str:
-    """The one line printed: verdict, count, and each check's detail (failures first)."""
-    passed = sum(r.ok for r in results)
-    verdict = "PASS" if results and passed == len(results) else "FAIL"
-    ordered = [r for r in results if not r.ok] + [r for r in results if r.ok]
+    """The one line printed: verdict, count (skipped checks apart), and each check's detail
+    (failures first, skipped last)."""
+    ran = [r for r in results if not r.skipped]
+    skipped = len(results) - len(ran)
+    passed = sum(r.ok for r in ran)
+    verdict = "PASS" if _passed(results) else "FAIL"
+    ordered = [r for r in ran if not r.ok] + [r for r in ran if r.ok] + [r for r in results if r.skipped]
     details = "; ".join(r.detail for r in ordered)
-    return (f"checkpoint-inspector {__version__} self-test {verdict} ({passed}/{len(results)} checks): "
-            f"{details} [{seconds:.1f}s]")
+    return (f"checkpoint-inspector {__version__} self-test {verdict} ({passed}/{len(ran)} checks"
+            f"{f', {skipped} skipped' if skipped else ''}): {details} [{seconds:.1f}s]")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the self-test, print one line to stdout, return 0 (healthy) or 1."""
+    """Run the self-test, print one line to stdout, return 0 (healthy) or 1; 2 for an unknown
+    option. ``argv``: the options after ``--self-test`` (``--require-gui``)."""
+    argv = list(argv or [])
+    unknown = [a for a in argv if a != REQUIRE_GUI_FLAG]
+    if unknown:
+        if sys.stderr is not None:
+            sys.stderr.write(f"usage: checkpoint-inspector --self-test [{REQUIRE_GUI_FLAG}]\n"
+                             f"checkpoint-inspector: error: unknown self-test option '{display_path(unknown[0])}'\n")
+        return 2
     start = time.perf_counter()
-    results = run_checks()
+    if REQUIRE_GUI_FLAG in argv:
+        results = run_checks((check_rules, check_sample, check_broken, _requiring(check_display),
+                              _requiring(check_gui)))
+    else:
+        results = run_checks()
     line = summary_line(results, time.perf_counter() - start)
     if sys.stdout is not None:  # None in a Windows windowed executable: the exit code still tells
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
-    return 0 if all(r.ok for r in results) and results else 1
+    return 0 if _passed(results) else 1

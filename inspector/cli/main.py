@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="checkpoint-inspector",
                 description="Verify and explain A3S Code portable session checkpoints. "
                             "Without a subcommand (or with only file names), opens the desktop inspector.",
-                epilog="other: checkpoint-inspector --self-test checks that this installation works (one line, exit 0/1). "
+                epilog="other: checkpoint-inspector --self-test [--require-gui] checks that this installation works "
+                       "(one line, exit 0/1; without PySide6 the window check is skipped unless --require-gui). "
                        "exit codes: 0 verified (or, for one file, no rule failed); 1 a rule failed or canon rejected "
                        "the document; 2 unreadable input or bad usage (unknown command or option, missing file, ...); "
                        "3 inconclusive or internal error (an internal error left a rule unevaluated, or the program "

@@ -160,3 +160,103 @@ def test_gui_check_names_a_missing_system_library_not_a_missing_qt(monkeypatch):
     assert selftest.check_gui() == CheckResult(
         "gui", False, "gui: Qt cannot load a system library "
                       "(libEGL.so.1: cannot open shared object file: No such file or directory)")
+
+
+# ------------------------------------------------------------------ command-line-only installs
+@pytest.fixture(scope="module")
+def cli_only_python(tmp_path_factory):
+    """A real venv where PySide6 is not installed: this venv's packages (orjson, platformdirs, this
+    project's own install or editable finder, ...) linked in one by one, except PySide6/shiboken6."""
+    import shutil
+    import site
+    import venv
+
+    root = tmp_path_factory.mktemp("cli-only")
+    venv.EnvBuilder(with_pip=False).create(root / "venv")
+    py = root / "venv" / "bin" / "python"
+    if not py.exists():
+        pytest.skip("POSIX venv layout only")
+    target = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    linked = root / "linked"
+    linked.mkdir()
+    with open(os.path.join(target, "00-linked.pth"), "w") as fh:  # before the editable finder's .pth
+        fh.write(f"{linked}\n")
+    for sp in site.getsitepackages():
+        for entry_ in os.listdir(sp):
+            low = entry_.lower()
+            if low.startswith(("pyside6", "shiboken6", "pytest_qt", "pytestqt")):
+                continue
+            if low.endswith(".pth"):
+                if low.startswith("__editable__"):  # this project installed with pip install -e
+                    shutil.copyfile(os.path.join(sp, entry_), os.path.join(target, entry_))
+                continue
+            if not (linked / entry_).exists():
+                os.symlink(os.path.join(sp, entry_), linked / entry_)
+    probe = subprocess.run([str(py), "-c", "import orjson, inspector, importlib.util; "
+                            "print(importlib.util.find_spec('PySide6'))"], capture_output=True, text=True)
+    assert probe.returncode == 0 and probe.stdout.strip() == "None", probe.stderr
+    return py
+
+
+def _env_no_display():
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def test_cli_only_install_passes_self_test_with_gui_skipped(cli_only_python):
+    p = subprocess.run([str(cli_only_python), "-m", "inspector", "--self-test"], capture_output=True, text=True,
+                       env=_env_no_display(), timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    line = p.stdout.strip()
+    assert " self-test PASS (3/3 checks, 1 skipped): rule catalogue " in line
+    assert "broken sample fails X-BYTES; gui skipped: PySide6 is not installed (a command-line-only install: " \
+           "verify, describe and canon work; --require-gui makes this a failure) [" in line
+    assert "display" not in line  # no display libraries are needed without a window
+    # and the headless commands really work there
+    from tests.conftest import GOLDEN
+
+    v = subprocess.run([str(cli_only_python), "-m", "inspector", "verify", str(GOLDEN / "payload-with-resume.json"),
+                        str(GOLDEN / "descriptor-with-resume.json")], capture_output=True, env=_env_no_display(),
+                       timeout=120)
+    assert v.returncode == 0 and b"VERIFIED" in v.stdout
+
+
+def test_cli_only_install_fails_self_test_with_require_gui(cli_only_python):
+    p = subprocess.run([str(cli_only_python), "-m", "inspector", "--self-test", "--require-gui"],
+                       capture_output=True, text=True, env=_env_no_display(), timeout=120)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert p.stdout.startswith(f"checkpoint-inspector {selftest.__version__} self-test FAIL (")
+    assert ": gui: Qt (PySide6) is not installed and --require-gui was given " \
+           "(pip install 'checkpoint-inspector[gui]'); rule catalogue " in p.stdout
+
+
+def test_cli_only_install_window_request_says_what_to_install(cli_only_python):
+    from tests.conftest import GOLDEN
+
+    p = subprocess.run([str(cli_only_python), "-m", "inspector", str(GOLDEN / "payload-with-resume.json")],
+                       capture_output=True, text=True, env=_env_no_display(), timeout=120)
+    assert p.returncode == 2
+    assert "the desktop app needs PySide6" in p.stderr and "pip install 'checkpoint-inspector[gui]'" in p.stderr
+
+
+def test_self_test_options(capsys, monkeypatch):
+    assert selftest.main(["--bogus"]) == 2
+    assert capsys.readouterr().err == ("usage: checkpoint-inspector --self-test [--require-gui]\n"
+                                       "checkpoint-inspector: error: unknown self-test option '--bogus'\n")
+    seen = []
+    monkeypatch.setattr(selftest, "run_checks", lambda checks=None: seen.append(checks) or
+                        [CheckResult("x", True, "x ok"), CheckResult("gui", True, "gui skipped: y", skipped=True)])
+    assert selftest.main([]) == 0 and seen == [None]
+    assert " self-test PASS (1/1 checks, 1 skipped): x ok; gui skipped: y [" in capsys.readouterr().out
+    assert selftest.main(["--require-gui"]) == 0
+    assert [c.__name__ for c in seen[1]] == ["check_rules", "check_sample", "check_broken", "check_display",
+                                             "check_gui"]
+
+
+def test_summary_counts_skipped_checks_apart():
+    only_skipped = [CheckResult("gui", True, "gui skipped: y", skipped=True)]
+    assert " self-test FAIL (0/0 checks, 1 skipped): " in selftest.summary_line(only_skipped, 0)
+    mixed = [CheckResult("a", False, "a: no"), CheckResult("gui", True, "gui skipped: y", skipped=True)]
+    assert " self-test FAIL (0/1 checks, 1 skipped): a: no; gui skipped: y [" in selftest.summary_line(mixed, 0)
