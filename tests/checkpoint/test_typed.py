@@ -168,3 +168,112 @@ def test_decode_value_is_serde_json_from_value():
         with pytest.raises(SerdeError) as e:
             decode_value(S.TOOL_RESULT_TRANSFORM_BINDING, value)
         assert str(e.value) == message and e.value.index is None
+
+
+# Texts and columns checked against the reference (oracle2 export) on cases-pinned 001 re-encoded
+# canonically after one edit: events (streaming and buffered), bindings, policy objects, cost
+# records, trace events (FORMAT.md 4.7-4.15).
+_RICH = (PINNED / "001-valid-rich-resume.payload.json").read_bytes()
+
+
+def _edit_rich(path, value):
+    doc = json.loads(_RICH)
+    if path == "rename-lane-key":
+        handlers = doc["snapshot"]["session"]["config"]["queue_config"]["laneHandlers"]
+        handlers["execute"] = handlers.pop("Execute")
+    elif path == "drop-scope-id":
+        del doc["snapshot"]["session"]["durable_memory_binding"]["namespace"]["scopeId"]
+    else:
+        *parents, last = path.split("/")
+        node = doc
+        for p in parents:
+            node = node[int(p)] if isinstance(node, list) else node[p]
+        node[int(last) if isinstance(node, list) else last] = value
+    return encode(doc)
+
+
+@pytest.mark.parametrize("path, value, message", [
+    pytest.param('snapshot/run_records/1/events/0/event/type', 0,
+                 'invalid type: integer `0`, expected variant identifier at line 1 column 5548', id='event type as index (streaming)'),
+    pytest.param('snapshot/run_records/1/events/11/event/error_kind', {'type': 11},
+                 'invalid value: integer `11`, expected variant index 0 <= i < 11 at line 1 column 8926', id='error_kind tag index out of range'),
+    pytest.param('snapshot/run_records/1/events/11/event/error_kind', {'type': -1},
+                 'invalid type: integer `-1`, expected variant identifier at line 1 column 8926', id='error_kind negative tag'),
+    pytest.param('snapshot/run_records/1/events/11/event/error_kind', [3],
+                 'invalid length 0, expected struct variant ToolErrorKind::InvalidArgument with 1 element at line 1 column 8918', id='error_kind as short array'),
+    pytest.param('snapshot/run_records/1/events/11/event', ['tool_end', 'i', 'n'],
+                 'invalid length 3, expected struct variant AgentEvent::ToolEnd with 7 elements at line 1 column 7741', id='event as array, defaulted args skipped'),
+    pytest.param('snapshot/run_records/1/events/11/event', ['tool_end', 'i', 'n', None, 'o', 0, None, None, 5],
+                 'invalid length 8, expected 7 elements in sequence at line 1 column 7764', id='event as array, one too many'),
+    pytest.param('snapshot/run_records/1/events/11/event/exit_code', 2147483648,
+                 'invalid value: integer `2147483648`, expected i32 at line 1 column 8910', id='exit_code beyond i32'),
+    pytest.param('rename-lane-key', None,
+                 'unknown variant `execute`, expected one of `Control`, `Query`, `Execute`, `Generate` at line 1 column 19810', id='lane handler key lowercase'),
+    pytest.param('snapshot/session/config/queue_config/laneHandlers', [],
+                 'invalid type: sequence, expected a map at line 1 column 19753', id='lane handlers not a map'),
+    pytest.param('snapshot/session/config/queue_config/laneTimeouts/Control', -1,
+                 'invalid value: integer `-1`, expected u64 at line 1 column 19879', id='lane timeout negative'),
+    pytest.param('snapshot/session/config/confirmation_policy/yolo_lanes', 'Query',
+                 'invalid type: string "Query", expected a sequence at line 1 column 19250', id='yolo_lanes a string'),
+    pytest.param('snapshot/session/config/confirmation_policy/yolo_lanes', ['Query', 'Nope'],
+                 'unknown variant `Nope`, expected one of `Control`, `Query`, `Execute`, `Generate` at line 1 column 19258', id='yolo_lanes unknown lane'),
+    pytest.param('snapshot/session/config/confirmation_policy', [True, 5, 'Reject'],
+                 'invalid length 3, expected struct ConfirmationPolicy with 4 elements at line 1 column 19178', id='confirmation policy short array'),
+    pytest.param('snapshot/session/config/permission_policy/allow', [5],
+                 'data did not match any variant of untagged enum RuleRepr at line 1 column 19359', id='permission rule a number'),
+    pytest.param('snapshot/session/config/queue_config/storagePath', 5,
+                 'invalid type: integer `5`, expected path string at line 1 column 20179', id='storage path a number'),
+    pytest.param('snapshot/session/cost_records/0/timestamp', 'x',
+                 'input contains invalid characters at line 1 column 21164', id='cost timestamp garbage'),
+    pytest.param('snapshot/session/cost_records/0/timestamp', 5,
+                 'invalid type: integer `5`, expected an RFC 3339 formatted date and time string at line 1 column 21162', id='cost timestamp a number'),
+    pytest.param('snapshot/session/cost_records/0/timestamp', '2026-02-30T00:00:00Z',
+                 'input is out of range at line 1 column 21183', id='cost timestamp 30 February'),
+    pytest.param('snapshot/trace_events/0/exit_code', -2147483649,
+                 'invalid value: integer `-2147483649`, expected i32 at line 1 column 24089', id='trace exit_code below i32'),
+    pytest.param('snapshot/session/cognitive_package_binding/extra', 1,
+                 'unknown field `extra`, expected one of `schema`, `packageId`, `packageVersion`, `lifecycleGeneration`, `generationDigest`, `capabilitySnapshotDigest`, `knowledge`, `limits` at line 1 column 18256', id='cognitive binding unknown key'),
+    pytest.param('drop-scope-id', None,
+                 'missing field `scopeId` at line 1 column 21629', id='durable namespace missing scopeId'),
+])
+def test_exact_serde_messages_in_newly_typed_parts(path, value, message):
+    with pytest.raises(SerdeError) as e:
+        decode(_edit_rich(path, value), S.PAYLOAD)
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("path, value, written", [
+    # f32 fields re-encode as the widened f32 (FORMAT.md 4.16)
+    ("snapshot/run_records/1/events/26/event/importance", 0.7, 0.699999988079071),
+    ("snapshot/run_records/1/events/39/event/progress", 0.5, 0.5),
+    ("snapshot/session/durable_memory_binding/recallPolicy/minLexicalScore", 0.3, 0.30000001192092896),
+    # a plain-string PermissionRule is written as {"rule": ...} (4.15)
+    ("snapshot/session/config/permission_policy/deny/0", "Bash(rm:*)", {"rule": "Bash(rm:*)"}),
+    # chrono stand-in: any offset converted to UTC, minimal fraction (4.13)
+    ("snapshot/session/cost_records/0/timestamp", "2026-09-01T12:00:00.500000+02:00", "2026-09-01T10:00:00.500Z"),
+])
+def test_read_form_is_written_differently(path, value, written):
+    typed = decode(_edit_rich(path, value), S.PAYLOAD)
+    node = typed
+    for p in path.split("/"):
+        node = node[int(p)] if isinstance(node, list) else node[p]
+    assert node == written
+    if value != written:  # not canonical: the fast path must decline
+        with pytest.raises(NotFast):
+            decode_fast(_edit_rich(path, value), S.PAYLOAD)
+
+
+def test_task_alias_description_is_written_as_content():
+    doc = json.loads(_RICH)
+    task = doc["snapshot"]["session"]["tasks"][0]
+    task["description"] = task.pop("content")
+    typed = decode(encode(doc), S.PAYLOAD)
+    assert typed["snapshot"]["session"]["tasks"][0]["content"] == task["description"]
+    assert "description" not in typed["snapshot"]["session"]["tasks"][0]
+
+
+def test_yolo_lanes_repeated_lane_is_kept_once():
+    doc = json.loads(_RICH)
+    doc["snapshot"]["session"]["config"]["confirmation_policy"]["yolo_lanes"] = ["Query", "Control", "Query"]
+    typed = decode(encode(doc), S.PAYLOAD)
+    assert typed["snapshot"]["session"]["config"]["confirmation_policy"]["yolo_lanes"] == ["Query", "Control"]
