@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from .canonical import encode, encode_reference
 from .jsontext import Node, SerdeError, parse_value
+from .typed import unreproducible_sets
 
 __all__ = ["Difference", "CanonicalDiagnosis", "diagnose_canonical", "first_difference"]
 
@@ -168,6 +169,10 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
                           + (f" ({places})" if count > 1 else "") + detail)
     if diag.generation:
         diag.notes.append(diag.generation)
+    for pointer, n in unreproducible_sets(ctx.pay):
+        diag.notes.append(f"order not reproducible: {pointer} is a hash set of {n} elements that the reference "
+                          "writes in a per-process random order (FORMAT.md 3.1); its order is not counted as drift "
+                          "here, while the reference may reject even a genuine artifact for it")
     return diag
 
 

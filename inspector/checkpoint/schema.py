@@ -26,7 +26,7 @@ from .schema_types import (
 __all__ = [
     "Prim", "Opt", "Vec", "Map", "Set", "Enum", "Struct", "Field", "Tagged", "Untagged", "REQUIRED",
     "STR", "PATH", "BOOL", "U16", "U32", "U64", "USIZE", "I32", "I64", "F32", "F64", "VALUE", "TIMESTAMP",
-    "PAYLOAD", "DESCRIPTOR", "SNAPSHOT", "LOOP_CHECKPOINT", "NOT_TYPE_CHECKED", "ALL_TYPES",
+    "PAYLOAD", "DESCRIPTOR", "SNAPSHOT", "LOOP_CHECKPOINT", "NOT_TYPE_CHECKED", "ALL_TYPES", "UNORDERED_SETS",
     "AGENT_EVENT", "COGNITIVE_BINDING", "RUN_CAPABILITY_BINDING", "DURABLE_BINDING", "TRACE_EVENT",
     "VERIFICATION_REPORT", "COST_RECORD", "TASK", "QUEUE_CONFIG", "CONFIRMATION_POLICY", "PERMISSION_POLICY",
     "SECURITY_CONFIG", "TOOL_RESULT_TRANSFORM_BINDING", "TOOL_RESULT_EVIDENCE",
@@ -231,6 +231,10 @@ NOT_TYPE_CHECKED = (
     "/snapshot/run_records/*/events/*/event/metadata",
     "/logical_resume/messages/*/content/*/input",
 )
+
+#: ``HashSet`` fields, as JSON Pointers: the reference writes them in hash-iteration order, so
+#: with two or more elements its own re-encoding, and verdict, is not reproducible (FORMAT.md 3.1).
+UNORDERED_SETS = ("/snapshot/session/config/confirmation_policy/yolo_lanes",)
 
 
 def _all_types() -> tuple:

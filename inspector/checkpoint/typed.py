@@ -34,7 +34,7 @@ from .typed_content import (
     _dedupe, decode_value, finish_struct, seq_expecting, timestamp, untagged, variant_struct,
 )
 
-__all__ = ["decode", "decode_value", "decode_fast", "NotFast", "rust_debug_str", "widen_f32"]
+__all__ = ["decode", "decode_value", "decode_fast", "NotFast", "rust_debug_str", "widen_f32", "unreproducible_sets"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,3 +400,20 @@ def decode(data: bytes, t=S.PAYLOAD) -> dict:
             e.index = d.r.i
         raise e.locate(data) from None
     return value
+
+
+def unreproducible_sets(typed: dict) -> list[tuple[str, int]]:
+    """``(pointer, element count)`` of each hash set in a decoded payload whose written order the
+    reference cannot reproduce: two or more elements (FORMAT.md 3.1 "Order not reproducible").
+
+    The decode keeps such a set in the file's order, so the canonical check never reports drift
+    for the order alone; callers report "order not reproducible" instead.
+    """
+    out = []
+    for pointer in S.UNORDERED_SETS:
+        node = typed
+        for part in pointer.strip("/").split("/"):
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, list) and len(node) >= 2:
+            out.append((pointer, len(node)))
+    return out

@@ -277,3 +277,21 @@ def test_yolo_lanes_repeated_lane_is_kept_once():
     doc["snapshot"]["session"]["config"]["confirmation_policy"]["yolo_lanes"] = ["Query", "Control", "Query"]
     typed = decode(encode(doc), S.PAYLOAD)
     assert typed["snapshot"]["session"]["config"]["confirmation_policy"]["yolo_lanes"] == ["Query", "Control"]
+
+
+def test_yolo_lanes_order_is_reported_as_not_reproducible():
+    """Two distinct lanes: no drift for the order (kept as written), a note instead (FORMAT.md 3.1)."""
+    from inspector.checkpoint import verify
+    from inspector.checkpoint.typed import unreproducible_sets
+
+    doc = json.loads(_RICH)
+    doc["snapshot"]["session"]["config"]["confirmation_policy"]["yolo_lanes"] = ["Query", "Control"]
+    typed = decode(encode(doc), S.PAYLOAD)
+    assert encode(typed) == encode(doc)  # the file's order is kept: not drift
+    assert unreproducible_sets(typed) == [("/snapshot/session/config/confirmation_policy/yolo_lanes", 2)]
+    doc["snapshot"]["session"]["config"]["name"] = "x"
+    data = encode(doc).replace(b'"name":"x"', b'"name": "x"')  # drift elsewhere: the note rides along
+    desc = (PINNED / "001-valid-rich-resume.descriptor.json").read_bytes()
+    canonical = next(f for f in verify(data, desc).findings if f.rule.id == "P-CANONICAL")
+    assert any(n.startswith("order not reproducible: /snapshot/session/config/confirmation_policy/yolo_lanes")
+               for n in canonical.notes)
