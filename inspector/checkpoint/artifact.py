@@ -11,11 +11,11 @@ import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .digest import MAX_CONTENT_BYTES
 
-__all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "pair_inputs", "PairingError",
+__all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "detect_role", "pair_inputs", "PairingError",
            "display_path", "display_text", "file_uri"]
 
 _DESCRIPTOR_MARKERS = (b'"descriptor_digest"', b"a3s.code.session-checkpoint-descriptor", b'"media_type"')
@@ -107,6 +107,9 @@ class InputFile:
         exceeds the 256 MiB ceiling (not read). role: ``payload``/``descriptor``/``unknown``.
         hint: a sentence on what looks wrong with the file before any rule runs (gzip, BOM...).
         mtime_ns: modification time when read, to notice later changes.
+        doubt: ``None`` when the content decides the role, else why it does not (:func:`detect_role`).
+        role_note: set by :func:`pair_inputs` when ``role`` was not decided by this file's own
+            content: a sentence saying how it was chosen (shown to the user), else ``None``.
     """
 
     path: str
@@ -115,6 +118,8 @@ class InputFile:
     role: str
     hint: str | None = None
     mtime_ns: int = 0
+    doubt: str | None = None
+    role_note: str | None = None
 
     @property
     def oversize(self) -> bool:
@@ -159,8 +164,8 @@ def read_input(path: str, *, ceiling: int = MAX_CONTENT_BYTES) -> InputFile:
         raise UnreadableInput(f"{display_path(path)}: cannot read ({e.strerror or e})", path) from None
     if len(data) > ceiling:
         return _oversize(path, max(len(data), os.stat(path).st_size), ceiling, st.st_mtime_ns)
-    role, hint = classify(data)
-    return InputFile(path, len(data), data, role, hint, st.st_mtime_ns)
+    role, hint, doubt = detect_role(data)
+    return InputFile(path, len(data), data, role, hint, st.st_mtime_ns, doubt)
 
 
 def _oversize(path: str, size: int, ceiling: int, mtime_ns: int) -> InputFile:
@@ -173,76 +178,144 @@ def classify(data: bytes) -> tuple[str, str | None]:
     Returns:
         ``(role, hint)``: role is ``payload``, ``descriptor`` or ``unknown``; hint a sentence
         about an obvious problem (gzip, BOM, empty, not UTF-8), else ``None``.
+        :func:`detect_role` also says how sure the guess is.
     """
-    hint = None
-    if not data:
-        return "unknown", "the file is empty"
-    if data[:2] == b"\x1f\x8b":
-        return "unknown", "the file is gzip-compressed; decompress it first (gunzip) and open the result"
-    if data[:3] == b"\xef\xbb\xbf":
-        hint = "the file starts with a UTF-8 byte order mark, which the reference rejects"
-    role = _role_from_keys(data)
-    if role is None:
-        head = data[: 1 << 16]
-        if len(data) <= _DESCRIPTOR_MAX and any(m in head for m in _DESCRIPTOR_MARKERS[:2]):
-            role = "descriptor"
-        elif any(m in head for m in _PAYLOAD_MARKERS) or len(data) > _DESCRIPTOR_MAX:
-            role = "payload"
-    if role is None:
-        return "unknown", hint or "neither a checkpoint payload nor a descriptor was recognised"
+    role, hint, _ = detect_role(data)
     return role, hint
 
 
+def detect_role(data: bytes) -> tuple[str, str | None, str | None]:
+    """Role of one input from its content, with the reason when the content does not decide.
+
+    Decisive: the top-level ``schema`` is the payload or descriptor schema (FORMAT.md 2) and no
+    top-level key says otherwise; or, without a known schema, two or more descriptor-only keys
+    (descriptor) or a ``snapshot`` and no descriptor-only key (payload); or over 1 MiB (payload).
+    Everything else (conflicting keys, text that is not complete JSON) is a guess.
+
+    Returns:
+        ``(role, hint, doubt)``: role and hint as :func:`classify`; ``doubt`` is ``None`` when
+        the content decides, else a phrase saying why it does not (e.g. ``"it has a top-level
+        `format` key, like a descriptor"``), for :func:`pair_inputs` and the user.
+    """
+    hint = None
+    if not data:
+        return "unknown", "the file is empty", "it is empty"
+    if data[:2] == b"\x1f\x8b":
+        return "unknown", "the file is gzip-compressed; decompress it first (gunzip) and open the result", \
+            "it is gzip-compressed"
+    if data[:3] == b"\xef\xbb\xbf":
+        hint = "the file starts with a UTF-8 byte order mark, which the reference rejects"
+    if len(data) > _DESCRIPTOR_MAX:
+        return "payload", hint, None  # descriptors are small
+    role, doubt = _role_from_keys(data)
+    if role is None:
+        head = data[: 1 << 16]
+        # a descriptor's text also has payload markers ("snapshot"), so descriptor markers win
+        if any(m in head for m in _DESCRIPTOR_MARKERS[:2]):
+            role, doubt = "descriptor", "it is not complete JSON and only text inside it mentions a descriptor"
+        elif any(m in head for m in _PAYLOAD_MARKERS):
+            role, doubt = "payload", "it is not complete JSON and only text inside it mentions a payload"
+    if role is None:
+        return "unknown", hint or "neither a checkpoint payload nor a descriptor was recognised", \
+            doubt or "neither a payload nor a descriptor was recognised"
+    return role, hint, doubt
+
+
 _DESCRIPTOR_ONLY_KEYS = {"descriptor_digest", "media_type", "format", "content_digest", "size_bytes"}
-_PAYLOAD_ONLY_KEYS = {"snapshot"}
+_SCHEMA_ROLE = {b"a3s.code.session-checkpoint-payload.v1": "payload",
+                b"a3s.code.session-checkpoint-descriptor.v1": "descriptor"}
 
 
-def _role_from_keys(data: bytes) -> str | None:
-    """Role from the top-level keys (text inside messages can mention anything)."""
+def _role_from_keys(data: bytes) -> tuple[str | None, str | None]:
+    """``(role, doubt)`` from the top-level ``schema`` and keys (text inside messages can mention
+    anything); ``(None, None)`` when ``data`` is not one JSON object."""
     import orjson
 
-    if len(data) <= _DESCRIPTOR_MAX:
-        try:
-            value = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            value = None
-        if isinstance(value, dict):
-            if _DESCRIPTOR_ONLY_KEYS & value.keys():
-                return "descriptor"
-            if _PAYLOAD_ONLY_KEYS & value.keys() or value.get("schema") == "a3s.code.session-checkpoint-payload.v1":
-                return "payload"
-    m = _FIRST_KEY.match(data)
-    if m is not None:
-        key = m.group(1).decode("ascii")
-        if key in _DESCRIPTOR_ONLY_KEYS:
-            return "descriptor"
-        if key in _PAYLOAD_ONLY_KEYS:
-            return "payload"
-    return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        value = None
+    if not isinstance(value, dict):
+        m = _FIRST_KEY.match(data)
+        if m is not None and m.group(1) == b"schema" and m.group(2) in _SCHEMA_ROLE:
+            role = _SCHEMA_ROLE[m.group(2)]
+            return role, f"it is not complete JSON; it starts with the {role} schema"
+        if m is not None and m.group(1).decode("ascii") in _DESCRIPTOR_ONLY_KEYS:
+            return "descriptor", f"it is not complete JSON; it starts with a `{m.group(1).decode()}` key, like a descriptor"
+        return None, None
+    schema = value.get("schema")
+    schema_role = _SCHEMA_ROLE.get(schema.encode("utf-8", "replace")) if isinstance(schema, str) else None
+    desc_keys = sorted(_DESCRIPTOR_ONLY_KEYS & value.keys())
+    if schema_role == "payload":
+        if not desc_keys:
+            return "payload", None
+        return "payload", f"its schema is the payload schema but it has a top-level {_keys(desc_keys)}, like a descriptor"
+    if schema_role == "descriptor":
+        if desc_keys:
+            return "descriptor", None
+        return "descriptor", "its schema is the descriptor schema but it has none of a descriptor's own keys"
+    if len(desc_keys) >= 2:
+        return "descriptor", None
+    if desc_keys:
+        return "descriptor", f"it has a top-level {_keys(desc_keys)}, like a descriptor, and no known schema"
+    if "snapshot" in value:
+        return "payload", None
+    return None, None
 
 
-_FIRST_KEY = re.compile(rb'(?:\xef\xbb\xbf)?[ \t\r\n]*\{[ \t\r\n]*"([a-z_]+)"')
+def _keys(keys: list[str]) -> str:
+    return " and ".join(f"`{k}`" for k in keys) + (" key" if len(keys) == 1 else " keys")
+
+
+_FIRST_KEY = re.compile(rb'(?:\xef\xbb\xbf)?[ \t\r\n]*\{[ \t\r\n]*"([a-z_]+)"(?:[ \t\r\n]*:[ \t\r\n]*"([a-z0-9.-]{1,64})")?')
+
+
+_OTHER_ROLE = {"payload": "descriptor", "descriptor": "payload"}
+
+
+def _rank(f: InputFile) -> int:
+    """2: the content decides the role; 1: a guess from the content; 0: not recognised."""
+    return 0 if f.role == "unknown" else (1 if f.doubt else 2)
 
 
 def pair_inputs(files: list[InputFile]) -> tuple[InputFile | None, InputFile | None]:
-    """Pick ``(payload, descriptor)`` from one or two files, by content.
+    """Pick ``(payload, descriptor)`` from one or two files, by content; by the order given when
+    the content cannot decide.
+
+    Two files whose roles differ are taken as they are. Otherwise the file whose content says
+    more (:func:`detect_role`: decided, then guessed, then not recognised) keeps its role and the
+    other takes the free one; when neither says more, the first file is the payload and the second
+    the descriptor, as the reference's import (``validate_and_decode(payload, descriptor)``) takes
+    them. A file whose role was not its own content's is returned as a copy with ``role`` set and
+    ``role_note`` saying why (shown to the user). A single unrecognised file is taken as the payload.
 
     Raises:
-        PairingError: two payloads, two descriptors, or more than two files.
+        PairingError: more than two files, or two files that are both clearly payloads (or both
+            clearly descriptors).
     """
     if len(files) > 2:
         raise PairingError("give at most one payload and one descriptor")
-    payloads = [f for f in files if f.role == "payload"]
-    descriptors = [f for f in files if f.role == "descriptor"]
-    unknown = [f for f in files if f.role == "unknown"]
-    if len(payloads) > 1:
-        raise PairingError("both files are payloads; give one payload and its descriptor")
-    if len(descriptors) > 1:
-        raise PairingError("both files are descriptors; give one payload and its descriptor")
-    # An unrecognised file takes the free role, so its problems are still reported.
-    for f in unknown:
-        if not payloads:
-            payloads.append(f)
-        elif not descriptors:
-            descriptors.append(f)
-    return (payloads[0] if payloads else None), (descriptors[0] if descriptors else None)
+    if len(files) < 2:
+        f = files[0] if files else None
+        if f is not None and f.role == "descriptor":
+            return None, f
+        return f, None
+    a, b = files
+    if {a.role, b.role} == {"payload", "descriptor"}:
+        return (a, b) if a.role == "payload" else (b, a)
+    ra, rb = _rank(a), _rank(b)
+    if ra == rb == 2:
+        raise PairingError(f"both files are {a.role}s; give one payload and its descriptor")
+    if ra != rb:
+        keep, other = (a, b) if ra > rb else (b, a)
+        role = _OTHER_ROLE[keep.role]
+        how = "is" if _rank(keep) == 2 else "looks more like"
+        other = replace(other, role=role, role_note=(
+            f"taken as the {role}, because {display_path(os.path.basename(keep.path))} {how} the {keep.role}; "
+            f"its own content does not decide ({other.doubt})"))
+        return (keep, other) if keep.role == "payload" else (other, keep)
+    first, second = (replace(f, role=role, role_note=(
+        f"taken as the {role}, because it was given {nth} (the reference's import takes the payload, then the "
+        f"descriptor): the content of neither file decides ({f.doubt})"))
+        for f, role, nth in ((a, "payload", "first"), (b, "descriptor", "second")))
+    return first, second

@@ -22,7 +22,8 @@ def _input(f: InputFile | None, digest: str | None = None) -> dict | None:
     if f is None:
         return None
     # path: for people (bytes that are not UTF-8 shown as \\xNN); uri: the exact bytes, percent-encoded
-    return {"path": display_path(f.path), "uri": file_uri(f.path), "size_bytes": f.size, "sha256": digest or f.sha256(), "role": f.role, "hint": f.hint}
+    return {"path": display_path(f.path), "uri": file_uri(f.path), "size_bytes": f.size, "sha256": digest or f.sha256(), "role": f.role, "hint": f.hint,
+            "role_note": f.role_note}
 
 
 def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: InputFile | None = None) -> dict:
@@ -83,8 +84,9 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
     for label, f in (("payload", payload), ("descriptor", descriptor)):
         if f is not None:
             out.append(f"{label + ':':12}{display_path(f.path)} ({f.size} bytes)")
-            if f.hint:
-                out.append(f"{'':12}note: {f.hint}")
+            for note in (f.role_note, f.hint):
+                if note:
+                    out.append(f"{'':12}note: {note}")
     out.append("")
     rc = report.root_cause
     if report.inconclusive:

@@ -154,7 +154,9 @@ def analyse_bytes(payload: Side | None, descriptor: Side | None, *, cancel=None)
 # Loading files.
 
 def _side(f, source: str) -> Side:
-    return Side(source, f.path, f.data, f.size, f.mtime_ns, f.hint)
+    # how the role was chosen when the content did not decide (pair_inputs) is shown with the hints
+    hint = "; ".join(x for x in (f.role_note, f.hint) if x) or None
+    return Side(source, f.path, f.data, f.size, f.mtime_ns, hint)
 
 
 def read_paths(paths: list[str]) -> tuple[Side | None, Side | None]:
