@@ -21,6 +21,7 @@ from .digest import (
     DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, MAX_CONTENT_BYTES, SNAPSHOT_DOMAIN, content_digest, domain_digest,
     domain_preimage,
 )
+from .generation import Generation, GenerationSign, detect_generation
 from .jsontext import Node, SerdeError, parse_value
 from .report import DigestRow, Finding, Location, Report, Verdict
 from .typed import decode
@@ -31,7 +32,7 @@ __all__ = [
     "canonicalize", "encode", "format_f64", "CanonicalError", "SerdeError", "parse_value", "Node", "decode",
     "content_digest", "domain_digest", "domain_preimage", "SNAPSHOT_DOMAIN", "LOGICAL_DOMAIN", "DESCRIPTOR_DOMAIN",
     "MAX_CONTENT_BYTES", "Rule", "catalogue", "rule", "Context", "build_descriptor",
-    "CanonicalDiagnosis", "Difference", "diagnose_canonical",
+    "CanonicalDiagnosis", "Difference", "diagnose_canonical", "Generation", "GenerationSign", "detect_generation",
     "InputFile", "UnreadableInput", "PairingError", "read_input", "classify", "detect_role", "pair_inputs",
     "display_path", "display_text", "file_uri",
 ]

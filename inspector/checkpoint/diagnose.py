@@ -18,6 +18,11 @@ import re
 from dataclasses import dataclass, field
 
 from .canonical import encode, encode_reference
+from .hazards import (
+    RELEASES, f32_field, is_cost_timestamp, is_permission_rule, is_task, is_yolo_lanes, newer_field,
+    struct_name, timestamp_change,
+)
+from .generation import newer_summary
 from .jsontext import Node, SerdeError, parse_value
 from .typed import unreproducible_sets
 
@@ -46,6 +51,13 @@ _CLASS_TEXT = {
     "logical-resume-null": '"logical_resume": null (re-encoding omits the key)',
     "default-field-missing": "field missing from the file that the reference always writes",
     "value-form": "value written in a form the reference reads but writes differently",
+    "null-dropped": "null for a key the reference omits",
+    "set-order": "ConfirmationPolicy.yolo_lanes in an order that cannot be reproduced (a hash set; not tampering)",
+    "set-duplicate": "a lane repeated in ConfirmationPolicy.yolo_lanes (a set: written back once)",
+    "permission-rule-string": "permission rule as a plain string (written back as {\"rule\": ...})",
+    "task-description-alias": "task text under the alias `description` (written back as `content`)",
+    "timestamp-normalised": "LlmCostRecord.timestamp not as A3S Code writes it (UTC, Z, 0/3/6/9 fraction digits)",
+    "newer-field": "field written by a newer A3S Code release (unknown to 8.3.0, dropped on read)",
 }
 
 
@@ -108,7 +120,17 @@ def _snippet(data: bytes, offset: int) -> str:
 
 def diagnose_canonical(ctx) -> CanonicalDiagnosis:
     """Explain a P-CANONICAL failure of ``ctx`` (a :class:`~.context.Context` whose payload
-    decodes but is not canonical)."""
+    decodes but is not canonical). Computed once per ``ctx`` (X-BYTES, P-CANONICAL and the
+    generation all read it)."""
+    cached = ctx.__dict__.get("_canonical_diagnosis")
+    if cached is not None:
+        return cached
+    diag = _diagnose(ctx)
+    ctx.__dict__["_canonical_diagnosis"] = diag
+    return diag
+
+
+def _diagnose(ctx) -> CanonicalDiagnosis:
     data, canon = ctx.payload, ctx.canonical
     offset = first_difference(data, canon)
     diffs: list[Difference] = []
@@ -132,7 +154,7 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
     detailed = len(data) <= DETAIL_LIMIT
     tree = ctx.pay_tree if detailed else None
     if tree is not None:
-        _walk(data, tree, ctx.pay, "", diffs)
+        _walk(data, tree, ctx.pay, diffs)
     elif detailed:
         # The typed decode succeeded but a plain JSON parse fails: serde skipped an unknown key's
         # value without validating it (IgnoredAny), and that value is not valid on its own.
@@ -169,6 +191,9 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
                           + (f" ({places})" if count > 1 else "") + detail)
     if diag.generation:
         diag.notes.append(diag.generation)
+    newer = newer_summary(diffs)
+    if newer:
+        diag.notes.append(newer)
     for pointer, n in unreproducible_sets(ctx.pay):
         diag.notes.append(f"order not reproducible: {pointer} is a hash set of {n} elements that the reference "
                           "writes in a per-process random order (FORMAT.md 3.1); its order is not counted as drift "
@@ -176,54 +201,113 @@ def diagnose_canonical(ctx) -> CanonicalDiagnosis:
     return diag
 
 
-def _walk(data: bytes, node: Node, typed, pointer: str, out: list) -> None:
-    if len(out) > 200:
-        return
-    if node.kind == "object":
-        if not isinstance(typed, dict):
-            out.append(Difference("value-form", node.start, pointer, "object rewritten by the reference"))
-            return
-        keys = [k for k, _s, _n in node.children]
-        if len(set(keys)) != len(keys):
-            seen = set()
-            for k, ks, _n in node.children:
-                if k in seen:
-                    out.append(Difference("duplicate-key", ks, f"{pointer}/{_esc(k)}", f"key {k!r} repeated"))
-                seen.add(k)
-        for (a, _s, _n), (b, bs, _m) in zip(node.children, node.children[1:]):
-            if b < a:
-                out.append(Difference("key-order", bs, f"{pointer}/{_esc(b)}", f"{b!r} comes after {a!r}"))
-                break
-        for k, ks, child in node.children:
-            p = f"{pointer}/{_esc(k)}"
-            if k in typed:
-                _walk(data, child, typed[k], p, out)
-            elif k == "api_key":
-                out.append(Difference("api-key", ks, p, "the reference never writes api_key", "no api_key key", "api_key"))
-            elif k == "todos" and "tasks" in typed:
-                out.append(Difference("todos-alias", ks, p, "read as `tasks`", '"tasks"', '"todos"'))
-            elif pointer == "" and k == "logical_resume" and child.kind == "null":
-                out.append(Difference("logical-resume-null", ks, p, "null reads as absent", "key omitted",
-                                      '"logical_resume":null'))
+def _walk(data: bytes, root: Node, typed_root, out: list) -> None:
+    """Compare the file's span tree with the typed re-encoding, appending :class:`Difference` s.
+
+    An explicit stack (no recursion per nesting level); at most ~200 differences."""
+    stack = [(root, typed_root, "")]
+    while stack and len(out) <= 200:
+        node, typed, pointer = stack.pop()
+        if node.kind == "object":
+            if isinstance(typed, dict):
+                _object(data, node, typed, pointer, out, stack)
             else:
-                out.append(Difference("unknown-key-dropped", ks, p, f"key {k!r} is not a field of this struct",
-                                      "key dropped", f"{k!r}"))
-        present = set(keys) | ({"tasks"} if "todos" in keys else set())
-        for k in typed:
-            if k not in present:
-                # where the reference writes it: before the first key that sorts after it
-                at = next((ks for kk, ks, _n in node.children if kk > k), node.end - 1)
-                out.append(Difference("default-field-missing", at, f"{pointer}/{_esc(k)}",
-                                      f"the reference writes {k!r} = {encode(typed[k]).decode()[:60]}",
-                                      f"{k!r} present", "absent"))
+                out.append(Difference("value-form", node.start, pointer, "object rewritten by the reference"))
+        elif node.kind == "array":
+            if is_yolo_lanes(pointer) and isinstance(typed, list):
+                _yolo(data, node, typed, pointer, out)
+            elif isinstance(typed, list):
+                stack.extend((child, t, f"{pointer}/{i}") for (i, _s, child), t in zip(node.children, typed))
+            elif isinstance(typed, dict):
+                name = struct_name(pointer, typed) or "a struct"
+                out.append(Difference("value-form", node.start, pointer,
+                                      f"{name} written as a JSON array: serde reads a sequence into a struct in "
+                                      "field order, the reference writes it back as an object",
+                                      "an object", "an array"))
+            else:
+                out.append(Difference("value-form", node.start, pointer, "array rewritten by the reference"))
+        else:
+            _scalar(data, node, typed, pointer, out)
+
+
+def _object(data: bytes, node: Node, typed: dict, pointer: str, out: list, stack: list) -> None:
+    keys = [k for k, _s, _n in node.children]
+    name = struct_name(pointer, typed)
+    of = f" of {name}" if name else " of this struct"
+    where = f" from {'the ' if name and name.endswith(' event') else ''}{name}" if name else ""
+    if len(set(keys)) != len(keys):
+        seen = set()
+        for k, ks, _n in node.children:
+            if k in seen:
+                out.append(Difference("duplicate-key", ks, f"{pointer}/{_esc(k)}", f"key {k!r} repeated"))
+            seen.add(k)
+    for (a, _s, _n), (b, bs, _m) in zip(node.children, node.children[1:]):
+        if b < a:
+            out.append(Difference("key-order", bs, f"{pointer}/{_esc(b)}", f"{b!r} comes after {a!r}"))
+            break
+    alias = is_task(pointer) and "description" in keys and "content" in typed and "content" not in keys \
+        and "description" not in typed
+    for k, ks, child in node.children:
+        p = f"{pointer}/{_esc(k)}"
+        if k in typed:
+            stack.append((child, typed[k], p))
+        elif k == "api_key":
+            out.append(Difference("api-key", ks, p, "the reference never writes api_key", "no api_key key", "api_key"))
+        elif k == "todos" and "tasks" in typed:
+            out.append(Difference("todos-alias", ks, p, "read as `tasks`", '"tasks"', '"todos"'))
+        elif k == "description" and alias:
+            out.append(Difference("task-description-alias", ks, p,
+                                  "Task.content written under its read-only alias `description`: A3S Code reads "
+                                  "it and always writes `content`", '"content"', '"description"'))
+        elif pointer == "" and k == "logical_resume" and child.kind == "null":
+            out.append(Difference("logical-resume-null", ks, p, "null reads as absent", "key omitted",
+                                  '"logical_resume":null'))
+        elif (newer := newer_field(p)) is not None:
+            field_name, release = newer
+            out.append(Difference("newer-field", ks, p, f"{field_name}, added in {RELEASES[release]}",
+                                  "key dropped", f"{k!r}"))
+        elif child.kind == "null":
+            out.append(Difference("null-dropped", ks, p,
+                                  f"{k!r}: null is dropped{where} (an optional field written only when set, "
+                                  "or an unknown key)", "key omitted", f'"{k}":null'))
+        else:
+            out.append(Difference("unknown-key-dropped", ks, p,
+                                  f"key {k!r} is not a field{of} (which does not deny unknown fields: "
+                                  "the key is dropped on read)", "key dropped", f"{k!r}"))
+    present = set(keys) | ({"tasks"} if "todos" in keys else set()) | ({"content"} if alias else set())
+    for k in typed:
+        if k not in present:
+            # where the reference writes it: before the first key that sorts after it
+            at = next((ks for kk, ks, _n in node.children if kk > k), node.end - 1)
+            out.append(Difference("default-field-missing", at, f"{pointer}/{_esc(k)}",
+                                  f"the reference writes {(name + '.') if name else ''}{k} = "
+                                  f"{encode(typed[k]).decode()[:60]}", f"{k!r} present", "absent"))
+
+
+def _yolo(data: bytes, node: Node, typed: list, pointer: str, out: list) -> None:
+    """``ConfirmationPolicy.yolo_lanes``: a Rust ``HashSet`` (FORMAT.md 3.1 "order not reproducible", 7.8)."""
+    text = data[node.start:node.end]
+    if text == encode(typed):
         return
-    if node.kind == "array":
-        if not isinstance(typed, list):
-            out.append(Difference("value-form", node.start, pointer, "array rewritten by the reference"))
-            return
-        for (i, _s, child), t in zip(node.children, typed):
-            _walk(data, child, t, f"{pointer}/{i}", out)
-        return
+    lanes = [child.value for _i, _s, child in node.children]
+    if sorted(set(map(str, lanes))) == sorted(map(str, typed)) and len(lanes) != len(typed):
+        twice = sorted({str(x) for x in lanes if lanes.count(x) > 1})
+        out.append(Difference("set-duplicate", node.start, pointer,
+                              f"ConfirmationPolicy.yolo_lanes lists {', '.join(twice)} more than once: it is a set, "
+                              "so A3S Code keeps each lane once and writes it back once",
+                              encode(typed).decode()[:80], text.decode("utf-8", "replace")[:80]))
+    elif sorted(map(str, lanes)) == sorted(map(str, typed)):
+        out.append(Difference("set-order", node.start, pointer,
+                              "ConfirmationPolicy.yolo_lanes is a hash set: A3S Code writes its lanes in an order "
+                              "it cannot reproduce itself when it reads them back, so the reference rejects this "
+                              "artifact too (or accepts it, at random, from one run to the next); this is not "
+                              "tampering", encode(typed).decode()[:80], text.decode("utf-8", "replace")[:80]))
+    else:
+        out.append(Difference("value-form", node.start, pointer, f"written {encode(typed).decode()[:60]}",
+                              encode(typed).decode()[:80], text.decode("utf-8", "replace")[:80]))
+
+
+def _scalar(data: bytes, node: Node, typed, pointer: str, out: list) -> None:
     text = data[node.start : node.end]
     want = encode(typed)
     if text == want:
@@ -232,8 +316,10 @@ def _walk(data: bytes, node: Node, typed, pointer: str, out: list) -> None:
         v = node.value
         tstr = text.decode()
         if isinstance(typed, float) and isinstance(v, float) and typed != v:
-            out.append(Difference("f32-not-exact", node.start, pointer, f"{tstr} is written back as {want.decode()}",
-                                  want.decode(), tstr))
+            f32 = f32_field(pointer)
+            what = f"{f32} is an f32: " if f32 else ""
+            out.append(Difference("f32-not-exact", node.start, pointer,
+                                  f"{what}{tstr} is written back as {want.decode()}", want.decode(), tstr))
         elif isinstance(v, float) and _correct(tstr) != v:
             out.append(Difference("float-misparse", node.start, pointer,
                                   f"{tstr} denotes {_correct(tstr)!r} but serde_json reads {want.decode()}",
@@ -241,6 +327,16 @@ def _walk(data: bytes, node: Node, typed, pointer: str, out: list) -> None:
         else:
             out.append(Difference("number-spelling", node.start, pointer, f"{tstr} is written {want.decode()}",
                                   want.decode(), tstr))
+    elif node.kind == "string" and isinstance(typed, dict) and is_permission_rule(pointer) \
+            and typed.get("rule") == node.value:
+        out.append(Difference("permission-rule-string", node.start, pointer,
+                              "PermissionRule written as a plain string: A3S Code reads that form and always "
+                              "writes the object {\"rule\": ...}", want.decode()[:80],
+                              text.decode("utf-8", "replace")[:80]))
+    elif node.kind == "string" and isinstance(typed, str) and is_cost_timestamp(pointer):
+        out.append(Difference("timestamp-normalised", node.start, pointer,
+                              f"LlmCostRecord.timestamp: the reference changes {timestamp_change(node.value)}",
+                              want.decode()[:80], text.decode("utf-8", "replace")[:80]))
     elif node.kind == "string" and isinstance(typed, str):
         out.append(Difference("escape-form", node.start, pointer, f"written {want.decode()[:60]}",
                               want.decode()[:80], text.decode("utf-8", "replace")[:80]))

@@ -122,6 +122,8 @@ class Report:
         payload_size, descriptor_size: input sizes in bytes (``None`` when absent).
         internal_errors: engine defects caught while evaluating (rule id and exception); the
             affected rules are marked not evaluated. Empty in normal operation.
+        generation: what the payload says about the A3S Code release that wrote it
+            (:class:`~.generation.Generation`, FORMAT.md 3.4), or ``None``. Never changes a verdict.
     """
 
     findings: list[Finding]
@@ -134,6 +136,7 @@ class Report:
     has_payload: bool = False
     has_descriptor: bool = False
     internal_errors: list[str] = field(default_factory=list)
+    generation: object | None = None
 
     @property
     def verified(self) -> bool:

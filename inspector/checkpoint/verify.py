@@ -17,6 +17,7 @@ from .digest import (
     content_digest, domain_preimage, logical_evidence_input, snapshot_evidence_input,
 )
 from .canonical import encode
+from .generation import detect_generation
 from .report import DigestRow, Finding, Location, Report, Verdict
 
 __all__ = ["verify"]
@@ -95,6 +96,10 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
         report.digests = _digest_rows(ctx)
     except Exception as e:  # pragma: no cover - defensive, as above
         internal_errors.append(f"digests: {type(e).__name__}")
+    try:
+        report.generation = detect_generation(ctx, report)
+    except Exception as e:  # pragma: no cover - defensive, as above
+        internal_errors.append(f"generation: {type(e).__name__}")
     report.internal_errors = internal_errors
     return report
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from inspector.checkpoint import InputFile, Report, Verdict, catalogue, display_path, file_uri
+from inspector.checkpoint.hazards import REFERENCE_RELEASE
 
 __all__ = ["to_text", "to_json_obj", "to_json", "to_sarif", "VERDICT_WORD"]
 
@@ -59,6 +60,8 @@ def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: In
             "location": _loc(rc.locations[0]) if rc.locations else None,
             "expected": rc.expected, "actual": rc.actual, "notes": list(rc.notes),
         },
+        # what the payload says about the A3S Code release that wrote it (FORMAT.md 3.4); never a verdict
+        "generation": None if report.generation is None else report.generation.to_json(),
         "rules": rules,
         "digests": [{"label": d.label, "pointer": d.pointer, "stated": d.stated, "recomputed": d.recomputed,
                      "matches": d.matches} for d in report.digests],
@@ -112,6 +115,14 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
             out.append(f"  actual:   {rc.actual}")
         for n in rc.notes:
             out.append(f"  - {n}")
+    if report.generation is not None:
+        g = report.generation
+        out.append("")
+        out.append(f"Written by: {g.written_by}; the verdict above is the pinned {REFERENCE_RELEASE} reference's")
+        if rc is None or g.summary not in rc.notes:
+            out.append(f"  {g.summary}")
+        for sign in g.signs:
+            out.append(f"  - {sign.field} at payload {sign.pointer}: {sign.change} in {sign.release}")
     if report.digests:
         out.append("")
         out.append("Digests (stated in descriptor / recomputed from payload):")
