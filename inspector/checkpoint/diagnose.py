@@ -280,8 +280,8 @@ def _object(data: bytes, node: Node, typed: dict, pointer: str, out: list, stack
             # where the reference writes it: before the first key that sorts after it
             at = next((ks for kk, ks, _n in node.children if kk > k), node.end - 1)
             out.append(Difference("default-field-missing", at, f"{pointer}/{_esc(k)}",
-                                  f"the reference writes {(name + '.') if name else ''}{k} = "
-                                  f"{encode(typed[k]).decode()[:60]}", f"{k!r} present", "absent"))
+                                  f"the reference writes {k} = {encode(typed[k]).decode()[:60]}{where.replace(' from ', ' in ', 1)}",
+                                  f"{k!r} present", "absent"))
 
 
 def _yolo(data: bytes, node: Node, typed: list, pointer: str, out: list) -> None:

@@ -124,6 +124,8 @@ class Report:
             affected rules are marked not evaluated. Empty in normal operation.
         generation: what the payload says about the A3S Code release that wrote it
             (:class:`~.generation.Generation`, FORMAT.md 3.4), or ``None``. Never changes a verdict.
+        notes: sentences about the artifact that explain, never change, the verdicts: the
+            generation's summary, a ``yolo_lanes`` order no one can reproduce (FORMAT.md 7.8).
     """
 
     findings: list[Finding]
@@ -137,6 +139,7 @@ class Report:
     has_descriptor: bool = False
     internal_errors: list[str] = field(default_factory=list)
     generation: object | None = None
+    notes: list[str] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:

@@ -18,6 +18,7 @@ from .digest import (
 )
 from .canonical import encode
 from .generation import detect_generation
+from .hazards import yolo_order_note
 from .report import DigestRow, Finding, Location, Report, Verdict
 
 __all__ = ["verify"]
@@ -98,10 +99,23 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
         internal_errors.append(f"digests: {type(e).__name__}")
     try:
         report.generation = detect_generation(ctx, report)
+        report.notes = _report_notes(ctx, report)
     except Exception as e:  # pragma: no cover - defensive, as above
         internal_errors.append(f"generation: {type(e).__name__}")
     report.internal_errors = internal_errors
     return report
+
+
+def _report_notes(ctx, report) -> list[str]:
+    """Sentences that explain the verdict without changing it: the writer's release (FORMAT.md 3.4)
+    and a ``yolo_lanes`` order no one can reproduce (FORMAT.md 7.8)."""
+    notes = []
+    if report.generation is not None:
+        notes.append(report.generation.summary)
+    pay = ctx.pay_result[0] if ctx.payload is not None else None
+    if pay is not None and (note := yolo_order_note(pay)) is not None:
+        notes.append(note)
+    return notes
 
 
 def _blocked(rule, findings) -> Finding | None:

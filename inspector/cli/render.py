@@ -62,6 +62,7 @@ def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: In
         },
         # what the payload says about the A3S Code release that wrote it (FORMAT.md 3.4); never a verdict
         "generation": None if report.generation is None else report.generation.to_json(),
+        "notes": list(report.notes),
         "rules": rules,
         "digests": [{"label": d.label, "pointer": d.pointer, "stated": d.stated, "recomputed": d.recomputed,
                      "matches": d.matches} for d in report.digests],
@@ -115,14 +116,16 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
             out.append(f"  actual:   {rc.actual}")
         for n in rc.notes:
             out.append(f"  - {n}")
-    if report.generation is not None:
-        g = report.generation
+    g = report.generation
+    if g is not None:
         out.append("")
         out.append(f"Written by: {g.written_by}; the verdict above is the pinned {REFERENCE_RELEASE} reference's")
-        if rc is None or g.summary not in rc.notes:
-            out.append(f"  {g.summary}")
         for sign in g.signs:
             out.append(f"  - {sign.field} at payload {sign.pointer}: {sign.change} in {sign.release}")
+    shown = set(rc.notes) if rc is not None else set()
+    for note in report.notes:
+        if note not in shown:
+            out.append(f"Note: {note}")
     if report.digests:
         out.append("")
         out.append("Digests (stated in descriptor / recomputed from payload):")
@@ -179,7 +182,10 @@ def to_sarif(report: Report, payload=None, descriptor=None) -> str:
                            "expected": f.expected, "actual": f.actual},
         })
     log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "checkpoint-inspector", "rules": rules}}, "results": results}]}
+           "runs": [{"tool": {"driver": {"name": "checkpoint-inspector", "rules": rules}}, "results": results,
+                     # explanations that never change a verdict (FORMAT.md 3.4, 7.8)
+                     "properties": {"generation": None if report.generation is None else report.generation.to_json(),
+                                    "notes": list(report.notes)}}]}
     return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
 
 

@@ -105,9 +105,10 @@ def test_truncated_payload_mentioning_the_descriptor_takes_the_free_role(capsysb
         code, report, _ = _cli(capsysbinary, *args)
         assert code == 1 and _root(report) == CASES["truncated"][1]
         assert report["inputs"]["payload"] == {
-            "path": str(p), "size_bytes": 2000, "sha256": report["inputs"]["payload"]["sha256"], "role": "payload",
-            "hint": None, "role_note": "taken as the payload, because truncated.descriptor.json is the descriptor; "
-            "its own content does not decide (it is not complete JSON and only text inside it mentions a descriptor)"}
+            "path": str(p), "uri": p.as_uri(), "size_bytes": 2000, "sha256": report["inputs"]["payload"]["sha256"],
+            "role": "payload", "hint": None,
+            "role_note": "taken as the payload, because truncated.descriptor.json is the descriptor; its own content "
+                         "does not decide (it is not complete JSON and only text inside it mentions a descriptor)"}
         assert report["inputs"]["descriptor"]["role_note"] is None
 
 
