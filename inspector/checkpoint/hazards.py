@@ -124,18 +124,17 @@ def struct_name(pointer: str, typed: dict | None = None) -> str | None:
     if re.match(_EVENT + "$", pointer):
         tag = typed.get("type") if isinstance(typed, dict) else None
         return f"{tag} event" if isinstance(tag, str) else "AgentEvent"
-    for pattern, name in _STRUCTS:
-        if pattern.search(pointer):
-            return name
-    return None
+    return _lookup(_STRUCTS, pointer)
 
 
 def f32_field(pointer: str) -> str | None:
     """The FORMAT.md 4.16 f32 field at ``pointer`` (``"memory_stored.importance"``), or ``None``."""
-    for pattern, name in _F32:
-        if pattern.search(pointer):
-            return name
-    return None
+    return _lookup(_F32, pointer)
+
+
+def _lookup(table, pointer: str) -> str | None:
+    """The name of the first ``(pattern, name)`` row of ``table`` whose pattern is found in ``pointer``."""
+    return next((name for pattern, name in table if pattern.search(pointer)), None)
 
 
 def newer_field(pointer: str) -> tuple[str, str] | None:

@@ -226,6 +226,13 @@ class Document(QObject):
             self.say("hint", "info", " ".join(hints))
         else:
             self.unsay("hint")
+        # what the payload says about its writer and a yolo_lanes order no one can reproduce (the engine's
+        # report notes): explanations next to the verdict, never a verdict of their own
+        notes = self.report.notes if self.report is not None else []
+        if notes:
+            self.say("notes", "info", " ".join(f"{n[:1].upper()}{n[1:]}." for n in notes))
+        else:
+            self.unsay("notes")
 
     def mark_saved(self, source: str, side: Side) -> None:
         """The edited document ``source`` was written to ``side.path``: it now shows that file."""
