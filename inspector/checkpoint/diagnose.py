@@ -19,12 +19,11 @@ from dataclasses import dataclass, field
 
 from .canonical import encode, encode_reference
 from .hazards import (
-    RELEASES, f32_field, is_cost_timestamp, is_permission_rule, is_task, is_yolo_lanes, newer_field,
-    struct_name, timestamp_change,
+    RELEASES, f32_field, is_cost_timestamp, is_permission_rule, is_task, is_yolo_lanes, newer_field, struct_name,
+    timestamp_change, unreproducible_order_notes,
 )
 from .generation import newer_summary
 from .jsontext import Node, SerdeError, parse_value
-from .typed import unreproducible_sets
 
 __all__ = ["Difference", "CanonicalDiagnosis", "diagnose_canonical", "first_difference"]
 
@@ -194,10 +193,7 @@ def _diagnose(ctx) -> CanonicalDiagnosis:
     newer = newer_summary(diffs)
     if newer:
         diag.notes.append(newer)
-    for pointer, n in unreproducible_sets(ctx.pay):
-        diag.notes.append(f"order not reproducible: {pointer} is a hash set of {n} elements that the reference "
-                          "writes in a per-process random order (FORMAT.md 3.1); its order is not counted as drift "
-                          "here, while the reference may reject even a genuine artifact for it")
+    diag.notes.extend(unreproducible_order_notes(ctx.pay))
     return diag
 
 

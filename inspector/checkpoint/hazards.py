@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["struct_name", "f32_field", "newer_field", "is_yolo_lanes", "is_permission_rule", "is_task",
-           "is_cost_timestamp", "timestamp_change", "yolo_order_note", "RELEASES", "REFERENCE_RELEASE"]
+           "is_cost_timestamp", "timestamp_change", "unreproducible_order_notes", "RELEASES", "REFERENCE_RELEASE"]
 
 #: The release the pinned reference is (FORMAT.md 0).
 REFERENCE_RELEASE = "8.3.0 (06c82e9)"
@@ -197,14 +197,23 @@ def _chrono_fraction(digits: str) -> str:
     return f".{ns:09d}"
 
 
-def yolo_order_note(pay: dict) -> str | None:
-    """A sentence when the decoded payload's ``ConfirmationPolicy.yolo_lanes`` holds two or more
-    lanes (FORMAT.md 3.1 "Order not reproducible", 7.8), else ``None``."""
-    policy = pay.get("snapshot", {}).get("session", {}).get("config", {}).get("confirmation_policy")
-    lanes = policy.get("yolo_lanes") if isinstance(policy, dict) else None
-    if not isinstance(lanes, list) or len(set(map(str, lanes))) < 2:
-        return None
-    return (f"ConfirmationPolicy.yolo_lanes holds {len(lanes)} lanes ({', '.join(map(str, lanes))}): A3S Code writes "
-            "this hash set in an order it cannot reproduce itself when it reads the artifact back, so the reference "
-            "accepts or rejects these same bytes (P-CANONICAL) at random from one run to the next; this verdict keeps "
-            "the order as written, and a rejection for this reason is not tampering")
+def unreproducible_order_notes(pay: dict) -> list[str]:
+    """One sentence per hash set of the decoded payload ``pay`` holding two or more elements
+    (``ConfirmationPolicy.yolo_lanes``; FORMAT.md 3.1 "Order not reproducible", 7.8): the engine keeps
+    the file's order, so such a set never counts as drift here, while the reference may reject even a
+    genuine artifact for it. The same sentence is a P-CANONICAL note and a report note."""
+    from .typed import unreproducible_sets
+
+    notes = []
+    for pointer, _n in unreproducible_sets(pay):
+        node = pay
+        for part in pointer.strip("/").split("/"):
+            node = node[part]
+        what = "(ConfirmationPolicy.yolo_lanes) holds {} lanes" if is_yolo_lanes(pointer) else "holds {} elements"
+        notes.append(
+            f"order not reproducible: {pointer} {what.format(len(node))} "
+            f"({', '.join(map(str, node))}): A3S Code writes this hash set in an order it cannot reproduce itself "
+            "when it reads the artifact back, so the reference accepts or rejects these same bytes (P-CANONICAL) "
+            "at random from one run to the next; this verdict keeps the order as written, and a rejection for "
+            "this reason is not tampering")
+    return notes

@@ -18,7 +18,7 @@ from .digest import (
 )
 from .canonical import encode
 from .generation import detect_generation
-from .hazards import yolo_order_note
+from .hazards import unreproducible_order_notes
 from .report import DigestRow, Finding, Location, Report, Verdict
 
 __all__ = ["verify"]
@@ -113,8 +113,8 @@ def _report_notes(ctx, report) -> list[str]:
     if report.generation is not None:
         notes.append(report.generation.summary)
     pay = ctx.pay_result[0] if ctx.payload is not None else None
-    if pay is not None and (note := yolo_order_note(pay)) is not None:
-        notes.append(note)
+    if pay is not None:
+        notes += unreproducible_order_notes(pay)
     return notes
 
 

@@ -249,10 +249,14 @@ def test_yolo_lanes_with_two_lanes_gets_a_note_on_any_verdict(tmp_path):
     report = verify(payload, rebind(payload, d, components=True))
     assert report.verified and report.generation is None
     assert report.notes == [
-        "ConfirmationPolicy.yolo_lanes holds 2 lanes (Query, Execute): A3S Code writes this hash set in an order it "
-        "cannot reproduce itself when it reads the artifact back, so the reference accepts or rejects these same "
-        "bytes (P-CANONICAL) at random from one run to the next; this verdict keeps the order as written, and a "
-        "rejection for this reason is not tampering"]
+        "order not reproducible: /snapshot/session/config/confirmation_policy/yolo_lanes (ConfirmationPolicy."
+        "yolo_lanes) holds 2 lanes (Query, Execute): A3S Code writes this hash set in an order it cannot reproduce "
+        "itself when it reads the artifact back, so the reference accepts or rejects these same bytes (P-CANONICAL) "
+        "at random from one run to the next; this verdict keeps the order as written, and a rejection for this "
+        "reason is not tampering"]
+    spaced = payload + b" "  # drift elsewhere: the same sentence rides along in P-CANONICAL's notes, once in the text
+    failed = verify(spaced, rebind(spaced, d)).root_cause
+    assert failed.rule.id == "P-CANONICAL" and failed.notes[-1] == report.notes[0]
     one = golden()[0]
     assert verify(encode(one), None).notes == []
 
