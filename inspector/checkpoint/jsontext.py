@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, field
 from json.decoder import scanstring as _scanstring
 
+from .jsonnumber import EOF_VALUE, INVALID_NUMBER, NUMBER_OUT_OF_RANGE, NumberReader
+
 __all__ = [
     "SerdeError",
     "Reader",
@@ -33,32 +35,24 @@ __all__ = [
     "serde_f64_from_text",
 ]
 
-U64_MAX = (1 << 64) - 1
-I32_MAX = (1 << 31) - 1
-I32_MIN = -(1 << 31)
 RECURSION_LIMIT = 128
-_POW10 = [float("1e%d" % k) for k in range(309)]
 
 _WS = re.compile(rb"[ \t\n\r]*")
 _STR_RUN = re.compile(rb'[^"\\\x00-\x1f]*')
 # A whole string body with only well-formed escapes and no surrogate \u escape.
 _STR_WELLFORMED = re.compile(rb'(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+"')
-_DIGITS = re.compile(rb"[0-9]*")
 _HEX = b"0123456789abcdefABCDEF"
 
-# ErrorCode Display texts (serde_json src/error.rs).
+# ErrorCode Display texts (serde_json src/error.rs); the number ones and EOF_VALUE are in jsonnumber.
 EOF_LIST = "EOF while parsing a list"
 EOF_OBJECT = "EOF while parsing an object"
 EOF_STRING = "EOF while parsing a string"
-EOF_VALUE = "EOF while parsing a value"
 EXPECTED_COLON = "expected `:`"
 EXPECTED_LIST_COMMA_OR_END = "expected `,` or `]`"
 EXPECTED_OBJECT_COMMA_OR_END = "expected `,` or `}`"
 EXPECTED_IDENT = "expected ident"
 EXPECTED_VALUE = "expected value"
 INVALID_ESCAPE = "invalid escape"
-INVALID_NUMBER = "invalid number"
-NUMBER_OUT_OF_RANGE = "number out of range"
 INVALID_UNICODE = "invalid unicode code point"
 CONTROL_CHAR = "control character (\\u0000-\\u001F) found while parsing a string"
 KEY_MUST_BE_STRING = "key must be a string"
@@ -192,12 +186,13 @@ def serde_f64_from_text(text: str) -> float:
     return float(value)
 
 
-class Reader:
+class Reader(NumberReader):
     """serde_json ``Deserializer<SliceRead>`` primitives over ``data`` (bytes).
 
     ``i`` is the read index. Methods raise :class:`SerdeError` with serde_json's message and
     the index serde_json would take the position from (``error`` = current index,
-    ``peek_error`` = current index + 1, capped at the length).
+    ``peek_error`` = current index + 1, capped at the length). Numbers are read by
+    :class:`~.jsonnumber.NumberReader`.
     """
 
     __slots__ = ("data", "n", "i", "depth", "build_nodes")
@@ -505,178 +500,6 @@ class Reader:
                 e.offset = start  # the whole number is at fault, not its last digit
             raise
 
-    def _peek_or_null(self) -> int:
-        return self.data[self.i] if self.i < self.n else 0
-
-    def parse_integer(self, positive: bool) -> int | float:
-        """serde_json ``parse_integer``: u64 digits, overflowing into the f64 path."""
-        if self.i >= self.n:
-            raise self.error(EOF_VALUE)
-        c = self.data[self.i]
-        self.i += 1
-        if c == 0x30:
-            if 0x30 <= self._peek_or_null() <= 0x39:
-                raise self.peek_error(INVALID_NUMBER)
-            return self._parse_number(positive, 0)
-        if not 0x31 <= c <= 0x39:
-            raise self.error(INVALID_NUMBER)
-        # Fast path: the whole run of digits fits in u64.
-        j = _DIGITS.match(self.data, self.i).end()
-        digits = self.data[self.i - 1 : j]
-        if len(digits) <= 19:
-            self.i = j
-            return self._parse_number(positive, int(digits))
-        significand = c - 0x30
-        while True:
-            d = self._peek_or_null()
-            if 0x30 <= d <= 0x39:
-                digit = d - 0x30
-                if _overflow(significand, digit, U64_MAX):
-                    return self._parse_long_integer(positive, significand)
-                self.i += 1
-                significand = significand * 10 + digit
-            else:
-                return self._parse_number(positive, significand)
-
-    def _parse_number(self, positive: bool, significand: int) -> int | float:
-        c = self._peek_or_null()
-        if c == 0x2E:
-            return self._parse_decimal(positive, significand, 0)
-        if c in (0x65, 0x45):
-            return self._parse_exponent(positive, significand, 0)
-        if positive:
-            return significand
-        as_i64 = significand - (1 << 64) if significand >= (1 << 63) else significand
-        neg = ((-as_i64 + (1 << 63)) % (1 << 64)) - (1 << 63)
-        if neg >= 0:
-            return -float(significand)
-        return neg
-
-    def _parse_decimal(self, positive: bool, significand: int, exp_before: int) -> float:
-        self.i += 1
-        exp_after = 0
-        data = self.data
-        while True:
-            d = data[self.i] if self.i < self.n else 0
-            if not 0x30 <= d <= 0x39:
-                break
-            digit = d - 0x30
-            if _overflow(significand, digit, U64_MAX):
-                return self._parse_decimal_overflow(positive, significand, exp_before + exp_after)
-            self.i += 1
-            significand = significand * 10 + digit
-            exp_after -= 1
-        if exp_after == 0:
-            if self.i < self.n:
-                raise self.peek_error(INVALID_NUMBER)
-            raise self.peek_error(EOF_VALUE)
-        exponent = exp_before + exp_after
-        if self._peek_or_null() in (0x65, 0x45):
-            return self._parse_exponent(positive, significand, exponent)
-        return self._f64_from_parts(positive, significand, exponent)
-
-    def _parse_exponent(self, positive: bool, significand: int, starting_exp: int) -> float:
-        self.i += 1
-        c = self._peek_or_null()
-        positive_exp = True
-        if c == 0x2B:
-            self.i += 1
-        elif c == 0x2D:
-            self.i += 1
-            positive_exp = False
-        if self.i >= self.n:
-            raise self.error(EOF_VALUE)
-        c = self.data[self.i]
-        self.i += 1
-        if not 0x30 <= c <= 0x39:
-            raise self.error(INVALID_NUMBER)
-        exp = c - 0x30
-        while True:
-            c = self._peek_or_null()
-            if not 0x30 <= c <= 0x39:
-                break
-            self.i += 1
-            digit = c - 0x30
-            if _overflow(exp, digit, I32_MAX):
-                return self._parse_exponent_overflow(positive, significand == 0, positive_exp)
-            exp = exp * 10 + digit
-        final = starting_exp + exp if positive_exp else starting_exp - exp
-        final = max(I32_MIN, min(I32_MAX, final))
-        return self._f64_from_parts(positive, significand, final)
-
-    def _parse_exponent_overflow(self, positive: bool, zero_significand: bool, positive_exp: bool) -> float:
-        if not zero_significand and positive_exp:
-            raise self.error(NUMBER_OUT_OF_RANGE)
-        self.i = _DIGITS.match(self.data, self.i).end()
-        return 0.0 if positive else -0.0
-
-    def _parse_decimal_overflow(self, positive: bool, significand: int, exponent: int) -> float:
-        self.i = _DIGITS.match(self.data, self.i).end()
-        if self._peek_or_null() in (0x65, 0x45):
-            return self._parse_exponent(positive, significand, exponent)
-        return self._f64_from_parts(positive, significand, exponent)
-
-    def _parse_long_integer(self, positive: bool, significand: int) -> float:
-        j = _DIGITS.match(self.data, self.i).end()
-        exponent = j - self.i
-        self.i = j
-        c = self._peek_or_null()
-        if c == 0x2E:
-            return self._parse_decimal(positive, significand, exponent)
-        if c in (0x65, 0x45):
-            return self._parse_exponent(positive, significand, exponent)
-        return self._f64_from_parts(positive, significand, exponent)
-
-    def _f64_from_parts(self, positive: bool, significand: int, exponent: int) -> float:
-        f = float(significand)
-        while True:
-            mag = abs(exponent) if exponent != I32_MIN else None
-            if mag is not None and mag < 309:
-                if exponent >= 0:
-                    f *= _POW10[mag]
-                    if f == float("inf"):
-                        raise self.error(NUMBER_OUT_OF_RANGE)
-                else:
-                    f /= _POW10[mag]
-                break
-            if f == 0.0:
-                break
-            if exponent >= 0:
-                raise self.error(NUMBER_OUT_OF_RANGE)
-            f /= 1e308
-            exponent += 308
-        return f if positive else -f
-
-    def ignore_integer(self) -> None:
-        """serde_json ``ignore_integer`` (+ decimal/exponent): syntax only, no value."""
-        c = self.data[self.i] if self.i < self.n else 0
-        self.i += 1 if self.i < self.n else 0
-        if c == 0x30:
-            if 0x30 <= self._peek_or_null() <= 0x39:
-                raise self.peek_error(INVALID_NUMBER)
-        elif 0x31 <= c <= 0x39:
-            self.i = _DIGITS.match(self.data, self.i).end()
-        else:
-            raise self.error(INVALID_NUMBER)
-        c = self._peek_or_null()
-        if c == 0x2E:
-            self.i += 1
-            j = _DIGITS.match(self.data, self.i).end()
-            if j == self.i:
-                raise self.peek_error(INVALID_NUMBER)
-            self.i = j
-            c = self._peek_or_null()
-        if c in (0x65, 0x45):
-            self.i += 1
-            if self._peek_or_null() in (0x2B, 0x2D):
-                self.i += 1
-            c = self.data[self.i] if self.i < self.n else 0
-            if self.i < self.n:
-                self.i += 1
-            if not 0x30 <= c <= 0x39:
-                raise self.error(INVALID_NUMBER)
-            self.i = _DIGITS.match(self.data, self.i).end()
-
     def ignore_value(self) -> None:
         """``Deserializer::ignore_value`` (no recursion limit, no UTF-8 validation)."""
         stack: list[int] = []
@@ -848,11 +671,6 @@ def _first_invalid_utf8(data: bytes, start: int, end: int) -> int:
     except UnicodeDecodeError as e:
         return start + e.start
     return start  # not reached: only called when the decoded body is invalid
-
-
-def _overflow(a: int, b: int, c: int) -> bool:
-    """serde_json's ``overflow!(a * 10 + b, c)``."""
-    return a >= c // 10 and (a > c // 10 or b > c % 10)
 
 
 def parse_value(data: bytes, *, nodes: bool = False):
