@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["Rule", "catalogue", "rule", "PREFIX"]
+__all__ = ["Rule", "Plain", "catalogue", "rule", "PREFIX", "plain_texts", "catalogue_version"]
 
 #: ``SessionCheckpointError`` Display prefixes by error code (FORMAT.md 5).
 PREFIX = {
@@ -21,6 +21,21 @@ PREFIX = {
     "a3s.code.session_checkpoint.content_drift": "session checkpoint content drift: ",
     "a3s.code.session_checkpoint.encoding": "session checkpoint encoding failed: ",
 }
+
+
+@dataclass(frozen=True)
+class Plain:
+    """A rule in plain language, for support staff (``plain.toml``, issue 8).
+
+    Attributes:
+        meaning: one sentence a non-developer understands.
+        causes: the likely causes, most likely first.
+        next_step: what to do next (one sentence).
+    """
+
+    meaning: str
+    causes: tuple[str, ...]
+    next_step: str
 
 
 @dataclass(frozen=True)
@@ -38,6 +53,8 @@ class Rule:
         not_evaluated: reason the engine cannot evaluate it (an open item of FORMAT.md 10), or
             ``None``; every rule is evaluated today.
         unreachable: reason no input can make it fail on the checkpoint path, or ``None``.
+        plain: the rule in plain language (:class:`Plain`, from ``plain.toml``), or ``None``
+            when ``plain.toml`` has no entry (a test requires one for every rule).
     """
 
     id: str
@@ -53,6 +70,7 @@ class Rule:
     import_path: bool = True
     not_evaluated: str | None = None
     unreachable: str | None = None
+    plain: Plain | None = None
 
     @property
     def prefix(self) -> str:
@@ -63,14 +81,16 @@ class Rule:
 @lru_cache(maxsize=1)
 def catalogue() -> tuple[Rule, ...]:
     """All rules in evaluation order (loaded once from the packaged ``rules.toml``)."""
-    raw = tomllib.loads(resources.files(__package__).joinpath("rules.toml").read_text("utf-8"))
+    raw = tomllib.loads(_data("rules.toml"))
+    plain = {rid: Plain(p["meaning"], tuple(p["causes"]), p["next_step"])
+             for rid, p in tomllib.loads(_data("plain.toml")).get("rule", {}).items()}
     out = []
     for rank, r in enumerate(raw["rule"]):
         out.append(Rule(
             id=r["id"], stage=r["stage"], group=r["group"], title=r["title"], severity=r["severity"],
             code=r["code"] or None, message=r["message"], requires=tuple(r["requires"]),
             doc_ref=r["doc_ref"], rank=rank, import_path=r.get("import_path", True),
-            not_evaluated=r.get("not_evaluated"), unreachable=r.get("unreachable"),
+            not_evaluated=r.get("not_evaluated"), unreachable=r.get("unreachable"), plain=plain.get(r["id"]),
         ))
     return tuple(out)
 
@@ -81,3 +101,31 @@ def rule(rule_id: str) -> Rule:
         if r.id == rule_id:
             return r
     raise KeyError(rule_id)
+
+
+def _data(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text("utf-8")
+
+
+@lru_cache(maxsize=1)
+def plain_texts() -> dict:
+    """The report-level plain texts of ``plain.toml`` (``[report]``): ``not_proven`` (list of
+    sentences: what a VERIFIED verdict does not prove), ``not_a_checkpoint`` and
+    ``what_checkpoints_look_like`` (sentences)."""
+    report = tomllib.loads(_data("plain.toml"))["report"]
+    return {"not_proven": tuple(report["not_proven"]), "not_a_checkpoint": report["not_a_checkpoint"],
+            "what_checkpoints_look_like": report["what_checkpoints_look_like"]}
+
+
+@lru_cache(maxsize=1)
+def catalogue_version() -> str:
+    """The rule catalogue's version as shown in reports: ``N rules, sha256:<first 16 hex>`` of
+    the packaged ``rules.toml`` and ``plain.toml`` bytes (each length-prefixed, in that order),
+    so any change to a rule or its plain text changes it."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name in ("rules.toml", "plain.toml"):
+        data = resources.files(__package__).joinpath(name).read_bytes()
+        h.update(len(data).to_bytes(8, "big") + data)
+    return f"{len(catalogue())} rules, sha256:{h.hexdigest()[:16]}"

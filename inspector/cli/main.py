@@ -155,7 +155,10 @@ def cmd_rules(args) -> int:
 
         _out(json.dumps([{"id": r.id, "stage": r.stage, "title": r.title, "code": r.code, "message": r.message,
                           "requires": list(r.requires), "doc_ref": r.doc_ref, "import_path": r.import_path,
-                          "not_evaluated": r.not_evaluated} for r in catalogue()], indent=2) + "\n")
+                          "not_evaluated": r.not_evaluated,
+                          "plain": None if r.plain is None else {"meaning": r.plain.meaning, "causes": list(r.plain.causes),
+                                                                 "next_step": r.plain.next_step}}
+                         for r in catalogue()], indent=2) + "\n")
         return EXIT_OK
     if args.format == "markdown":
         _out(render.rules_markdown())
@@ -166,13 +169,19 @@ def cmd_rules(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    """``explain RULE-ID``: one rule's code, verbatim message, prerequisites and FORMAT.md section."""
+    """``explain RULE-ID``: one rule in plain language (meaning, likely causes, next step), then its
+    code, verbatim message, prerequisites and FORMAT.md section."""
     try:
         r = rule(args.rule_id.upper())
     except KeyError:
         _err(f"checkpoint-inspector: unknown rule '{display_path(args.rule_id)}'; see 'checkpoint-inspector rules'")
         return EXIT_USAGE
-    lines = [f"{r.id}: {r.title}", f"  stage:     {r.group} ({r.stage})",
+    lines = [f"{r.id}: {r.title}"]
+    if r.plain is not None:
+        lines += ["", f"  In plain words: {r.plain.meaning}", "  Likely causes:"]
+        lines += [f"    - {c}" for c in r.plain.causes]
+        lines += [f"  Next step: {r.plain.next_step}", "", "  Reference:"]
+    lines += [f"  stage:     {r.group} ({r.stage})",
              f"  code:      {r.code or '(none: host-side serde error, no upstream variant)'}",
              f"  message:   {r.prefix}{r.message}", f"  source:    {r.doc_ref}",
              f"  requires:  {', '.join(r.requires) or '-'}",
