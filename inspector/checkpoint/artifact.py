@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from .digest import MAX_CONTENT_BYTES
 
 __all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "detect_role", "pair_inputs", "PairingError",
-           "display_path", "display_text", "file_uri"]
+           "display_path", "display_text", "file_uri", "not_a_checkpoint", "what_it_is"]
 
 _DESCRIPTOR_MARKERS = (b'"descriptor_digest"', b"a3s.code.session-checkpoint-descriptor", b'"media_type"')
 _PAYLOAD_MARKERS = (b"a3s.code.session-checkpoint-payload", b'"snapshot":', b'"snapshot" :', b'"run_records"')
@@ -319,3 +319,63 @@ def pair_inputs(files: list[InputFile]) -> tuple[InputFile | None, InputFile | N
         f"descriptor): the content of neither file decides ({f.doubt})"))
         for f, role, nth in ((a, "payload", "first"), (b, "descriptor", "second")))
     return first, second
+
+
+def not_a_checkpoint(files: list[InputFile]) -> str | None:
+    """Say so when none of the given files is a checkpoint file at all (issue 8).
+
+    A file that is neither a payload nor a descriptor (a ``package.json``, an empty file, a
+    binary, a gzip archive) is not a *failed* checkpoint: it gets this sentence instead of
+    P-PARSE. A damaged checkpoint file (truncated, edited) is still recognised by its content and
+    gets its rule, as does a file whose role is undecidable but which holds words only checkpoint
+    files hold (``"snapshot"``, ``"descriptor_digest"``...), and an unrecognised file given beside
+    a recognised one (it takes the free role, :func:`pair_inputs`).
+
+    Args:
+        files: the input files, as read by :func:`read_input`.
+
+    Returns:
+        ``None`` when at least one file is a payload or descriptor; otherwise one line per file,
+        ``"<name>: this is not a checkpoint file (<why>)"``, joined by newlines.
+    """
+    if not files or any(f.role != "unknown" or _names_checkpoint(f.data) for f in files):
+        return None
+    return "\n".join(f"{display_path(os.path.basename(os.fspath(f.path)) or f.path)}: this is not a checkpoint file "
+                     f"({what_it_is(f)})" for f in files)
+
+
+#: Words only checkpoint files hold: a file whose role is undecidable but which holds one of them is
+#: a damaged checkpoint (truncated, edited), not "not a checkpoint".
+_CHECKPOINT_WORDS = (b'"logical_resume"', b'"snapshot"', b'"run_records"', b'"descriptor_digest"', b'"content_digest"',
+                     b'"evidence_digest"', b'"session_id"', b"a3s.code.session-checkpoint")
+
+
+def _names_checkpoint(data: bytes | None) -> bool:
+    head = (data or b"")[: 1 << 16]
+    return any(w in head for w in _CHECKPOINT_WORDS)
+
+
+def what_it_is(f: InputFile) -> str:
+    """A few words on what an unrecognised file is (``"the file is empty"``, ``"binary data, not
+    text"``, ``"a JSON object, but not a checkpoint payload or descriptor"``...). Never quotes the
+    file's content."""
+    import orjson
+
+    data = f.data
+    if data is None or not data or data[:2] == b"\x1f\x8b":
+        return f.hint or "not read"
+    head = data[:4096]
+    if b"\x00" in head:
+        return "binary data, not text"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 3:  # not just a character cut at the 4 KiB boundary
+            return "binary data or text that is not UTF-8"
+    try:
+        value = orjson.loads(data[3:] if data[:3] == b"\xef\xbb\xbf" else data)
+    except orjson.JSONDecodeError:
+        return "text that is not JSON" if not data.lstrip()[:1] in (b"{", b"[") else \
+            "not valid JSON, and nothing in it names a checkpoint payload or descriptor"
+    kind = {dict: "a JSON object", list: "a JSON array", str: "a JSON string"}.get(type(value), "a single JSON value")
+    return f"{kind}, but not a checkpoint payload or descriptor"

@@ -16,13 +16,15 @@ import traceback
 
 from inspector import __version__
 from inspector.checkpoint import (
-    CanonicalError, PairingError, UnreadableInput, canonicalize, catalogue, display_path, pair_inputs, read_input,
+    CanonicalError, PairingError, UnreadableInput, canonicalize, catalogue, display_path, not_a_checkpoint,
+    pair_inputs, read_input,
     rule, verify,
 )
+from inspector.checkpoint.catalogue import plain_texts
 
 from . import render
 
-SUBCOMMANDS = ("verify", "describe", "canon", "rules", "explain")
+SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 #: A crash (an unexpected exception anywhere): the same code as inconclusive, never 0 or 1.
 EXIT_INTERNAL = EXIT_INCONCLUSIVE
@@ -35,7 +37,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argparse parser of the headless subcommands (``verify``, ``describe``, ``canon``, ``rules``, ``explain``)."""
+    """The argparse parser of the headless subcommands (``verify``, ``report``, ``describe``, ``canon``, ``rules``,
+    ``explain``)."""
     p = _Parser(prog="checkpoint-inspector",
                 description="Verify and explain A3S Code portable session checkpoints. "
                             "Without a subcommand (or with only file names), opens the desktop inspector.",
@@ -51,6 +54,21 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("files", nargs="+", metavar="FILE", help="payload and/or descriptor")
     v.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     v.add_argument("--all", action="store_true", help="list every rule in text output")
+    t = sub.add_parser("report", help="a ticket report that is safe to share: verdict, root cause in plain words, "
+                                      "file sizes and digests, redacted (verification runs on the original bytes)",
+                       description="Verify the files (on their original bytes), then write a report for a support "
+                                   "ticket. Values from message text, tool inputs and outputs, tool results, file "
+                                   "contents, prompts, memory contents, paths and environment values are never "
+                                   "included: only the fields of the allow-list appear in clear. Exit codes as verify.")
+    t.add_argument("files", nargs="*", metavar="FILE", help="payload and/or descriptor")
+    t.add_argument("--format", choices=("text", "markdown", "html", "json", "sarif"), default="text")
+    t.add_argument("-o", "--output", metavar="NEW_FILE", help="write the report to this new file (never overwrites)")
+    t.add_argument("--redacted-payload", metavar="NEW_FILE",
+                   help="also write a redacted copy of the payload to this new file, listing every replacement on stderr")
+    t.add_argument("--sha256-prefixes", action="store_true",
+                   help="give each redacted value the first 8 hex digits of its SHA-256 (lets engineering compare "
+                        "values, but also lets anyone confirm a guessed value)")
+    t.add_argument("--check", metavar="REPORT", help="check that a report file is unedited (its report-sha256)")
     d = sub.add_parser("describe", help="print the descriptor a payload should have (canonical JSON)")
     d.add_argument("payload")
     d.add_argument("-o", "--output", help="write to this new file instead of stdout (never overwrites an input)")
@@ -93,14 +111,37 @@ def _read(path: str):
         raise UsageError(str(e)) from None
 
 
-def cmd_verify(args) -> int:
-    """``verify FILE...``: one payload and/or one descriptor, recognised by content; returns the exit code."""
+def _not_a_checkpoint_error(reason: str) -> UsageError:
+    texts = plain_texts()
+    return UsageError(f"{reason}\n{texts['what_checkpoints_look_like']}")
+
+
+def _verified(files):
+    """(payload, descriptor, report) of recognised input files; the report is always computed on
+    the original bytes. Raises UsageError for two payloads or two descriptors."""
     try:
-        payload, descriptor = pair_inputs([_read(p) for p in args.files])
+        payload, descriptor = pair_inputs(files)
     except PairingError as e:
         raise UsageError(str(e)) from None
     report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
                     payload_size=payload.size if payload else None)
+    return payload, descriptor, report
+
+
+def _exit_code(report) -> int:
+    if report.ok:
+        return EXIT_OK
+    return EXIT_INCONCLUSIVE if report.inconclusive else EXIT_FAIL
+
+
+def cmd_verify(args) -> int:
+    """``verify FILE...``: one payload and/or one descriptor, recognised by content; returns the exit code.
+    Files that are not checkpoint files at all are refused (exit 2), not reported as P-PARSE failures."""
+    files = [_read(p) for p in args.files]
+    reason = not_a_checkpoint(files)
+    if reason:
+        raise _not_a_checkpoint_error(reason)
+    payload, descriptor, report = _verified(files)
     for problem in report.internal_errors:
         _err(f"checkpoint-inspector: internal error, please report it: {problem}")
     if args.format == "json":
@@ -109,9 +150,77 @@ def cmd_verify(args) -> int:
         _out(render.to_sarif(report, payload, descriptor))
     else:
         _out(render.to_text(report, payload, descriptor, all_rules=args.all))
-    if report.ok:
-        return EXIT_OK
-    return EXIT_INCONCLUSIVE if report.inconclusive else EXIT_FAIL
+    return _exit_code(report)
+
+
+def _write_new(path: str, data: bytes) -> None:
+    """Write ``data`` to a file that must not exist yet (O_EXCL: never overwrites, inputs included)."""
+    try:
+        with open(path, "xb") as fh:
+            fh.write(data)
+    except FileExistsError:
+        raise UsageError(f"{display_path(path)} exists; choose a new file name") from None
+    except OSError as e:
+        raise UsageError(f"{display_path(path)}: cannot write ({e.strerror or type(e).__name__})") from None
+
+
+def cmd_report(args) -> int:
+    """``report FILE...``: the ticket report (redacted) in the chosen format; exit codes as ``verify``
+    (2 for files that are not checkpoint files: the report then says so)."""
+    import hashlib
+
+    from inspector.ticket import build_ticket, check_report, redact_payload, render as render_ticket
+
+    if args.check:
+        f = _read(args.check)
+        ok = None if f.data is None else check_report(f.data)
+        if ok is None:
+            raise UsageError(f"{display_path(args.check)}: no report-sha256 digest found; not a Checkpoint Inspector report")
+        _out(f"{display_path(args.check)}: {'intact: its report-sha256 matches' if ok else 'EDITED: its report-sha256 does not match'}\n")
+        return EXIT_OK if ok else EXIT_FAIL
+    if not args.files:
+        raise UsageError("report: give a payload and/or its descriptor (or --check REPORT)")
+    for target in (args.output, args.redacted_payload):
+        if target and os.path.lexists(target):
+            raise UsageError(f"{display_path(target)} exists; choose a new file name")
+    if args.output and args.output == args.redacted_payload:
+        raise UsageError("the report and the redacted payload need two different new files")
+    files = [_read(p) for p in args.files]
+    reason = not_a_checkpoint(files)
+    if reason:
+        ticket = build_ticket(None, not_a_checkpoint=files, not_a_checkpoint_text=reason,
+                              hash_prefix=args.sha256_prefixes)
+        _emit(render_ticket(ticket, args.format), args.output)
+        _err(f"checkpoint-inspector: {reason}")
+        return EXIT_USAGE
+    payload, descriptor, report = _verified(files)
+    for problem in report.internal_errors:
+        _err(f"checkpoint-inspector: internal error, please report it: {problem}")
+    facts = None
+    if args.redacted_payload:
+        if payload is None or payload.data is None:
+            raise UsageError("--redacted-payload needs a payload that could be read")
+        try:
+            data, replacements = redact_payload(payload.data, hash_prefix=args.sha256_prefixes)
+        except ValueError as e:
+            raise UsageError(f"{display_path(payload.path)}: no redacted copy can be made: the payload is {e}") from None
+        _write_new(args.redacted_payload, data)
+        facts = {"name": display_path(os.path.basename(os.fspath(args.redacted_payload))), "size_bytes": len(data),
+                 "sha256": "sha256:" + hashlib.sha256(data).hexdigest(), "replacements": len(replacements)}
+        _err(f"redacted payload written to {display_path(args.redacted_payload)}: {len(replacements)} replacements "
+             "(review them before sharing):")
+        for r in replacements:
+            _err(f"  {r.pointer}: {r.what} ({r.kind}, {r.size} bytes{', ' + r.digest if r.digest else ''})")
+    ticket = build_ticket(report, payload, descriptor, hash_prefix=args.sha256_prefixes, redacted_payload=facts)
+    _emit(render_ticket(ticket, args.format), args.output)
+    return _exit_code(report)
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        _write_new(output, text.encode("utf-8"))
+    else:
+        _out(text)
 
 
 def cmd_describe(args) -> int:
@@ -123,13 +232,7 @@ def cmd_describe(args) -> int:
         return EXIT_FAIL
     data = report.expected_descriptor
     if args.output:
-        try:  # "x": never write over an existing file, the input included
-            with open(args.output, "xb") as fh:
-                fh.write(data)
-        except FileExistsError:
-            raise UsageError(f"{display_path(args.output)} exists; choose a new file name") from None
-        except OSError as e:
-            raise UsageError(f"{display_path(args.output)}: cannot write ({e.strerror or type(e).__name__})") from None
+        _write_new(args.output, data)  # never over an existing file, the input included
         return EXIT_OK
     _out(data)
     return EXIT_OK
@@ -204,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     args = parser.parse_args(argv)
-    handler = {"verify": cmd_verify, "describe": cmd_describe, "canon": cmd_canon,
+    handler = {"verify": cmd_verify, "report": cmd_report, "describe": cmd_describe, "canon": cmd_canon,
                "rules": cmd_rules, "explain": cmd_explain}[args.command]
     try:
         return handler(args)

@@ -1,0 +1,18 @@
+"""Ticket reports that are safe to share (issue 8): redaction by an allow-list, the report as
+data, and its text, Markdown, HTML, JSON and SARIF forms. No Qt, no CLI: both front-ends use it.
+
+::
+
+    from inspector.ticket import build_ticket, render
+    text = render(build_ticket(report, payload_file, descriptor_file), "text")
+"""
+
+from .allowlist import AllowGroup, AllowList, allowlist
+from .model import REFERENCE_PIN, TICKET_SCHEMA, build_ticket, report_date
+from .redact import Redactor, Replacement, redact_payload, redact_value
+from .render import FORMATS, check_report, render
+
+__all__ = [
+    "AllowGroup", "AllowList", "allowlist", "REFERENCE_PIN", "TICKET_SCHEMA", "build_ticket", "report_date",
+    "Redactor", "Replacement", "redact_payload", "redact_value", "FORMATS", "check_report", "render",
+]

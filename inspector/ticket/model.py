@@ -1,0 +1,207 @@
+"""The ticket report as data: what a support person sends engineering, redacted (issue 8).
+
+:func:`build_ticket` turns a verification :class:`~inspector.checkpoint.Report` (always computed
+on the original bytes) and its input files into a plain ``dict`` (JSON-ready; the shape of
+``report --format json``), with every value that could carry customer content passed through a
+:class:`~.redact.Redactor`. The renderers in :mod:`.render` only format this dict.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+from dataclasses import asdict, is_dataclass
+
+from inspector import __version__
+from inspector.checkpoint import InputFile, Report, Verdict, display_path
+from inspector.checkpoint.catalogue import catalogue_version, plain_texts
+
+from .redact import Redactor
+
+__all__ = ["TICKET_SCHEMA", "REFERENCE_PIN", "build_ticket", "report_date", "VERDICT_COUNTS"]
+
+TICKET_SCHEMA = "checkpoint-inspector.ticket.v1"
+#: The reference this inspector reproduces (FORMAT.md 0, 3.1).
+REFERENCE_PIN = {"a3s_code_commit": "06c82e911df5ab16292cf16c3359f6656daf6e81", "a3s_code_release": "8.3.0",
+                 "serde_json": "1.0.151"}
+#: Rule counts in this order, with the words the text report uses.
+VERDICT_COUNTS = ((Verdict.PASS, "pass"), (Verdict.FAIL, "fail"), (Verdict.NOT_REACHED, "not reached"),
+                  (Verdict.NOT_APPLICABLE, "n/a"), (Verdict.NOT_EVALUATED, "not evaluated"))
+
+
+def report_date(now: _dt.datetime | None = None) -> str:
+    """The report's date, UTC, ``YYYY-MM-DDTHH:MM:SSZ``. ``$SOURCE_DATE_EPOCH`` (seconds since
+    1970, the reproducible-builds convention) fixes it, e.g. for pinned test outputs.
+
+    Raises:
+        ValueError: ``$SOURCE_DATE_EPOCH`` is not an integer.
+    """
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None and epoch.strip():
+        now = _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc)
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _file_sha256(f: InputFile, known: str | None = None) -> str:
+    if known:
+        return known
+    if f.data is not None:
+        return f.sha256()
+    h = hashlib.sha256()  # over the ceiling: hashed in 1 MiB steps, never held whole
+    try:
+        with open(f.path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return "(could not be read again)"
+    return "sha256:" + h.hexdigest()
+
+
+def _files(payload, descriptor, others, redactor, payload_digest) -> list[dict]:
+    out = []
+    for role, f in (("payload", payload), ("descriptor", descriptor)) + tuple(("not a checkpoint", o) for o in others):
+        if f is None:
+            continue
+        name = display_path(os.path.basename(os.fspath(f.path)) or f.path)
+        out.append({"role": role, "name": redactor.text(name, "file name"),
+                    "size_bytes": f.size, "sha256": _file_sha256(f, payload_digest if role == "payload" else None),
+                    "note": redactor.text(f.hint, "note") if f.hint else None})
+    return out
+
+
+def _where(finding, redactor) -> str | None:
+    if not finding.locations:
+        return None
+    loc = finding.locations[0]
+    span = "" if loc.span is None else f" (bytes {loc.span[0]}..{loc.span[1]})"
+    if not loc.pointer:
+        return f"{loc.source} file" + ("" if loc.span is None else f", byte offset {loc.span[0]}")
+    return f"{loc.source} {redactor.pointer(loc.pointer)}{span}"
+
+
+def _finding(f, redactor, *, full: bool) -> dict:
+    loc = f.locations[0] if f.locations else None
+    kind = redactor.allow.kind(loc.source, loc.pointer) if loc else "value"
+    entry = {"rule": f.rule.id, "title": f.rule.title, "code": f.rule.code, "message": redactor.text(f.message, kind),
+             "where": _where(f, redactor),
+             "meaning": f.rule.plain.meaning if f.rule.plain else None}
+    if full:
+        src, ptr = (loc.source, loc.pointer) if loc else ("payload", "")
+        entry.update({
+            "expected": redactor.value(f.expected, src, ptr), "actual": redactor.value(f.actual, src, ptr),
+            "details": [redactor.text(n, kind) for n in f.notes],
+            "occurrences": f.occurrences,
+            "causes": list(f.rule.plain.causes) if f.rule.plain else [],
+            "next_step": f.rule.plain.next_step if f.rule.plain else None,
+        })
+    return entry
+
+
+def _generation(report, redactor):
+    gen = getattr(report, "generation", None)
+    if gen is None:
+        return None
+    if is_dataclass(gen):
+        gen = asdict(gen)
+    if isinstance(gen, dict):
+        return {str(k): (redactor.text(v) if isinstance(v, str) else v) for k, v in gen.items()
+                if v is None or isinstance(v, (str, int, float, bool))}
+    return redactor.text(str(gen))
+
+
+def _verdict(report: Report) -> tuple[str, str, str]:
+    """(word, plain headline, next step) of a report."""
+    rc = report.root_cause
+    if report.inconclusive:
+        return ("INCONCLUSIVE", "An internal error left some rules unevaluated: this is a fault in Checkpoint "
+                "Inspector, not a verdict on the files.", "Send this report to the Checkpoint Inspector maintainers.")
+    if report.verified:
+        return ("VERIFIED", "The two files are an intact A3S Code checkpoint: the reference implementation "
+                "accepts them.", "Nothing is wrong with these files. If importing them still fails, the cause is "
+                "on the importing side (see what VERIFIED does not prove).")
+    if rc is None:
+        only = "payload" if report.has_payload else "descriptor"
+        other = "descriptor" if report.has_payload else "payload"
+        return ("CONSISTENT", f"No rule failed for this {only} alone; the pair cannot be verified without its {other}.",
+                f"Ask the customer for the {other} from the same export.")
+    plain = rc.rule.plain
+    return ("NOT VERIFIED", plain.meaning if plain else rc.rule.title, plain.next_step if plain else "")
+
+
+def build_ticket(report: Report | None, payload: InputFile | None = None, descriptor: InputFile | None = None, *,
+                 not_a_checkpoint: list[InputFile] = (), not_a_checkpoint_text: str | None = None,
+                 hash_prefix: bool = False, redacted_payload: dict | None = None, date: str | None = None) -> dict:
+    """The ticket report as a JSON-ready ``dict``.
+
+    Args:
+        report: the verification of ``payload``/``descriptor`` (on their original bytes), or
+            ``None`` when no given file is a checkpoint file (then ``not_a_checkpoint`` lists the
+            files and ``not_a_checkpoint_text`` says why, one line per file).
+        payload, descriptor: the input files (names, sizes and bytes are read from them).
+        hash_prefix: redacted values also carry ``sha256:`` + 8 hex of their content (opt-in).
+        redacted_payload: facts on a redacted copy written beside the report (``name``,
+            ``size_bytes``, ``sha256``, ``replacements``), or ``None``.
+        date: the report date (default :func:`report_date`).
+
+    Returns:
+        a dict with keys ``schema``, ``verdict``, ``headline``, ``next_step``, ``files``,
+        ``root_cause``, ``consequences``, ``digests``, ``rules``, ``generation``,
+        ``not_proven``, ``inspector``, ``date``, ``redaction`` (values: str, int, bool, None, lists, dicts).
+    """
+    texts = plain_texts()
+    files_data = [f for f in (payload, descriptor) if f is not None] + list(not_a_checkpoint)
+    redactor = Redactor(payload.data if payload else None, descriptor.data if descriptor else None,
+                        hash_prefix=hash_prefix)
+    ticket = {"schema": TICKET_SCHEMA}
+    if report is None:
+        ticket.update({"verdict": "NOT A CHECKPOINT",
+                       "headline": texts["not_a_checkpoint"],
+                       "next_step": texts["what_checkpoints_look_like"],
+                       "files": [{**f, "note": None} for f in _files(None, None, files_data, redactor, None)],
+                       "reasons": [redactor.text(line, "file name") for line in (not_a_checkpoint_text or "").splitlines()],
+                       "root_cause": None, "consequences": [], "digests": [], "rules": None, "generation": None})
+    else:
+        word, headline, next_step = _verdict(report)
+        rc = report.root_cause
+        payload_digest = next((d.recomputed for d in report.digests if d.label == "payload content_digest"), None)
+        counts = {v.value: 0 for v, _w in VERDICT_COUNTS}
+        for f in report.findings:
+            counts[f.verdict.value] += 1
+        ticket.update({
+            "verdict": word, "headline": headline, "next_step": next_step,
+            "files": _files(payload, descriptor, (), redactor, payload_digest),
+            "root_cause": None if rc is None else _finding(rc, redactor, full=True),
+            "consequences": [_finding(f, redactor, full=False) for f in report.failed() if f is not rc],
+            "digests": [{"label": d.label, "stated": _digest_value(redactor, d.stated, d.pointer, "descriptor"),
+                         "recomputed": _digest_value(redactor, d.recomputed, d.pointer, None),
+                         "matches": d.matches} for d in report.digests],
+            "rules": counts,
+            "internal_errors": list(report.internal_errors),
+            "generation": _generation(report, redactor),
+        })
+    ticket.update({
+        "not_proven": list(texts["not_proven"]) if report is not None else [],
+        "inspector": {"version": __version__, "rule_catalogue": catalogue_version(), "reference": dict(REFERENCE_PIN)},
+        "date": date or report_date(),
+        "redaction": {
+            "policy": "allow-list, fail closed: only ids, sizes, counts, digests, enum values, timestamps and the "
+                      "structure are shown; message text, tool inputs and outputs, tool results, file contents, "
+                      "prompts, memory contents, paths and environment values never are",
+            "values_redacted": redactor.count,
+            "sha256_prefixes": hash_prefix,
+            "redacted_payload": redacted_payload,
+        },
+    })
+    return ticket
+
+
+def _digest_value(redactor: Redactor, value, pointer: str, source: str | None):
+    """A digests-row value: numbers and computed digests as they are; a stated string from the
+    descriptor only when its field is in clear."""
+    if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if source is None:
+        return str(value)  # recomputed by the engine from the payload: a size or a digest
+    return redactor.value(str(value), source, pointer)

@@ -1,0 +1,306 @@
+"""Ticket report renderers: text, Markdown, self-contained HTML, JSON, SARIF (issue 8).
+
+Each takes the dict of :func:`~.model.build_ticket` and returns ``str``; no I/O. Every format
+ends with the report's own digest, ``report-sha256:<64 hex>``, defined as:
+
+    the SHA-256 of the report's UTF-8 bytes in which the 64 hexadecimal digits after the
+    **last** occurrence of ``report-sha256:`` are replaced by 64 ``0`` characters.
+
+So anyone can recompute it (:func:`check_report`, ``checkpoint-inspector report --check FILE``),
+and a report edited after it was made no longer matches. (A digest is not a signature: it shows
+that a report was changed, not who made it.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+
+from .model import VERDICT_COUNTS
+
+__all__ = ["FORMATS", "render", "to_text", "to_markdown", "to_html", "to_json", "to_sarif", "check_report",
+           "SELF_DIGEST_LABEL"]
+
+SELF_DIGEST_LABEL = "report-sha256:"
+_ZERO = "0" * 64
+_PLACEHOLDER = SELF_DIGEST_LABEL + _ZERO
+
+
+def _seal(text: str) -> str:
+    """Replace the placeholder digest (the last one) by the report's own digest."""
+    at = text.rindex(_PLACEHOLDER) + len(SELF_DIGEST_LABEL)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return text[:at] + digest + text[at + 64:]
+
+
+def check_report(data: bytes) -> bool | None:
+    """Is a report intact? ``True``/``False``, or ``None`` when it holds no ``report-sha256:``
+    digest (not a report, or the digest was removed)."""
+    label = SELF_DIGEST_LABEL.encode()
+    at = data.rfind(label)
+    if at < 0:
+        return None
+    start = at + len(label)
+    stated = data[start:start + 64]
+    if len(stated) != 64 or any(c not in b"0123456789abcdef" for c in stated):
+        return None
+    zeroed = data[:start] + _ZERO.encode() + data[start + 64:]
+    return hashlib.sha256(zeroed).hexdigest().encode() == stated
+
+
+def _counts(rules: dict) -> str:
+    return ", ".join(f"{rules[v.value]} {word}" for v, word in VERDICT_COUNTS)
+
+
+def _pin(t: dict) -> str:
+    ref = t["inspector"]["reference"]
+    return (f"checkpoint-inspector {t['inspector']['version']}; rule catalogue {t['inspector']['rule_catalogue']}; "
+            f"reference A3S Code {ref['a3s_code_commit'][:7]} ({ref['a3s_code_release']}, "
+            f"commit {ref['a3s_code_commit']}), serde_json {ref['serde_json']}")
+
+
+def _redaction_line(t: dict) -> str:
+    r = t["redaction"]
+    n = r["values_redacted"]
+    line = (f"Redaction: {n} value{'' if n == 1 else 's'} from the files redacted in this report "
+            f"({'with' if r['sha256_prefixes'] else 'no'} SHA-256 prefixes); {r['policy']}.")
+    rp = r.get("redacted_payload")
+    if rp:
+        line += (f" Redacted copy of the payload: {rp['name']} ({rp['size_bytes']} bytes, {rp['sha256']}, "
+                 f"{rp['replacements']} replacements; not a checkpoint: its digests no longer match).")
+    return line
+
+
+def _footer_lines(t: dict) -> list[str]:
+    return [f"Inspector: {_pin(t)}", f"Date: {t['date']}",
+            f"Report digest: {_PLACEHOLDER}",
+            "  (SHA-256 of this report with these 64 hex digits replaced by zeros; check with "
+            "`checkpoint-inspector report --check FILE`)"]
+
+
+def to_text(t: dict) -> str:
+    """The short plain-text ticket: what the window's "Copy for ticket" puts on the clipboard."""
+    out = ["Checkpoint Inspector report", "",
+           f"Verdict: {t['verdict']}. {t['headline']}",
+           f"Next step: {t['next_step']}", ""]
+    out.append("Files:")
+    for f in t["files"]:
+        out.append(f"  {f['role']}: {f['name']} ({f['size_bytes']} bytes, {f['sha256']})")
+        if f.get("note"):
+            out.append(f"    note: {f['note']}")
+    for reason in t.get("reasons", ()):
+        out.append(f"  {reason}")
+    rc = t["root_cause"]
+    if rc is not None:
+        out += ["", f"Root cause: {rc['rule']} ({rc['title']})",
+                f"  code:     {rc['code'] or '(none: host-side parse error)'}",
+                f"  message:  {rc['message']}"]
+        if rc["where"]:
+            out.append(f"  where:    {rc['where']}")
+        if rc["expected"] is not None:
+            out.append(f"  expected: {rc['expected']}")
+        if rc["actual"] is not None:
+            out.append(f"  actual:   {rc['actual']}")
+        for d in rc["details"]:
+            out.append(f"  - {d}")
+        out.append(f"  in plain words: {rc['meaning']}")
+        out.append(f"  likely causes:  {'; '.join(rc['causes'])}")
+    if t["consequences"]:
+        out += ["", "Consequences (follow from the root cause):"]
+        for c in t["consequences"]:
+            out.append(f"  {c['rule']}: {c['message']}" + (f" [{c['where']}]" if c["where"] else ""))
+    if t["digests"]:
+        same = sum(1 for d in t["digests"] if d["matches"] is True)
+        out += ["", f"Digests: {same} of {len(t['digests'])} match (stated in the descriptor / recomputed from the "
+                    "payload)" + (":" if same < len(t["digests"]) else ".")]
+        for d in t["digests"]:
+            if d["matches"] is not True:
+                out.append(f"  {'DIFF' if d['matches'] is False else '    '} {d['label']:32} "
+                           f"stated     {'-' if d['stated'] is None else d['stated']}")
+                out.append(f"       {'':32} recomputed {'-' if d['recomputed'] is None else d['recomputed']}")
+    if t["rules"] is not None:
+        out += ["", f"Rules: {_counts(t['rules'])}"]
+    if t.get("generation") is not None:
+        out.append(f"Generation: {_generation_text(t['generation'])}")
+    if t["not_proven"]:
+        out += ["", "What a VERIFIED verdict does not prove:"] + [f"  - {s}" for s in t["not_proven"]]
+    out += ["", _redaction_line(t), ""] + _footer_lines(t)
+    return _seal("\n".join(out) + "\n")
+
+
+def _generation_text(gen) -> str:
+    if isinstance(gen, dict):
+        return "; ".join(f"{k}: {v}" for k, v in gen.items() if v is not None)
+    return str(gen)
+
+
+def _md(s) -> str:
+    """Markdown-safe inline text (backslash-escapes the characters Markdown would interpret)."""
+    s = "-" if s is None else str(s)
+    out = "".join("\\" + ch if ch in "\\`*_[]<>|" else ch for ch in s).replace("\n", " ")
+    return "\\" + out if out[:1] in ("#", "-", "+", "=") else out
+
+
+def to_markdown(t: dict) -> str:
+    """The ticket as Markdown (tables for files and digests; the root cause in a list)."""
+    out = ["# Checkpoint Inspector report", "",
+           f"**Verdict: {_md(t['verdict'])}.** {_md(t['headline'])}", "",
+           f"**Next step:** {_md(t['next_step'])}", "", "## Files", "",
+           "| Role | Name | Size (bytes) | SHA-256 |", "|---|---|---|---|"]
+    for f in t["files"]:
+        out.append(f"| {_md(f['role'])} | {_md(f['name'])} | {f['size_bytes']} | `{f['sha256']}` |")
+    for f in t["files"]:
+        if f.get("note"):
+            out.append(f"\nNote on {_md(f['name'])}: {_md(f['note'])}")
+    for reason in t.get("reasons", ()):
+        out.append(f"\n{_md(reason)}")
+    rc = t["root_cause"]
+    if rc is not None:
+        out += ["", f"## Root cause: {_md(rc['rule'])} ({_md(rc['title'])})", "",
+                f"- **In plain words:** {_md(rc['meaning'])}",
+                f"- **Likely causes:** {_md('; '.join(rc['causes']))}",
+                f"- **Code:** {_md(rc['code'] or '(none: host-side parse error)')}",
+                f"- **Message:** {_md(rc['message'])}",
+                f"- **Where:** {_md(rc['where'])}",
+                f"- **Expected:** {_md(rc['expected'])}",
+                f"- **Actual:** {_md(rc['actual'])}"]
+        out += [f"- {_md(d)}" for d in rc["details"]]
+    if t["consequences"]:
+        out += ["", "## Consequences", ""]
+        out += [f"- **{_md(c['rule'])}**: {_md(c['message'])}" + (f" ({_md(c['where'])})" if c["where"] else "")
+                for c in t["consequences"]]
+    if t["digests"]:
+        out += ["", "## Digests", "", "| | Value | Stated in the descriptor | Recomputed from the payload |",
+                "|---|---|---|---|"]
+        for d in t["digests"]:
+            mark = {True: "ok", False: "**DIFF**", None: ""}[d["matches"]]
+            out.append(f"| {mark} | {_md(d['label'])} | {_md(d['stated'])} | {_md(d['recomputed'])} |")
+    if t["rules"] is not None:
+        out += ["", f"**Rules:** {_md(_counts(t['rules']))}"]
+    if t.get("generation") is not None:
+        out += ["", f"**Generation:** {_md(_generation_text(t['generation']))}"]
+    if t["not_proven"]:
+        out += ["", "## What a VERIFIED verdict does not prove", ""] + [f"- {_md(s)}" for s in t["not_proven"]]
+    out += ["", _md(_redaction_line(t)), ""]
+    footer = _footer_lines(t)
+    out += [_md(footer[0]), "", _md(footer[1]), "", f"Report digest: `{_PLACEHOLDER}`", "", _md(footer[3].strip())]
+    return _seal("\n".join(out) + "\n")
+
+
+_CSS = """
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:60em;padding:0 1em;
+color:#1b1b1b;background:#fff}
+h1{font-size:1.5em;margin-bottom:.3em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
+.verdict{padding:.8em 1em;border-radius:6px;border:2px solid;margin:1em 0}
+.verdict.fail{background:#fdecea;border-color:#b3261e}.verdict.ok{background:#e7f4ea;border-color:#1e6b34}
+.verdict.other{background:#f3f3f3;border-color:#666}
+.verdict .word{font-weight:700;font-size:1.2em}
+.rootcause{border-left:6px solid #b3261e;background:#fff4f2;padding:.6em 1em;margin:.6em 0}
+table{border-collapse:collapse;width:100%;font-size:.92em}td,th{border:1px solid #ddd;padding:.3em .5em;
+text-align:left;vertical-align:top}th{background:#f5f5f5}
+code,.mono{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.9em;word-break:break-all}
+tr.diff td{background:#fdecea;font-weight:600}dt{font-weight:600;margin-top:.4em}dd{margin-left:1.2em}
+.muted{color:#555;font-size:.9em}
+"""
+
+
+def _h(s) -> str:
+    return html.escape("-" if s is None else str(s), quote=True)
+
+
+def to_html(t: dict) -> str:
+    """The ticket as one self-contained HTML page (inline CSS, no scripts, no external resources);
+    the verdict and the root cause are highlighted."""
+    cls = {"VERIFIED": "ok", "NOT VERIFIED": "fail", "NOT A CHECKPOINT": "fail"}.get(t["verdict"], "other")
+    icon = {"ok": "\u2714", "fail": "\u2716"}.get(cls, "\u2013")
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+           f"<title>Checkpoint Inspector report: {_h(t['verdict'])}</title>", f"<style>{_CSS}</style></head><body>",
+           "<h1>Checkpoint Inspector report</h1>",
+           f'<div class="verdict {cls}"><span class="word">{icon} {_h(t["verdict"])}</span> {_h(t["headline"])}'
+           f"<br><b>Next step:</b> {_h(t['next_step'])}</div>",
+           "<h2>Files</h2><table><tr><th>Role</th><th>Name</th><th>Size (bytes)</th><th>SHA-256</th></tr>"]
+    for f in t["files"]:
+        out.append(f"<tr><td>{_h(f['role'])}</td><td>{_h(f['name'])}</td><td>{f['size_bytes']}</td>"
+                   f"<td class=\"mono\">{_h(f['sha256'])}</td></tr>")
+    out.append("</table>")
+    notes = [f"{f['name']}: {f['note']}" for f in t["files"] if f.get("note")] + list(t.get("reasons", ()))
+    out += [f'<p class="muted">{_h(n)}</p>' for n in notes]
+    rc = t["root_cause"]
+    if rc is not None:
+        out += [f"<h2>Root cause: {_h(rc['rule'])}</h2>", '<div class="rootcause">',
+                f"<p><b>{_h(rc['meaning'])}</b></p><dl>",
+                f"<dt>Rule</dt><dd>{_h(rc['rule'])}: {_h(rc['title'])}</dd>",
+                f"<dt>Code</dt><dd class=\"mono\">{_h(rc['code'] or '(none: host-side parse error)')}</dd>",
+                f"<dt>Message</dt><dd class=\"mono\">{_h(rc['message'])}</dd>",
+                f"<dt>Where</dt><dd class=\"mono\">{_h(rc['where'])}</dd>",
+                f"<dt>Expected</dt><dd class=\"mono\">{_h(rc['expected'])}</dd>",
+                f"<dt>Actual</dt><dd class=\"mono\">{_h(rc['actual'])}</dd>",
+                f"<dt>Likely causes</dt><dd><ul>{''.join(f'<li>{_h(c)}</li>' for c in rc['causes'])}</ul></dd>"]
+        if rc["details"]:
+            out.append(f"<dt>Details</dt><dd><ul>{''.join(f'<li>{_h(d)}</li>' for d in rc['details'])}</ul></dd>")
+        out.append("</dl></div>")
+    if t["consequences"]:
+        out.append("<h2>Consequences</h2><ul>")
+        out += [f"<li><b>{_h(c['rule'])}</b>: {_h(c['message'])}" + (f" <span class=\"mono\">({_h(c['where'])})</span>"
+                if c["where"] else "") + "</li>" for c in t["consequences"]]
+        out.append("</ul>")
+    if t["digests"]:
+        out.append("<h2>Digests</h2><table><tr><th></th><th>Value</th><th>Stated in the descriptor</th>"
+                   "<th>Recomputed from the payload</th></tr>")
+        for d in t["digests"]:
+            row = ' class="diff"' if d["matches"] is False else ""
+            mark = {True: "ok", False: "DIFF", None: ""}[d["matches"]]
+            out.append(f"<tr{row}><td>{mark}</td><td>{_h(d['label'])}</td><td class=\"mono\">{_h(d['stated'])}</td>"
+                       f"<td class=\"mono\">{_h(d['recomputed'])}</td></tr>")
+        out.append("</table>")
+    if t["rules"] is not None:
+        out.append(f"<p><b>Rules:</b> {_h(_counts(t['rules']))}</p>")
+    if t.get("generation") is not None:
+        out.append(f"<p><b>Generation:</b> {_h(_generation_text(t['generation']))}</p>")
+    if t["not_proven"]:
+        out.append("<h2>What a VERIFIED verdict does not prove</h2><ul>")
+        out += [f"<li>{_h(s)}</li>" for s in t["not_proven"]]
+        out.append("</ul>")
+    footer = _footer_lines(t)
+    out += [f'<p class="muted">{_h(_redaction_line(t))}</p>', f'<p class="muted">{_h(footer[0])}<br>{_h(footer[1])}</p>',
+            f'<p class="muted mono">Report digest: {_PLACEHOLDER}</p>', f'<p class="muted">{_h(footer[3].strip())}</p>',
+            "</body></html>"]
+    return _seal("\n".join(out) + "\n")
+
+
+def to_json(t: dict) -> str:
+    """The ticket dict as JSON (``report --format json``), with ``report_sha256`` as its last key."""
+    return _seal(json.dumps({**t, "report_sha256": _PLACEHOLDER}, ensure_ascii=False, indent=2) + "\n")
+
+
+def to_sarif(t: dict) -> str:
+    """SARIF 2.1.0: the root cause and its consequences as results (redacted messages and
+    locations, file names only); the whole ticket in ``runs[0].properties.ticket``."""
+    results = []
+    rc = t["root_cause"]
+    for f, root in ([(rc, True)] if rc else []) + [(c, False) for c in t["consequences"]]:
+        results.append({"ruleId": f["rule"], "level": "error", "message": {"text": f["message"]},
+                        "properties": {"root_cause": root, "code": f["code"], "where": f["where"],
+                                       "meaning": f["meaning"]}})
+    rules = [{"id": f["rule"], "shortDescription": {"text": f["title"]},
+              "help": {"text": f["meaning"] or f["title"]}} for f, _r in
+             ([(rc, True)] if rc else []) + [(c, False) for c in t["consequences"]]]
+    artifacts = [{"location": {"uri": f["name"]}, "length": f["size_bytes"],
+                  "hashes": {"sha-256": f["sha256"].removeprefix("sha256:")}, "roles": ["analysisTarget"]}
+                 for f in t["files"]]
+    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
+           "runs": [{"tool": {"driver": {"name": "checkpoint-inspector", "version": t["inspector"]["version"],
+                                         "rules": rules}},
+                     "artifacts": artifacts, "results": results, "properties": {"ticket": t}}],
+           "properties": {"report_sha256": _PLACEHOLDER}}
+    return _seal(json.dumps(log, ensure_ascii=False, indent=2) + "\n")
+
+
+FORMATS = {"text": to_text, "markdown": to_markdown, "html": to_html, "json": to_json, "sarif": to_sarif}
+
+
+def render(t: dict, fmt: str) -> str:
+    """Render a ticket dict in one of :data:`FORMATS`. Raises ``KeyError`` for an unknown format."""
+    return FORMATS[fmt](t)
