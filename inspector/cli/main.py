@@ -170,6 +170,7 @@ def cmd_report(args) -> int:
     import hashlib
 
     from inspector.ticket import build_ticket, check_report, redact_payload, render as render_ticket
+    from inspector.ticket.model import decodes
 
     if args.check:
         f = _read(args.check)
@@ -201,7 +202,8 @@ def cmd_report(args) -> int:
         if payload is None or payload.data is None:
             raise UsageError("--redacted-payload needs a payload that could be read")
         try:
-            data, replacements = redact_payload(payload.data, hash_prefix=args.sha256_prefixes)
+            data, replacements = redact_payload(payload.data, hash_prefix=args.sha256_prefixes,
+                                                trusted=decodes(report)["payload"])
         except ValueError as e:
             raise UsageError(f"{display_path(payload.path)}: no redacted copy can be made: the payload is {e}") from None
         _write_new(args.redacted_payload, data)

@@ -19,7 +19,7 @@ from inspector.checkpoint.catalogue import catalogue_version, plain_texts
 
 from .redact import Redactor
 
-__all__ = ["TICKET_SCHEMA", "REFERENCE_PIN", "build_ticket", "report_date", "VERDICT_COUNTS"]
+__all__ = ["TICKET_SCHEMA", "REFERENCE_PIN", "build_ticket", "report_date", "VERDICT_COUNTS", "decodes"]
 
 TICKET_SCHEMA = "checkpoint-inspector.ticket.v1"
 #: The reference this inspector reproduces (FORMAT.md 0, 3.1).
@@ -81,17 +81,23 @@ def _where(finding, redactor) -> str | None:
     return f"{loc.source} {redactor.pointer(loc.pointer)}{span}"
 
 
+#: Rules whose message is serde's error text, which quotes the offending value whatever it is.
+_SERDE_TEXT = {"D-PARSE", "P-PARSE", "S-TOOLEND-BINDING-PARSE", "S-TOOLEND-EVIDENCE-PARSE", "E-ENCODING"}
+
+
 def _finding(f, redactor, *, full: bool) -> dict:
     loc = f.locations[0] if f.locations else None
     kind = redactor.allow.kind(loc.source, loc.pointer) if loc else "value"
-    entry = {"rule": f.rule.id, "title": f.rule.title, "code": f.rule.code, "message": redactor.text(f.message, kind),
+    serde = f.rule.id in _SERDE_TEXT
+    entry = {"rule": f.rule.id, "title": f.rule.title, "code": f.rule.code,
+             "message": redactor.text(f.message, kind, serde=serde),
              "where": _where(f, redactor),
              "meaning": f.rule.plain.meaning if f.rule.plain else None}
     if full:
         src, ptr = (loc.source, loc.pointer) if loc else ("payload", "")
         entry.update({
             "expected": redactor.value(f.expected, src, ptr), "actual": redactor.value(f.actual, src, ptr),
-            "details": [redactor.text(n, kind) for n in f.notes],
+            "details": [redactor.text(n, kind, serde=serde) for n in f.notes],
             "occurrences": f.occurrences,
             "causes": list(f.rule.plain.causes) if f.rule.plain else [],
             "next_step": f.rule.plain.next_step if f.rule.plain else None,
@@ -109,6 +115,15 @@ def _generation(report, redactor):
         return {str(k): (redactor.text(v) if isinstance(v, str) else v) for k, v in gen.items()
                 if v is None or isinstance(v, (str, int, float, bool))}
     return redactor.text(str(gen))
+
+
+def decodes(report: Report | None) -> dict:
+    """Which inputs decode as their typed layout (D-PARSE / P-PARSE pass): ``{source: bool}``.
+    Only then are strings in fields in clear known to be ids, enum values, digests or names."""
+    if report is None:
+        return {}
+    return {"payload": report.for_rule("P-PARSE").verdict is Verdict.PASS,
+            "descriptor": report.for_rule("D-PARSE").verdict is Verdict.PASS}
 
 
 def _verdict(report: Report) -> tuple[str, str, str]:
@@ -153,7 +168,7 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
     texts = plain_texts()
     files_data = [f for f in (payload, descriptor) if f is not None] + list(not_a_checkpoint)
     redactor = Redactor(payload.data if payload else None, descriptor.data if descriptor else None,
-                        hash_prefix=hash_prefix)
+                        hash_prefix=hash_prefix, trusted=decodes(report))
     ticket = {"schema": TICKET_SCHEMA}
     if report is None:
         ticket.update({"verdict": "NOT A CHECKPOINT",

@@ -70,11 +70,21 @@ def _key_shown(allow: AllowList, key: str) -> bool:
     return allow.key_known(key) and not key.isdigit()
 
 
-def redact_value(value, source: str, *, hash_prefix: bool = False, allow: AllowList | None = None):
+def _word(allow: AllowList, s: str) -> bool:
+    """A string that may be shown wherever it is: a word of the format or a number/digest."""
+    return s in allow.vocabulary or _HARMLESS.fullmatch(s) is not None
+
+
+def redact_value(value, source: str, *, hash_prefix: bool = False, trusted: bool = True,
+                 allow: AllowList | None = None):
     """Redact a parsed JSON value (dicts keep their key order).
 
     Args:
         value: the parsed document. source: ``payload`` or ``descriptor`` (which patterns apply).
+        trusted: the document decodes as its typed layout (P-PARSE / D-PARSE pass), so every
+            field in clear holds its declared type. When ``False``, a string in a field in clear
+            is shown only if it is a word of the format or a number or digest: in a document that
+            does not decode, free text may sit where an id or enum belongs.
         hash_prefix: add the first 8 hex digits of each redacted value's SHA-256 (opt-in: a
             short digest lets engineering compare values without seeing them, but also lets
             anyone confirm a guessed value).
@@ -91,7 +101,7 @@ def redact_value(value, source: str, *, hash_prefix: bool = False, allow: AllowL
         v, ptr, shown, parent, slot, forced = stack.pop()
         if v is None or (isinstance(v, (dict, list)) and not v):
             out = v  # null, {} and [] carry no content: kept, so the structure stays readable
-        elif forced or not allow.allows(source, ptr):
+        elif forced or not allow.allows(source, ptr) or (not trusted and isinstance(v, str) and not _word(allow, v)):
             text = v if isinstance(v, str) else _compact(v)
             raw = text.encode("utf-8", "surrogatepass")
             kind = allow.kind(source, ptr)
@@ -141,11 +151,16 @@ def _parse(data: bytes):
         raise ValueError(f"not valid JSON ({type(e).__name__})") from None
 
 
-def redact_payload(data: bytes, *, source: str = "payload", hash_prefix: bool = False) -> tuple[bytes, list[Replacement]]:
+def redact_payload(data: bytes, *, source: str = "payload", hash_prefix: bool = False,
+                   trusted: bool = False) -> tuple[bytes, list[Replacement]]:
     """A redacted copy of a payload's (or descriptor's) bytes, for review and sharing.
 
     The copy is compact JSON (UTF-8, keys in file order) and is *not* a checkpoint: its digests no
     longer match. Verification always runs on the original bytes.
+
+    Args:
+        trusted: the file decodes as its typed layout (see :func:`redact_value`); the default,
+            ``False``, shows fewer values.
 
     Returns:
         ``(bytes, replacements)``.
@@ -153,7 +168,7 @@ def redact_payload(data: bytes, *, source: str = "payload", hash_prefix: bool = 
     Raises:
         ValueError: the file is not JSON, so no redacted copy can be made.
     """
-    value, reps = redact_value(_parse(data), source, hash_prefix=hash_prefix)
+    value, reps = redact_value(_parse(data), source, hash_prefix=hash_prefix, trusted=trusted)
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"), reps
 
 
@@ -176,8 +191,10 @@ class Redactor:
     """
 
     def __init__(self, payload: bytes | None, descriptor: bytes | None, *, hash_prefix: bool = False,
-                 allow: AllowList | None = None):
+                 trusted: dict | None = None, allow: AllowList | None = None):
         self.allow = allow or allowlist()
+        #: per source: it decodes as its typed layout (see :func:`redact_value`); default False
+        self.trusted = dict(trusted or {})
         self.hash_prefix = hash_prefix
         self.count = 0
         self.docs: dict = {}
@@ -227,7 +244,8 @@ class Redactor:
             elif isinstance(v, list):
                 stack.extend((c, f"{ptr}/{i}", ok) for i, c in enumerate(v))
             elif isinstance(v, str):
-                (self.clear if ok else secrets).add(v)
+                shown = ok and (self.trusted.get(source) or _word(self.allow, v))
+                (self.clear if shown else secrets).add(v)
 
     def _tokens(self, data: bytes) -> set[str]:
         """Every JSON string token of bytes that are not valid JSON (all of them secret)."""
@@ -289,8 +307,7 @@ class Redactor:
         location is in clear, else ``[redacted: KIND, N bytes]``."""
         if text is None:
             return None
-        if self.location_clear(source, pointer) and (not self.strict or _HARMLESS.fullmatch(text)
-                                                     or source == "descriptor"):
+        if self.location_clear(source, pointer) and (self.trusted.get(source) or _HARMLESS.fullmatch(text)):
             return self.text(text, self.allow.kind(source, pointer))
         return self._mark(text, self.allow.kind(source, pointer))
 
@@ -304,11 +321,16 @@ class Redactor:
             segs.append(seg if seg.isdigit() or _key_shown(self.allow, key) else self._mark(key, "key"))
         return "/" + "/".join(segs)
 
-    def text(self, text: str | None, kind: str = "value") -> str | None:
+    def text(self, text: str | None, kind: str = "value", *, serde: bool = False) -> str | None:
         """A message or note: quoted parts that are not in clear, and every occurrence of a
-        redacted string of the files, replaced by markers."""
+        redacted string of the files, replaced by markers.
+
+        ``serde``: the text is a serde error (P-PARSE, D-PARSE, ...), which quotes whatever value
+        was found where another type was expected: its quoted parts are kept only when they are
+        words of the format (field names, variants), never because the field is in clear."""
         if not text:
             return text
+        clear = frozenset() if serde else self.clear
         spans = []
         for m in _QUOTED.finditer(text):
             inner = next(g for g in m.groups() if g is not None)
@@ -318,7 +340,7 @@ class Redactor:
                     decoded = json.loads(m.group(0))
                 except ValueError:
                     decoded = inner
-            if decoded in self.clear or decoded in self.allow.vocabulary or _HARMLESS.fullmatch(decoded):
+            if decoded in clear or decoded in self.allow.vocabulary or _HARMLESS.fullmatch(decoded):
                 continue
             spans.append((m.start(), m.end()))
         i, n = 0, len(text)
