@@ -176,7 +176,8 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
                        "next_step": texts["what_checkpoints_look_like"],
                        "files": [{**f, "note": None} for f in _files(None, None, files_data, redactor, None)],
                        "reasons": [redactor.text(line, "file name") for line in (not_a_checkpoint_text or "").splitlines()],
-                       "root_cause": None, "consequences": [], "digests": [], "rules": None, "generation": None})
+                       "root_cause": None, "consequences": [], "digests": [], "rules": None, "generation": None,
+                       "notes": []})
     else:
         word, headline, next_step = _verdict(report)
         rc = report.root_cause
@@ -195,6 +196,7 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
             "rules": counts,
             "internal_errors": list(report.internal_errors),
             "generation": _generation(report, redactor),
+            "notes": [redactor.text(n) for n in getattr(report, "notes", ())],
         })
     ticket.update({
         "not_proven": list(texts["not_proven"]) if report is not None else [],

@@ -123,6 +123,7 @@ def to_text(t: dict) -> str:
         out += ["", f"Rules: {_counts(t['rules'])}"]
     if t.get("generation") is not None:
         out.append(f"Generation: {_generation_text(t['generation'])}")
+    out += [f"Note: {n}" for n in t.get("notes", ())]
     if t["not_proven"]:
         out += ["", "What a VERIFIED verdict does not prove:"] + [f"  - {s}" for s in t["not_proven"]]
     out += ["", _redaction_line(t), ""] + _footer_lines(t)
@@ -130,8 +131,10 @@ def to_text(t: dict) -> str:
 
 
 def _generation_text(gen) -> str:
+    """``detected: written_by`` (and the rule it explains); the summary sentence is one of the notes."""
     if isinstance(gen, dict):
-        return "; ".join(f"{k}: {v}" for k, v in gen.items() if v is not None)
+        text = f"{gen.get('detected')}: {gen.get('written_by')}"
+        return text + (f" (explains {gen['explains']})" if gen.get("explains") else "")
     return str(gen)
 
 
@@ -180,6 +183,7 @@ def to_markdown(t: dict) -> str:
         out += ["", f"**Rules:** {_md(_counts(t['rules']))}"]
     if t.get("generation") is not None:
         out += ["", f"**Generation:** {_md(_generation_text(t['generation']))}"]
+    out += [f"\n**Note:** {_md(n)}" for n in t.get("notes", ())]
     if t["not_proven"]:
         out += ["", "## What a VERIFIED verdict does not prove", ""] + [f"- {_md(s)}" for s in t["not_proven"]]
     out += ["", _md(_redaction_line(t)), ""]
@@ -259,6 +263,7 @@ def to_html(t: dict) -> str:
         out.append(f"<p><b>Rules:</b> {_h(_counts(t['rules']))}</p>")
     if t.get("generation") is not None:
         out.append(f"<p><b>Generation:</b> {_h(_generation_text(t['generation']))}</p>")
+    out += [f"<p><b>Note:</b> {_h(n)}</p>" for n in t.get("notes", ())]
     if t["not_proven"]:
         out.append("<h2>What a VERIFIED verdict does not prove</h2><ul>")
         out += [f"<li>{_h(s)}</li>" for s in t["not_proven"]]

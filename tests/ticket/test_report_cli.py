@@ -184,3 +184,16 @@ def _record():  # pragma: no cover - maintenance helper
 if __name__ == "__main__":  # pragma: no cover
     if sys.argv[1:] == ["--record"]:
         _record()
+
+
+def test_detected_generation_is_in_the_ticket(tmp_path, capsysbinary):
+    from tests.cli.test_generation import _build
+
+    payload, descriptor = _build(tmp_path, "convergence")
+    code, out, _ = run(capsysbinary, "report", payload, descriptor)
+    assert code == 1
+    assert "Generation: newer: A3S Code 8.5 or later (8.5.x, read at 8.5.6, commit 0473774) (explains P-CANONICAL)" \
+        in out.splitlines()
+    assert any(line.startswith("Note: written by a newer A3S Code") for line in out.splitlines())
+    code, out, _ = run(capsysbinary, "report", payload, descriptor, "--format", "json")
+    assert json.loads(out)["generation"]["detected"] == "newer"
