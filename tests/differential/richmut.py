@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import orjson
 
@@ -599,3 +600,48 @@ def _dup_metadata_key(p: dict, dup_text: str) -> bytes:
     key = orjson.dumps(rg.BINDING_KEY) + b":"
     i = data.find(key)
     return data[:i] + key + dup_text.encode() + b"," + data[i:] if i >= 0 else data
+
+
+# -- spelling: the same JSON written differently (whitespace, escapes) ----------------------------------
+
+_KEY_RE = re.compile(rb'"([A-Za-z_][A-Za-z0-9_]*)":')
+_VALUE_RE = re.compile(rb':"([a-z][a-z0-9_.\-]*)"')
+
+
+def _spaced(rng: random.Random, data: bytes) -> bytes:
+    """Whitespace after some ``,``/``:``/``[``/``{`` outside strings (number spellings kept)."""
+    out, in_str, esc = bytearray(), False, False
+    ws = [b" ", b"\n", b"\t", b"\r\n", b"  "]
+    rate = rng.choice([0.01, 0.1, 1.0])
+    for b in data:
+        out.append(b)
+        if in_str:
+            if esc:
+                esc = False
+            elif b == 0x5C:
+                esc = True
+            elif b == 0x22:
+                in_str = False
+        elif b == 0x22:
+            in_str = True
+        elif b in b",:[{" and rng.random() < rate:
+            out += rng.choice(ws)
+    return bytes(out)
+
+
+def respell(rng: random.Random, data: bytes) -> tuple[bytes, str]:
+    """The payload bytes written differently but meaning the same JSON: whitespace, or one key or
+    enum/schema string with a character as a ``\\u`` escape. Serde decodes both; the S-/L-rules
+    then run on the decoded value before the canonical check (FORMAT.md 5), and P-PARSE positions
+    count the new bytes. Returns ``(bytes, spelling)``."""
+    k = rng.randrange(3)
+    if k == 0:
+        return _spaced(rng, data), "ws"
+    matches = list((_KEY_RE if k == 1 else _VALUE_RE).finditer(data))
+    if not matches:
+        return _spaced(rng, data), "ws"
+    m = rng.choice(matches)
+    start, word = m.start(1), m.group(1)
+    i = rng.randrange(len(word))
+    esc = ("\\u%04x" if rng.random() < 0.5 else "\\u%04X") % word[i]
+    return data[:start + i] + esc.encode() + data[start + i + 1:], "esc-key" if k == 1 else "esc-value"

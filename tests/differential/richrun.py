@@ -28,6 +28,9 @@ import richmut as rm
 
 
 #: Durable-memory bindings in turn: (schema version, mode), random mode, or none.
+#: Shares of mutations that get a second edit (target ``stack``) or are respelled (``richmut.respell``).
+STACK_RATE, RESPELL_RATE = 0.2, 0.2
+
 DURABLE_CYCLE = (5, (4, "active_recall"), (4, "shadow_candidates"), 3, (2, "shadow_candidates"),
                  (1, "shadow_candidates"), (1, "active_recall"), None)
 
@@ -46,6 +49,7 @@ class RichResult:
     by_target: collections.Counter = field(default_factory=collections.Counter)
     target_rules: dict = field(default_factory=lambda: collections.defaultdict(collections.Counter))
     mismatches: list = field(default_factory=list)
+    spellings: collections.Counter = field(default_factory=collections.Counter)
 
     def mismatch_targets(self) -> collections.Counter:
         return collections.Counter(m["target"] for m in self.mismatches)
@@ -84,6 +88,22 @@ def run_rich(oracle: dk.Oracle, sessions: int, mutations: int, seed: int, workdi
             for j in range(mutations):
                 p = orjson.loads(content)
                 data, label, target = rm.mutate_rich(rng, p)
+                k = rng.random()
+                if k < STACK_RATE:  # a second edit: which of two violations is reported first
+                    try:
+                        p = orjson.loads(data)
+                    except orjson.JSONDecodeError:
+                        p = None
+                    try:  # the first edit may have broken the shape the second one needs
+                        data2, label2, _ = rm.mutate_rich(rng, p) if isinstance(p, dict) else (None, None, None)
+                    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+                        data2 = None
+                    if data2 is not None:
+                        data, label, target = data2, f"{label}&{label2}", "stack"
+                elif k < STACK_RATE + RESPELL_RATE:
+                    data, spelling = rm.respell(rng, data)
+                    label += "+" + spelling
+                    res.spellings[spelling] += 1
                 mode = rng.choice(["full", "full", "full", "outer"])
                 d2 = dk.rebind_full(data, desc) if mode == "full" else dk.rebind_outer(data, desc)
                 _compare(runner, scratch, res, data, d2, f"rich:{seed}:{i}:{j}:{label}+{mode}", target)
@@ -114,7 +134,7 @@ def merge(total: RichResult, res: RichResult) -> None:
         setattr(total, name, getattr(total, name) + getattr(res, name))
     for name in ("export_refused", "export_mismatches", "mismatches"):
         getattr(total, name).extend(getattr(res, name))
-    for name in ("event_kinds", "bindings", "by_rule", "by_target"):
+    for name in ("event_kinds", "bindings", "by_rule", "by_target", "spellings"):
         getattr(total, name).update(getattr(res, name))
     for t, c in res.target_rules.items():
         total.target_rules[t].update(c)
@@ -129,6 +149,7 @@ def report(res: RichResult, show: int = 5) -> list[str]:
              + ", ".join(f"{k}={res.event_kinds[k]}" for k in rg.EVENT_KINDS),
              "  bindings: " + ", ".join(f"{k}={v}" for k, v in sorted(res.bindings.items())),
              f"  pairs compared: {res.pairs} (reference accepted {res.accepted}); mismatches: {len(res.mismatches)}",
+             "  respelled mutations: " + ", ".join(f"{k}={v}" for k, v in sorted(res.spellings.items())),
              "  reference root causes: " + ", ".join(f"{k or 'ok'}={v}" for k, v in res.by_rule.most_common())]
     mt = res.mismatch_targets()
     for t in sorted(res.by_target):

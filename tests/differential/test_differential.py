@@ -238,6 +238,17 @@ def test_rich_mutations_reach_every_target():
     assert reached >= RICH_TARGETS, sorted(RICH_TARGETS - reached)
 
 
+def test_rich_respell_keeps_the_json_value():
+    rng = random.Random(2)
+    data = dk.encode(_rich_values(1, 4)[0])
+    kinds = collections.Counter()
+    for _ in range(60):
+        out, kind = rm.respell(rng, data)
+        kinds[kind] += 1
+        assert out != data and dk.loads(out) == dk.loads(data), kind
+    assert set(kinds) == {"ws", "esc-key", "esc-value"}
+
+
 def test_rich_generator_is_deterministic():
     assert _rich_values(2, 9) == _rich_values(2, 9)
     a, b = _rich_values(1, 9)[0], _rich_values(1, 9)[0]
