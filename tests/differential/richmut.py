@@ -18,7 +18,7 @@ import re
 import orjson
 
 import richgen as rg
-from diffkit import _SENTINEL, _dumps_with_raw, _pointers, _parent, encode
+from diffkit import _SENTINEL, _dumps_dup_key, _dumps_with_raw, _parent, _pointers, encode
 
 BAD_DIGESTS = ["sha256:" + "A" * 64, "sha256:" + "0" * 63, "sha256:" + "g" * 64, "SHA256:" + "0" * 64,
                "sha256:" + "0" * 65, "", "sha256:", "0" * 64, "sha256: " + "0" * 63]
@@ -444,7 +444,13 @@ def _typed_pointers(p: dict, pred) -> list[tuple[str, object]]:
 def m_typed(rng, p):
     kind = rng.choice(["wrong-type", "wrong-type", "unknown-key", "unknown-key", "alias", "struct-as-array",
                        "variant-index", "f32", "f32", "enum-form", "missing", "null", "event-tag", "timestamp",
-                       "lanes", "permission-string"])
+                       "lanes", "permission-string", "dup-key", "dup-key"])
+    if kind == "dup-key":  # a key written twice: serde derive says "duplicate field", a Value map keeps the last
+        ptrs = _typed_pointers(p, lambda ptr, v: isinstance(v, dict) and v)
+        ptr, obj = rng.choice(ptrs)
+        key = rng.choice(sorted(obj))
+        text = orjson.dumps(obj[key] if rng.random() < 0.5 else rng.choice([None, 0, "x", [], {}])).decode()
+        return f"typed:{kind}", {"dupkey": (ptr, key, text, rng.random() < 0.5)}, ptr
     if kind == "wrong-type":
         ptrs = _typed_pointers(p, lambda ptr, v: ptr.count("/") > 2)
         ptr, _ = rng.choice(ptrs)
@@ -586,6 +592,8 @@ def mutate_rich(rng: random.Random, p: dict) -> tuple[bytes, str, str]:
                 target = "D-" + target
         if raw and "dup" in raw:
             data = _dup_metadata_key(p, raw["dup"])
+        elif raw and "dupkey" in raw:
+            data = _dumps_dup_key(p, *raw["dupkey"])
         elif raw:
             data = _dumps_with_raw(p, raw)
         else:

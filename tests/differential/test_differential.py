@@ -159,7 +159,7 @@ RICH_TARGETS = (
     | {"BINDING-PARSE", "EVIDENCE-MISSING", "EVIDENCE-PARSE", "EVIDENCE-MISMATCH", "match", "cognitive-other"}
     | {f"policy-{k}" for k in ("schema", "max", "head", "reserve", "threshold", "structured", "other")}
     | {f"typed:{k}" for k in ("wrong-type", "unknown-key", "struct-as-array", "variant-index", "f32", "enum-form",
-                              "missing", "null", "event-tag", "timestamp", "lanes", "permission-string",
+                              "missing", "null", "event-tag", "timestamp", "lanes", "permission-string", "dup-key",
                               "alias:tasks", "alias:content", "alias:autoParallel")}
 )
 
