@@ -10,6 +10,8 @@ serde_json reads differently, nesting past 127) raises :class:`NotFast` and the 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import schema as S
 from .canonical import format_f64
 from .serde_errors import INT_RANGES, widen_f32
@@ -52,21 +54,12 @@ def _compile(t):
             return check_bool
         if name == "timestamp":
             def check_timestamp(v, d, fl):
-                if type(v) is not str:
+                if type(v) is not str or not _canonical_timestamp(v):
                     raise NotFast
-                try:
-                    if normalize_timestamp(v) != v:
-                        raise NotFast
-                except TimestampError:
-                    raise NotFast from None
             return check_timestamp
         if name == "f32":
-            from .jsontext import serde_f64_from_text
-
             def check_f32(v, d, fl):
-                # the file's text (== format_f64(v), checked later) parses under serde_json, maybe
-                # one ULP off, then narrows to f32: it must widen back to exactly v
-                if type(v) is not float or widen_f32(v) != v or widen_f32(serde_f64_from_text(format_f64(v))) != v:
+                if type(v) is not float or not _exact_f32(v):
                     raise NotFast
             return check_f32
         if name == "f64":
@@ -149,44 +142,99 @@ def _compile(t):
     raise TypeError(t)  # pragma: no cover
 
 
+@lru_cache(maxsize=4096)
+def _canonical_timestamp(v: str) -> bool:
+    """True when timestamp text ``v`` is read and written back unchanged (chrono's form)."""
+    try:
+        return normalize_timestamp(v) == v
+    except TimestampError:
+        return False
+
+
+@lru_cache(maxsize=4096)
+def _exact_f32(v: float) -> bool:
+    """True when an f32 field holding ``v`` re-encodes as ``v``: ``v`` is an f32 image and its text
+    (``format_f64(v)``, checked later against the file) parses under serde_json, maybe one ULP off,
+    to a double that narrows to the same f32."""
+    from .jsontext import serde_f64_from_text
+
+    return widen_f32(v) == v and widen_f32(serde_f64_from_text(format_f64(v))) == v
+
+
+def _pass(v, d, fl) -> None:
+    """A key already checked by the enclosing tagged enum (its tag)."""
+
+
+def _refuse(v, d, fl) -> None:
+    """A key the reference reads but never writes (``skip_serializing``): the file is not canonical."""
+    raise NotFast
+
+
+def _omit_test(f: S.Field):
+    """A fast ``skip_serializing_if`` test for field ``f`` (None when it has none)."""
+    if not f.skip_if:
+        return None
+    if f.skip_if == S.NONE:
+        return lambda x: x is None
+    return f.omitted_when
+
+
 def _compile_struct(t: S.Struct, extra_keys: tuple):
-    present_rules = {}
-    required_absent_ok = []
+    """Validator of a struct: walks the object's own keys once (C-level required-key test)."""
+    # per key: (kind, check, omit); strings and integers are tested inline (no call per field)
+    rules = {k: (_CALL, _pass, None) for k in extra_keys}
+    required = []
     for f in t.fields:
         if f.never_written:
-            present_rules[f.key] = None  # present in a file: never written back
+            rules[f.key] = (_CALL, _refuse, None)  # present in a file: never written back
             continue
         default = f.default if f.default is not S.REQUIRED else (None if isinstance(f.type, S.Opt) else S.REQUIRED)
         # absent is fine only when the reference would omit the defaulted value too
         absent_ok = default is not S.REQUIRED and bool(f.skip_if) and f.omitted_when(default)
-        skip = f.skip_if
-        present_rules[f.key] = (_compile(f.type), skip, f)
+        ft = f.type
+        opt = type(ft) is S.Opt
+        base = ft.inner if opt else ft
+        if type(base) is S.Prim and base.name == "str":
+            rules[f.key] = (_OSTR if opt else _STR, None, _omit_test(f))
+        elif type(base) is S.Prim and base.name in INT_RANGES:
+            rules[f.key] = (_OINT if opt else _INT, INT_RANGES[base.name], _omit_test(f))
+        else:
+            rules[f.key] = (_CALL, _compile(ft), _omit_test(f))
         if not absent_ok:
-            required_absent_ok.append(f.key)
-    required = tuple(required_absent_ok)
-    items = [(k, r) for k, r in present_rules.items()]
+            required.append(f.key)
+    required = frozenset(required)
+    get = rules.get
 
     def check_struct(v, d, fl):
-        if type(v) is not dict or d >= 127:
+        if type(v) is not dict or d >= 127 or not v.keys() >= required:
             raise NotFast
         d += 1
-        for k in required:
-            if k not in v:
-                raise NotFast
-        n = len(extra_keys)
-        for k, rule in items:
-            if k in v:
-                if rule is None:
+        for k, x in v.items():
+            rule = get(k)
+            if rule is None:
+                raise NotFast  # unknown or aliased key
+            kind, check, omit = rule
+            if omit is not None and omit(x):
+                raise NotFast  # written out in the file but omitted by the reference
+            if kind is _STR:
+                if type(x) is not str:
                     raise NotFast
-                check, skip, f = rule
-                x = v[k]
-                if skip and f.omitted_when(x):
-                    raise NotFast  # written out in the file but omitted by the reference
+            elif kind is _INT:
+                if type(x) is not int or not check[0] <= x <= check[1]:
+                    raise NotFast
+            elif kind is _CALL:
                 check(x, d, fl)
-                n += 1
-        if n != len(v):
-            raise NotFast  # unknown or aliased keys
+            elif x is None:
+                pass
+            elif kind is _OSTR:
+                if type(x) is not str:
+                    raise NotFast
+            elif type(x) is not int or not check[0] <= x <= check[1]:  # _OINT
+                raise NotFast
     return check_struct
+
+
+_CALL, _STR, _INT, _OSTR, _OINT = "call", "str", "int", "Option<str>", "Option<int>"
 
 
 def _free(v, depth: int, floats: list) -> None:

@@ -74,6 +74,23 @@ def test_fast_and_exact_agree_under_byte_mutation(pos, replacement):
         assert isinstance(slow, tuple) or encode(slow) != data
 
 
+_RICH_PAYLOAD = (SHARED / "fixtures" / "cases-pinned" / "001-valid-rich-resume.payload.json").read_bytes()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(_RICH_PAYLOAD) - 1),
+       st.sampled_from([b"0", b"9", b"-", b".", b"e", b'"', b"{", b"]", b",", b"\\", b" ", b"\xff", b"", b"Z", b"1"]))
+def test_fast_and_exact_agree_under_byte_mutation_of_typed_events_and_policies(pos, replacement):
+    """The same property over a payload with every newly typed part (events, bindings, policies,
+    cost timestamps, f32 fields; FORMAT.md 4.7-4.16)."""
+    data = _RICH_PAYLOAD[:pos] + replacement + _RICH_PAYLOAD[pos + 1:]
+    fast, slow = _fast(data), _slow(data)
+    if fast is not None:
+        assert fast == slow and encode(slow) == data
+    else:
+        assert isinstance(slow, tuple) or encode(slow) != data
+
+
 _TEXT = _GOLDEN.index(b"retain exact state")
 
 
