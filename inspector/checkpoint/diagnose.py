@@ -25,7 +25,7 @@ from .hazards import (
 from .generation import newer_summary
 from .jsontext import Node, SerdeError, parse_value
 
-__all__ = ["Difference", "CanonicalDiagnosis", "diagnose_canonical", "first_difference"]
+__all__ = ["Difference", "CanonicalDiagnosis", "diagnose_canonical", "first_difference", "class_text"]
 
 _MAX_LISTED = 1000
 # possessive: a long string costs no backtracking state (the non-possessive form needed ~117
@@ -58,6 +58,12 @@ _CLASS_TEXT = {
     "timestamp-normalised": "LlmCostRecord.timestamp not as A3S Code writes it (UTC, Z, 0/3/6/9 fraction digits)",
     "newer-field": "field written by a newer A3S Code release (unknown to 8.3.0, dropped on read)",
 }
+
+
+def class_text(kind: str) -> str:
+    """What a difference class means, e.g. ``f32-not-exact`` -> ``f32 field value that is not the
+    exact widened image of an f32`` (``KeyError`` for an unknown class)."""
+    return _CLASS_TEXT[kind]
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ from inspector.checkpoint import (
 )
 from inspector.checkpoint.catalogue import plain_texts
 
-from . import render
+from . import compare, render
 
-SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain")
+SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 #: A crash (an unexpected exception anywhere): the same code as inconclusive, never 0 or 1.
 EXIT_INTERNAL = EXIT_INCONCLUSIVE
@@ -74,10 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("-o", "--output", help="write to this new file instead of stdout (never overwrites an input)")
     c = sub.add_parser("canon", help="print the canonical_json_v1 bytes of a JSON file")
     c.add_argument("file")
+    c.add_argument("--diff", action="store_true",
+                   help="show the file beside the canonical bytes (unified diff with byte offsets, difference classes)")
     r = sub.add_parser("rules", help="list the rule catalogue")
     r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     e = sub.add_parser("explain", help="explain one rule")
     e.add_argument("rule_id")
+    compare.add_parsers(sub)
     return p
 
 
@@ -242,6 +245,8 @@ def cmd_describe(args) -> int:
 
 def cmd_canon(args) -> int:
     """``canon FILE``: canonical_json_v1 bytes (FORMAT.md 3.1) to stdout, or serde_json's error and exit 1."""
+    if args.diff:
+        return compare.cmd_canon_diff(args, _read, UsageError, _out)
     f = _read(args.file)
     if f.data is None:
         raise UsageError(f"{display_path(args.file)}: {f.hint}")
@@ -310,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
 def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     args = parser.parse_args(argv)
     handler = {"verify": cmd_verify, "report": cmd_report, "describe": cmd_describe, "canon": cmd_canon,
-               "rules": cmd_rules, "explain": cmd_explain}[args.command]
+               "rules": cmd_rules, "explain": cmd_explain,
+               "diff": lambda a: compare.cmd_diff(a, _read, UsageError, _out)}[args.command]
     try:
         return handler(args)
     except UsageError as e:

@@ -1,0 +1,202 @@
+"""``checkpoint-inspector diff A B`` and ``checkpoint-inspector canon --diff FILE``.
+
+``diff``: the semantic diff of two payloads or two descriptors (:mod:`inspector.checkpoint.compare`)
+as text, JSON, or an RFC 6902 JSON Patch turning A into B. Exit 0 equal, 1 different, 2 bad input.
+
+``canon --diff``: the file's pretty-printed form beside the canonical bytes the reference would
+write, as a unified diff with byte offsets, and the P-CANONICAL difference classes
+(:mod:`inspector.checkpoint.canondiff`). Exit 0 canonical, 1 different (or the reference would
+not write it), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from inspector.checkpoint import SerdeError, display_path, file_uri
+from inspector.checkpoint.canondiff import LAYOUT_CLASSES, canonical_diff, unified
+from inspector.checkpoint.diagnose import class_text
+from inspector.checkpoint.compare import MISSING, Comparison, compare_documents, dump_json, to_patch
+
+__all__ = ["add_parsers", "cmd_diff", "cmd_canon_diff", "diff_text", "diff_json"]
+
+EXIT_OK, EXIT_FAIL = 0, 1
+_PREVIEW = 100
+
+
+def add_parsers(sub) -> None:
+    """Register ``diff`` on the subcommand parsers ``sub`` (``canon --diff`` is an option of ``canon``)."""
+    d = sub.add_parser("diff", help="what changed between two payloads or two descriptors (exit 0 equal, 1 differ)")
+    d.add_argument("a", metavar="A", help="the old payload or descriptor")
+    d.add_argument("b", metavar="B", help="the new one (same kind as A)")
+    d.add_argument("--format", choices=("text", "json", "patch"), default="text",
+                   help="patch: an RFC 6902 JSON Patch turning A into B")
+
+
+def cmd_diff(args, read, usage_error, out) -> int:
+    """``diff A B``: returns 0 (equal), 1 (different); raises ``usage_error`` (exit 2) on bad input."""
+    files = [read(args.a), read(args.b)]
+    for side, f in zip("AB", files):
+        if f.data is None:
+            raise usage_error(f"{side}: {display_path(f.path)}: {f.hint}")
+        if f.role == "unknown":
+            raise usage_error(f"{side}: {display_path(f.path)}: {f.hint or 'neither a payload nor a descriptor'}")
+    if files[0].role != files[1].role:
+        raise usage_error(f"A is a {files[0].role} and B is a {files[1].role}: compare two payloads or two "
+                          "descriptors")
+    try:
+        comparison = compare_documents(files[0].data, files[1].data, files[0].role)
+    except SerdeError as e:
+        side = getattr(e, "side", "A")
+        f = files[0] if side == "A" else files[1]
+        raise usage_error(f"{side}: {display_path(f.path)} is not JSON the reference reads: {e} "
+                          f"(byte {e.offset if e.offset is not None else e.index})") from None
+    if args.format == "json":
+        out(diff_json(comparison, files))
+    elif args.format == "patch":
+        out(orjson.dumps(to_patch(comparison), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+            if _shallow(comparison) else _patch_deep(comparison))
+    else:
+        out(diff_text(comparison, files))
+    return EXIT_OK if comparison.equal else EXIT_FAIL
+
+
+def _shallow(comparison: Comparison) -> bool:
+    try:
+        orjson.dumps([c.new for c in comparison.changes if c.new is not MISSING])
+        return True
+    except (orjson.JSONEncodeError, RecursionError):
+        return False
+
+
+def _patch_deep(comparison: Comparison) -> bytes:
+    ops = to_patch(comparison)
+    return b"[\n" + b",\n".join(b"  " + dump_json(op) for op in ops) + b"\n]\n"
+
+
+def preview(value, limit: int = _PREVIEW) -> str:
+    """Compact JSON of ``value`` cut to ``limit`` characters (``…`` marks the cut)."""
+    text = dump_json(value).decode("utf-8", "replace")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def string_window(old: str, new: str, width: int = 60) -> tuple[int, str, str]:
+    """``(index of the first differing character, old excerpt, new excerpt)`` around it."""
+    i = 0
+    n = min(len(old), len(new))
+    while i < n and old[i] == new[i]:
+        i += 1
+    lo = max(0, i - width // 3)
+    cut = (lambda s: ("…" if lo else "") + s[lo:lo + width] + ("…" if len(s) > lo + width else ""))
+    return i, cut(old), cut(new)
+
+
+def diff_text(c: Comparison, files) -> str:
+    """The text report: inputs, summary, component digests, then each change."""
+    a, b = files
+    lines = [f"A: {display_path(a.path)} ({a.role}, {a.size} bytes)",
+             f"B: {display_path(b.path)} ({b.role}, {b.size} bytes)"]
+    if c.equal:
+        lines.append("Same " + c.kind + (": the files are byte-identical" if c.bytes_equal else
+                     ": the values are equal; the files differ only in formatting, key order or number spelling "
+                     "(see 'checkpoint-inspector canon --diff')"))
+        return "\n".join(lines) + "\n"
+    lines.append(f"Summary: {c.summary()}")
+    if c.components:
+        lines.append("Content digests:")
+        for d in c.components:
+            state = "changed" if d.changed else "same"
+            name = {"payload": "payload file", "snapshot": "snapshot", "logical_resume": "logical resume",
+                    "descriptor": "descriptor file"}[d.name]
+            if d.changed:
+                lines.append(f"  {name:15} {state}: {d.old or '(none)'} -> {d.new or '(none)'}")
+            else:
+                lines.append(f"  {name:15} {state}: {d.old or '(none)'}")
+    lines.append(f"{len(c.changes)} change{'s' if len(c.changes) != 1 else ''}:")
+    for ch in c.changes:
+        where = ch.old_pointer if ch.op != "added" else ch.new_pointer
+        if ch.op == "changed" and ch.old_pointer != ch.new_pointer:
+            where = f"{ch.old_pointer} (B: {ch.new_pointer})"
+        elif ch.op == "added":
+            where = f"{ch.new_pointer} (B)"
+        what = f"{ch.kind} " if ch.kind != "value" else ""
+        lines.append(f"  {ch.op} {what}{where or '(the whole document)'}" + (f"  [{ch.item}]" if ch.item else ""))
+        if ch.op == "changed" and isinstance(ch.old, str) and isinstance(ch.new, str):
+            i, o, n = string_window(ch.old, ch.new)
+            lines.append(f"      A: {preview(o, 200)}")
+            lines.append(f"      B: {preview(n, 200)}")
+            lines.append(f"      first difference at character {i}")
+        else:
+            if ch.old is not MISSING:
+                lines.append(f"      A: {preview(ch.old)}")
+            if ch.new is not MISSING:
+                lines.append(f"      B: {preview(ch.new)}")
+        if ch.invalidates:
+            lines.append(f"      stale in the descriptor: {', '.join(ch.invalidates)}")
+    return "\n".join(lines) + "\n"
+
+
+def diff_json(c: Comparison, files) -> bytes:
+    """The JSON report (``--format json``): inputs, ``equal``, ``summary``, ``counts``,
+    ``components``, ``changes`` (``op``, ``kind``, ``item``, ``a_pointer``, ``b_pointer``,
+    ``a_value``/``b_value`` when present, ``invalidates``)."""
+    def side(f):
+        return {"path": display_path(f.path), "uri": file_uri(f.path), "role": f.role, "size": f.size}
+
+    changes = []
+    for ch in c.changes:
+        row = {"op": ch.op, "kind": ch.kind, "item": ch.item, "a_pointer": ch.old_pointer, "b_pointer": ch.new_pointer}
+        if ch.old is not MISSING:
+            row["a_value"] = ch.old
+        if ch.new is not MISSING:
+            row["b_value"] = ch.new
+        row["invalidates"] = list(ch.invalidates)
+        changes.append(row)
+    doc = {"kind": c.kind, "a": side(files[0]), "b": side(files[1]), "equal": c.equal, "bytes_equal": c.bytes_equal,
+           "summary": c.summary(),
+           "counts": [{"kind": k, "op": op, "count": n} for (k, op), n in sorted(c.counts().items())],
+           "components": [{"name": d.name, "a": d.old, "b": d.new, "changed": d.changed} for d in c.components],
+           "changes": changes}
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    except (orjson.JSONEncodeError, RecursionError):
+        return dump_json(doc) + b"\n"
+
+
+def cmd_canon_diff(args, read, usage_error, out) -> int:
+    """``canon --diff FILE``: 0 when the file is canonical, 1 when not (or not decodable)."""
+    f = read(args.file)
+    if f.data is None:
+        raise usage_error(f"{display_path(args.file)}: {f.hint}")
+    kind = "payload" if f.role == "payload" else "json"
+    cd = canonical_diff(f.data, kind)
+    name = display_path(f.path)
+    if cd.error:
+        out(f"{name}: {cd.error}\n")
+        return EXIT_FAIL
+    if cd.equal:
+        out(f"{name}: canonical ({len(f.data)} bytes are exactly what the reference writes)\n")
+        return EXIT_OK
+    text = unified(cd, name)
+    notes = []
+    if not any(r.tag != "equal" for r in cd.rows):
+        notes.append("The pretty-printed forms are the same: only whitespace between tokens differs.")
+    notes.append(f"First differing byte: file offset {cd.first_offset}.")
+    if cd.diagnosis is not None:
+        notes.append("Difference classes (P-CANONICAL):")
+        for kind_ in cd.diagnosis.classes:
+            diffs = [d for d in cd.diagnosis.differences if d.kind == kind_]
+            first = diffs[0]
+            where = f" {first.pointer}" if first.pointer else ""
+            detail = "" if kind_ in LAYOUT_CLASSES or first.text == class_text(kind_) else f"; {first.text}"
+            layout = " (not shown line by line)" if kind_ in LAYOUT_CLASSES else ""
+            notes.append(f"  {kind_}: {class_text(kind_)}: {len(diffs)} place{'s' if len(diffs) != 1 else ''}"
+                         f"{layout}, first at byte {first.offset}{where}{detail}")
+        notes += [f"  {n}" for n in cd.diagnosis.notes if n.startswith(("order not reproducible", "the file is over"))]
+        if cd.diagnosis.generation:
+            notes.append(f"  {cd.diagnosis.generation}")
+    else:
+        notes.append("Difference classes are named for payloads only (this file is not a payload).")
+    out(text + "\n".join(notes) + "\n")
+    return EXIT_FAIL
+
