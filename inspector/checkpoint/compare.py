@@ -30,7 +30,7 @@ from .canonical import encode
 from .digest import content_digest
 
 __all__ = ["Change", "Comparison", "ComponentDelta", "MISSING", "compare_values", "compare_documents",
-           "load_document", "escape_token", "pointer_of", "to_patch", "dump_json"]
+           "load_document", "escape_token", "pointer_of", "to_patch", "dump_json", "locate"]
 
 
 class _Missing:
@@ -110,6 +110,8 @@ class Comparison:
     changes: list[Change] = field(default_factory=list)
     components: list[ComponentDelta] = field(default_factory=list)
     bytes_equal: bool | None = None
+    #: the compared values (set by :func:`compare_documents`)
+    values: tuple = field(default=(None, None), repr=False)
 
     @property
     def equal(self) -> bool:
@@ -152,7 +154,9 @@ class Comparison:
             for op in ("added", "removed", "changed"):
                 n = counts.get((kind, op))
                 if n:
-                    parts.append(f"{n} {_plural(kind, n)} {op}")
+                    name = ("field" if n == 1 else "fields") if kind == "value" and self.kind == "descriptor" \
+                        else _plural(kind, n)
+                    parts.append(f"{n} {name} {op}")
         return ", ".join(parts)
 
 
@@ -407,6 +411,8 @@ def _array_work(kind, x: list, y: list, at, bt, pattern, holders, patch_base, id
                                      True, item_kind, label)))
 
     for tag, i1, i2, j1, j2 in _align(x, y, ka, kb):
+        if tag == "same":
+            continue
         if tag == "equal":
             for d in range(i2 - i1):
                 pair(i1 + d, j1 + d)
@@ -424,37 +430,33 @@ def _scalar(v) -> bool:
 
 
 def _align(x: list, y: list, ka, kb):
-    """Opcodes ``(tag, i1, i2, j1, j2)`` as difflib's, ``equal`` meaning paired (same identity,
-    or same position when there is no identity)."""
+    """Opcodes ``(tag, i1, i2, j1, j2)`` as difflib's: ``same`` (equal values, nothing to
+    compare), ``equal`` (paired: same identity, or same position when there is no identity;
+    their values are compared) and ``replace`` (A's removed, B's added).
+
+    Equal values at both ends are taken first, so an item inserted before others of the same
+    role or identity is an insertion, not a cascade of changes."""
     n, m = len(x), len(y)
-    if ka is None:
-        k = min(n, m)
-        ops = [("equal", 0, k, 0, k)] if k else []
-        if n > k or m > k:
-            ops.append(("replace", k, n, k, m))
-        return ops
     lo = 0
-    while lo < n and lo < m and ka[lo] == kb[lo]:
+    while lo < n and lo < m and _same(x[lo], y[lo]):
         lo += 1
     hi = 0
-    while hi < n - lo and hi < m - lo and ka[n - 1 - hi] == kb[m - 1 - hi]:
+    while hi < n - lo and hi < m - lo and _same(x[n - 1 - hi], y[m - 1 - hi]):
         hi += 1
-    ops = [("equal", 0, lo, 0, lo)] if lo else []
-    mid_a, mid_b = ka[lo:n - hi], kb[lo:m - hi]
-    if mid_a or mid_b:
-        if not mid_a or not mid_b:
-            ops.append(("replace", lo, n - hi, lo, m - hi))
-        elif len(mid_a) > _LCS_LIMIT or len(mid_b) > _LCS_LIMIT:
-            k = min(len(mid_a), len(mid_b))
+    ops = [("same", 0, lo, 0, lo)] if lo else []
+    la, lb = n - hi - lo, m - hi - lo
+    if la and lb and ka is not None and la <= _LCS_LIMIT and lb <= _LCS_LIMIT:
+        sm = difflib.SequenceMatcher(None, ka[lo:n - hi], kb[lo:m - hi], autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            ops.append(("equal" if tag == "equal" else "replace", lo + i1, lo + i2, lo + j1, lo + j2))
+    elif la or lb:
+        k = min(la, lb) if ka is None or (la > _LCS_LIMIT or lb > _LCS_LIMIT) else 0
+        if k:
             ops.append(("equal", lo, lo + k, lo, lo + k))
-            if len(mid_a) != len(mid_b):
-                ops.append(("replace", lo + k, n - hi, lo + k, m - hi))
-        else:
-            sm = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False)
-            for tag, i1, i2, j1, j2 in sm.get_opcodes():
-                ops.append(("equal" if tag == "equal" else "replace", lo + i1, lo + i2, lo + j1, lo + j2))
+        if la != k or lb != k:
+            ops.append(("replace", lo + k, n - hi, lo + k, m - hi))
     if hi:
-        ops.append(("equal", n - hi, n, m - hi, m))
+        ops.append(("same", n - hi, n, m - hi, m))
     return ops
 
 
@@ -527,6 +529,7 @@ def compare_documents(a: bytes, b: bytes, kind: str = "payload", values: tuple |
     va, vb = values
     result = compare_values(va, vb, kind)
     result.bytes_equal = a == b
+    result.values = (va, vb)
     if kind == "payload":
         result.components = [ComponentDelta("payload", content_digest(a), content_digest(b))]
         for key in ("snapshot", "logical_resume"):
@@ -590,3 +593,42 @@ def dump_json(value) -> bytes:
         else:
             out.append(encode(v))
     return b"".join(out)
+
+
+#: Above this size only canonical files are located (a span tree costs ~60x the file).
+_LOCATE_TREE_LIMIT = 32 << 20
+
+
+def locate(data: bytes, value, pointers: list[str]) -> dict[str, tuple[int, int, bool]]:
+    """Byte spans of ``pointers`` in the file ``data`` whose parsed value is ``value``.
+
+    Returns:
+        ``{pointer: (start, end, canonical)}`` (``end`` exclusive; ``canonical`` tells that the
+        file is exactly canonical JSON, so a string's text is ``encode(string)``); pointers not
+        found, or every pointer when the file is large and not canonical, are left out.
+    """
+    from .context import _canonical_span
+    from .jsontext import SerdeError, parse_value
+
+    out: dict[str, tuple[int, int, bool]] = {}
+    try:
+        canonical = encode(value) == data
+    except (orjson.JSONEncodeError, RecursionError, TypeError):
+        canonical = False
+    if canonical:
+        for p in pointers:
+            span = _canonical_span(value, p)
+            if span is not None:
+                out[p] = (span[0], span[1], True)
+        return out
+    if len(data) > _LOCATE_TREE_LIMIT:
+        return out
+    try:
+        tree = parse_value(data, nodes=True)[1]
+    except SerdeError:
+        return out
+    for p in pointers:
+        node = tree.find(p)
+        if node is not None:
+            out[p] = (node.start, node.end, False)
+    return out

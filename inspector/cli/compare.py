@@ -16,7 +16,8 @@ import orjson
 from inspector.checkpoint import SerdeError, display_path, file_uri
 from inspector.checkpoint.canondiff import LAYOUT_CLASSES, canonical_diff, unified
 from inspector.checkpoint.diagnose import class_text
-from inspector.checkpoint.compare import MISSING, Comparison, compare_documents, dump_json, to_patch
+from inspector.checkpoint import encode
+from inspector.checkpoint.compare import MISSING, Comparison, compare_documents, dump_json, locate, to_patch
 
 __all__ = ["add_parsers", "cmd_diff", "cmd_canon_diff", "diff_text", "diff_json"]
 
@@ -86,6 +87,8 @@ def string_window(old: str, new: str, width: int = 60) -> tuple[int, str, str]:
     n = min(len(old), len(new))
     while i < n and old[i] == new[i]:
         i += 1
+    if max(len(old), len(new)) <= 2 * width:
+        return i, old, new
     lo = max(0, i - width // 3)
     cut = (lambda s: ("…" if lo else "") + s[lo:lo + width] + ("…" if len(s) > lo + width else ""))
     return i, cut(old), cut(new)
@@ -113,6 +116,7 @@ def diff_text(c: Comparison, files) -> str:
             else:
                 lines.append(f"  {name:15} {state}: {d.old or '(none)'}")
     lines.append(f"{len(c.changes)} change{'s' if len(c.changes) != 1 else ''}:")
+    spans = _spans(c, files)
     for ch in c.changes:
         where = ch.old_pointer if ch.op != "added" else ch.new_pointer
         if ch.op == "changed" and ch.old_pointer != ch.new_pointer:
@@ -125,15 +129,41 @@ def diff_text(c: Comparison, files) -> str:
             i, o, n = string_window(ch.old, ch.new)
             lines.append(f"      A: {preview(o, 200)}")
             lines.append(f"      B: {preview(n, 200)}")
-            lines.append(f"      first difference at character {i}")
+            at = [_char_byte(spans[s].get(p), v, i) for s, p, v in ((0, ch.old_pointer, ch.old),
+                                                                      (1, ch.new_pointer, ch.new))]
+            where_bytes = ", ".join(f"{side} byte {b}" for side, b in zip("AB", at) if b is not None)
+            lines.append(f"      first difference at character {i}" + (f" ({where_bytes})" if where_bytes else ""))
         else:
             if ch.old is not MISSING:
                 lines.append(f"      A: {preview(ch.old)}")
             if ch.new is not MISSING:
                 lines.append(f"      B: {preview(ch.new)}")
+            located = [f"{side} {spans[s][p][0]}..{spans[s][p][1]}" for s, side, p in
+                       ((0, "A", ch.old_pointer), (1, "B", ch.new_pointer)) if p is not None and p in spans[s]]
+            if located:
+                lines.append(f"      bytes: {', '.join(located)}")
         if ch.invalidates:
             lines.append(f"      stale in the descriptor: {', '.join(ch.invalidates)}")
     return "\n".join(lines) + "\n"
+
+
+#: Byte spans are looked up for the first this many changes (a lookup re-encodes siblings).
+_LOCATED = 200
+
+
+def _spans(c: Comparison, files) -> tuple[dict, dict]:
+    shown = c.changes[:_LOCATED]
+    return tuple(locate(f.data, v, [p for p in (getattr(ch, attr) for ch in shown) if p is not None])
+                 for f, v, attr in zip(files, c.values, ("old_pointer", "new_pointer")))
+
+
+def _char_byte(span, text: str, i: int) -> int | None:
+    """File offset of character ``i`` of the string at ``span`` (exact in canonical files,
+    where the string is written as ``encode(text)``; else the string's first byte)."""
+    if span is None:
+        return None
+    start, _end, canonical = span
+    return start + len(encode(text[:i])) - 1 if canonical else start
 
 
 def diff_json(c: Comparison, files) -> bytes:
