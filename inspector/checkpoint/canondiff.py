@@ -200,13 +200,10 @@ def canonical_diff(data: bytes, kind: str = "payload") -> CanonicalDiff:
 
 
 def _opcodes(a: list[str], b: list[str]):
+    from .compare import common_ends
+
     n, m = len(a), len(b)
-    lo = 0
-    while lo < n and lo < m and a[lo] == b[lo]:
-        lo += 1
-    hi = 0
-    while hi < n - lo and hi < m - lo and a[n - 1 - hi] == b[m - 1 - hi]:
-        hi += 1
+    lo, hi = common_ends(a, b, str.__eq__)
     ops = [("equal", 0, lo, 0, lo)] if lo else []
     sm = difflib.SequenceMatcher(None, a[lo:n - hi], b[lo:m - hi], autojunk=(n - hi - lo) > 20000)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():

@@ -429,6 +429,19 @@ def _scalar(v) -> bool:
     return v is None or type(v) in (str, int, float, bool)
 
 
+def common_ends(x: list, y: list, same) -> tuple[int, int]:
+    """``(lo, hi)``: how many elements at the start and (then) at the end of ``x`` and ``y``
+    are equal by ``same(a, b)``."""
+    n, m = len(x), len(y)
+    lo = 0
+    while lo < n and lo < m and same(x[lo], y[lo]):
+        lo += 1
+    hi = 0
+    while hi < n - lo and hi < m - lo and same(x[n - 1 - hi], y[m - 1 - hi]):
+        hi += 1
+    return lo, hi
+
+
 def _align(x: list, y: list, ka, kb):
     """Opcodes ``(tag, i1, i2, j1, j2)`` as difflib's: ``same`` (equal values, nothing to
     compare), ``equal`` (paired: same identity, or same position when there is no identity;
@@ -437,12 +450,7 @@ def _align(x: list, y: list, ka, kb):
     Equal values at both ends are taken first, so an item inserted before others of the same
     role or identity is an insertion, not a cascade of changes."""
     n, m = len(x), len(y)
-    lo = 0
-    while lo < n and lo < m and _same(x[lo], y[lo]):
-        lo += 1
-    hi = 0
-    while hi < n - lo and hi < m - lo and _same(x[n - 1 - hi], y[m - 1 - hi]):
-        hi += 1
+    lo, hi = common_ends(x, y, _same)
     ops = [("same", 0, lo, 0, lo)] if lo else []
     la, lb = n - hi - lo, m - hi - lo
     if la and lb and ka is not None and la <= _LCS_LIMIT and lb <= _LCS_LIMIT:
