@@ -131,7 +131,8 @@ def test_canon_diff(capsysbinary, tmp_path):
     assert "- 934         \"auto_compact_threshold\": 0.8,    <- f32-not-exact\n" in out
     assert out.splitlines()[-1] == (
         "  f32-not-exact: f32 field value that is not the exact widened image of an f32: 1 place, first at byte 959 "
-        "/snapshot/session/config/auto_compact_threshold; 0.8 is written back as 0.800000011920929")
+        "/snapshot/session/config/auto_compact_threshold; SessionConfig.auto_compact_threshold is an f32: 0.8 is written "
+        "back as 0.800000011920929")
     code, out, _ = run(capsysbinary, "canon", "--diff", CASES / "32-p-dup-struct-field.payload.json")
     assert code == 1 and "the payload does not decode (P-PARSE): duplicate field `schema`" in out
 
