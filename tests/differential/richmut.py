@@ -128,6 +128,8 @@ def m_cognitive_other(rng, p):
     if not sites:
         return None
     where, b = rng.choice(sites)
+    if sites[0][0] == "session" and rng.random() < 0.3:
+        where, b = sites[0]  # the session's: L-COGNITIVE-MATCH when the resume's source run carries it
     if rng.random() < 0.5:
         lim = b["limits"]
         lim["maxResults"] = lim["maxResults"] % 4 + 1  # not under the capability digest
@@ -171,12 +173,12 @@ def m_durable(rng, p):
         sess["tenant_id"], sess["principal"] = b["namespace"]["tenantId"], b["namespace"]["principalId"]
     elif c == "D7b":
         if v != 5:
-            return None
+            b = sess["durable_memory_binding"] = rg.RichGen(rng).durable(5)
+            sess["tenant_id"], sess["principal"] = b["namespace"]["tenantId"], b["namespace"]["principalId"]
         b["mode"] = "shadow_candidates"
     elif c == "D7c":
-        if v != 5:
-            return None
-        del b["semanticRecall"]
+        b.update(schemaVersion=5, retrievalProfile=rg.RETRIEVAL_CURRENT, contextIdProfile=rg.CONTEXT_V2)
+        b.pop("semanticRecall", None)
     elif c == "D7d":
         if v == 5:
             b["schemaVersion"] = 4
@@ -463,11 +465,11 @@ def m_typed(rng, p):
         obj[rng.choice(["x", "extra", "Schema", "type_", "effect_digest", "todos", ""])] = rng.choice([None, 1, "v", {}])
         return f"typed:{kind}", None, ptr
     if kind == "alias":
-        ptrs = _typed_pointers(p, lambda ptr, v: isinstance(v, dict) and any(k in v for k in ALIASES))
+        k = rng.choice(sorted(ALIASES))  # each alias equally often (``tasks`` is in few places)
+        ptrs = _typed_pointers(p, lambda ptr, v: isinstance(v, dict) and k in v)
         if not ptrs:
             return None
         ptr, obj = rng.choice(ptrs)
-        k = rng.choice([k for k in ALIASES if k in obj])
         obj[ALIASES[k]] = obj.pop(k) if rng.random() < 0.8 else obj[k]
         return f"typed:{kind}:{k}", None, ptr
     if kind == "struct-as-array":

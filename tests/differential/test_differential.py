@@ -228,7 +228,7 @@ def test_rich_mutations_reach_every_target():
     rng = random.Random(5)
     values = _rich_values(6)
     targets = collections.Counter()
-    for i in range(1500):
+    for i in range(2000):
         p = dk.loads(dk.encode(values[i % len(values)]))
         data, label, target = rm.mutate_rich(rng, p)
         assert isinstance(data, bytes) and label
