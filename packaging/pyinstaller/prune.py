@@ -120,4 +120,32 @@ def prune(binaries: list[tuple], needed=elf_needed) -> tuple[list[tuple], list[s
                 todo.append(dep)
     kept = [e for e in first if not _is_plain_library(e[0]) or e[0] in reachable]
     dropped += [e[0] for e in first if _is_plain_library(e[0]) and e[0] not in reachable]
-    return kept, dropped
+    kept, dangling = drop_dangling_symlinks(kept, kept)
+    return kept, dropped + dangling
+
+
+def drop_dangling_symlinks(entries: list[tuple], present: list[tuple]) -> tuple[list[tuple], list[str]]:
+    """Return ``(entries_kept, dropped_dest_names)``: ``entries`` without the ``SYMLINK`` entries
+    whose target is not among the files of ``present``.
+
+    PyInstaller records the top-level links to Qt libraries (``libQt6EglFsKmsSupport.so.6 ->
+    PySide6/Qt/lib/...``) as ``(dest, relative_target, "SYMLINK")`` entries, and after its final
+    normalisation they sit in ``Analysis.datas``, not ``binaries``: when :func:`prune` drops the
+    library, the link would be collected dangling.
+    """
+    files = {PurePosixPath(e[0].replace("\\", "/")) for e in present if e[2] != "SYMLINK"}
+    dangling = [e for e in entries if e[2] == "SYMLINK" and _link_target(e) not in files]
+    return [e for e in entries if e not in dangling], [e[0] for e in dangling]
+
+
+def _link_target(entry: tuple) -> PurePosixPath:
+    """Bundle path a SYMLINK entry points to (its ``src`` is relative to the link's folder)."""
+    dest = PurePosixPath(entry[0].replace("\\", "/"))
+    parts: list[str] = []
+    for part in (dest.parent / entry[1].replace("\\", "/")).parts:
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return PurePosixPath(*parts)

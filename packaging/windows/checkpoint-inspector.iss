@@ -1,5 +1,5 @@
 ; Inno Setup 6 script for Checkpoint Inspector (NOT built on the Linux build machine; see build.ps1).
-;   iscc /DAppVersion=0.1.0 /DSourceDir=build\packaging\dist\checkpoint-inspector
+;   iscc /DAppVersion=<inspector.__version__> /DSourceDir=build\packaging\dist\checkpoint-inspector
 ;        /DOutputDir=dist /DIconFile=resources\icons\checkpoint-inspector.ico checkpoint-inspector.iss
 ; Installs per user by default (support staff need no administrator rights); an administrator
 ; can choose "install for all users" in the first dialog.
