@@ -8,8 +8,10 @@ the built bundle and the installed ``.deb``. The checks:
 ``sample``   the bundled golden pair verifies and its pinned values are recomputed
              (2090-byte payload, content digest, descriptor_digest).
 ``broken``   the bundled known-broken variant fails with root cause ``X-BYTES``.
-``gui``      fonts are available and the desktop main window can be created on Qt's
-             ``offscreen`` platform (and opens and verifies the sample in it).
+``gui``      fonts draw Latin, Greek, Cyrillic, CJK and emoji (a sample of each is drawn
+             offscreen and no glyph may be the missing-glyph box, :mod:`inspector.gui.fonts`), and
+             the desktop main window can be created on Qt's ``offscreen`` platform (and opens and
+             verifies the sample in it).
 ``display``  (Linux) the system libraries of Qt's ``xcb`` platform are present, so the window
              can open on the desktop; see :mod:`inspector.platform_check`.
 
@@ -234,9 +236,15 @@ def check_gui(timeout_ms: int = 30000, require: bool = False) -> CheckResult:
         platform = app.platformName()
         from PySide6.QtGui import QFontDatabase
 
+        from inspector.gui import fonts
+
+        fonts.register_bundled_fonts()
         if not QFontDatabase.families():  # every glyph would render as a box
             return CheckResult("gui", False, "gui: no fonts are installed, the window would show no text "
                                              "(sudo apt install fonts-dejavu-core fontconfig)")
+        problems = fonts.coverage_problems()  # each script's sample drawn offscreen, glyphs read back
+        if problems:
+            return CheckResult("gui", False, "gui: " + fonts.notice_text(problems))
         with tempfile.TemporaryDirectory(prefix="checkpoint-inspector-selftest-") as settings_dir:
             try:
                 window = _make_window(factory, settings_dir)
@@ -248,7 +256,8 @@ def check_gui(timeout_ms: int = 30000, require: bool = False) -> CheckResult:
                 if problem:
                     return CheckResult("gui", False, f"gui: main window created ({platform}) but {problem}")
                 loaded = " and verified the sample" if hasattr(window, "open_sample") else ""
-                return CheckResult("gui", True, f"main window created ({platform}){loaded}")
+                return CheckResult("gui", True, f"main window created ({platform}){loaded}; "
+                                                f"text drawn in {', '.join(s.name for s in fonts.SCRIPTS)}")
             finally:
                 if window is not None:  # closed while its throw-away settings still exist
                     try:

@@ -61,7 +61,8 @@ def test_display_check_names_missing_libraries_and_the_apt_command():
 
 def test_gui_check_creates_the_window_and_verifies_the_sample(qapp):
     r = selftest.check_gui()
-    assert r == CheckResult("gui", True, "main window created (offscreen) and verified the sample")
+    assert r == CheckResult("gui", True, "main window created (offscreen) and verified the sample; "
+                                         "text drawn in Latin, Greek, Cyrillic, CJK, emoji")
 
 
 def test_gui_check_reports_a_missing_gui_module(monkeypatch):

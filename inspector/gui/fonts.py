@@ -1,0 +1,119 @@
+"""Is checkpoint text really drawn? Font coverage of the scripts checkpoints hold.
+
+A checkpoint's strings (config names, messages, tool output) can be in any script. When no
+installed font has a glyph for a character, Qt draws the font's missing-glyph box (glyph index
+0, ``.notdef``) and nothing else tells the user. :func:`coverage_problems` lays out and draws a
+sample string per script with the application font, offscreen, exactly as the views would,
+and reads back the glyph runs: any glyph index 0 means that script falls back to the box.
+
+The portable Linux bundle ships fonts in ``fonts/`` next to its libraries;
+:func:`register_bundled_fonts` adds them to Qt before any window exists. The ``.deb`` depends on
+the system font packages instead (:data:`SCRIPTS` names them).
+
+Used by ``--self-test`` (:func:`inspector.selftest.check_gui`) and at start-up (a non-blocking
+notice in the window, :func:`inspector.gui.app.run`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Script", "SCRIPTS", "coverage_problems", "missing_characters", "notice_text",
+           "register_bundled_fonts", "bundled_fonts_dir"]
+
+
+@dataclass(frozen=True)
+class Script:
+    """A writing system checkpoints hold: ``name``, a ``sample`` string of it, and the Debian
+    ``package`` whose font draws it."""
+
+    name: str
+    sample: str
+    package: str
+
+
+#: One sample per script; the CJK line has Chinese (a config name such as "调试构建"),
+#: Japanese kana and Hangul. Emoji without variation selectors (each is one code point).
+SCRIPTS = (
+    Script("Latin", "Checkpoint Ünïcödé Ærø ß ŁŚ", "fonts-dejavu-core"),
+    Script("Greek", "Ελληνικά αβγδ ΩΣ", "fonts-dejavu-core"),
+    Script("Cyrillic", "Кириллица Жюя ёЁ", "fonts-dejavu-core"),
+    Script("CJK", "调试构建 設定 テスト 한국어", "fonts-noto-cjk"),
+    Script("emoji", "\U0001F600\U0001F680\u2705", "fonts-noto-color-emoji"),
+)
+
+
+def bundled_fonts_dir() -> Path | None:
+    """``fonts/`` of a frozen (PyInstaller) build, if it ships one; ``None`` otherwise."""
+    base = getattr(sys, "_MEIPASS", None)
+    if base and (Path(base) / "fonts").is_dir():
+        return Path(base) / "fonts"
+    return None
+
+
+def register_bundled_fonts() -> list[str]:
+    """Add the bundle's fonts to Qt's font database (needs a ``QGuiApplication``).
+
+    Returns the families added (``[]`` outside a bundle with fonts). Fonts already installed on
+    the system keep precedence; these only fill in missing scripts through font fallback.
+    """
+    from PySide6.QtGui import QFontDatabase
+
+    folder = bundled_fonts_dir()
+    families: list[str] = []
+    if folder is None:
+        return families
+    for path in sorted(folder.iterdir()):
+        if path.suffix.lower() in (".ttf", ".otf", ".ttc"):
+            font_id = QFontDatabase.addApplicationFont(str(path))
+            if font_id >= 0:
+                families += QFontDatabase.applicationFontFamilies(font_id)
+    return families
+
+
+def missing_characters(text: str, font=None) -> list[str]:
+    """Characters of ``text`` that ``font`` (default: the application font) with Qt's font
+    fallback draws as the missing-glyph box. Each character is laid out and painted offscreen
+    (into a QImage) on its own, so the result names exactly which ones fail."""
+    from PySide6.QtGui import QGuiApplication, QImage, QPainter, QTextLayout
+
+    font = font or QGuiApplication.font()
+    image = QImage(64, 64, QImage.Format.Format_ARGB32_Premultiplied)
+    missing = []
+    for ch in dict.fromkeys(c for c in text if not c.isspace()):
+        layout = QTextLayout(ch, font)
+        layout.beginLayout()
+        layout.createLine()
+        layout.endLayout()
+        painter = QPainter(image)
+        layout.draw(painter, image.rect().topLeft())
+        painter.end()
+        indexes = [i for run in layout.glyphRuns() for i in run.glyphIndexes()]
+        if not indexes or 0 in indexes:
+            missing.append(ch)
+    return missing
+
+
+def coverage_problems(scripts=SCRIPTS, font=None) -> list[tuple[Script, list[str]]]:
+    """``(script, missing characters)`` for each script some of whose sample falls back to the box."""
+    problems = []
+    for script in scripts:
+        missing = missing_characters(script.sample, font)
+        if missing:
+            problems.append((script, missing))
+    return problems
+
+
+def notice_text(problems: list[tuple[Script, list[str]]]) -> str:
+    """One sentence for the self-test and the start-up notice: which scripts, the install command.
+    Names the scripts and packages only (no checkpoint content)."""
+    names = ", ".join(f"{s.name} ({len(m)} of {len(set(s.sample.replace(' ', '')))} sample characters)"
+                      for s, m in problems)
+    packages = " ".join(dict.fromkeys(s.package for s, _ in problems))
+    if sys.platform.startswith("linux"):
+        fix = f"sudo apt install {packages} (Fedora: google-noto-sans-cjk-fonts google-noto-emoji-fonts)"
+    else:
+        fix = "install a font for these scripts (Windows: Settings > Time & language > Language; macOS: Font Book)"
+    return f"no installed font draws {names}: such text shows as boxes; fix: {fix}"
