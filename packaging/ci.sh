@@ -17,14 +17,22 @@ deb=$(ls dist/checkpoint-inspector_*.deb)
 echo "ci.sh: package fields:"
 dpkg-deb -f "$deb" Package Version Architecture Installed-Size Depends | sed 's/^/  /'
 
-# first alternative of each Depends entry, without version constraints
-deps=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/|.*//; s/([^)]*)//g' | xargs)
+# Depends and Recommends (apt installs both by default): an entry none of whose alternatives is
+# installed gets its first alternative; plus the tools of the checks below
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
-for p in $deps; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+IFS=',' read -ra entries <<< "$(dpkg-deb -f "$deb" Depends), $(dpkg-deb -f "$deb" Recommends)"
+for entry in "${entries[@]}"; do
+  alternatives=$(sed 's/([^)]*)//g; s/|/ /g' <<<"$entry")
+  ok=0
+  for a in $alternatives; do installed "$a" && ok=1; done
+  [ "$ok" = 1 ] || missing+=("$(awk '{print $1}' <<<"$alternatives")")
+done
+for tool in lintian libglib2.0-bin shared-mime-info desktop-file-utils xdg-utils; do
+  installed "$tool" || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "ci.sh: installing the package's Depends: ${missing[*]}"
+  echo "ci.sh: installing the package's Depends/Recommends and check tools: ${missing[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
@@ -32,7 +40,7 @@ fi
 scratch=$(mktemp -d /tmp/ci-deb-root.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 dpkg-deb -x "$deb" "$scratch"
-app="$scratch/usr/bin/checkpoint-inspector"
+app="$scratch/opt/checkpoint-inspector/checkpoint-inspector"  # /usr/bin/checkpoint-inspector links here (absolute)
 samples="$scratch/opt/checkpoint-inspector/_internal/inspector/resources/samples"
 
 passed=0
@@ -48,13 +56,17 @@ check() {  # check NAME EXPECTED_EXIT COMMAND...
   fi
 }
 check "installed: files in place" 0 test -f "$scratch/usr/share/applications/checkpoint-inspector.desktop" -a \
-  -f "$scratch/usr/share/icons/hicolor/256x256/apps/checkpoint-inspector.png" -a -L "$app"
-if ! command -v desktop-file-validate >/dev/null; then
-  apt-get install -y -qq --no-install-recommends desktop-file-utils >/dev/null 2>&1 || true
-fi
-if command -v desktop-file-validate >/dev/null; then
-  check "installed: desktop entry is valid" 0 desktop-file-validate "$scratch/usr/share/applications/checkpoint-inspector.desktop"
-fi
+  -f "$scratch/usr/share/icons/hicolor/256x256/apps/checkpoint-inspector.png" -a \
+  "$(readlink "$scratch/usr/bin/checkpoint-inspector")" = /opt/checkpoint-inspector/checkpoint-inspector -a -x "$app"
+check "installed: desktop entry is valid" 0 desktop-file-validate "$scratch/usr/share/applications/checkpoint-inspector.desktop"
+check "installed: file type registered, never the default for JSON (gio, xdg-mime)" 0 packaging/linux/check_mime.sh "$scratch"
+check "licence files in every artifact" 0 python3 packaging/licenses/check_artifacts.py dist/*
+check "notices: Qt's LGPL offer and relinking, Python, OpenSSL" 0 bash -c \
+  "for s in 'Written offer' 'How to use a modified Qt' 'Python 3' 'PSF-2.0' 'libssl3 (Debian)' 'orjson'; do
+     grep -qF \"\$s\" '$scratch/usr/share/doc/checkpoint-inspector/THIRD-PARTY-NOTICES.txt' || { echo \"missing: \$s\"; exit 1; }
+   done; echo Qt offer, Python, OpenSSL, orjson listed"
+check "lintian: no errors" 0 lintian --fail-on error --suppress-tags-from-file /dev/null "$deb"
+check "bundle: no dangling symlinks" 0 test -z "$(find build/packaging/dist/checkpoint-inspector -xtype l)"
 check "installed: --self-test" 0 "$app" --self-test
 check "installed: verify golden pair" 0 "$app" verify "$samples/sample.payload.json" "$samples/sample.descriptor.json"
 # exit 1 from verify, and the JSON report names X-BYTES as the root cause (else exit 9)
@@ -63,6 +75,15 @@ check "installed: verify broken pair -> root cause X-BYTES" 1 bash -c \
    python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))[\"root_cause\"][\"rule\"] == \"X-BYTES\" else 9)' '$scratch/broken.json' || exit 9
    echo root cause X-BYTES; exit \$rc"
 check "bundle: --self-test" 0 build/packaging/dist/checkpoint-inspector/checkpoint-inspector --self-test
+# the portable bundle draws every script from its own fonts: same self-test with only DejaVu on the system
+mkdir -p "$scratch/fc"
+printf '<?xml version="1.0"?><fontconfig><dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>%s</cachedir></fontconfig>\n' \
+  "$scratch/fc/cache" > "$scratch/fc/fonts.conf"
+check "bundle: --self-test with only DejaVu installed (bundled CJK/emoji fonts)" 0 \
+  env FONTCONFIG_FILE="$scratch/fc/fonts.conf" build/packaging/dist/checkpoint-inspector/checkpoint-inspector --self-test
+check "installed: --self-test with only DejaVu installed fails, naming the font packages" 1 bash -c \
+  "out=\$(FONTCONFIG_FILE='$scratch/fc/fonts.conf' '$app' --self-test); rc=\$?; echo \"\$out\"
+   [ \$rc = 1 ] && grep -q 'no installed font draws CJK.*sudo apt install fonts-noto-cjk fonts-noto-color-emoji' <<<\"\$out\" && exit 1; exit 9"
 
 echo "ci.sh: artifacts: $(ls -sh dist | sed 1d | tr '\n' ' ')"
 echo "ci.sh: packaging stage took $(( $(date +%s) - start ))s"

@@ -12,14 +12,14 @@ import sys
 import traceback
 from importlib import resources
 
-from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from .jobs import internal_error_text
 from .window import MainWindow
 
-__all__ = ["run", "create_app"]
+__all__ = ["run", "create_app", "FileOpenFilter", "show_font_notice"]
 
 ORGANIZATION = "A3S"
 APPLICATION = "Checkpoint Inspector"
@@ -35,6 +35,9 @@ def create_app(argv: list[str] | None = None) -> QApplication:
         app.setApplicationDisplayName(APPLICATION)
         app.setDesktopFileName("checkpoint-inspector")
         app.setWindowIcon(_app_icon())
+        from . import fonts
+
+        fonts.register_bundled_fonts()  # the portable bundle's fonts fill in missing scripts
     return app
 
 
@@ -66,6 +69,44 @@ def _install_excepthook(window: MainWindow) -> None:
     sys.excepthook = hook
 
 
+class FileOpenFilter(QObject):
+    """Application-level event filter for ``QEvent.FileOpen``: macOS delivers the files of
+    Finder's double-click / "Open With" (and of `open -a`) as these events, not as ``argv``.
+    Files arriving together (a payload and its descriptor) are opened as one pair."""
+
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self._window = window
+        self._pending: list[str] = []
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.FileOpen:
+            path = event.file() or event.url().toLocalFile()
+            if path:
+                self._pending.append(path)
+                if len(self._pending) == 1:
+                    QTimer.singleShot(0, self._flush)
+            return True
+        return False
+
+    def _flush(self) -> None:
+        paths, self._pending = self._pending, []
+        self._window.open_paths(paths)
+
+
+def show_font_notice(window: MainWindow) -> str | None:
+    """If a script's sample falls back to the missing-glyph box, say so in a non-blocking banner
+    (``fonts``) naming the scripts and the package to install; returns the text or ``None``."""
+    from . import fonts
+
+    problems = fonts.coverage_problems()
+    if not problems:
+        return None
+    text = "FONTS — " + fonts.notice_text(problems)
+    window.show_banner("fonts", "info", text)
+    return text
+
+
 def run(argv: list[str]) -> int:
     """Open the window on ``argv`` paths (files or one folder), or on the bundled sample.
 
@@ -88,7 +129,9 @@ def run(argv: list[str]) -> int:
     app = create_app(argv)
     window = MainWindow()
     _install_excepthook(window)
+    app.installEventFilter(FileOpenFilter(window))
     window.show()
+    QTimer.singleShot(0, lambda: show_font_notice(window))
     paths = [a for a in argv if not a.startswith("-")]
     if paths:
         QTimer.singleShot(0, lambda: window.open_paths(paths))

@@ -131,12 +131,9 @@ def save_descriptor_dialog(w) -> None:
 
 
 def about(w) -> None:
-    from inspector import __version__
+    from .about import show_about
 
-    QMessageBox.about(w, "About Checkpoint Inspector",
-                      f"<b>Checkpoint Inspector {__version__}</b><p>Verifies A3S Code portable session "
-                      "checkpoints, byte-exact with the Rust reference. The window never decides a verdict "
-                      "itself: every verdict and digest comes from the verification engine.</p>")
+    show_about(w)  # version, licence, and a Licences… button (the full texts)
 
 
 def shortcuts_help(w) -> None:

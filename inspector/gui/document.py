@@ -249,6 +249,8 @@ class Document(QObject):
         old = self.watcher.files()
         if old:
             self.watcher.removePaths(old)
+        if self.is_sample():
+            return  # read-only app files: a package upgrade replaces them, the user never edits them
         for p in paths:
             if os.path.isfile(p):
                 self.watcher.addPath(p)
@@ -261,6 +263,8 @@ class Document(QObject):
     def check_stale(self) -> bool:
         """Compare the input files with what was read; say so (offering to reload). True if stale."""
         changed = []
+        if self.is_sample():
+            return False  # the bundled sample is not a user file (an upgrade rewrites it)
         for side in self.sides():
             if not side.path:
                 continue

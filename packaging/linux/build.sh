@@ -20,7 +20,7 @@ t0=$(date +%s)
 # 1. System packages: binutils (strip/objdump for PyInstaller) and the libraries that Qt's xcb
 #    and wayland platform plugins link against. PyInstaller bundles what it finds; make_deb.py
 #    turns what stays outside the bundle into Depends, and refuses to build if one is missing.
-APT_PACKAGES="binutils libegl1 libgl1 libfontconfig1 libfreetype6 libdbus-1-3 libglib2.0-0 libxkbcommon0
+APT_PACKAGES="binutils patchelf libegl1 libgl1 libfontconfig1 libfreetype6 libdbus-1-3 libglib2.0-0 libxkbcommon0
   libxkbcommon-x11-0 libx11-6 libx11-xcb1 libxcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
   libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxcb-xkb1
   libxcb-util1 libxcb-glx0 libwayland-client0 libwayland-cursor0 libwayland-egl1"
@@ -71,12 +71,33 @@ rm -rf "$BUILD_DIR/dist" "$BUILD_DIR/work"
 "$VENV/bin/pyinstaller" --noconfirm --clean --log-level WARN \
   --distpath "$BUILD_DIR/dist" --workpath "$BUILD_DIR/work" packaging/pyinstaller/checkpoint-inspector.spec
 BUNDLE=$BUILD_DIR/dist/checkpoint-inspector
+# RUNPATH entries outside the bundle (the build machine's Python prefix, e.g. ~/.pyenv/.../lib)
+# are removed: on a user's machine they are at best useless, at worst a place to plant libraries.
+while IFS= read -r -d '' so; do
+  rp=$(patchelf --print-rpath "$so" 2>/dev/null) || continue
+  [ -n "$rp" ] || continue
+  keep=$(tr ':' '\n' <<<"$rp" | grep '^\$ORIGIN' | paste -sd: -) || true
+  if [ "$keep" != "$rp" ]; then
+    if [ -n "$keep" ]; then patchelf --set-rpath "$keep" "$so"; else patchelf --remove-rpath "$so"; fi
+  fi
+done < <(find "$BUNDLE" -type f -name '*.so*' -print0)
+# fonts for every script (portable use; make_deb.py drops them for Depends) and the licence
+# folder generated from what the bundle really contains
+packaging/linux/fetch_fonts.sh "$BUNDLE/_internal/fonts"
+"$VENV/bin/python" packaging/licenses/make_notices.py --bundle "$BUNDLE"
 "$BUNDLE/checkpoint-inspector" --version
+dangling=$(find "$BUNDLE" -xtype l)
+if [ -n "$dangling" ]; then echo "build.sh: dangling symlinks in the bundle: $dangling" >&2; exit 1; fi
 t2=$(date +%s)
 
 # 4. The .deb, the tarball, and (if the tool exists) the AppImage.
 mkdir -p "$OUT_DIR"
-rm -f "$OUT_DIR"/checkpoint-inspector_*.deb "$OUT_DIR"/checkpoint-inspector-*-linux-*.tar.gz
+rm -f "$OUT_DIR"/checkpoint-inspector_*.deb "$OUT_DIR"/checkpoint-inspector-*-linux-*.tar.gz \
+  "$OUT_DIR"/checkpoint_inspector-*.whl "$OUT_DIR"/checkpoint_inspector-*.tar.gz
+# the Python distributions (wheel and sdist) too: they carry LICENSE and NOTICE (PEP 639)
+"$VENV/bin/pip" install -q --disable-pip-version-check build
+"$VENV/bin/python" -m build --sdist --wheel --outdir "$OUT_DIR" "$ROOT" >"$BUILD_DIR/python-build.log" 2>&1 \
+  || { cat "$BUILD_DIR/python-build.log" >&2; exit 1; }
 "$VENV/bin/python" packaging/linux/make_deb.py --bundle "$BUNDLE" --out "$OUT_DIR"
 tar -C "$BUILD_DIR/dist" -czf "$OUT_DIR/checkpoint-inspector-$VERSION-linux-$ARCH.tar.gz" checkpoint-inspector
 if command -v appimagetool >/dev/null; then

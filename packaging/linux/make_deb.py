@@ -3,13 +3,16 @@
 Layout of the package::
 
     /opt/checkpoint-inspector/                      the bundle (executable + _internal/)
-    /usr/bin/checkpoint-inspector                   -> ../../opt/checkpoint-inspector/checkpoint-inspector
+    /usr/bin/checkpoint-inspector                   -> /opt/checkpoint-inspector/checkpoint-inspector
     /usr/share/applications/checkpoint-inspector.desktop
     /usr/share/icons/hicolor/<N>x<N>/apps/checkpoint-inspector.png, scalable/apps/checkpoint-inspector.svg
-    /usr/share/doc/checkpoint-inspector/copyright, README.samples.md
+    /usr/share/mime/packages/checkpoint-inspector.xml       the checkpoint media type (shared-mime-info)
+    /usr/share/man/man1/checkpoint-inspector.1.gz
+    /usr/share/doc/checkpoint-inspector/copyright (DEP-5), THIRD-PARTY-NOTICES.txt, changelog.gz,
+        README.samples.md
 
-The ``/usr/bin`` symlink is relative, so ``dpkg -x pkg.deb ROOT`` gives a runnable
-``ROOT/usr/bin/checkpoint-inspector`` too. ``Depends`` is computed, not hand-written: every
+The ``/usr/bin`` symlink is absolute (Debian policy 10.5 for links between top-level folders);
+in a ``dpkg -x pkg.deb ROOT`` tree run ``ROOT/opt/checkpoint-inspector/checkpoint-inspector``. ``Depends`` is computed, not hand-written: every
 shared library the bundle's ELF files need that is not inside the bundle is looked up with
 ``ldconfig -p`` and ``dpkg-query -S``; the ``libc6`` minimum comes from the highest
 ``GLIBC_x.y`` symbol version referenced; :data:`EXTRA_DEPENDS` adds a font. A needed library
@@ -24,12 +27,14 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import gzip
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -38,6 +43,7 @@ sys.path.insert(0, str(HERE.parent / "pyinstaller"))
 from prune import elf_needed  # noqa: E402  (shared ELF reader)
 
 PACKAGE = "checkpoint-inspector"
+DEFAULT_MAINTAINER = "Checkpoint Inspector maintainers <checkpoint-inspector@example.invalid>"
 INSTALL_DIR = f"opt/{PACKAGE}"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 DESCRIPTION = """Verify and explain A3S Code session checkpoints
@@ -50,10 +56,14 @@ DESCRIPTION = """Verify and explain A3S Code session checkpoints
  `checkpoint-inspector` (verify, describe, canon, rules, explain,
  --self-test). It is self-contained: Python and Qt are bundled under
  /opt/checkpoint-inspector."""
-#: Not visible as a library dependency, still needed: a font for the window's text (fontconfig
-#: without any font renders every glyph as a box). libfontconfig1's chain usually brings one;
-#: this states it.
-EXTRA_DEPENDS = ("fonts-dejavu-core | fonts-liberation2 | fonts-noto-core",)
+#: Not visible as library dependencies, still needed: fonts that draw the scripts checkpoints
+#: hold (fontconfig without a font for a script draws its characters as boxes; the self-test
+#: checks each script, inspector/gui/fonts.py). Latin, Greek, Cyrillic: DejaVu; CJK: Noto CJK or
+#: a smaller alternative already installed.
+EXTRA_DEPENDS = ("fonts-dejavu-core | fonts-noto-core", "fonts-noto-cjk | fonts-wqy-microhei | fonts-droid-fallback")
+#: Emoji are drawn from a fallback font when one is installed (apt installs Recommends by default).
+RECOMMENDS = ("fonts-noto-color-emoji",)
+MIME_TYPE = "application/vnd.a3s.code.session-checkpoint.v1+json"
 #: Libraries provided by the C library itself (covered by the libc6 dependency).
 LIBC_SONAMES = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libresolv.so.2",
                 "libutil.so.1", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "libcrypt.so.1"}
@@ -147,6 +157,17 @@ def desktop_entry() -> str:
     return (HERE / f"{PACKAGE}.desktop").read_text()
 
 
+def _is_shared_library(path: Path) -> bool:
+    """An ELF shared object (``ET_DYN``) named like a library or Python extension: mode 0644 in
+    the package (lintian: shared-library-is-executable). The bundle's executable is ``ET_DYN``
+    too (PIE) but has no ``.so`` in its name."""
+    if ".so" not in path.name:
+        return False
+    with open(path, "rb") as f:
+        head = f.read(18)
+    return head[:4] == b"\x7fELF" and int.from_bytes(head[16:18], "little" if head[5] == 1 else "big") == 3
+
+
 def _copytree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, symlinks=True)
     for dirpath, dirnames, filenames in os.walk(dst):
@@ -155,16 +176,53 @@ def _copytree(src: Path, dst: Path) -> None:
             p = Path(dirpath) / name
             if p.is_symlink():
                 continue
-            executable = os.access(p, os.X_OK)
+            executable = os.access(p, os.X_OK) and not _is_shared_library(p)
             os.chmod(p, 0o755 if executable else 0o644)
+
+
+def _write_gz(path: Path, data: bytes) -> None:
+    """gzip -9n: no name or time stamp in the header (reproducible, as lintian expects)."""
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz:
+        gz.write(data)
+
+
+def changelog(version: str, maintainer: str) -> str:
+    """The Debian changelog of this (native) package: one entry for the built version."""
+    return (f"{PACKAGE} ({version}) unstable; urgency=medium\n\n"
+            f"  * Release {version}: built from the upstream tree by packaging/linux/make_deb.py.\n\n"
+            f" -- {maintainer}  {_changelog_date()}\n")
+
+
+def _changelog_date() -> str:
+    """RFC 5322 date of ``SOURCE_DATE_EPOCH`` (reproducible builds) or now, in UTC."""
+    seconds = int(os.environ.get("SOURCE_DATE_EPOCH") or time.time())
+    return time.strftime("%a, %d %b %Y %H:%M:%S +0000", time.gmtime(seconds))
+
+
+def write_licences(root: Path, version: str, contact: str) -> None:
+    """Third-party notices for what the staged tree really holds (regenerated, since the .deb
+    leaves the bundle's fonts to the font packages), under the bundle and in
+    ``/usr/share/doc``, and the machine-readable ``copyright`` (DEP-5) made from the same list."""
+    sys.path.insert(0, str(ROOT / "packaging" / "licenses"))
+    import make_notices
+
+    staged = root / INSTALL_DIR
+    notices = make_notices.write(staged, version, contact)
+    doc = root / f"usr/share/doc/{PACKAGE}"
+    shutil.copyfile(notices, doc / make_notices.NOTICES_NAME)
+    comps, _ = make_notices.collect(staged, contact)
+    (doc / "copyright").write_text(make_notices.render_dep5(comps, INSTALL_DIR, contact))
 
 
 def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str]) -> None:
     """Write the package tree (files + ``DEBIAN/control``) under ``root``."""
     icons = ROOT / "resources" / "icons"
+    maintainer = os.environ.get("DEB_MAINTAINER", DEFAULT_MAINTAINER)
     _copytree(bundle, root / INSTALL_DIR)
+    # the portable bundle's fonts: the .deb depends on Debian's font packages instead
+    shutil.rmtree(root / INSTALL_DIR / "_internal" / "fonts", ignore_errors=True)
     (root / "usr/bin").mkdir(parents=True)
-    os.symlink(f"../../{INSTALL_DIR}/{PACKAGE}", root / "usr/bin" / PACKAGE)
+    os.symlink(f"/{INSTALL_DIR}/{PACKAGE}", root / "usr/bin" / PACKAGE)
     apps = root / "usr/share/applications"
     apps.mkdir(parents=True)
     (apps / f"{PACKAGE}.desktop").write_text(desktop_entry())
@@ -175,14 +233,20 @@ def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str])
     d = root / "usr/share/icons/hicolor/scalable/apps"
     d.mkdir(parents=True)
     shutil.copyfile(icons / f"{PACKAGE}.svg", d / f"{PACKAGE}.svg")
+    mime = root / "usr/share/mime/packages"
+    mime.mkdir(parents=True)
+    shutil.copyfile(HERE / f"{PACKAGE}-mime.xml", mime / f"{PACKAGE}.xml")
+    man = root / "usr/share/man/man1"
+    man.mkdir(parents=True)
+    _write_gz(man / f"{PACKAGE}.1.gz", (HERE / f"{PACKAGE}.1").read_bytes())
     doc = root / f"usr/share/doc/{PACKAGE}"
     doc.mkdir(parents=True)
-    (doc / "copyright").write_text(
-        "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
-        f"Upstream-Name: {PACKAGE}\n\nFiles: *\nLicense: Apache-2.0\n"
-        " The bundled Qt (PySide6) libraries are LGPL-3.0; Python is PSF-2.0.\n"
-        " See /usr/share/common-licenses/Apache-2.0.\n")
+    write_licences(root, version, maintainer)
     shutil.copyfile(ROOT / "resources" / "samples" / "README.md", doc / "README.samples.md")
+    _write_gz(doc / "changelog.gz", changelog(version, maintainer).encode())
+    overrides = root / "usr/share/lintian/overrides"
+    overrides.mkdir(parents=True)
+    shutil.copyfile(HERE / "lintian-overrides", overrides / PACKAGE)
     for dirpath, dirnames, filenames in os.walk(root / "usr"):
         os.chmod(dirpath, 0o755)
         for name in filenames:
@@ -190,9 +254,9 @@ def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str])
             if not p.is_symlink():
                 os.chmod(p, 0o644)
     size_kib = sum(p.lstat().st_size for p in root.rglob("*") if not p.is_dir()) // 1024 + 1
-    maintainer = os.environ.get("DEB_MAINTAINER", "Checkpoint Inspector maintainers <checkpoint-inspector@example.invalid>")
     control = (f"Package: {PACKAGE}\nVersion: {version}\nArchitecture: {arch}\nMaintainer: {maintainer}\n"
                f"Installed-Size: {size_kib}\nDepends: {', '.join(depends)}\n"
+               f"Recommends: {', '.join(RECOMMENDS)}\n"
                "Section: utils\nPriority: optional\n"
                f"Description: {DESCRIPTION}\n")
     (root / "DEBIAN").mkdir()

@@ -67,6 +67,9 @@ def test_desktop_entry_launches_the_command_with_the_icon():
     assert entry["Icon"] == "checkpoint-inspector"
     assert entry["Terminal"] == "false"
     assert entry["Categories"].endswith(";")
+    # our own media type only: listing application/json made the app the default JSON handler
+    # wherever no other one was installed (gio picks the only registered application)
+    assert entry["MimeType"] == "application/vnd.a3s.code.session-checkpoint.v1+json;"
 
 
 def _png_size(path: Path) -> tuple[int, int]:
@@ -105,9 +108,8 @@ def test_stage_lays_out_the_package(tmp_path):
     root.mkdir()
     make_deb.stage(bundle, root, "9.9.9", "amd64", ["libc6 (>= 2.34)", "libxcb1"])
     link = root / "usr/bin/checkpoint-inspector"
-    assert os.readlink(link) == "../../opt/checkpoint-inspector/checkpoint-inspector"
-    assert link.resolve() == (root / "opt/checkpoint-inspector/checkpoint-inspector").resolve()
-    assert os.stat(link).st_mode & 0o777 == 0o755
+    assert os.readlink(link) == "/opt/checkpoint-inspector/checkpoint-inspector"  # absolute: Debian policy 10.5
+    assert os.stat(root / "opt/checkpoint-inspector/checkpoint-inspector").st_mode & 0o777 == 0o755
     assert (root / "opt/checkpoint-inspector/_internal/data.txt").stat().st_mode & 0o777 == 0o644
     assert (root / "usr/share/applications/checkpoint-inspector.desktop").is_file()
     for size in make_deb.ICON_SIZES:
@@ -130,12 +132,25 @@ def test_build_deb_from_a_fake_bundle_computes_depends_and_installs_with_dpkg_x(
     assert deb.name.startswith("checkpoint-inspector_9.9.9_")
     depends = subprocess.run(["dpkg-deb", "-f", str(deb), "Depends"], capture_output=True, text=True,
                              check=True).stdout.strip()
-    # `true` needs only the C library; a font is always required for the window's text
+    # `true` needs only the C library; fonts for Latin/Greek/Cyrillic and CJK are always required
     assert depends.startswith("libc6 (>= 2.")
-    assert depends.endswith(", fonts-dejavu-core | fonts-liberation2 | fonts-noto-core")
+    assert depends.endswith(", fonts-dejavu-core | fonts-noto-core, "
+                            "fonts-noto-cjk | fonts-wqy-microhei | fonts-droid-fallback")
+    fields = {f: subprocess.run(["dpkg-deb", "-f", str(deb), f], capture_output=True, text=True).stdout.strip()
+              for f in ("Recommends", "Section")}
+    assert fields == {"Recommends": "fonts-noto-color-emoji", "Section": "utils"}
     scratch = tmp_path / "scratch"
     subprocess.run(["dpkg-deb", "-x", str(deb), str(scratch)], check=True)
-    assert subprocess.run([str(scratch / "usr/bin/checkpoint-inspector")]).returncode == 0  # it is `true`
+    assert subprocess.run([str(scratch / "opt/checkpoint-inspector/checkpoint-inspector")]).returncode == 0  # `true`
+    doc = scratch / "usr/share/doc/checkpoint-inspector"
+    assert sorted(p.name for p in doc.iterdir()) == ["README.samples.md", "THIRD-PARTY-NOTICES.txt", "changelog.gz",
+                                                     "copyright"]
+    assert (doc / "copyright").read_text().startswith(
+        "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: checkpoint-inspector\n")
+    assert (scratch / "usr/share/mime/packages/checkpoint-inspector.xml").read_bytes() == \
+        (ROOT / "packaging/linux/checkpoint-inspector-mime.xml").read_bytes()
+    assert (scratch / "usr/share/man/man1/checkpoint-inspector.1.gz").is_file()
+    assert (scratch / "opt/checkpoint-inspector/_internal/licenses/LICENSE").read_text() == (ROOT / "LICENSE").read_text()
 
 
 def _source_packages() -> set[str]:
