@@ -40,8 +40,8 @@ fi
 scratch=$(mktemp -d /tmp/ci-deb-root.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 dpkg-deb -x "$deb" "$scratch"
-app="$scratch/opt/checkpoint-inspector/checkpoint-inspector"  # /usr/bin/checkpoint-inspector links here (absolute)
-samples="$scratch/opt/checkpoint-inspector/_internal/inspector/resources/samples"
+app="$scratch/usr/bin/checkpoint-inspector"  # -> ../lib/checkpoint-inspector/checkpoint-inspector
+samples="$scratch/usr/lib/checkpoint-inspector/_internal/inspector/resources/samples"
 
 passed=0
 failed=0
@@ -50,14 +50,14 @@ check() {  # check NAME EXPECTED_EXIT COMMAND...
   local rc=0
   "$@" >"$scratch/out.txt" 2>&1 || rc=$?
   if [ "$rc" = "$want" ]; then
-    passed=$((passed + 1)); echo "ci.sh: ok   $name (exit $rc)"; tail -n 2 "$scratch/out.txt" | sed 's/^/    /'
+    passed=$((passed + 1)); echo "ci.sh: ok   $name (exit $rc)"; tail -n 16 "$scratch/out.txt" | sed 's/^/    /'
   else
     failed=$((failed + 1)); echo "ci.sh: FAIL $name (exit $rc, expected $want):"; sed 's/^/    /' "$scratch/out.txt"
   fi
 }
 check "installed: files in place" 0 test -f "$scratch/usr/share/applications/checkpoint-inspector.desktop" -a \
   -f "$scratch/usr/share/icons/hicolor/256x256/apps/checkpoint-inspector.png" -a \
-  "$(readlink "$scratch/usr/bin/checkpoint-inspector")" = /opt/checkpoint-inspector/checkpoint-inspector -a -x "$app"
+  "$(readlink "$app")" = ../lib/checkpoint-inspector/checkpoint-inspector -a -x "$app" -a ! -e "$scratch/opt"
 check "installed: desktop entry is valid" 0 desktop-file-validate "$scratch/usr/share/applications/checkpoint-inspector.desktop"
 check "installed: file type registered, never the default for JSON (gio, xdg-mime)" 0 packaging/linux/check_mime.sh "$scratch"
 check "licence files in every artifact" 0 python3 packaging/licenses/check_artifacts.py dist/*

@@ -32,8 +32,8 @@ REQUIRED = {
                 "checkpoint-inspector/_internal/fonts/fonts-wqy-microhei_*.copyright"],
     "deb": ["./usr/share/doc/checkpoint-inspector/copyright",
             "./usr/share/doc/checkpoint-inspector/THIRD-PARTY-NOTICES.txt",
-            "./opt/checkpoint-inspector/_internal/licenses/LICENSE",
-            "./opt/checkpoint-inspector/_internal/licenses/THIRD-PARTY-NOTICES.txt"],
+            "./usr/lib/checkpoint-inspector/_internal/licenses/LICENSE",
+            "./usr/lib/checkpoint-inspector/_internal/licenses/THIRD-PARTY-NOTICES.txt"],
 }
 LICENCE_NAMES = ("LICENSE", "NOTICE", "NOTICES", "copyright", "COPYING")
 

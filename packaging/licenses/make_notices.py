@@ -294,7 +294,7 @@ def _spdx_names(expression: str) -> list[str] | None:
 
 def render_dep5(comps: list[Component], prefix: str, contact: str) -> str:
     """Debian machine-readable copyright (DEP-5) for the package: the project's own files, then one
-    ``Files:`` paragraph per component (paths under ``prefix``, e.g. ``opt/checkpoint-inspector``),
+    ``Files:`` paragraph per component (paths under ``prefix``, e.g. ``usr/lib/checkpoint-inspector``),
     then a ``License:`` paragraph for each licence named."""
     paras = ["Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
              "Upstream-Name: checkpoint-inspector\n"

@@ -18,12 +18,12 @@ mkdir -p "$env_dir/data/mime/packages" "$env_dir/data/applications" "$env_dir/ho
 cp /usr/share/mime/packages/freedesktop.org.xml "$env_dir/data/mime/packages/"
 cp "$ROOT/usr/share/mime/packages/checkpoint-inspector.xml" "$env_dir/data/mime/packages/"
 cp "$ROOT/usr/share/applications/checkpoint-inspector.desktop" "$env_dir/data/applications/"
-ln -s "$ROOT/opt/checkpoint-inspector/checkpoint-inspector" "$env_dir/bin/checkpoint-inspector"  # TryExec must resolve
+ln -s "$ROOT/usr/lib/checkpoint-inspector/checkpoint-inspector" "$env_dir/bin/checkpoint-inspector"  # TryExec must resolve
 update-mime-database "$env_dir/data/mime" >/dev/null
 update-desktop-database "$env_dir/data/applications"
 export XDG_DATA_DIRS=$env_dir/data XDG_DATA_HOME=$env_dir/home XDG_CONFIG_HOME=$env_dir/config \
   XDG_CONFIG_DIRS=$env_dir/config XDG_CURRENT_DESKTOP=GNOME PATH=$env_dir/bin:$PATH
-samples="$ROOT/opt/checkpoint-inspector/_internal/inspector/resources/samples"
+samples="$ROOT/usr/lib/checkpoint-inspector/_internal/inspector/resources/samples"
 cp "$samples/sample.payload.json" "$env_dir/files/a.payload.json"
 cp "$samples/sample.descriptor.json" "$env_dir/files/a.descriptor.json"
 cp "$samples/sample.payload.json" "$env_dir/files/renamed-payload.json"       # content only

@@ -2,8 +2,8 @@
 
 Layout of the package::
 
-    /opt/checkpoint-inspector/                      the bundle (executable + _internal/)
-    /usr/bin/checkpoint-inspector                   -> /opt/checkpoint-inspector/checkpoint-inspector
+    /usr/lib/checkpoint-inspector/                  the bundle (executable + _internal/)
+    /usr/bin/checkpoint-inspector                   -> ../lib/checkpoint-inspector/checkpoint-inspector
     /usr/share/applications/checkpoint-inspector.desktop
     /usr/share/icons/hicolor/<N>x<N>/apps/checkpoint-inspector.png, scalable/apps/checkpoint-inspector.svg
     /usr/share/mime/packages/checkpoint-inspector.xml       the checkpoint media type (shared-mime-info)
@@ -11,8 +11,10 @@ Layout of the package::
     /usr/share/doc/checkpoint-inspector/copyright (DEP-5), THIRD-PARTY-NOTICES.txt, changelog.gz,
         README.samples.md
 
-The ``/usr/bin`` symlink is absolute (Debian policy 10.5 for links between top-level folders);
-in a ``dpkg -x pkg.deb ROOT`` tree run ``ROOT/opt/checkpoint-inspector/checkpoint-inspector``. ``Depends`` is computed, not hand-written: every
+The bundle lives under ``/usr/lib``, not ``/opt``: Debian packages must not ship files in ``/opt``,
+and dpkg removed a pre-existing empty ``/opt`` (owned by no package) together with the package.
+The ``/usr/bin`` symlink is relative (Debian policy 10.5 within one top-level folder), so
+``dpkg -x pkg.deb ROOT`` gives a runnable ``ROOT/usr/bin/checkpoint-inspector`` too. ``Depends`` is computed, not hand-written: every
 shared library the bundle's ELF files need that is not inside the bundle is looked up with
 ``ldconfig -p`` and ``dpkg-query -S``; the ``libc6`` minimum comes from the highest
 ``GLIBC_x.y`` symbol version referenced; :data:`EXTRA_DEPENDS` adds a font. A needed library
@@ -44,7 +46,7 @@ from prune import elf_needed  # noqa: E402  (shared ELF reader)
 
 PACKAGE = "checkpoint-inspector"
 DEFAULT_MAINTAINER = "Checkpoint Inspector maintainers <checkpoint-inspector@example.invalid>"
-INSTALL_DIR = f"opt/{PACKAGE}"
+INSTALL_DIR = f"usr/lib/{PACKAGE}"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 DESCRIPTION = """Verify and explain A3S Code session checkpoints
  Checkpoint Inspector opens an A3S Code portable session checkpoint (payload
@@ -55,7 +57,7 @@ DESCRIPTION = """Verify and explain A3S Code session checkpoints
  The package contains the desktop application and the headless command
  `checkpoint-inspector` (verify, describe, canon, rules, explain,
  --self-test). It is self-contained: Python and Qt are bundled under
- /opt/checkpoint-inspector."""
+ /usr/lib/checkpoint-inspector."""
 #: Not visible as library dependencies, still needed: fonts that draw the scripts checkpoints
 #: hold (fontconfig without a font for a script draws its characters as boxes; the self-test
 #: checks each script, inspector/gui/fonts.py). Latin, Greek, Cyrillic: DejaVu; CJK: Noto CJK or
@@ -222,7 +224,7 @@ def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str])
     # the portable bundle's fonts: the .deb depends on Debian's font packages instead
     shutil.rmtree(root / INSTALL_DIR / "_internal" / "fonts", ignore_errors=True)
     (root / "usr/bin").mkdir(parents=True)
-    os.symlink(f"/{INSTALL_DIR}/{PACKAGE}", root / "usr/bin" / PACKAGE)
+    os.symlink(f"../lib/{PACKAGE}/{PACKAGE}", root / "usr/bin" / PACKAGE)
     apps = root / "usr/share/applications"
     apps.mkdir(parents=True)
     (apps / f"{PACKAGE}.desktop").write_text(desktop_entry())

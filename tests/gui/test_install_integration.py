@@ -103,3 +103,30 @@ def test_about_names_the_licences_and_the_dialog_shows_every_text(qapp):
     assert "Version 2.0, January 2004" in text
     assert "orjson" in text and "PySide6" in text
     assert dialog.text.isReadOnly()
+
+
+def test_help_about_licences_button_opens_the_licence_texts(qtbot, window):
+    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QMessageBox, QPushButton
+
+    seen: dict[str, str] = {}
+
+    def click_licences():
+        box = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible())
+        seen["about"] = box.text()
+        button = next(b for b in box.findChildren(QPushButton) if b.text() == "Licences…")
+        QTimer.singleShot(100, close_licences)
+        QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+
+    def close_licences():
+        dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, about.LicencesDialog) and w.isVisible())
+        seen["licences"] = dialog.text.toPlainText()
+        QTest.keyClick(dialog, Qt.Key.Key_Escape)
+
+    action = next(a for m in window.menuBar().actions() for a in m.menu().actions()
+                  if a.text().replace("&", "") == "About Checkpoint Inspector")
+    QTimer.singleShot(100, click_licences)
+    action.trigger()
+    assert f"Checkpoint Inspector {__version__}" in seen["about"]
+    assert "Version 2.0, January 2004" in seen["licences"] and "orjson" in seen["licences"]

@@ -108,9 +108,11 @@ def test_stage_lays_out_the_package(tmp_path):
     root.mkdir()
     make_deb.stage(bundle, root, "9.9.9", "amd64", ["libc6 (>= 2.34)", "libxcb1"])
     link = root / "usr/bin/checkpoint-inspector"
-    assert os.readlink(link) == "/opt/checkpoint-inspector/checkpoint-inspector"  # absolute: Debian policy 10.5
-    assert os.stat(root / "opt/checkpoint-inspector/checkpoint-inspector").st_mode & 0o777 == 0o755
-    assert (root / "opt/checkpoint-inspector/_internal/data.txt").stat().st_mode & 0o777 == 0o644
+    assert os.readlink(link) == "../lib/checkpoint-inspector/checkpoint-inspector"  # relative: Debian policy 10.5
+    assert link.resolve() == (root / "usr/lib/checkpoint-inspector/checkpoint-inspector").resolve()
+    assert os.stat(link).st_mode & 0o777 == 0o755
+    assert (root / "usr/lib/checkpoint-inspector/_internal/data.txt").stat().st_mode & 0o777 == 0o644
+    assert not (root / "opt").exists()  # dpkg would remove a pre-existing empty /opt with the package
     assert (root / "usr/share/applications/checkpoint-inspector.desktop").is_file()
     for size in make_deb.ICON_SIZES:
         assert _png_size(root / f"usr/share/icons/hicolor/{size}x{size}/apps/checkpoint-inspector.png") == (size, size)
@@ -141,7 +143,7 @@ def test_build_deb_from_a_fake_bundle_computes_depends_and_installs_with_dpkg_x(
     assert fields == {"Recommends": "fonts-noto-color-emoji", "Section": "utils"}
     scratch = tmp_path / "scratch"
     subprocess.run(["dpkg-deb", "-x", str(deb), str(scratch)], check=True)
-    assert subprocess.run([str(scratch / "opt/checkpoint-inspector/checkpoint-inspector")]).returncode == 0  # `true`
+    assert subprocess.run([str(scratch / "usr/bin/checkpoint-inspector")]).returncode == 0  # it is `true`
     doc = scratch / "usr/share/doc/checkpoint-inspector"
     assert sorted(p.name for p in doc.iterdir()) == ["README.samples.md", "THIRD-PARTY-NOTICES.txt", "changelog.gz",
                                                      "copyright"]
@@ -150,7 +152,7 @@ def test_build_deb_from_a_fake_bundle_computes_depends_and_installs_with_dpkg_x(
     assert (scratch / "usr/share/mime/packages/checkpoint-inspector.xml").read_bytes() == \
         (ROOT / "packaging/linux/checkpoint-inspector-mime.xml").read_bytes()
     assert (scratch / "usr/share/man/man1/checkpoint-inspector.1.gz").is_file()
-    assert (scratch / "opt/checkpoint-inspector/_internal/licenses/LICENSE").read_text() == (ROOT / "LICENSE").read_text()
+    assert (scratch / "usr/lib/checkpoint-inspector/_internal/licenses/LICENSE").read_text() == (ROOT / "LICENSE").read_text()
 
 
 def _source_packages() -> set[str]:

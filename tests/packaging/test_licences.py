@@ -83,14 +83,14 @@ def test_dep5_copyright_has_a_files_paragraph_per_component_and_every_licence_de
                                     texts=[("orjson: licenses/LICENSE-MIT", "MIT License\n\nPermission is hereby")])
     ssl = make_notices.Component("libssl3 (Debian)", "3.0.19", "see the package's copyright below",
                                  paths=["libssl.so.3"], texts=[("/usr/share/doc/libssl3/copyright", "OpenSSL terms\n\nmore")])
-    paras = _paragraphs(make_notices.render_dep5([qt, orjson, ssl], "opt/checkpoint-inspector", "m <m@x.invalid>"))
+    paras = _paragraphs(make_notices.render_dep5([qt, orjson, ssl], "usr/lib/checkpoint-inspector", "m <m@x.invalid>"))
     assert paras[0]["Format"] == "https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
     assert paras[0]["Upstream-Contact"] == "m <m@x.invalid>"
     assert paras[1] == {"Files": "*", "Copyright": "2026 The Checkpoint Inspector authors (A3S)", "License": "Apache-2.0"}
-    assert paras[2]["Files"] == "opt/checkpoint-inspector/_internal/PySide6/*"
+    assert paras[2]["Files"] == "usr/lib/checkpoint-inspector/_internal/PySide6/*"
     assert paras[2]["License"] == "LGPL-3.0-only" and "Relink" in paras[2]["Comment"]
     assert paras[3]["License"] == "MPL-2.0 and (Apache-2.0 or MIT)"
-    assert paras[4]["Files"] == "opt/checkpoint-inspector/_internal/libssl.so.3"
+    assert paras[4]["Files"] == "usr/lib/checkpoint-inspector/_internal/libssl.so.3"
     assert paras[4]["License"] == (
         "other\n libssl3 (Debian) 3.0.19, unmodified. Its copyright and licence terms (/usr/share/doc/libssl3/copyright) are"
         "\n reproduced in full in /usr/share/doc/checkpoint-inspector/THIRD-PARTY-NOTICES.txt.")
