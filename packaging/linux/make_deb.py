@@ -250,6 +250,9 @@ def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str])
     overrides.mkdir(parents=True)
     shutil.copyfile(HERE / "lintian-overrides", overrides / PACKAGE)
     for dirpath, dirnames, filenames in os.walk(root / "usr"):
+        if Path(dirpath) == root / INSTALL_DIR:
+            dirnames.clear()  # the bundle's modes were set by _copytree
+            continue
         os.chmod(dirpath, 0o755)
         for name in filenames:
             p = Path(dirpath) / name
