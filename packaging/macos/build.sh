@@ -65,7 +65,7 @@ codesign --verify --strict --deep --verbose=2 "$APP"
 if [ -n "$IDENTITY" ]; then
   codesign --display --verbose=2 "$APP" 2>&1 | grep -E '^(Authority|TeamIdentifier|Timestamp|Runtime)'
 fi
-"$APP/Contents/MacOS/checkpoint-inspector" --self-test
+"$APP/Contents/MacOS/checkpoint-inspector" --self-test --require-gui
 
 mkdir -p dist
 DMG="dist/CheckpointInspector-$VERSION-macos-$ARCH.dmg"
@@ -103,6 +103,6 @@ codesign --verify --strict --deep --verbose=2 "$TARGET/Checkpoint Inspector.app"
 if [ -n "${NOTARY_PROFILE:-}" ] && [ -n "$IDENTITY" ]; then
   spctl --assess --type execute --verbose=2 "$TARGET/Checkpoint Inspector.app"
 fi
-"$TARGET/Checkpoint Inspector.app/Contents/MacOS/checkpoint-inspector" --self-test
+"$TARGET/Checkpoint Inspector.app/Contents/MacOS/checkpoint-inspector" --self-test --require-gui
 test -f "$TARGET/Checkpoint Inspector.app/Contents/Resources/licenses/THIRD-PARTY-NOTICES.txt"
 ls -l dist

@@ -66,7 +66,7 @@ try {
     Sign-File "$Bundle\Checkpoint Inspector.exe"
 
     # 3. The self-test must pass from the bundle before it is packaged.
-    Invoke-Checked "self-test (bundle)" { & "$Bundle\checkpoint-inspector.exe" --self-test }
+    Invoke-Checked "self-test (bundle)" { & "$Bundle\checkpoint-inspector.exe" --self-test --require-gui }
 
     # 4. The installer (the uninstaller is signed by iscc through SignTool when signing is on).
     $Iscc = (Get-Command iscc.exe -ErrorAction SilentlyContinue).Source
@@ -90,7 +90,7 @@ try {
     $Target = if ($env:RUNNER_TEMP) { "$env:RUNNER_TEMP\ci-install" } else { "$env:TEMP\ci-install" }
     $InstallArgs = @("/VERYSILENT", "/SUPPRESSMSGBOXES", "/CURRENTUSER", "/NORESTART", "/DIR=$Target", "/TASKS=addtopath,openwith")
     Start-Checked "install" $Setup $InstallArgs
-    Invoke-Checked "self-test (installed)" { & "$Target\checkpoint-inspector.exe" --self-test }
+    Invoke-Checked "self-test (installed)" { & "$Target\checkpoint-inspector.exe" --self-test --require-gui }
     if (-not (Test-Path "$Target\_internal\licenses\THIRD-PARTY-NOTICES.txt")) { throw "licences missing from the installed copy" }
     $UserPath = [Environment]::GetEnvironmentVariable("Path", "User")
     if (-not ($UserPath -split ";" -contains $Target)) { throw "install did not add $Target to the user PATH" }
@@ -99,7 +99,7 @@ try {
     Set-Content -Path "$Target\_internal\stale-from-old-version.txt" -Value "old"
     Start-Checked "upgrade" $Setup $InstallArgs
     if (Test-Path "$Target\_internal\stale-from-old-version.txt") { throw "upgrade kept a stale file in _internal" }
-    Invoke-Checked "self-test (upgraded)" { & "$Target\checkpoint-inspector.exe" --self-test }
+    Invoke-Checked "self-test (upgraded)" { & "$Target\checkpoint-inspector.exe" --self-test --require-gui }
 
     # 7. Uninstall: the folder's PATH entry and the "Open with" registration go away.
     Start-Checked "uninstall" "$Target\unins000.exe" @("/VERYSILENT", "/SUPPRESSMSGBOXES", "/NORESTART")

@@ -55,7 +55,7 @@ Source: "{#SourceDir}\*"; DestDir: "{app}"; Flags: ignoreversion recursesubdirs 
 
 [Icons]
 Name: "{autoprograms}\Checkpoint Inspector"; Filename: "{app}\Checkpoint Inspector.exe"
-Name: "{autoprograms}\Checkpoint Inspector - check installation"; Filename: "{cmd}"; Parameters: "/k ""{app}\checkpoint-inspector.exe"" --self-test"; IconFilename: "{app}\Checkpoint Inspector.exe"
+Name: "{autoprograms}\Checkpoint Inspector - check installation"; Filename: "{cmd}"; Parameters: "/k ""{app}\checkpoint-inspector.exe"" --self-test --require-gui"; IconFilename: "{app}\Checkpoint Inspector.exe"
 Name: "{autoprograms}\Checkpoint Inspector - licences"; Filename: "{app}\_internal\licenses\THIRD-PARTY-NOTICES.txt"
 Name: "{autodesktop}\Checkpoint Inspector"; Filename: "{app}\Checkpoint Inspector.exe"; Tasks: desktopicon
 
