@@ -78,13 +78,16 @@ def timestamp(s: str) -> str:
         raise SerdeError(str(e)) from None
 
 
-def variant_from_index(t: S.Tagged, x) -> str:
-    """serde derive's variant-identifier visitor on one buffered tag value ``x``."""
+def variant_from_index(t: S.Tagged, x, allow_index: bool = True) -> str:
+    """serde derive's variant-identifier visitor on one buffered tag value ``x``.
+
+    Buffered content hands an integer to ``visit_u64`` (a variant index); a ``serde_json::Value``
+    (``allow_index=False``) reads identifiers as strings only."""
     if type(x) is str:
         if x not in t.names:
             raise _unknown_variant(x, t.names)
         return x
-    if type(x) is int and x >= 0:  # visit_u64: a variant index
+    if allow_index and type(x) is int and x >= 0:  # visit_u64: a variant index
         if x >= len(t.variants):
             raise _invalid_value(x, "variant index 0 <= i < %d" % len(t.variants))
         return t.variants[x][0]
@@ -180,7 +183,7 @@ def content(t, v, from_value: bool = False):
                 if k == t.tag:
                     if tag is not None:
                         raise SerdeError("duplicate field `%s`" % t.tag)
-                    tag = variant_from_index(t, x)
+                    tag = variant_from_index(t, x, not from_value)
                 else:
                     rest.append((k, x))
             if tag is None:
@@ -188,7 +191,7 @@ def content(t, v, from_value: bool = False):
         elif isinstance(v, list):
             if not v:
                 raise SerdeError("missing field `%s`" % t.tag)
-            tag, rest = variant_from_index(t, v[0]), v[1:]
+            tag, rest = variant_from_index(t, v[0], not from_value), v[1:]
         else:
             raise _invalid_type(v, "internally tagged enum " + t.name)
         result = {t.tag: tag}

@@ -187,6 +187,34 @@ def test_decode_value_is_serde_json_from_value():
         assert str(e.value) == message and e.value.index is None
 
 
+_EVIDENCE = json.loads((PINNED / "001-valid-rich-resume.payload.json").read_bytes())[
+    "snapshot"]["run_records"][1]["events"][11]["event"]["metadata"]["a3s_tool_result_evidence"]
+
+
+@pytest.mark.parametrize("edit, message", [
+    # texts checked against oracle2 verify (S-TOOLEND-EVIDENCE-PARSE) on cases-pinned 001
+    ({"loss_mode": {"none": {}}}, "invalid type: map, expected unit"),  # a Value: {} is not a unit
+    ({"loss_mode": 0}, "invalid type: integer `0`, expected string or map"),
+    ({"original_bytes": -1}, "invalid value: integer `-1`, expected usize"),
+    ({"original_bytes": 1.5}, "invalid type: floating point `1.5`, expected usize"),
+    ({"byte_delta": 2 ** 63}, "invalid value: integer `9223372036854775808`, expected i64"),
+    ("short", "invalid length 5, expected struct ToolResultEvidenceV1 with 14 elements"),
+    ("long", "invalid length 15, expected fewer elements in array"),
+])
+def test_decode_value_evidence_texts(edit, message):
+    keys = [f.key for f in S.TOOL_RESULT_EVIDENCE.fields]
+    if edit == "short":
+        value = [_EVIDENCE.get(k) for k in keys][:5]
+    elif edit == "long":
+        value = [_EVIDENCE.get(k) for k in keys] + [None]
+    else:
+        value = dict(_EVIDENCE, **edit)
+    with pytest.raises(SerdeError) as e:
+        decode_value(S.TOOL_RESULT_EVIDENCE, value)
+    assert str(e.value) == message
+    assert decode_value(S.TOOL_RESULT_EVIDENCE, [_EVIDENCE.get(k) for k in keys]) == _EVIDENCE
+
+
 # Texts and columns checked against the reference (oracle2 export) on cases-pinned 001 re-encoded
 # canonically after one edit: events (streaming and buffered), bindings, policy objects, cost
 # records, trace events (FORMAT.md 4.7-4.15).
