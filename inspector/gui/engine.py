@@ -172,6 +172,11 @@ def read_paths(paths: list[str]) -> tuple[Side | None, Side | None]:
             files.append(checkpoint.read_input(p))
         except checkpoint.UnreadableInput as e:
             raise UserError(str(e)) from None
+    reason = checkpoint.not_a_checkpoint(files)
+    if reason:  # not a failed checkpoint: no verdict at all (issue 8)
+        from inspector.checkpoint.catalogue import plain_texts
+
+        raise UserError(f"{reason.replace(chr(10), '; ')}. {plain_texts()['what_checkpoints_look_like']}")
     try:
         payload, descriptor = checkpoint.pair_inputs(files)
     except checkpoint.PairingError as e:

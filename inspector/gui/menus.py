@@ -48,6 +48,7 @@ def build_menus(w) -> None:
     w.act_save = _act(w, m, "Save Payload &As…", w.save_dialog, QKeySequence.StandardKey.SaveAs, "saveAs")
     w.act_save_desc = _act(w, m, "Save &Descriptor As…", lambda: dialogs.save_descriptor_dialog(w), None,
                            "saveDescriptor")
+    w.act_export = _act(w, m, "&Export Report…", w.export_report, "Ctrl+Shift+E", "exportReport")
     m.addSeparator()
     w.act_reload = _act(w, m, "&Reload from Disk", w.reload,
                         [QKeySequence(QKeySequence.StandardKey.Refresh).toString() or "F5", "Ctrl+R"], "reload")
@@ -59,6 +60,7 @@ def build_menus(w) -> None:
     w.act_copy = _act(w, e, "&Copy Value", w.copy_value, QKeySequence.StandardKey.Copy, "copyValue")
     w.act_copy.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
     w.act_copy_ptr = _act(w, e, "Copy JSON &Pointer", w.copy_pointer, "Ctrl+Shift+C", "copyPointer")
+    w.act_copy_ticket = _act(w, e, "Copy for &Ticket", w.copy_for_ticket, "Ctrl+Shift+T", "copyForTicket")
     e.addSeparator()
     _act(w, e, "&Find in Tree…", w.find_bar.open, QKeySequence.StandardKey.Find, "find")
     _act(w, e, "Find &Next", lambda: w.find_in_tree(w.find_bar.edit.text(), False),

@@ -18,8 +18,10 @@ COUNT_ORDER = (Verdict.FAIL, Verdict.PASS, Verdict.NOT_REACHED, Verdict.NOT_APPL
 
 @dataclass
 class VerdictText:
-    """The verdict bar's lines: ``title`` in the colour of ``verdict``, ``subtitle`` below it,
-    ``notice`` (an error said above the verdict) and ``status`` (the status bar's text)."""
+    """The verdict bar's lines: ``title`` in the colour of ``verdict`` (led by the plain-language
+    sentence), ``reference`` (the reference's rule and message, beside it), ``subtitle`` below,
+    ``notice`` (an error said above the verdict), ``status`` (the status bar's text) and
+    ``ticket`` (a complete verdict: Copy for ticket is offered)."""
 
     title: str
     verdict: Verdict
@@ -27,6 +29,8 @@ class VerdictText:
     notice: str
     status: str
     root_button: bool
+    reference: str = ""
+    ticket: bool = False
 
 
 def subtitle(doc: Document) -> str:
@@ -72,7 +76,23 @@ def verdict_text(doc: Document) -> VerdictText:
             notice = f"Could not open {what}: {why}. Still showing the checkpoint below."
             status = f"Could not open {what}; still showing: {text}"
     root = doc.report is not None and doc.report.root_cause is not None
-    return VerdictText(text, verdict, sub, notice, status, root)
+    reference = ""
+    if root and not nothing:
+        rc = doc.report.root_cause
+        reference = f"Reference: {rc.rule.id} failed — {rc.message}"
+        if rc.rule.plain is not None:
+            text = _plain_lead(text, rc)
+    return VerdictText(text, verdict, sub, notice, status, root, reference, doc.report is not None and not nothing)
+
+
+def _plain_lead(text: str, rc) -> str:
+    """``NOT VERIFIED: X-BYTES failed — message`` -> ``NOT VERIFIED: <plain meaning>`` (any
+    "Edited artifact" prefix kept): the sentence a support person can repeat comes first."""
+    head = f"NOT VERIFIED: {rc.rule.id} failed — {rc.message}"
+    at = text.find(head)
+    if at < 0:
+        return text
+    return text[:at] + f"NOT VERIFIED: {rc.rule.plain.meaning}" + text[at + len(head):]
 
 
 def window_title(doc: Document) -> str:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 
 from inspector.checkpoint import Verdict
 
-from . import dialogs, find, menus, style, summary
+from . import dialogs, find, menus, style, summary, ticket
 from .controllers.editing import EditController
 from .copying import CopyService
 from .controllers.folder import FolderController
@@ -120,6 +120,7 @@ class MainWindow(QMainWindow):
         for pane in self.tree_panes():
             pane.model.editRequested.connect(self.editor.request_edit)
         self.header.button.clicked.connect(self.selection.goto_root_cause)
+        self.header.ticket_button.clicked.connect(self.copy_for_ticket)
         self.find_bar.search.connect(self.find_in_tree)
         self.raw_editor.textEdited.connect(self.editor.request_raw_edit)
         self.folder_view.activated.connect(self._folder_activated)
@@ -296,7 +297,7 @@ class MainWindow(QMainWindow):
 
     def _update_verdict_display(self):
         v = summary.verdict_text(self.doc)
-        self.header.set_verdict(v.title, v.verdict, v.root_button, v.subtitle, v.notice)
+        self.header.set_verdict(v.title, v.verdict, v.root_button, v.subtitle, v.notice, v.reference, v.ticket)
         self.status_icon.setPixmap(style.icon(v.verdict).pixmap(16, 16))
         short = v.status if len(v.status) < 160 else v.status[:157] + "…"
         self.status_label.setText(short)
@@ -310,6 +311,8 @@ class MainWindow(QMainWindow):
                                       or (doc.report is not None and doc.report.expected_descriptor is not None))
         self.act_discard.setEnabled(doc.edited)
         self.act_reload.setEnabled(bool(doc.paths))
+        self.act_copy_ticket.setEnabled(doc.report is not None)
+        self.act_export.setEnabled(doc.report is not None)
 
     def _changed(self):
         self._update_captions()
@@ -568,6 +571,14 @@ class MainWindow(QMainWindow):
             if fw is not None and (fw is v or v.isAncestorOf(fw)):
                 return v
         return None
+
+    def copy_for_ticket(self) -> None:
+        """Verdict bar ▸ Copy for ticket: ``report --format text`` of the open checkpoint on the clipboard."""
+        ticket.copy_for_ticket(self)
+
+    def export_report(self) -> None:
+        """File ▸ Export Report…: a report in a chosen format (and a redacted payload) to new files."""
+        ticket.export_dialog(self)
 
     def copy_value(self) -> None:
         """Edit ▸ Copy Value: what Ctrl+C copies in the focused view (else the last tree's value)."""

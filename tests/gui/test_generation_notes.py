@@ -26,7 +26,9 @@ def test_newer_release_is_named_in_the_banner_and_the_root_cause_detail(qtbot, w
     paths = _pair(tmp_path, "newer", lambda p: p["logical_resume"]["convergence"].update(mutations={"count": 1}))
     report = open_and_wait(qtbot, window, paths)
     assert report.root_cause.rule.id == "P-CANONICAL"
-    assert window.header.title.text().startswith("NOT VERIFIED: P-CANONICAL failed")
+    # the plain-language sentence leads; the reference's rule and message stay beside it
+    assert window.header.title.text().startswith("NOT VERIFIED: The payload reads correctly but is not byte for byte")
+    assert window.header.reference.text().startswith("Reference: P-CANONICAL failed")
     assert window.banner_text("notes") == NEWER[:1].upper() + NEWER[1:] + "."
     QTest.keyClick(window.findings_view, Qt.Key.Key_F8, Qt.KeyboardModifier.ControlModifier)  # root cause
     assert NEWER in window.detail.toPlainText()

@@ -51,7 +51,8 @@ def test_failed_open_keeps_the_previous_verdict_and_says_the_open_failed(qtbot, 
     # a successful open clears the error state
     open_and_wait(qtbot, window, [SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json"])
     assert not window.header.notice.isVisibleTo(window)
-    assert window.header.title.text().startswith("NOT VERIFIED: X-BYTES failed")
+    assert window.header.title.text().startswith("NOT VERIFIED: The payload file is not the one the descriptor was made for")
+    assert window.header.reference.text().startswith("Reference: X-BYTES failed")
 
 
 def test_refused_drop_is_shown_in_the_verdict_bar_too(qtbot, window):
@@ -287,13 +288,15 @@ def test_after_saving_the_window_shows_the_saved_file_not_an_unsaved_edit(qtbot,
     # (c) only the payload was edited: only its trees say so
     assert window.snap_pane.caption.text().endswith("<i>(edited)</i>")
     assert "(edited)" not in window.desc_pane.caption.text()
-    assert window.header.title.text().startswith("Edited artifact (unsaved): NOT VERIFIED: X-BYTES")
+    assert window.header.title.text().startswith("Edited artifact (unsaved): NOT VERIFIED: The payload file is not the one the descriptor was made for")
+    assert window.header.reference.text().startswith("Reference: X-BYTES")
     window.show_banner("error", "error", "Not saved: an earlier attempt")
     out = tmp_path / "new.payload.json"
     assert window.save_payload_as(str(out)) == [str(out)]
     assert window.banner_text("error") is None  # the stale "Not saved" is gone
     assert not window.edited
-    assert window.header.title.text().startswith("NOT VERIFIED: X-BYTES")  # still the edited bytes' verdict
+    assert window.header.title.text().startswith("NOT VERIFIED: The payload file is not the one the descriptor was made for")  # still the edited bytes' verdict
+    assert window.header.reference.text().startswith("Reference: X-BYTES")
     assert window.windowTitle() == "new.payload.json + descriptor-with-resume.json — Checkpoint Inspector"
     assert window.banner_text("edited") is None
     assert window.banner_text("info") == (f"Saved {out}. The original files are unchanged. "

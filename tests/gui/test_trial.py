@@ -148,7 +148,7 @@ def test_long_headline_is_elided_and_the_window_fits_1024x700(qtbot, window):
     assert window.minimumSizeHint().width() <= 1024
     title = window.header.title
     full = title.text()
-    assert full.startswith("NOT VERIFIED: X-BYTES failed — ")
+    assert full.startswith("NOT VERIFIED: The payload file is not the one the descriptor was made for")
     assert title.toolTip() == full
     shown = title.displayed_text()
     assert shown.endswith("…") and len(shown) < len(full)

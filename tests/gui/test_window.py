@@ -214,9 +214,11 @@ def test_unreadable_and_unrecognised_inputs_give_messages_not_tracebacks(qtbot, 
     assert window.banner_text("error") == f"{tmp_path / 'missing.json'}: no such file"
     gz = tmp_path / "x.json.gz"
     gz.write_bytes(b"\x1f\x8b\x08\x00junk")
-    report = open_and_wait(qtbot, window, [gz])
-    assert report.root_cause.rule.id == "P-PARSE"
-    assert "gzip-compressed" in window.banner_text("hint")
+    # alone, a gzip file is not a checkpoint file: said so, not verified as a failed one (issue 8)
+    with qtbot.waitSignal(window.loadFailed, timeout=10000):
+        window.open_paths([str(gz)])
+    assert window.banner_text("error").startswith(
+        "x.json.gz: this is not a checkpoint file (the file is gzip-compressed; decompress it first")
     with qtbot.waitSignal(window.loadFailed, timeout=10000):
         window.open_paths([str(GOLDEN_P), str(SAMPLES / "broken.payload.json")])
     assert "both files are payloads" in window.banner_text("error")

@@ -157,16 +157,31 @@ class VerdictHeader(QFrame):
         texts.setSpacing(1)
         texts.addWidget(self.notice)
         texts.addWidget(self.title)
+        # Beside the plain-language verdict: the reference's own words (rule, message).
+        self.reference = ElidedLabel("")
+        self.reference.setObjectName("verdictReference")
+        self.reference.setVisible(False)
+        texts.addWidget(self.reference)
         texts.addWidget(self.subtitle)
         lay.addLayout(texts, 1)
         self.button = QPushButton("Show root cause")
         self.button.setVisible(False)
         lay.addWidget(self.button)
+        self.ticket_button = QPushButton("Copy for ticket")
+        self.ticket_button.setObjectName("copyForTicket")
+        self.ticket_button.setToolTip("Copy a short report for a support ticket: verdict, root cause in plain words, "
+                                      "file names, sizes and digests; no checkpoint content (Ctrl+Shift+T)")
+        self.ticket_button.setVisible(False)
+        lay.addWidget(self.ticket_button)
 
     def set_verdict(self, text: str, verdict: Verdict, show_button: bool, subtitle: str = "",
-                    notice: str = "") -> None:
-        """Show ``text`` in the verdict's colour and icon; ``notice`` (an error, said as ERROR) above it."""
+                    notice: str = "", reference: str = "", ticket: bool = False) -> None:
+        """Show ``text`` in the verdict's colour and icon; ``notice`` (an error, said as ERROR) above it;
+        ``reference`` (the reference's rule and message) under it; ``ticket``: offer Copy for ticket."""
         self.title.setText(text)
+        self.reference.setText(reference)
+        self.reference.setVisible(bool(reference))
+        self.ticket_button.setVisible(ticket)
         self.subtitle.setText(subtitle)
         self.subtitle.setVisible(bool(subtitle))
         self.notice.setText(f"ERROR — {notice}" if notice else "")

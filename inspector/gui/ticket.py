@@ -1,0 +1,217 @@
+"""The window's ticket report: "Copy for ticket" and File ▸ Export Report… (issue 8).
+
+Both use :mod:`inspector.ticket`, exactly as ``checkpoint-inspector report`` does, so the text the
+button copies is the text ``report --format text`` prints for the same files. The report is built
+in a background job (the redaction reads the whole payload); the verdict it states is the one
+the window already shows, computed on the original bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QLabel, QMessageBox,
+    QPlainTextEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+)
+
+from inspector.checkpoint import InputFile
+from inspector.ticket import allowlist, build_ticket, redact_payload, render
+from inspector.ticket.model import decodes
+
+from .jobs import start_job
+
+__all__ = ["ticket_inputs", "ticket_text", "copy_for_ticket", "ExportReportDialog", "export_dialog",
+           "EXPORT_FORMATS", "write_export"]
+
+#: (label, ``report --format`` name, file suffix)
+EXPORT_FORMATS = (("Text (.txt)", "text", ".txt"), ("Markdown (.md)", "markdown", ".md"),
+                  ("HTML, self-contained (.html)", "html", ".html"), ("JSON (.json)", "json", ".json"),
+                  ("SARIF 2.1.0 (.sarif)", "sarif", ".sarif"))
+
+
+def ticket_inputs(doc):
+    """``(report, payload InputFile, descriptor InputFile)`` of what the window shows (the files'
+    bytes as opened, or the sandbox copy once edited); ``None`` while nothing complete is shown."""
+    if doc.report is None:
+        return None
+    files = {}
+    for side in doc.sides():
+        data = side.data
+        files[side.source] = InputFile(side.path or f"(edited {side.source})", side.size, data, side.source)
+    return doc.report, files.get("payload"), files.get("descriptor")
+
+
+def ticket_text(report, payload, descriptor, fmt: str = "text", *, hash_prefix: bool = False,
+                redacted: dict | None = None) -> str:
+    """The report in ``fmt``, exactly as ``checkpoint-inspector report --format FMT`` makes it."""
+    return render(build_ticket(report, payload, descriptor, hash_prefix=hash_prefix, redacted_payload=redacted), fmt)
+
+
+def copy_for_ticket(w) -> None:
+    """Verdict bar ▸ Copy for ticket (Edit ▸ Copy for Ticket): the ``report --format text`` text of
+    the open checkpoint on the clipboard; the status bar says when it is there."""
+    inputs = ticket_inputs(w.doc)
+    if inputs is None:
+        w.statusBar().showMessage("Nothing to copy yet: open a checkpoint (or wait for its verdict)", 5000)
+        return
+    job = w.doc.jobs.new(lambda ctx: ticket_text(*inputs), "making the ticket report", lane="ticket")
+
+    def done(text, j=job):
+        if w.doc.jobs.current(j):
+            QApplication.clipboard().setText(text)
+            w.ticket_copied = text
+            w.statusBar().showMessage(
+                f"Ticket text copied ({len(text.splitlines())} lines, no checkpoint content): paste it into the ticket",
+                8000)
+
+    job.signals.finished.connect(done)
+    job.signals.failed.connect(lambda msg: w.statusBar().showMessage(msg, 8000))
+    w.statusBar().showMessage("Making the ticket report…")
+    start_job(job)
+
+
+def _new_file(path: str, data: bytes) -> None:
+    """Write a file that must not exist (O_EXCL). Raises FileExistsError/OSError."""
+    with open(path, "xb") as fh:
+        fh.write(data)
+
+
+def write_export(report, payload, descriptor, fmt: str, path: str, *, redacted_path: str | None = None,
+                 hash_prefix: bool = False) -> list[str]:
+    """Write the report (and, with ``redacted_path``, a redacted copy of the payload) to new files.
+
+    Returns:
+        the paths written. Raises FileExistsError when a target exists (nothing is overwritten),
+        ValueError when no redacted copy can be made (the payload is not JSON).
+    """
+    for target in (path, redacted_path):
+        if target and os.path.lexists(target):
+            raise FileExistsError(target)
+    facts = None
+    written = []
+    if redacted_path:
+        data, reps = redact_payload(payload.data, hash_prefix=hash_prefix, trusted=decodes(report)["payload"])
+        _new_file(redacted_path, data)
+        written.append(redacted_path)
+        facts = {"name": os.path.basename(redacted_path), "size_bytes": len(data),
+                 "sha256": "sha256:" + hashlib.sha256(data).hexdigest(), "replacements": len(reps)}
+    _new_file(path, ticket_text(report, payload, descriptor, fmt, hash_prefix=hash_prefix,
+                                redacted=facts).encode("utf-8"))
+    return [path] + written
+
+
+class ExportReportDialog(QDialog):
+    """File ▸ Export Report…: format, redacted payload (with every replacement listed before
+    saving), opt-in SHA-256 prefixes, and the allow-list: "What leaves this machine".
+
+    The dialog only chooses; :meth:`accepted_choice` gives ``(fmt, redacted, hash_prefix)``.
+    """
+
+    def __init__(self, report, payload, descriptor, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Export Report")
+        self.setObjectName("exportReportDialog")
+        self._inputs = (report, payload, descriptor)
+        lay = QVBoxLayout(self)
+        intro = QLabel("A report for a support ticket: the verdict, its root cause in plain words, file names, "
+                       "sizes and digests. Values from the checkpoint are shown only where the list below allows "
+                       "them; everything else is redacted. Verification ran on the original files.")
+        intro.setWordWrap(True)
+        lay.addWidget(intro)
+        form = QFormLayout()
+        self.format = QComboBox()
+        self.format.setObjectName("exportFormat")
+        for label, name, _suffix in EXPORT_FORMATS:
+            self.format.addItem(label, name)
+        form.addRow("Format:", self.format)
+        lay.addLayout(form)
+        self.redacted = QCheckBox("Also save a redacted copy of the payload (a separate new file)")
+        self.redacted.setObjectName("exportRedactedPayload")
+        self.redacted.setEnabled(payload is not None and payload.data is not None)
+        lay.addWidget(self.redacted)
+        self.prefixes = QCheckBox("Add the first 8 hex digits of each redacted value's SHA-256 (lets engineering "
+                                  "compare values, but lets anyone confirm a guessed value)")
+        self.prefixes.setObjectName("exportPrefixes")
+        lay.addWidget(self.prefixes)
+        self.replacements = QPlainTextEdit()
+        self.replacements.setObjectName("exportReplacements")
+        self.replacements.setReadOnly(True)
+        self.replacements.setVisible(False)
+        self.replacements.setMaximumHeight(130)
+        lay.addWidget(self.replacements)
+        lay.addWidget(QLabel("<b>What leaves this machine</b> (only these fields are shown in clear; the rest "
+                             "is replaced by [redacted: KIND, N bytes]):"))
+        self.allow = QTreeWidget()
+        self.allow.setObjectName("exportAllowList")
+        self.allow.setHeaderHidden(True)
+        for g in allowlist().groups:
+            item = QTreeWidgetItem([f"{g.source}: {g.what}"])
+            item.setToolTip(0, g.what)
+            for p in g.paths:
+                QTreeWidgetItem(item, [p or "(the document itself)"])
+            self.allow.addTopLevelItem(item)
+        lay.addWidget(self.allow, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        self.redacted.toggled.connect(self._preview)
+        self.prefixes.toggled.connect(self._preview)
+        self.resize(760, 560)
+
+    def _preview(self, *_):
+        """List every replacement the redacted copy would make (small files: at once)."""
+        report, payload, _descriptor = self._inputs
+        show = self.redacted.isChecked()
+        self.replacements.setVisible(show)
+        if not show:
+            return
+        if len(payload.data) > (8 << 20):
+            self.replacements.setPlainText("The replacements are listed on saving (the payload is large).")
+            return
+        try:
+            _data, reps = redact_payload(payload.data, hash_prefix=self.prefixes.isChecked(),
+                                         trusted=decodes(report)["payload"])
+        except ValueError as e:
+            self.replacements.setPlainText(f"No redacted copy can be made: the payload is {e}.")
+            return
+        lines = [f"{len(reps)} replacements:"] + [f"{r.pointer}: {r.what} ({r.kind}, {r.size} bytes"
+                                                 f"{', ' + r.digest if r.digest else ''})" for r in reps]
+        self.replacements.setPlainText("\n".join(lines))
+
+    def accepted_choice(self) -> tuple[str, bool, bool]:
+        """``(format name, write a redacted payload, SHA-256 prefixes)``."""
+        return self.format.currentData(), self.redacted.isChecked(), self.prefixes.isChecked()
+
+
+def export_dialog(w) -> None:
+    """File ▸ Export Report…: choose, then save to new files (never over an existing one)."""
+    inputs = ticket_inputs(w.doc)
+    if inputs is None:
+        w.statusBar().showMessage("Nothing to export yet: open a checkpoint (or wait for its verdict)", 5000)
+        return
+    dlg = ExportReportDialog(*inputs, parent=w)
+    w.export_dialog_widget = dlg
+    if dlg.exec() != QDialog.DialogCode.Accepted:
+        return
+    fmt, redacted, prefixes = dlg.accepted_choice()
+    suffix = next(s for _l, n, s in EXPORT_FORMATS if n == fmt)
+    base = os.path.splitext(os.path.basename(inputs[1].path if inputs[1] else inputs[2].path))[0]
+    path, _ = QFileDialog.getSaveFileName(w, "Export report", f"{base}.report{suffix}", "All files (*)",
+                                          options=QFileDialog.Option.DontConfirmOverwrite)
+    if not path:
+        return
+    redacted_path = os.path.splitext(path)[0] + ".redacted-payload.json" if redacted else None
+    try:
+        written = write_export(*inputs, fmt, path, redacted_path=redacted_path, hash_prefix=prefixes)
+    except FileExistsError as e:
+        QMessageBox.warning(w, "Export Report", f"{e.args[0]} exists; the inspector never overwrites a file. "
+                                                "Choose a new name.")
+        return
+    except (OSError, ValueError) as e:
+        QMessageBox.warning(w, "Export Report", f"Could not export: {e}")
+        return
+    w.statusBar().showMessage("Report saved: " + ", ".join(os.path.basename(p) for p in written), 8000)

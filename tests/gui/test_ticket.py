@@ -1,0 +1,126 @@
+"""The window's ticket report (issue 8): the verdict bar leads with plain language, "Copy for
+ticket" (button and Ctrl+Shift+T) copies exactly `report --format text`, File ▸ Export Report…
+lets the user choose a format and a redacted payload and shows what leaves this machine, and a
+file that is not a checkpoint is said to be one."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+from inspector.gui.ticket import ExportReportDialog, ticket_inputs, write_export
+from inspector.ticket import allowlist, check_report
+from tests.conftest import GOLDEN, SAMPLES
+from tests.gui.conftest import open_and_wait
+
+BROKEN = [SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json"]
+GOLDEN_PAIR = [GOLDEN / "payload-with-resume.json", GOLDEN / "descriptor-with-resume.json"]
+EPOCH = "1767225600"
+
+
+@pytest.fixture(autouse=True)
+def fixed_date(monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+
+
+def _cli_text(paths) -> str:
+    """What `checkpoint-inspector report` prints for the same files, in a separate process."""
+    import os
+
+    return subprocess.run([sys.executable, "-m", "inspector", "report", *map(str, paths)], capture_output=True,
+                          env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH}).stdout.decode("utf-8")
+
+
+def _clipboard_after(qtbot, window, action):
+    QApplication.clipboard().setText("")
+    window.ticket_copied = None
+    action()
+    qtbot.waitUntil(lambda: getattr(window, "ticket_copied", None) is not None, timeout=15000)
+    return QApplication.clipboard().text()
+
+
+@pytest.mark.parametrize("paths", [BROKEN, GOLDEN_PAIR], ids=["broken", "golden"])
+def test_copy_for_ticket_button_copies_exactly_the_cli_report(qtbot, window, paths):
+    open_and_wait(qtbot, window, paths)
+    button = window.header.ticket_button
+    assert button.isVisible() and button.text() == "Copy for ticket"
+    text = _clipboard_after(qtbot, window, lambda: QTest.mouseClick(button, Qt.MouseButton.LeftButton))
+    assert text == _cli_text(paths)
+    assert check_report(text.encode()) is True
+    assert "Ticket text copied" in window.statusBar().currentMessage()
+
+
+def test_copy_for_ticket_shortcut_and_edit_menu(qtbot, window):
+    open_and_wait(qtbot, window, BROKEN)
+    window.findings_view.setFocus()
+    text = _clipboard_after(qtbot, window, lambda: QTest.keyClick(
+        window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier))
+    assert text == _cli_text(BROKEN)
+    edit = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
+    assert "Copy for &Ticket" in [a.text().split("\t")[0] for a in edit.actions()]
+    assert ("Copy for Ticket", "Ctrl+Shift+T") in window.shortcut_rows()
+
+
+def test_verdict_bar_leads_with_plain_language_and_keeps_the_reference_beside_it(qtbot, window):
+    open_and_wait(qtbot, window, BROKEN)
+    assert window.header.title.text() == ("NOT VERIFIED: The payload file is not the one the descriptor was made "
+                                          "for: it was changed after export, or the two files come from different "
+                                          "checkpoints.")
+    assert window.header.reference.text() == ("Reference: X-BYTES failed — session checkpoint content drift: "
+                                              "descriptor does not match the exact supplied bytes")
+    assert window.header.reference.isVisible()
+    open_and_wait(qtbot, window, GOLDEN_PAIR)
+    assert window.header.title.text() == "VERIFIED: the reference accepts this checkpoint"
+    assert not window.header.reference.isVisible() and window.header.ticket_button.isVisible()
+
+
+def test_a_file_that_is_not_a_checkpoint_is_said_to_be_one(qtbot, window, tmp_path):
+    p = tmp_path / "package.json"
+    p.write_bytes(b'{"name": "my-app", "version": "1.0.0"}')
+    with qtbot.waitSignal(window.loadFailed, timeout=10000):
+        window.open_paths([str(p)])
+    assert window.header.title.text() == "Nothing open — package.json could not be opened"
+    assert window.banner_text("error").startswith(
+        "package.json: this is not a checkpoint file (a JSON object, but not a checkpoint payload or descriptor). "
+        "An A3S Code checkpoint is two JSON files exported together")
+    assert "P-PARSE" not in window.header.subtitle.text() and "0 of 0" not in window.header.subtitle.text()
+    assert not window.header.ticket_button.isVisible()
+
+
+def test_export_dialog_lists_what_leaves_and_every_replacement(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, BROKEN)
+    dlg = ExportReportDialog(*ticket_inputs(window.doc), parent=window)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    # "What leaves this machine": the allow-list's groups, as data
+    groups = [dlg.allow.topLevelItem(i).text(0) for i in range(dlg.allow.topLevelItemCount())]
+    assert groups == [f"{g.source}: {g.what}" for g in allowlist().groups]
+    assert not dlg.replacements.isVisible()
+    QTest.mouseClick(dlg.redacted, Qt.MouseButton.LeftButton, pos=QPoint(8, dlg.redacted.height() // 2))
+    assert dlg.redacted.isChecked() and dlg.replacements.isVisible()
+    assert dlg.replacements.toPlainText().splitlines() == [
+        "5 replacements:",
+        "/logical_resume/messages/0/content/0/text: value (message text, 18 bytes)",
+        "/snapshot/run_records/0/snapshot/prompt: value (prompt, 8 bytes)",
+        "/snapshot/session/config/name: value (text, 18 bytes)",
+        "/snapshot/session/config/workspace: value (workspace path, 10 bytes)",
+        "/snapshot/session/messages/0/content/0/text: value (message text, 18 bytes)",
+    ]
+    dlg.format.setCurrentIndex(2)
+    assert dlg.accepted_choice() == ("html", True, False)
+    fmt, redacted, prefixes = dlg.accepted_choice()
+    out, red = tmp_path / "t.report.html", tmp_path / "t.redacted-payload.json"
+    assert write_export(*ticket_inputs(window.doc), fmt, str(out), redacted_path=str(red)) == [str(out), str(red)]
+    html = out.read_text("utf-8")
+    assert html.startswith("<!DOCTYPE html>") and check_report(html.encode()) is True
+    assert "t.redacted-payload.json" in html and "Retain exact state" not in html
+    assert json.loads(red.read_bytes())["snapshot"]["session"]["config"]["workspace"] == \
+        "[redacted: workspace path, 10 bytes]"
+    with pytest.raises(FileExistsError):  # never over an existing file
+        write_export(*ticket_inputs(window.doc), "text", str(out))
+    assert out.read_text("utf-8") == html
