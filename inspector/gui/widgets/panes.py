@@ -87,12 +87,14 @@ def _set_text_colour(label: QLabel, colour) -> None:
 
 
 class ElidedLabel(QLabel):
-    """A one-line label that fits any width: text too long for it ends in "…", and the full text
-    is its tooltip. ``text()`` is the full text; :meth:`displayed_text` what is painted."""
+    """A label of at most ``lines`` lines (default one) that fits any width: text too long for it
+    breaks between words onto the next line and the last line ends in "…"; the full text is its
+    tooltip. ``text()`` is the full text; :meth:`displayed_text` what is painted."""
 
-    def __init__(self, text: str = "", parent=None):
+    def __init__(self, text: str = "", parent=None, lines: int = 1):
         super().__init__(parent)
         self._full = ""
+        self._lines = lines
         self.setMinimumWidth(60)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setText(text)
@@ -111,7 +113,17 @@ class ElidedLabel(QLabel):
 
     def _refit(self) -> None:
         width = max(self.contentsRect().width(), 10)
-        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width)
+        fm = self.fontMetrics()
+        rest, lines = self._full, []
+        while len(lines) < self._lines - 1 and fm.horizontalAdvance(rest) > width:
+            words = rest.split(" ")
+            k = len(words) - 1
+            while k > 1 and fm.horizontalAdvance(" ".join(words[:k])) > width:
+                k -= 1
+            lines.append(" ".join(words[:k]))
+            rest = " ".join(words[k:])
+        lines.append(fm.elidedText(rest, Qt.TextElideMode.ElideRight, width))
+        shown = "\n".join(lines)
         if shown != super().text():
             super().setText(shown)
 
@@ -142,7 +154,7 @@ class VerdictHeader(QFrame):
         lay.setContentsMargins(8, 6, 8, 6)
         self.icon = QLabel()
         lay.addWidget(self.icon)
-        self.title = ElidedLabel("No checkpoint open")
+        self.title = ElidedLabel("No checkpoint open", lines=2)  # the plain-language sentence needs room
         f = self.title.font()
         f.setPointSizeF(f.pointSizeF() * 1.3)
         f.setBold(True)
@@ -279,6 +291,10 @@ def finding_html(f, report) -> str:
     if f.failed and rc is not None and f is not rc:
         out.append(f" — a consequence of the root cause <a style='color:{link}' href='rule:{_esc(rc.rule.id)}'>{_esc(rc.rule.id)}</a>")
     out.append("</p>")
+    plain = f.rule.plain
+    if f.failed and plain is not None:
+        out.append(f"<p><b>In plain words:</b> {_esc(plain.meaning)}<br><b>Likely causes:</b> "
+                   f"{_esc('; '.join(plain.causes))}<br><b>Next step:</b> {_esc(plain.next_step)}</p>")
     if f.message:
         out.append(f"<p><b>Message:</b> <code>{_esc(f.message)}</code></p>")
     if f.verdict is Verdict.NOT_REACHED and f.blocked_by:
