@@ -39,8 +39,11 @@ def ticket_inputs(doc):
         return None
     files = {}
     for side in doc.sides():
-        data = side.data
-        files[side.source] = InputFile(side.path or f"(edited {side.source})", side.size, data, side.source)
+        hint = side.hint
+        if side.source in doc.unsaved:  # the sandbox copy: say so, its digest is not the customer's file's
+            hint = "edited in Checkpoint Inspector and not saved: these are not the bytes of the file named"
+        files[side.source] = InputFile(side.path or f"(edited {side.source})", side.size, side.data, side.source,
+                                       hint)
     return doc.report, files.get("payload"), files.get("descriptor")
 
 

@@ -67,8 +67,14 @@ def _files(payload, descriptor, others, redactor, payload_digest) -> list[dict]:
         name = display_path(os.path.basename(os.fspath(f.path)) or f.path)
         out.append({"role": role, "name": redactor.text(name, "file name"),
                     "size_bytes": f.size, "sha256": _file_sha256(f, payload_digest if role == "payload" else None),
-                    "note": redactor.text(f.hint, "note") if f.hint else None})
+                    "note": redactor.text(note, "note") if (note := _note(f)) else None})
     return out
+
+
+def _note(f: InputFile) -> str | None:
+    """How the file's role was chosen (when its content did not decide) and what looks wrong with
+    it, in one line (the window shows the same line)."""
+    return "; ".join(x for x in (getattr(f, "role_note", None), f.hint) if x) or None
 
 
 def _where(finding, redactor) -> str | None:

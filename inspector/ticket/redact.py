@@ -221,6 +221,8 @@ class Redactor:
             forms.add(s)
             forms.add(json.dumps(s, ensure_ascii=False)[1:-1])
             forms.add(debug_str(s)[1:-1])
+            forms.add(repr(s)[1:-1])  # Python's quoting, as diagnoses name keys
+            forms.add(_esc(s))  # as a JSON Pointer segment (~0, ~1)
         self._index: dict[str, list[str]] = {}
         for f in forms:
             if len(f) >= _MIN_SECRET:
