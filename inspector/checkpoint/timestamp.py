@@ -23,7 +23,7 @@ class TimestampError(ValueError):
 
 def _days_from_civil(year: int, month: int, day: int) -> int:
     y = year - 1 if month <= 2 else year
-    era = (y if y >= 0 else y - 399) // 400
+    era = y // 400  # floor division: Rust spells it (y - 399) / 400 for negative y
     yoe = y - era * 400
     doy = (153 * (month - 3 if month > 2 else month + 9) + 2) // 5 + day - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
@@ -32,7 +32,7 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
 
 def _civil_from_days(days: int) -> tuple[int, int, int]:
     z = days + 719_468
-    era = (z if z >= 0 else z - 146_096) // 146_097
+    era = z // 146_097  # floor division, as Rust's (z - 146_096) / 146_097 for negative z
     doe = z - era * 146_097
     yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
     y = yoe + era * 400

@@ -340,3 +340,50 @@ def test_yolo_lanes_order_is_reported_as_not_reproducible():
     canonical = next(f for f in verify(data, desc).findings if f.rule.id == "P-CANONICAL")
     assert any(n.startswith("order not reproducible: /snapshot/session/config/confirmation_policy/yolo_lanes")
                for n in canonical.notes)
+
+
+# chrono stand-in (FORMAT.md 4.13): what the reference (oracle2 export) reads each text as, or its error
+# with the position in cases-pinned 001 re-encoded after the edit. The two year-overflow rows were
+# checked with oracle2 verify (P-CANONICAL: the re-encoding has a signed year).
+@pytest.mark.parametrize("text, kind, expected", [
+    ('2026-06-30T23:59:60Z', 'OK', '2026-06-30T23:59:60Z'),
+    ('2026-06-30T23:59:60.5+01:00', 'OK', '2026-06-30T22:59:60.500Z'),
+    ('2026-09-01t10:00:00z', 'OK', '2026-09-01T10:00:00Z'),
+    ('2026-09-01 10:00:00Z', 'OK', '2026-09-01T10:00:00Z'),
+    ('2026-09-01T10:00:00.1234567891234Z', 'OK', '2026-09-01T10:00:00.123456789Z'),
+    ('2026-09-01T10:00:00.Z', 'ERR', 'input contains invalid characters at line 1 column 21184'),
+    ('2026-09-01T10:00:00.', 'ERR', 'premature end of input at line 1 column 21183'),
+    ('2026-09-01T10:00:00+24:00', 'ERR', 'input is out of range at line 1 column 21188'),
+    ('2026-09-01T10:00:00+23:60', 'ERR', 'input is out of range at line 1 column 21188'),
+    ('2026-09-01T10:00:00+2300', 'ERR', 'input contains invalid characters at line 1 column 21187'),
+    ('2026-09-01T10:00:00', 'ERR', 'premature end of input at line 1 column 21182'),
+    ('2026-09-01T24:00:00Z', 'ERR', 'input is out of range at line 1 column 21183'),
+    ('2024-02-29T00:00:00Z', 'OK', '2024-02-29T00:00:00Z'),
+    ('2023-02-29T00:00:00Z', 'ERR', 'input is out of range at line 1 column 21183'),
+    ('2026-09-01T10:00:00.100Z', 'OK', '2026-09-01T10:00:00.100Z'),
+    ('2026-09-01T10:00:00.000001000Z', 'OK', '2026-09-01T10:00:00.000001Z'),
+    ('2026-09-01T10:00:00.000000001Z', 'OK', '2026-09-01T10:00:00.000000001Z'),
+    ('', 'ERR', 'premature end of input at line 1 column 21163'),
+    ('2026', 'ERR', 'premature end of input at line 1 column 21167'),
+    ('2026-9-01T10:00:00Z', 'ERR', 'input contains invalid characters at line 1 column 21182'),
+    ('2026-09-01T10:00:00Zjunk', 'ERR', 'trailing input at line 1 column 21187'),
+    ('1900-02-29T00:00:00Z', 'ERR', 'input is out of range at line 1 column 21183'),
+    ('2000-02-29T00:00:00Z', 'OK', '2000-02-29T00:00:00Z'),
+    ('2026-13-01T00:00:00Z', 'ERR', 'input is out of range at line 1 column 21183'),
+    ('2026-09-00T00:00:00Z', 'ERR', 'input is out of range at line 1 column 21183'),
+    ('2026-09-01T10:00:61Z', 'ERR', 'input is out of range at line 1 column 21183'),
+    ('2026-09-01T10:00:00-00:00', 'OK', '2026-09-01T10:00:00Z'),
+    ('２026-09-01T10:00:00Z', 'ERR', 'input contains invalid characters at line 1 column 21185'),
+    ('2026-09-01T10:00:00.5-23:59', 'OK', '2026-09-02T09:59:00.500Z'),
+    ("0000-01-01T00:00:00+01:00", "OK", "-0001-12-31T23:00:00Z"),
+    ("9999-12-31T23:59:59-01:00", "OK", "+10000-01-01T00:59:59Z"),
+])
+def test_cost_record_timestamp_reads_like_the_reference(text, kind, expected):
+    doc = json.loads(_RICH)
+    doc["snapshot"]["session"]["cost_records"][0]["timestamp"] = text
+    if kind == "OK":
+        assert decode(encode(doc), S.PAYLOAD)["snapshot"]["session"]["cost_records"][0]["timestamp"] == expected
+    else:
+        with pytest.raises(SerdeError) as e:
+            decode(encode(doc), S.PAYLOAD)
+        assert str(e.value) == expected
