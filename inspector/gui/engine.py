@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 from inspector import checkpoint
 
+from inspector.checkpoint.jsontext import RECURSION_LIMIT_EXCEEDED
+
 from .lazyjson import BIG, ScanError, build_index, fast_index, find_span
 
 __all__ = ["PROCESS_THRESHOLD", "EDIT_LIMIT", "Side", "Analysis", "Cancelled", "UserError", "WorkerError", "ChildTask",
@@ -121,9 +123,13 @@ def _index_small(side: Side) -> None:
     try:
         checkpoint.parse_value(side.data)
     except checkpoint.SerdeError as e:
-        side.parse_error = (str(e.locate(side.data)), e.index)
-        side.index = None
-        return
+        if e.message != RECURSION_LIMIT_EXCEEDED:
+            located = e.locate(side.data)
+            side.parse_error = (str(located), e.offset if e.offset is not None else e.index)
+            side.index = None
+            return
+        # Nested deeper than serde's 127 levels: a verdict for the rules, but still JSON the
+        # trees can show (the index is built without recursion, at any depth).
     try:
         side.index = build_index(side.data, big=BIG)
     except ScanError as e:  # not expected after a successful engine parse

@@ -273,7 +273,7 @@ def fast_index(data: bytes, *, big: int = BIG, progress=None) -> dict[int, Child
     start, end = value_span(data)
     index: dict[int, Children] = {}
     try:
-        ok = _arith(data, value, start, end, big, index, progress, [0, max(end - start, 1)])
+        ok = _arith_all(data, value, start, end, big, index, progress)
     except (TypeError, orjson.JSONEncodeError, IndexError):
         ok = False
     if not ok:
@@ -281,10 +281,27 @@ def fast_index(data: bytes, *, big: int = BIG, progress=None) -> dict[int, Child
     return index
 
 
-def _arith(data, value, s, e, big, index, progress, done) -> bool:
+def _arith_all(data, value, start, end, big, index, progress) -> bool:
+    """:func:`_arith` over every large container, with an explicit stack (no recursion per level)."""
+    total = max(end - start, 1)
+    todo = [(value, start, end)]
+    while todo:
+        value, s, e = todo.pop()
+        more = _arith(data, value, s, e, big, index)
+        if more is None:
+            return False
+        todo.extend(reversed(more))
+        if progress is not None and e - s >= big * 64:
+            progress(min(total, s), total)
+    return True
+
+
+def _arith(data, value, s, e, big, index):
+    """Check and record the children of one container; returns its large child containers
+    (value, start, end) to visit next, or None when the bytes disagree."""
     obj = isinstance(value, dict)
     if not obj and not isinstance(value, list):
-        return True
+        return []
     items = list(value.items()) if obj else value
     n = len(items)
     starts, ends = array("q"), array("q")
@@ -298,12 +315,12 @@ def _arith(data, value, s, e, big, index, progress, done) -> bool:
         if obj:
             k, child = items[i]
             if data[pos] != 0x22:
-                return False
+                return None
             key_starts.append(pos)
             keys.append(k)
             pos += len(dumps(k))
             if data[pos] != 0x3A:
-                return False
+                return None
             pos += 1
         else:
             child = items[i]
@@ -314,23 +331,18 @@ def _arith(data, value, s, e, big, index, progress, done) -> bool:
         ce = cs + len(dumps(child))
         if i == n - 1:
             if ce != e - 1 or data[ce] != closer:
-                return False
+                return None
         elif data[ce] != 0x2C:
-            return False
+            return None
         starts.append(cs)
         ends.append(ce)
         if ce - cs >= big and isinstance(child, (dict, list)):
             todo.append((child, cs, ce))
         pos = ce + 1
     if n == 0 and data[s + 1] != closer:
-        return False
+        return None
     if pos != e and not (n == 0 and s + 2 == e):
-        return False
+        return None
     if e - s >= big:  # as build_index: only containers of at least ``big`` bytes are recorded
         index[s] = Children("object" if obj else "array", starts, ends, key_starts, keys)
-    for child, cs, ce in todo:
-        if not _arith(data, child, cs, ce, big, index, progress, done):
-            return False
-    if progress is not None and e - s >= big * 64:
-        progress(min(done[1], s), done[1])
-    return True
+    return todo

@@ -62,10 +62,10 @@ def build_menus(w) -> None:
     w.act_copy_ptr = _act(w, e, "Copy JSON &Pointer", w.copy_pointer, "Ctrl+Shift+C", "copyPointer")
     w.act_copy_ticket = _act(w, e, "Copy for &Ticket", w.copy_for_ticket, "Ctrl+Shift+T", "copyForTicket")
     e.addSeparator()
-    _act(w, e, "&Find in Tree…", w.find_bar.open, QKeySequence.StandardKey.Find, "find")
-    _act(w, e, "Find &Next", lambda: w.find_in_tree(w.find_bar.edit.text(), False),
+    _act(w, e, "&Find in Trees…", w.find_bar.open, QKeySequence.StandardKey.Find, "find")
+    _act(w, e, "Find &Next", lambda: w.finder.find(w.find_bar.edit.text(), False),
          QKeySequence.StandardKey.FindNext, "findNext")
-    _act(w, e, "Find Pre&vious", lambda: w.find_in_tree(w.find_bar.edit.text(), True),
+    _act(w, e, "Find Pre&vious", lambda: w.finder.find(w.find_bar.edit.text(), True),
          QKeySequence.StandardKey.FindPrevious, "findPrevious")
     e.addSeparator()
     w.act_edit_value = _act(w, e, "&Edit Value", w.edit_current_value, "F2", "editValue")
@@ -77,6 +77,10 @@ def build_menus(w) -> None:
     w.act_prev_failure = _act(w, g, "&Previous Failure", lambda: sel.goto_failure(-1), "Shift+F8",
                               "previousFailure")
     _act(w, g, "&Root Cause", sel.goto_root_cause, "Ctrl+F8", "rootCause")
+    _act(w, g, "Go to JSON &Pointer…", w.find_bar.open_pointer, "Ctrl+G", "gotoPointer")
+    g.addSeparator()
+    _act(w, g, "&Expand All", w.expand_all, "Ctrl+Shift+X", "expandAll")
+    _act(w, g, "&Collapse All", w.collapse_all, "Ctrl+Shift+L", "collapseAll")
     g.addSeparator()
     _act(w, g, "Snapshot Tree", lambda: w.focus_pane(w.snap_pane.view), "Alt+1")
     _act(w, g, "Resume Boundary Tree", lambda: w.focus_pane(w.resume_pane.view), "Alt+2")

@@ -15,9 +15,11 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 
 from inspector.checkpoint import Verdict
 
-from . import dialogs, find, menus, style, summary, ticket
+from . import dialogs, menus, style, summary, ticket
 from .controllers.editing import EditController
 from .copying import CopyService
+from .expand import TreeExpander
+from .find import FindController
 from .controllers.folder import FolderController
 from .controllers.loading import LoadController
 from .document import Document, Presentation, display_name, sample_paths
@@ -74,6 +76,8 @@ class MainWindow(QMainWindow):
         self.loader.folders = self.folders
         self.selection = SelectionRelay(self)
         self.copier = CopyService(self)
+        self.finder = FindController(self)
+        self.expander = TreeExpander(self.doc, self)
         menus.build_menus(self)
         self._connect()
         self._restore_settings()
@@ -121,7 +125,8 @@ class MainWindow(QMainWindow):
             pane.model.editRequested.connect(self.editor.request_edit)
         self.header.button.clicked.connect(self.selection.goto_root_cause)
         self.header.ticket_button.clicked.connect(self.copy_for_ticket)
-        self.find_bar.search.connect(self.find_in_tree)
+        self.find_bar.search.connect(self.finder.find)
+        self.find_bar.goto.connect(self.finder.goto_pointer)
         self.raw_editor.textEdited.connect(self.editor.request_raw_edit)
         self.folder_view.activated.connect(self._folder_activated)
         self.folder_view.doubleClicked.connect(self._folder_activated)
@@ -142,9 +147,11 @@ class MainWindow(QMainWindow):
         self.open_paths(sample_paths("sample"))
 
     def cancel_load(self) -> None:
-        """Cancel a running load and folder scan (worker processes are terminated)."""
+        """Cancel whatever runs: a load, a folder scan, a search, an expansion (processes are terminated)."""
         self.loader.cancel()
         self.folders.cancel()
+        self.finder.cancel()
+        self.expander.cancel()
 
     def reload(self) -> None:
         """Re-read the input files from disk (discarding edits after confirmation)."""
@@ -590,9 +597,18 @@ class MainWindow(QMainWindow):
         if loc is not None:
             self.copier.set_text(loc.pointer)
 
-    def find_in_tree(self, text: str, backwards: bool = False) -> bool:
-        """Select the next tree row whose key or value contains ``text`` (see :mod:`.find`)."""
-        return find.find_in_tree(self, text, backwards)
+    def find_in_tree(self, text: str, backwards: bool = False) -> None:
+        """Find ``text`` in the whole document (in the background; see :mod:`.find`)."""
+        self.finder.find(text, backwards)
+
+    def expand_all(self) -> None:
+        """Expand the focused tree (below the selected row, else all of it), a slice at a time."""
+        view = self.selection.last_tree()
+        self.expander.start(view, view.currentIndex().siblingAtColumn(0) if self.selection.focused_tree() else None)
+
+    def collapse_all(self) -> None:
+        self.expander.cancel()
+        self.selection.last_tree().collapseAll()
 
     def focus_pane(self, w):
         """Show the dock holding ``w`` and give it the keyboard focus."""

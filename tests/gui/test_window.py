@@ -308,15 +308,17 @@ def test_find_copy_value_and_copy_pointer(qtbot, window):
     window.snap_pane.view.setFocus()
     window.selection.last_tree_view = window.snap_pane.view
     view = window.snap_pane.view
-    assert window.find_in_tree("deepseek")  # first the session row, whose summary names the model
-    assert view.model().data(view.currentIndex(), PointerRole) == "/snapshot/session"
-    assert window.find_in_tree("deepseek")
+    with qtbot.waitSignal(window.finder.moved, timeout=20000):
+        window.find_in_tree("deepseek")  # the whole document is searched: the one value that has it
     assert view.model().data(view.currentIndex(), PointerRole) == "/snapshot/session/model_name"
+    assert window.find_bar.status.text() == "1 match"
     window.copy_value()
     assert QApplication.clipboard().text() == "deepseek-chat"
     window.copy_pointer()
     assert QApplication.clipboard().text() == "/snapshot/session/model_name"
-    assert not window.find_in_tree("no such text anywhere")
+    with qtbot.waitSignal(window.finder.searched, timeout=20000) as found:
+        window.find_in_tree("no such text anywhere")
+    assert found.args == [0]
     assert window.find_bar.status.text() == "not found"
 
 

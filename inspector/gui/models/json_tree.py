@@ -60,9 +60,9 @@ class TreeItem:
     """One row: a JSON value with its key, kind, byte span and (once fetched) children."""
 
     __slots__ = ("parent", "row", "key", "key_start", "start", "end", "kind", "pointer", "children", "infos",
-                 "_cache", "nonempty")
+                 "_cache", "nonempty", "pos", "scan")
 
-    def __init__(self, parent, row, key, key_start, start, end, kind, pointer):
+    def __init__(self, parent, row, key, key_start, start, end, kind, pointer, pos=0):
         self.parent = parent
         self.row = row
         self.key = key
@@ -75,6 +75,8 @@ class TreeItem:
         self.infos = None
         self._cache = None
         self.nonempty = None
+        self.pos = pos  # position among the parent's children in the file (the root's may be filtered)
+        self.scan = 0  # how many of ``infos`` were looked at (children are made in file order)
 
     @property
     def is_container(self) -> bool:
@@ -123,7 +125,9 @@ class JsonTreeModel(QAbstractItemModel):
             start, end = value_span(data)
             self._root = TreeItem(None, 0, None, None, start, end, kind_at(data, start), "")
             if self._root.is_container:
-                self._fill(self._root, top=True)
+                # The first rows now; the rest as the view asks (a 500,000-element top-level array
+                # must not make 500,000 rows on the GUI thread).
+                self._fill(self._root, limit=BATCH)
             if self.source == "payload":
                 span = find_span(data, index, "/logical_resume/run_id")
                 if span is not None:
@@ -150,29 +154,49 @@ class JsonTreeModel(QAbstractItemModel):
     def is_loaded(self) -> bool:
         return self._root is not None
 
-    def _fill(self, item: TreeItem, *, top: bool = False, limit: int | None = None) -> list[TreeItem]:
-        """Create the next batch of ``item``'s children (no model signals)."""
+    def _filtered(self, item: TreeItem, key) -> bool:
+        """True when the top-level ``key`` is not shown in this tree (include/exclude)."""
+        return item is self._root and ((self._include is not None and key not in self._include)
+                                       or key in self._exclude)
+
+    def _fill(self, item: TreeItem, *, limit: int | None = None) -> list[TreeItem]:
+        """Create up to ``limit`` more of ``item``'s children (no model signals); the root skips
+        the keys this tree does not show (at most ``limit`` of them are looked at per call, or
+        until ``limit`` rows were made)."""
         if item.infos is None:
             item.infos = children_of(self._data, self._index, item.start, item.end)
         ch = item.infos
         made = []
-        i = len(item.children) if not top else 0
-        n = len(ch) if (top or limit is None) else min(len(ch), i + limit)
+        i = item.scan
+        n = len(ch) if limit is None else min(len(ch), i + max(limit, 1) * (64 if item is self._root else 1))
         base = item.pointer
-        while i < n:
+        data = self._data
+        while i < n and (limit is None or len(made) < limit):
             key = ch.keys[i] if ch.keys is not None else i
-            if top and ((self._include is not None and key not in self._include) or key in self._exclude):
+            if self._filtered(item, key):
                 i += 1
                 continue
             s, e = ch.starts[i], ch.ends[i]
             it = TreeItem(item, len(item.children), key, ch.key_starts[i] if ch.key_starts is not None else None,
-                          s, e, kind_at(self._data, s), f"{base}/{escape_token(key)}")
+                          s, e, kind_at(data, s), f"{base}/{escape_token(key)}", i)
             item.children.append(it)
             made.append(it)
             i += 1
-        if top:
-            item.infos = _AllFetched(len(item.children))
+        item.scan = i
         return made
+
+    def _count_next(self, item: TreeItem, limit: int) -> int:
+        """How many rows the next ``_fill(item, limit=limit)`` will make (for beginInsertRows)."""
+        ch = item.infos
+        if item is not self._root:
+            return min(len(ch) - item.scan, limit)
+        n, i = 0, item.scan
+        end = min(len(ch), i + max(limit, 1) * 64)
+        while i < end and n < limit:
+            if not self._filtered(item, ch.keys[i] if ch.keys is not None else i):
+                n += 1
+            i += 1
+        return n
 
     # -- Qt model API ---------------------------------------------------------------------------
     def _item(self, index: QModelIndex) -> TreeItem | None:
@@ -208,7 +232,7 @@ class JsonTreeModel(QAbstractItemModel):
 
     def hasChildren(self, parent=QModelIndex()):
         if not parent.isValid():
-            return self._root is not None and bool(self._root.children)
+            return self._root is not None and (bool(self._root.children) or self.canFetchMore(parent))
         if parent.column() != 0:
             return False
         return self._nonempty(parent.internalPointer())
@@ -230,26 +254,28 @@ class JsonTreeModel(QAbstractItemModel):
             item.nonempty = ne
         return ne
 
-    def canFetchMore(self, parent):
-        if not parent.isValid() or parent.column() != 0:
+    def canFetchMore(self, parent=QModelIndex()):
+        if parent.isValid() and parent.column() != 0:
             return False
         item = self._item(parent)
         if item is None or not item.is_container:
             return False
-        return item.infos is None or len(item.children) < len(item.infos)
+        return item.infos is None or item.scan < len(item.infos)
 
-    def fetchMore(self, parent):
+    def fetchMore(self, parent=QModelIndex(), batch: int = BATCH):
+        """Make the next ``batch`` rows under ``parent`` (the root included)."""
         if not self.canFetchMore(parent):
             return
         item = self._item(parent)
         if item.infos is None:
             item.infos = children_of(self._data, self._index, item.start, item.end)
         first = len(item.children)
-        last = min(len(item.infos), first + BATCH) - 1
-        if last < first:
+        count = self._count_next(item, batch)
+        if count <= 0:
+            self._fill(item, limit=batch)  # only filtered keys in this stretch: move past them
             return
-        self.beginInsertRows(parent, first, last)
-        self._fill(item, limit=BATCH)
+        self.beginInsertRows(parent, first, first + count - 1)
+        self._fill(item, limit=batch)
         self.endInsertRows()
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
@@ -431,6 +457,26 @@ class JsonTreeModel(QAbstractItemModel):
         return "\n".join(lines)
 
     # -- navigation -----------------------------------------------------------------------------
+    def _child_at(self, item: TreeItem, idx: QModelIndex, pos: int) -> TreeItem | None:
+        """The child of ``item`` at file position ``pos`` (fetching rows up to it); None if not shown."""
+        if item is self._root:
+            key = item.infos.keys[pos] if item.infos.keys is not None else pos
+            if self._filtered(item, key):
+                return None
+        while item.scan <= pos:
+            self.fetchMore(idx, batch=max(BATCH, pos + 1 - item.scan))
+        kids = item.children
+        lo, hi = 0, len(kids) - 1
+        while lo <= hi:  # children are in file order
+            mid = (lo + hi) // 2
+            if kids[mid].pos < pos:
+                lo = mid + 1
+            elif kids[mid].pos > pos:
+                hi = mid - 1
+            else:
+                return kids[mid]
+        return None
+
     def index_for_pointer(self, pointer: str) -> QModelIndex:
         """The row for ``pointer`` (fetching lazily along the way); invalid when not shown here."""
         if self._root is None:
@@ -443,29 +489,23 @@ class JsonTreeModel(QAbstractItemModel):
             token = raw.replace("~1", "/").replace("~0", "~")
             if not item.is_container:
                 return QModelIndex()
-            if item is not self._root and item.infos is None:
-                self.fetchMore(idx)
+            if item.infos is None:
+                item.infos = children_of(self._data, self._index, item.start, item.end)
             infos = item.infos
-            if item is self._root:
-                cand = [c for c in item.children if str(c.key) == token]
-                if not cand:
+            if infos.kind == "array":
+                if not token.isdigit() or int(token) >= len(infos):
                     return QModelIndex()
-                child = cand[-1]
+                pos = int(token)
             else:
-                if infos.kind == "array":
-                    if not token.isdigit() or int(token) >= len(infos):
-                        return QModelIndex()
-                    pos = int(token)
-                else:
-                    pos = None
-                    for j, k in enumerate(infos.keys):
-                        if k == token:
-                            pos = j
-                    if pos is None:
-                        return QModelIndex()
-                while len(item.children) <= pos:
-                    self.fetchMore(idx)
-                child = item.children[pos]
+                pos = None
+                for j, k in enumerate(infos.keys):
+                    if k == token:
+                        pos = j  # the last duplicate wins, as in serde
+                if pos is None:
+                    return QModelIndex()
+            child = self._child_at(item, idx, pos)
+            if child is None:
+                return QModelIndex()
             item = child
             idx = self.createIndex(item.row, 0, item)
         return idx
@@ -478,50 +518,29 @@ class JsonTreeModel(QAbstractItemModel):
         idx = QModelIndex()
         best = QModelIndex()
         while True:
-            if item is not self._root:
-                if not item.is_container or not self.hasChildren(idx):
-                    return best
-                if item.infos is None:
-                    self.fetchMore(idx)
-                infos = item.infos
-                # binary search the child whose [key_start or start, end) contains offset
-                lo, hi = 0, len(infos) - 1
-                pos = None
-                while lo <= hi:
-                    mid = (lo + hi) // 2
-                    s = infos.key_starts[mid] if infos.key_starts is not None else infos.starts[mid]
-                    if offset < s:
-                        hi = mid - 1
-                    elif offset >= infos.ends[mid]:
-                        lo = mid + 1
-                    else:
-                        pos = mid
-                        break
-                if pos is None:
-                    return best
-                while len(item.children) <= pos:
-                    self.fetchMore(idx)
-                child = item.children[pos]
-            else:
-                child = None
-                for c in item.children:
-                    s = c.key_start if c.key_start is not None else c.start
-                    if s <= offset < c.end:
-                        child = c
-                if child is None:
-                    return best
+            if not item.is_container or not self._nonempty(item):
+                return best
+            if item.infos is None:
+                item.infos = children_of(self._data, self._index, item.start, item.end)
+            infos = item.infos
+            # binary search the child whose [key_start or start, end) contains offset
+            lo, hi = 0, len(infos) - 1
+            pos = None
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                s = infos.key_starts[mid] if infos.key_starts is not None else infos.starts[mid]
+                if offset < s:
+                    hi = mid - 1
+                elif offset >= infos.ends[mid]:
+                    lo = mid + 1
+                else:
+                    pos = mid
+                    break
+            if pos is None:
+                return best
+            child = self._child_at(item, idx, pos)
+            if child is None:
+                return best
             item = child
             idx = self.createIndex(item.row, 0, item)
             best = idx
-
-
-class _AllFetched:
-    """Marker ``infos`` for the root row, whose (filtered) children are created at load time."""
-
-    kind = "object"
-
-    def __init__(self, n: int):
-        self.n = n
-
-    def __len__(self) -> int:
-        return self.n

@@ -403,32 +403,46 @@ class DigestDetail(QWidget):
 
 
 class FindBar(QWidget):
-    """Find in tree: a search field with next/previous; Esc closes it."""
+    """Find in the trees (Enter: next, Shift+Enter: previous) and go to a JSON Pointer; Esc closes it.
+
+    Signals:
+        search(str, bool): find this text (backwards when True).
+        goto(str): go to this JSON Pointer.
+    """
 
     search = Signal(str, bool)  # text, backwards
+    goto = Signal(str)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         lay = QHBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
-        lay.addWidget(QLabel("Find in tree:"))
+        lay.addWidget(QLabel("Find:"))
         self.edit = QLineEdit()
-        self.edit.setPlaceholderText("key or value (Enter: next, Shift+Enter: previous)")
+        self.edit.setPlaceholderText("key or value, whole document (Enter: next, Shift+Enter: previous)")
         self.edit.setClearButtonEnabled(True)
-        lay.addWidget(self.edit, 1)
+        self.edit.setAccessibleName("Find in the trees")
+        lay.addWidget(self.edit, 2)
         self.status = QLabel("")
+        self.status.setAccessibleName("Find result")
         lay.addWidget(self.status)
         prev = QPushButton("Previous")
         nxt = QPushButton("Next")
+        lay.addWidget(prev)
+        lay.addWidget(nxt)
+        lay.addWidget(QLabel("Go to:"))
+        self.pointer = QLineEdit()
+        self.pointer.setPlaceholderText("/snapshot/session/messages/0")
+        self.pointer.setAccessibleName("Go to JSON Pointer")
+        lay.addWidget(self.pointer, 1)
         close = QToolButton()
         close.setText("✕")
         close.setAccessibleName("Close find bar")
-        lay.addWidget(prev)
-        lay.addWidget(nxt)
         lay.addWidget(close)
         nxt.clicked.connect(lambda: emit(self.search, self.edit.text(), False))
         prev.clicked.connect(lambda: emit(self.search, self.edit.text(), True))
         self.edit.returnPressed.connect(self._enter)
+        self.pointer.returnPressed.connect(lambda: emit(self.goto, self.pointer.text()))
         close.clicked.connect(self.hide)
 
     def _enter(self):
@@ -447,6 +461,11 @@ class FindBar(QWidget):
         self.show()
         self.edit.setFocus()
         self.edit.selectAll()
+
+    def open_pointer(self):
+        self.show()
+        self.pointer.setFocus()
+        self.pointer.selectAll()
 
 
 class RawEditor(QWidget):
@@ -472,6 +491,7 @@ class RawEditor(QWidget):
         self.tabs = QTabWidget()
         self.editors = {}
         self._timers = {}
+        self._pending: dict[str, bytes | None] = {}  # documents not yet loaded into a (hidden) editor
         for source in ("payload", "descriptor"):
             ed = QPlainTextEdit()
             ed.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -490,10 +510,27 @@ class RawEditor(QWidget):
 
     def text(self, source: str) -> str:
         """The editor's exact text (``toPlainText`` would turn no-break spaces into spaces)."""
+        if source in self._pending:
+            self._load(source)
         return self.editors[source].document().toRawText().replace("\u2029", "\n")
 
     def set_text(self, source: str, data: bytes | None) -> None:
-        """Load ``data`` into the editor of ``source`` without emitting an edit."""
+        """Load ``data`` into the editor of ``source`` without emitting an edit.
+
+        While the editor is hidden the text is only kept: laying out up to a mebibyte of text
+        is work for when the user opens the raw editor, not for every load.
+        """
+        self._pending[source] = data
+        if self.isVisible():
+            self._load(source)
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        for source in list(self._pending):
+            self._load(source)
+
+    def _load(self, source: str) -> None:
+        data = self._pending.pop(source)
         ed = self.editors[source]
         ed.blockSignals(True)
         try:

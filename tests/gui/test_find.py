@@ -1,0 +1,149 @@
+"""Find, Go to JSON Pointer, Expand All and documents of any shape and depth (issue 9), by keyboard."""
+
+import json
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from inspector.gui.roles import PointerRole  # noqa: E402
+from inspector.gui.search import search_document  # noqa: E402
+
+from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+def _deep_payload(tmp_path, depth: int):
+    """The golden payload with an unknown snapshot key nested ``depth`` arrays deep."""
+    g = GOLDEN_P.read_bytes()
+    ins = b'"zz_deep":' + b"[" * depth + b'"needle-text"' + b"]" * depth + b","
+    k = g.index(b'"schema_version":1,"session"')
+    p = tmp_path / "deep.payload.json"
+    p.write_bytes(g[:k] + ins + g[k:])
+    return p
+
+
+def _find(qtbot, window, text, key=Qt.Key.Key_Return, mod=Qt.KeyboardModifier.NoModifier):
+    QTest.keyClick(window, Qt.Key.Key_F, CTRL)
+    edit = window.find_bar.edit
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is edit)
+    edit.clear()
+    QTest.keyClicks(edit, text)
+    with qtbot.waitSignal(window.finder.moved, timeout=30000):
+        QTest.keyClick(edit, key, mod)
+
+
+def _current(view):
+    return view.model().data(view.currentIndex(), PointerRole)
+
+
+def test_find_counts_matches_across_the_trees_and_steps_with_enter_and_f3(qtbot, window):
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    _find(qtbot, window, "source-run")
+    # document order: /logical_resume/run_id (resume tree), the run record (snapshot tree), the descriptor
+    assert [(m.source, m.pointer) for m in window.finder.matches] == [
+        ("payload", "/logical_resume/run_id"), ("payload", "/snapshot/run_records/0/snapshot/id"),
+        ("descriptor", "/logical_resume/source_run_id")]
+    assert window.find_bar.status.text() == "1 of 3 matches"
+    assert _current(window.resume_pane.view) == "/logical_resume/run_id"
+    with qtbot.waitSignal(window.finder.moved, timeout=5000):
+        QTest.keyClick(window.find_bar.edit, Qt.Key.Key_Return)
+    assert window.find_bar.status.text() == "2 of 3 matches"
+    assert _current(window.snap_pane.view) == "/snapshot/run_records/0/snapshot/id"
+    s, e = window.hex_payload.highlighted
+    assert window.payload.data[s:e] == b'"source-run"'
+    with qtbot.waitSignal(window.finder.moved, timeout=5000):
+        QTest.keyClick(window.find_bar.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert window.find_bar.status.text() == "1 of 3 matches"
+    with qtbot.waitSignal(window.finder.moved, timeout=5000):
+        QTest.keyClick(window.find_bar.edit, Qt.Key.Key_F3, Qt.KeyboardModifier.ShiftModifier)  # wraps
+    assert window.find_bar.status.text() == "3 of 3 matches"
+    assert _current(window.desc_pane.view) == "/logical_resume/source_run_id"
+
+
+def test_find_reaches_rows_no_tree_has_loaded_and_the_descriptor(qtbot, window):
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    assert window.snap_model.index_for_pointer("/snapshot/run_records/0").isValid()
+    _find(qtbot, window, "8492af9da1760810")  # the descriptor_digest, only in the descriptor
+    assert window.find_bar.status.text() == "1 match"
+    assert _current(window.desc_pane.view) == "/descriptor_digest"
+    assert window.lower_trees.currentWidget() is window.desc_pane
+
+
+def test_go_to_json_pointer_with_ctrl_g(qtbot, window):
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    QTest.keyClick(window, Qt.Key.Key_G, CTRL)
+    field = window.find_bar.pointer
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is field)
+    QTest.keyClicks(field, "/snapshot/session/config/tool_result_transform_policy/head_bytes")
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    assert _current(window.snap_pane.view) == "/snapshot/session/config/tool_result_transform_policy/head_bytes"
+    s, e = window.hex_payload.highlighted
+    assert window.payload.data[s:e] == b"102400"
+    field.clear()
+    QTest.keyClicks(field, "/no/such")
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    assert window.find_bar.status.text() == "no /no/such here"
+
+
+def test_expand_all_and_collapse_all(qtbot, window):
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    view = window.snap_pane.view
+    window.focus_pane(view)
+    idx = window.snap_model.index_for_pointer("/snapshot/run_records/0/snapshot")
+    assert not view.isExpanded(idx)
+    view.setCurrentIndex(window.snap_model.index_for_pointer("/snapshot"))
+    with qtbot.waitSignal(window.expander.finished, timeout=20000) as done:
+        QTest.keyClick(view, Qt.Key.Key_X, CTRL | Qt.KeyboardModifier.ShiftModifier)
+    assert done.args[0] > 50
+    assert view.isExpanded(window.snap_model.index_for_pointer("/snapshot/run_records/0/snapshot"))
+    assert view.isExpanded(window.snap_model.index_for_pointer("/snapshot/session/config/tool_result_transform_policy"))
+    QTest.keyClick(view, Qt.Key.Key_L, CTRL | Qt.KeyboardModifier.ShiftModifier)
+    assert not view.isExpanded(window.snap_model.index_for_pointer("/snapshot"))
+
+
+def test_a_deeply_nested_unknown_value_is_shown_found_and_expanded_without_recursion(qtbot, window, tmp_path):
+    p = _deep_payload(tmp_path, 100_000)
+    report = open_and_wait(qtbot, window, [p, GOLDEN_D])
+    assert report.root_cause.rule.id == "X-BYTES"
+    assert window.snap_model.is_loaded  # nested past serde's limit, still a tree
+    _find(qtbot, window, "NEEDLE-text")
+    assert window.find_bar.status.text() == "1 match"
+    # the tree goes 256 levels down; the bytes show the match itself
+    assert _current(window.snap_pane.view) == "/snapshot/zz_deep" + "/0" * 254
+    s, e = window.hex_payload.highlighted
+    assert window.payload.data[s:e] == b'"needle-text"'
+    view = window.snap_pane.view
+    view.setFocus()
+    view.setCurrentIndex(window.snap_model.index_for_pointer("/snapshot/zz_deep"))
+    with qtbot.waitSignal(window.expander.finished, timeout=30000) as done:
+        QTest.keyClick(view, Qt.Key.Key_X, CTRL | Qt.KeyboardModifier.ShiftModifier)
+    assert done.args[0] == 257  # one row per level, 256 levels below the selected row (Expand All's depth limit)
+
+
+def test_search_document_is_iterative_and_exact():
+    depth = 300_000
+    data = b'{"a":' + b"[" * depth + b'"x\\u00e9y"' + b"]" * depth + b',"b~/c":"\\u2028"}'
+    hits, complete = search_document(data, "XÉ")
+    assert complete and len(hits) == 1
+    ptr, s, e = hits[0]
+    assert ptr == "/a" + "/0" * depth and data[s:e] == b'"x\\u00e9y"'
+    assert search_document(data, "b~/")[0] == [("/b~0~1c", len(data) - 9, len(data) - 1)]
+    assert search_document(b"[1,2,3]", "x") == ([], True)
+
+
+def test_a_500000_element_array_opens_with_rows_made_on_demand(qtbot, window, tmp_path):
+    p = tmp_path / "big-array.json"
+    p.write_bytes(json.dumps(list(range(500_000))).encode())
+    with qtbot.waitSignal(window.analysisReady, timeout=60000):
+        window.open_paths([str(p)])
+    m = window.snap_model
+    assert m.is_loaded
+    assert m.rowCount() < 1000  # not 500,000 rows at once
+    idx = m.index_for_pointer("/499999")
+    assert idx.isValid() and m.data(idx.siblingAtColumn(1)) == "499999"
