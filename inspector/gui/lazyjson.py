@@ -88,6 +88,34 @@ def value_span(data: bytes) -> tuple[int, int]:
     return start, end
 
 
+def tokens(data: bytes, start: int, end: int, progress=None, cancel=None, every: int = 0x3FFF):
+    """Each token of ``data[start:end]`` as a match (group 1: string, 2: structural character,
+    3: bare scalar), checking ``cancel()`` (``InterruptedError``) and calling
+    ``progress(done_bytes, total_bytes)`` every ``every + 1`` tokens.
+
+    Raises:
+        ScanError: a byte no token can start with.
+    """
+    match = _TOKEN.match
+    pos = start
+    tick = 0
+    while pos < end:
+        m = match(data, pos, end)
+        if m is None or m.end() == m.start() or m.lastindex is None:
+            rest = _WS.match(data, pos, end).end()
+            if rest >= end:
+                return
+            raise ScanError("unexpected byte", rest)
+        pos = m.end()
+        tick += 1
+        if tick & every == 0:
+            if cancel is not None and cancel():
+                raise InterruptedError("cancelled")
+            if progress is not None:
+                progress(pos - start, end - start)
+        yield m
+
+
 def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progress=None, cancel=None):
     """Tokenize ``data[start:end]`` (one JSON value) keeping children of containers >= ``big``.
 
@@ -98,24 +126,10 @@ def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progres
     # A frame: [kind, start, starts, ends, key_starts, keys, expecting_key, pending_key_start, pending_key]
     stack: list[list] = []
     top = None
-    pos = start
-    match = _TOKEN.match
-    tick = 0
     done = False
-    while pos < end and not done:
-        m = match(data, pos, end)
-        if m is None or m.end() == m.start() or m.lastindex is None:
-            rest = _WS.match(data, pos, end).end()
-            if rest >= end:
-                break
-            raise ScanError("unexpected byte", rest)
-        pos = m.end()
-        tick += 1
-        if tick & 0xFFFF == 0:
-            if cancel is not None and cancel():
-                raise InterruptedError("cancelled")
-            if progress is not None:
-                progress(pos - start, end - start)
+    for m in tokens(data, start, end, progress, cancel):
+        if done:
+            break
         g = m.lastindex
         frame = stack[-1] if stack else None
         if g == 2:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import orjson
 
-from .lazyjson import _TOKEN, _WS, value_span
+from .lazyjson import ScanError, tokens, value_span
 
 __all__ = ["search_document", "MAX_MATCHES"]
 
@@ -77,22 +77,16 @@ def search_document(data: bytes, text: str, *, limit: int = MAX_MATCHES, cancel=
     # A frame: [is_object, own pointer token (escaped; None for the root), next_index, expecting_key,
     #          key_token, pointer (built only when something inside matched), open_hit]
     stack: list[list] = []
-    match = _TOKEN.match
-    pos = start
-    tick = 0
-    while pos < end:
-        m = match(data, pos, end)
-        if m is None or m.end() == m.start() or m.lastindex is None:
-            if _WS.match(data, pos, end).end() >= end:
-                break
-            return [tuple(h) for h in hits if h[2] >= 0], False
-        pos = m.end()
-        tick += 1
-        if tick & 0x3FFF == 0:
-            if cancel is not None and cancel():
-                raise InterruptedError("cancelled")
-            if progress is not None:
-                progress(pos - start, end - start)
+    try:
+        complete = _walk(data, start, end, needle, hits, stack, limit, cancel, progress)
+    except ScanError:
+        complete = False
+    return [tuple(h) for h in hits[:limit] if h[2] >= 0], complete
+
+
+def _walk(data, start, end, needle, hits, stack, limit, cancel, progress) -> bool:
+    """The search loop; False when it stopped early (limit or malformed bytes)."""
+    for m in tokens(data, start, end, progress, cancel):
         g = m.lastindex
         frame = stack[-1] if stack else None
         if g == 2:
@@ -111,12 +105,12 @@ def search_document(data: bytes, text: str, *, limit: int = MAX_MATCHES, cancel=
                 stack.append([c == 0x7B, own, 0, c == 0x7B, None, None, hit])
             elif c == 0x7D or c == 0x5D:  # } ]
                 if frame is None:
-                    return [tuple(h) for h in hits if h[2] >= 0], False
+                    return False
                 stack.pop()
                 if frame[6] is not None:
                     frame[6][2] = m.end(2)
                 if not stack:
-                    break
+                    return True
             elif c == 0x2C and frame is not None and frame[0]:  # , in an object
                 frame[3] = True
         else:
@@ -124,7 +118,7 @@ def search_document(data: bytes, text: str, *, limit: int = MAX_MATCHES, cancel=
             if frame is None:  # a top-level scalar
                 if needle.in_token(data[s:e], g == 1):
                     hits.append(["", s, e])
-                break
+                return True
             if frame[0] and frame[3] and g == 1:  # a key
                 frame[3] = False
                 frame[4] = data[s:e]
@@ -134,8 +128,8 @@ def search_document(data: bytes, text: str, *, limit: int = MAX_MATCHES, cancel=
                 own = str(tok) if isinstance(tok, int) else _escape(needle.key_text(tok))
                 hits.append([_prefix(stack) + "/" + own, s, e])
         if len(hits) >= limit:
-            return [tuple(h) for h in hits[:limit] if h[2] >= 0], False
-    return [tuple(h) for h in hits if h[2] >= 0], True
+            return False
+    return True
 
 
 def _child(frame: list, needle: _Needle):
