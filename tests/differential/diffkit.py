@@ -412,10 +412,21 @@ def base_pairs() -> list[Pair]:
         Pair("golden-semantic-only", (GOLDEN / "payload-semantic-only.json").read_bytes(),
              (GOLDEN / "descriptor-semantic-only.json").read_bytes()),
     ]
-    for line in (CASES / "cases.jsonl").read_bytes().split(b"\n"):
+    return pairs + _case_pairs(CASES, "")
+
+
+def pinned_pairs() -> list[Pair]:
+    """The 102 ``cases-pinned`` pairs (rich typed content, the 15 binding rules), ids prefixed ``pinned-``."""
+    return _case_pairs(SHARED / "fixtures" / "cases-pinned", "pinned-")
+
+
+def _case_pairs(folder: Path, prefix: str) -> list[Pair]:
+    pairs = []
+    for line in (folder / "cases.jsonl").read_bytes().split(b"\n"):
         if line.strip():
             c = json.loads(line)
-            pairs.append(Pair(c["id"], (CASES / c["payload"]).read_bytes(), (CASES / c["descriptor"]).read_bytes()))
+            pairs.append(Pair(prefix + c["id"], (folder / c["payload"]).read_bytes(),
+                              (folder / c["descriptor"]).read_bytes()))
     return pairs
 
 
@@ -1047,9 +1058,10 @@ _GOLDEN_DESC = (GOLDEN / "descriptor-with-resume.json").read_bytes()
 
 def run_artifacts(oracle: Oracle, n: int, seed: int, exports: int = 0, workdir: Path | None = None,
                   progress=None) -> ArtifactResult:
-    """``n`` mutated pairs plus ``exports`` export-path round trips, all seeded by ``seed``."""
+    """``n`` mutated pairs plus ``exports`` export-path round trips, all seeded by ``seed``, from
+    the goldens, the 54 shared cases and the 102 ``cases-pinned`` pairs."""
     rng = random.Random(seed)
-    pairs = base_pairs()
+    pairs = base_pairs() + pinned_pairs()
     decodable = [p for p in pairs if _accepted(p)]
     res = ArtifactResult()
     runner = ArtifactRunner(oracle, workdir)

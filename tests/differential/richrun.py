@@ -88,8 +88,7 @@ def run_rich(oracle: dk.Oracle, sessions: int, mutations: int, seed: int, workdi
             for j in range(mutations):
                 p = orjson.loads(content)
                 data, label, target = rm.mutate_rich(rng, p)
-                k = rng.random()
-                if k < STACK_RATE:  # a second edit: which of two violations is reported first
+                if rng.random() < STACK_RATE:  # a second edit: which of two violations is reported first
                     try:
                         p = orjson.loads(data)
                     except orjson.JSONDecodeError:
@@ -100,7 +99,7 @@ def run_rich(oracle: dk.Oracle, sessions: int, mutations: int, seed: int, workdi
                         data2 = None
                     if data2 is not None:
                         data, label, target = data2, f"{label}&{label2}", "stack"
-                elif k < STACK_RATE + RESPELL_RATE:
+                if rng.random() < RESPELL_RATE:  # independent of stacking
                     data, spelling = rm.respell(rng, data)
                     label += "+" + spelling
                     res.spellings[spelling] += 1
