@@ -83,13 +83,23 @@ def _sample(name: str) -> bytes:
 
 
 def check_rules() -> CheckResult:
-    """The bundled rule catalogue loads and contains the rule the broken sample must fail."""
+    """The bundled rule catalogue loads, contains the rule the broken sample must fail, and has
+    its plain-language texts and the ticket report's allow-list (data files a bundle could miss)."""
     from inspector.checkpoint import catalogue
 
     rules = catalogue()
     ids = {r.id for r in rules}
     if BROKEN_ROOT_CAUSE not in ids:
         return CheckResult("rules", False, f"rule catalogue ({len(rules)} rules) lacks {BROKEN_ROOT_CAUSE}")
+    bare = [r.id for r in rules if r.plain is None]
+    if bare:
+        return CheckResult("rules", False, f"rules without plain-language text (plain.toml): {', '.join(bare[:3])}")
+    try:
+        from inspector.ticket import allowlist
+
+        allowlist()
+    except (OSError, ValueError, KeyError) as e:
+        return CheckResult("rules", False, f"the ticket report's allow-list does not load ({type(e).__name__})")
     return CheckResult("rules", True, f"rule catalogue {len(rules)} rules")
 
 

@@ -171,5 +171,10 @@ def test_every_source_package_is_in_the_wheel():
 def test_spec_collects_every_inspector_submodule_and_the_data():
     spec = (ROOT / "packaging" / "pyinstaller" / "checkpoint-inspector.spec").read_text()
     assert 'collect_submodules("inspector")' in spec
-    assert 'collect_data_files("inspector.checkpoint")' in spec and 'collect_data_files("inspector.resources")' in spec
+    # every package that ships data files in the wheel ships them in the bundle too (rules.toml,
+    # plain.toml, the ticket allow-list, samples, icons)
+    data_packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert {"inspector.checkpoint", "inspector.ticket", "inspector.resources"} <= set(data_packages)
+    for package in data_packages:
+        assert f'collect_data_files("{package}")' in spec, package
     assert "launcher.py" in spec

@@ -197,3 +197,18 @@ def test_detected_generation_is_in_the_ticket(tmp_path, capsysbinary):
     assert any(line.startswith("Note: written by a newer A3S Code") for line in out.splitlines())
     code, out, _ = run(capsysbinary, "report", payload, descriptor, "--format", "json")
     assert json.loads(out)["generation"]["detected"] == "newer"
+
+
+def test_self_test_fails_when_the_allow_list_is_missing(monkeypatch):
+    """A bundle that lost allowlist.toml fails --self-test (the report would fail for the user)."""
+    import inspector.ticket as ticket
+    from inspector import selftest
+
+    assert selftest.check_rules().ok
+
+    def missing():
+        raise FileNotFoundError("allowlist.toml")
+
+    monkeypatch.setattr(ticket, "allowlist", missing)
+    result = selftest.check_rules()
+    assert not result.ok and result.detail == "the ticket report's allow-list does not load (FileNotFoundError)"
