@@ -86,12 +86,22 @@ class AllowList:
         self.known_keys = frozenset(literal) | frozenset(raw.get("keys", {}).get("known", ())) | vocabulary
         #: strings of the format itself: may be shown when a message quotes them
         self.vocabulary = self.known_keys
+        self._shapes: dict = {}
 
     def allows(self, source: str, pointer: str) -> bool:
         """True when the value at ``pointer`` (RFC 6901, escaped) of a ``source`` file may be
         shown in clear (a container: kept as structure, its members judged one by one)."""
         pat = self._allow.get(source)
         return pat is not None and pat.fullmatch(pointer) is not None
+
+    def allows_shape(self, source: str, shape: str) -> bool:
+        """:meth:`allows` for a pointer whose array indices are all written ``0`` (its *shape*),
+        remembered: the walks over a document ask once per shape, not once per value."""
+        key = (source, shape)
+        hit = self._shapes.get(key)
+        if hit is None:
+            hit = self._shapes[key] = self.allows(source, shape)
+        return hit
 
     def kind(self, source: str, pointer: str) -> str:
         """What a redacted value at ``pointer`` is (``message text``, ``tool input``, ...): the

@@ -21,7 +21,6 @@ import json
 import re
 from dataclasses import dataclass
 
-from inspector.checkpoint.typed import rust_debug_str as debug_str
 
 from .allowlist import AllowList, allowlist
 
@@ -95,13 +94,14 @@ def redact_value(value, source: str, *, hash_prefix: bool = False, trusted: bool
     allow = allow or allowlist()
     reps: list[Replacement] = []
     holder = [None]
-    stack = [(value, "", "", holder, 0, False)]
+    stack = [(value, "", "", "", holder, 0, False)]  # (value, pointer, shape, shown pointer, parent, slot, forced)
     n_keys = 0
     while stack:
-        v, ptr, shown, parent, slot, forced = stack.pop()
+        v, ptr, shape, shown, parent, slot, forced = stack.pop()
         if v is None or (isinstance(v, (dict, list)) and not v):
             out = v  # null, {} and [] carry no content: kept, so the structure stays readable
-        elif forced or not allow.allows(source, ptr) or (not trusted and isinstance(v, str) and not _word(allow, v)):
+        elif forced or not allow.allows_shape(source, shape) or (not trusted and isinstance(v, str)
+                                                                 and not _word(allow, v)):
             text = v if isinstance(v, str) else _compact(v)
             raw = text.encode("utf-8", "surrogatepass")
             kind = allow.kind(source, ptr)
@@ -121,11 +121,13 @@ def redact_value(value, source: str, *, hash_prefix: bool = False, trusted: bool
                     key = f"[redacted key #{n_keys}: {len(raw)} bytes" + (f", {digest}" if digest else "") + "]"
                     reps.append(Replacement(f"{shown}/{_esc(key)}", "key", len(raw), "key", digest))
                 out[key] = None
-                children.append((child, f"{ptr}/{_esc(k)}", f"{shown}/{_esc(key)}", out, key, key != k))
+                ek = _esc(k)
+                children.append((child, f"{ptr}/{ek}", f"{shape}/{ek}", f"{shown}/{_esc(key)}", out, key, key != k))
             stack.extend(reversed(children))
         elif isinstance(v, list):
             out = [None] * len(v)
-            stack.extend(reversed([(c, f"{ptr}/{i}", f"{shown}/{i}", out, i, False) for i, c in enumerate(v)]))
+            stack.extend(reversed([(c, f"{ptr}/{i}", shape + "/0", f"{shown}/{i}", out, i, False)
+                                   for i, c in enumerate(v)]))
         else:
             out = v
         parent[slot] = out
@@ -176,6 +178,10 @@ def redact_payload(data: bytes, *, source: str = "payload", hash_prefix: bool = 
 # that does not follow a letter, so the apostrophe of "payload's" is not taken for one).
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"|`([^`]*)`|(?<![A-Za-z])\'((?:[^\'\\]|\\.)*)\'(?![A-Za-z])', re.S)
 _HARMLESS = re.compile(r"-?[0-9][0-9.eE+-]*|sha256:[0-9a-f]*|[0-9a-f]{64}|")
+#: Rust's ``{:?}`` escapes of ASCII characters inside a ``str`` (char::escape_debug).
+_RUST_ASCII = {c: f"\\u{{{c:x}}}" for c in list(range(0x20)) + [0x7F]}
+_RUST_ASCII.update({0: "\\0", 9: "\\t", 10: "\\n", 13: "\\r", 0x22: '\\"', 0x5C: "\\\\"})
+_RUST_ASCII_RE = re.compile('[\x00-\x1f\x7f"\\\\]')
 _STRING_TOKEN = re.compile(rb'"((?:[^"\\]|\\.)*)"', re.S)
 
 
@@ -220,7 +226,9 @@ class Redactor:
         for s in secrets:
             forms.add(s)
             forms.add(json.dumps(s, ensure_ascii=False)[1:-1])
-            forms.add(debug_str(s)[1:-1])
+            # Rust's {:?} of its ASCII characters (a {:?} text is always quoted, so the quote guard
+            # of text() catches it whole; this form finds a piece of one in a snippet)
+            forms.add(_RUST_ASCII_RE.sub(lambda m: _RUST_ASCII[ord(m.group())], s))
             forms.add(repr(s)[1:-1])  # Python's quoting, as diagnoses name keys
             forms.add(_esc(s))  # as a JSON Pointer segment (~0, ~1)
         self._index: dict[str, list[str]] = {}
@@ -233,18 +241,19 @@ class Redactor:
     # -- collecting ---------------------------------------------------------------------------
     def _collect(self, source: str, doc, secrets: set) -> None:
         """Sort every string (values and keys) of ``doc`` into clear or secret."""
-        stack = [(doc, "", True)]
+        stack = [(doc, "", True)]  # (value, shape: the pointer with every index 0, in clear so far)
         while stack:
-            v, ptr, ok = stack.pop()
-            ok = ok and self.allow.allows(source, ptr)
+            v, shape, ok = stack.pop()
+            ok = ok and self.allow.allows_shape(source, shape)
             if isinstance(v, dict):
                 for k, child in v.items():
                     shown = _key_shown(self.allow, k)
                     if not shown:
                         secrets.add(k)
-                    stack.append((child, f"{ptr}/{_esc(k)}", ok and shown))
+                    stack.append((child, f"{shape}/{_esc(k)}", ok and shown))
             elif isinstance(v, list):
-                stack.extend((c, f"{ptr}/{i}", ok) for i, c in enumerate(v))
+                child_shape = shape + "/0"
+                stack.extend((c, child_shape, ok) for c in v)
             elif isinstance(v, str):
                 shown = ok and (self.trusted.get(source) or _word(self.allow, v))
                 (self.clear if shown else secrets).add(v)
