@@ -268,7 +268,9 @@ def m_capability(rng, p):
         rng.choice(runs)["snapshot"]["capability_binding"] = b
         sites = [("run", b)]
     where, b = rng.choice(sites)
-    c = rng.choice(["R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "match"])
+    c = rng.choice(["R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "match", "match"])
+    if c == "match" and sites[-1][0] == "loop" and rng.random() < 0.7:
+        where, b = sites[-1]  # the loop checkpoint's: L-CAPABILITY-MATCH against its source run
     if c in ("R1", "R2", "R4"):
         f = {"R1": "schema", "R2": "capabilitySetSchema", "R4": "capabilityCeilingSchema"}[c]
         b[f] = rng.choice(["", b[f] + ".v2", b[f].upper()])
@@ -564,8 +566,59 @@ def m_typed(rng, p):
     return "typed:permission-string", None, "permission"
 
 
+def m_flow(rng, p):
+    """Run, event and resume invariants around the binding rules (S-EVENT-SEQ, S-EVENT-COUNT,
+    S-RUN-DUP/-OWNER, S-SUBAGENT-OWNER, L-SCHEMA ... L-SOURCE-TERMINAL): stacked with a binding
+    edit they test which rule the reference reports first."""
+    sess, runs, lr = _locations(p)
+    c = rng.choice(["seq", "count", "run-dup", "run-owner", "subagent", "lr-schema", "lr-owner", "lr-turn",
+                    "lr-source", "lr-terminal"])
+    if c in ("seq", "count"):
+        run = rng.choice([r for r in runs if r["events"]] or runs)
+        evs = run["events"]
+        if not evs:
+            return None
+        if c == "seq":
+            j = rng.randrange(len(evs))
+            prev = evs[j - 1]["sequence"] if j else 0
+            evs[j]["sequence"] = rng.choice([prev, max(prev - 1, 0)]) if j else evs[j]["sequence"]
+            if j == 0 and len(evs) > 1:
+                evs[1]["sequence"] = evs[0]["sequence"]
+        else:
+            run["snapshot"]["event_count"] = max(e["sequence"] for e in evs)
+    elif c == "run-dup":
+        if len(runs) < 2:
+            return None
+        a, b = rng.sample(range(len(runs)), 2)
+        runs[b]["snapshot"]["id"] = runs[a]["snapshot"]["id"]
+    elif c == "run-owner":
+        rng.choice(runs)["snapshot"]["session_id"] = sess["id"] + "-other"
+    elif c == "subagent":
+        tasks = p["snapshot"]["subagent_tasks"]
+        if not tasks:
+            return None
+        rng.choice(tasks)["parent_session_id"] = sess["id"] + "-other"
+    else:
+        if lr is None:
+            return None
+        if c == "lr-schema":
+            lr["schema_version"] = rng.choice([0, 2])
+        elif c == "lr-owner":
+            lr["session_id"] = sess["id"] + "-other"
+        elif c == "lr-turn":
+            lr["turn"] = 0
+        elif c == "lr-source":
+            lr["run_id"] = lr["run_id"] + "-gone"
+        else:
+            src = [r for r in runs if r["snapshot"]["id"] == lr["run_id"]]
+            if not src:
+                return None
+            src[0]["snapshot"]["status"] = rng.choice(rg.TERMINAL)
+    return f"flow-{c}", None
+
+
 MUTATORS = [(m_cognitive, 5), (m_cognitive_other, 2), (m_durable, 4), (m_semantic, 3), (m_capability, 4),
-            (m_toolend, 5), (m_policy, 1), (m_typed, 8)]
+            (m_toolend, 5), (m_policy, 1), (m_typed, 8), (m_flow, 2)]
 
 
 def mutate_rich(rng: random.Random, p: dict) -> tuple[bytes, str, str]:

@@ -158,6 +158,8 @@ RICH_TARGETS = (
     | {"D1", "D2", "D3", "D4", "D5", "D6", "D7b", "D7c", "D7d", "D8a", "D8b", "D8c", "D8d", "D8e", "TENANT", "PRINCIPAL"}
     | {"BINDING-PARSE", "EVIDENCE-MISSING", "EVIDENCE-PARSE", "EVIDENCE-MISMATCH", "match", "cognitive-other"}
     | {f"policy-{k}" for k in ("schema", "max", "head", "reserve", "threshold", "structured", "other")}
+    | {f"flow-{k}" for k in ("seq", "count", "run-dup", "run-owner", "subagent", "lr-schema", "lr-owner", "lr-turn",
+                             "lr-source", "lr-terminal")}
     | {f"typed:{k}" for k in ("wrong-type", "unknown-key", "struct-as-array", "variant-index", "f32", "enum-form",
                               "missing", "null", "event-tag", "timestamp", "lanes", "permission-string", "dup-key",
                               "alias:tasks", "alias:content", "alias:autoParallel")}
