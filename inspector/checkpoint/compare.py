@@ -30,7 +30,7 @@ from .canonical import encode
 from .digest import content_digest
 
 __all__ = ["Change", "Comparison", "ComponentDelta", "MISSING", "compare_values", "compare_documents",
-           "load_document", "escape_token", "pointer_of", "to_patch", "dump_json", "locate"]
+           "load_document", "escape_token", "pointer_of", "to_patch", "dump_json", "locate", "preview"]
 
 
 class _Missing:
@@ -112,6 +112,36 @@ class Comparison:
     bytes_equal: bool | None = None
     #: the compared values (set by :func:`compare_documents`)
     values: tuple = field(default=(None, None), repr=False)
+    #: arrays whose elements moved: A pointer of the array -> ``[(i1, i2, j1), ...]`` (A's
+    #: elements ``i1..i2-1`` are B's ``j1..``); see :meth:`map_pointer`
+    index_map: dict = field(default_factory=dict, repr=False)
+
+    def map_pointer(self, pointer: str, to: str = "b") -> str | None:
+        """The pointer in B of A's ``pointer`` (``to="a"``: the reverse), following the array
+        alignment; ``None`` when the element has no counterpart (added or removed)."""
+        if not self.index_map:
+            return pointer
+        inverse = to == "a"
+        if inverse:
+            maps = {}
+            for arr_a, blocks in self.index_map.items():
+                maps[self.map_pointer(arr_a, "b") or arr_a] = [(j1, j1 + i2 - i1, i1) for i1, i2, j1 in blocks]
+        else:
+            maps = self.index_map
+        tokens = pointer.split("/")[1:] if pointer else []
+        out = ""
+        src = ""
+        for t in tokens:
+            blocks = maps.get(src if not inverse else out)
+            src += "/" + t
+            if blocks is not None and t.isdigit():
+                i = int(t)
+                hit = next((j1 + i - i1 for i1, i2, j1 in blocks if i1 <= i < i2), None)
+                if hit is None:
+                    return None
+                t = str(hit)
+            out += "/" + t
+        return out
 
     @property
     def equal(self) -> bool:
@@ -372,12 +402,12 @@ def compare_values(a, b, kind: str = "payload") -> Comparison:
                                                  patch_base + "/" + escape_token(k), True)))
         else:
             ident = _IDENTIFIED.get(pattern) if kind == "payload" else None
-            _array_work(kind, x, y, at, bt, pattern, holders, patch_base, ident, work)
+            _array_work(kind, x, y, at, bt, pattern, holders, patch_base, ident, work, result.index_map)
         stack.extend(reversed(work))
     return result
 
 
-def _array_work(kind, x: list, y: list, at, bt, pattern, holders, patch_base, ident, work) -> None:
+def _array_work(kind, x: list, y: list, at, bt, pattern, holders, patch_base, ident, work, index_map) -> None:
     item_kind = ident[0] if ident else None
     if ident:
         keyf = ident[1]
@@ -410,7 +440,11 @@ def _array_work(kind, x: list, y: list, at, bt, pattern, holders, patch_base, id
         work.append(("emit", _change(kind, "added", None, bt + (j,), MISSING, y[j], holders, f"{patch_base}/{before}",
                                      True, item_kind, label)))
 
-    for tag, i1, i2, j1, j2 in _align(x, y, ka, kb):
+    ops = _align(x, y, ka, kb)
+    paired = [(i1, i2, j1) for tag, i1, i2, j1, _j2 in ops if tag != "replace"]
+    if any(i1 != j1 for i1, _i2, j1 in paired) or any(tag == "replace" for tag, *_ in ops):
+        index_map[pointer_of(at)] = paired
+    for tag, i1, i2, j1, j2 in ops:
         if tag == "same":
             continue
         if tag == "equal":
@@ -640,3 +674,9 @@ def locate(data: bytes, value, pointers: list[str]) -> dict[str, tuple[int, int,
         if node is not None:
             out[p] = (node.start, node.end, False)
     return out
+
+
+def preview(value, limit: int = 100) -> str:
+    """Compact JSON of ``value`` cut to ``limit`` characters (``…`` marks the cut)."""
+    text = dump_json(value).decode("utf-8", "replace")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -17,12 +17,11 @@ from inspector.checkpoint import SerdeError, display_path, file_uri
 from inspector.checkpoint.canondiff import LAYOUT_CLASSES, canonical_diff, unified
 from inspector.checkpoint.diagnose import class_text
 from inspector.checkpoint import encode
-from inspector.checkpoint.compare import MISSING, Comparison, compare_documents, dump_json, locate, to_patch
+from inspector.checkpoint.compare import MISSING, Comparison, compare_documents, dump_json, locate, preview, to_patch
 
 __all__ = ["add_parsers", "cmd_diff", "cmd_canon_diff", "diff_text", "diff_json"]
 
 EXIT_OK, EXIT_FAIL = 0, 1
-_PREVIEW = 100
 
 
 def add_parsers(sub) -> None:
@@ -73,12 +72,6 @@ def _shallow(comparison: Comparison) -> bool:
 def _patch_deep(comparison: Comparison) -> bytes:
     ops = to_patch(comparison)
     return b"[\n" + b",\n".join(b"  " + dump_json(op) for op in ops) + b"\n]\n"
-
-
-def preview(value, limit: int = _PREVIEW) -> str:
-    """Compact JSON of ``value`` cut to ``limit`` characters (``…`` marks the cut)."""
-    text = dump_json(value).decode("utf-8", "replace")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def string_window(old: str, new: str, width: int = 60) -> tuple[int, str, str]:

@@ -44,6 +44,7 @@ def build_menus(w) -> None:
     sm = m.addMenu("Open &Sample")
     _act(w, sm, "Intact checkpoint (verifies)", lambda: w.open_paths(sample_paths("sample")))
     _act(w, sm, "Broken checkpoint (one byte changed)", lambda: w.open_paths(sample_paths("broken")))
+    _act(w, m, "&Compare With…", lambda: w.comparer.compare_with(), "Ctrl+Shift+D", "compareWith")
     m.addSeparator()
     w.act_save = _act(w, m, "Save Payload &As…", w.save_dialog, QKeySequence.StandardKey.SaveAs, "saveAs")
     w.act_save_desc = _act(w, m, "Save &Descriptor As…", lambda: dialogs.save_descriptor_dialog(w), None,
@@ -92,6 +93,8 @@ def build_menus(w) -> None:
     v = mb.addMenu("&View")
     for d in (w.trees_dock, w.bytes_dock, w.digests_dock, w.raw_dock, w.folder_dock):
         v.addAction(d.toggleViewAction())
+    v.addSeparator()
+    _act(w, v, "&Canonical Diff", lambda: w.comparer.canonical_diff(), "Ctrl+Shift+K", "canonicalDiff")
     v.addSeparator()
     _act(w, v, "Reset &Layout", w.reset_layout, None, "resetLayout")
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 from inspector.checkpoint import Verdict
 
 from . import dialogs, menus, style, summary, ticket
+from .controllers.comparing import CompareController
 from .controllers.editing import EditController
 from .copying import CopyService
 from .expand import TreeExpander
@@ -74,6 +75,8 @@ class MainWindow(QMainWindow):
         build_layout(self)
         self.folders = FolderController(self.doc, self.folder_model, self.loader, self)
         self.loader.folders = self.folders
+        self.comparer = CompareController(self)
+        self.loader.comparer = self.comparer
         self.selection = SelectionRelay(self)
         self.copier = CopyService(self)
         self.finder = FindController(self)

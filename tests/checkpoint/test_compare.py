@@ -278,3 +278,14 @@ def test_patch_on_edited_sessions(seed):
     msgs.insert(r.randrange(len(msgs) + 1), {"role": "user", "content": [{"type": "text", "text": "?"}]})
     c = compare_values(a, b)
     assert encode(apply_patch(a, to_patch(c))) == encode(b)
+
+
+def test_map_pointer_follows_the_alignment():
+    a = add_tool_rounds(G, 1)
+    b = copy.deepcopy(a)
+    b["snapshot"]["session"]["messages"].insert(0, {"role": "user", "content": [{"type": "text", "text": "first"}]})
+    c = compare_values(a, b)
+    assert c.map_pointer("/snapshot/session/messages/2/content/0") == "/snapshot/session/messages/3/content/0"
+    assert c.map_pointer("/snapshot/session/messages/3/content/0", to="a") == "/snapshot/session/messages/2/content/0"
+    assert c.map_pointer("/snapshot/session/messages/0", to="a") is None  # added: no counterpart in A
+    assert c.map_pointer("/logical_resume/turn") == "/logical_resume/turn"

@@ -36,14 +36,15 @@ def test_failed_open_with_nothing_open_says_so_in_the_verdict_bar(qtbot, window,
     assert window.banner_text("error") == f"{missing}: no such file"
 
 
-def test_failed_open_keeps_the_previous_verdict_and_says_the_open_failed(qtbot, window):
+def test_failed_open_keeps_the_previous_verdict_and_says_the_open_failed(qtbot, window, tmp_path):
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    missing = tmp_path / "gone.descriptor.json"
     with qtbot.waitSignal(window.loadFailed, timeout=10000):
-        window.open_paths([str(GOLDEN_P), str(SAMPLES / "broken.payload.json")])
-    what = "payload-with-resume.json + broken.payload.json"
+        window.open_paths([str(GOLDEN_P), str(missing)])
+    what = "payload-with-resume.json + gone.descriptor.json"
     assert window.header.title.text() == VERIFIED  # the panes still show the golden pair
     assert window.header.notice.text() == (
-        f"ERROR — Could not open {what}: both files are payloads; give one payload and its descriptor. "
+        f"ERROR — Could not open {what}: {missing}: no such file. "
         "Still showing the checkpoint below.")
     assert window.header.notice.isVisibleTo(window)
     assert window.status_label.text() == f"Could not open {what}; still showing: {VERIFIED}"

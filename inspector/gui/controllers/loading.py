@@ -23,6 +23,8 @@ class LoadController(QObject):
 
     Attributes:
         folders: the :class:`~.folder.FolderController` a folder path is handed to (set by the window).
+        comparer: the :class:`~.comparing.CompareController` two payloads (or two descriptors) are
+            handed to, to be compared instead of refused (set by the window).
         job: the running load, or None.
     """
 
@@ -31,6 +33,7 @@ class LoadController(QObject):
         self.doc = doc
         self.confirm_discard = confirm_discard
         self.folders = None
+        self.comparer = None
         self.job: Job | None = None
 
     def open_paths(self, paths: list[str]) -> bool:
@@ -46,6 +49,9 @@ class LoadController(QObject):
         if len(paths) > 2:
             return self.refuse(f"{len(paths)} files were given; open one payload and its descriptor "
                                "(or drop the folder that holds them).")
+        if self.comparer is not None and self.comparer.wants(paths):
+            self.comparer.compare(paths)
+            return True
         if self.doc.edited and not self.confirm_discard():
             return False
         self.start(paths)

@@ -1,0 +1,209 @@
+"""The comparison window and the canonical diff window (issue 10), driven by real input events."""
+
+import copy
+import json
+
+import orjson
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QPoint, Qt, QTimer  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+
+from inspector.gui import compare_engine  # noqa: E402
+from inspector.gui.roles import PointerRole  # noqa: E402
+from tests.checkpoint.compare_helpers import add_tool_rounds, export  # noqa: E402
+
+from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
+from .test_window import _drop  # noqa: E402
+
+BROKEN = SAMPLES / "broken.payload.json"
+
+
+def _opened(qtbot, window, action):
+    """Run ``action`` (real input) and return the window it opened, once it is ready."""
+    window.activateWindow()  # a closed comparison window may have had the focus
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    with qtbot.waitSignal(window.comparer.opened, timeout=10000) as sig:
+        action()
+    win = sig.args[0]
+    qtbot.addWidget(win)
+    if win.job is not None:
+        with qtbot.waitSignal(win.ready, timeout=30000):
+            pass
+    return win
+
+
+def _click_row(qtbot, view, row, col=0):
+    rect = view.visualRect(view.model().index(row, col))
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
+
+
+def _pointer(tree):
+    return tree.currentIndex().data(PointerRole)
+
+
+@pytest.fixture
+def rounds(tmp_path):
+    """A (one tool round) and B (two more rounds and a message inserted at the front), exported."""
+    g = orjson.loads(GOLDEN_P.read_bytes())
+    a = add_tool_rounds(g, 1)
+    b = copy.deepcopy(add_tool_rounds(g, 3))
+    b["snapshot"]["session"]["messages"].insert(0, {"role": "user", "content": [{"type": "text", "text": "hello"}]})
+    out = []
+    for name, value in (("a", a), ("b", b)):
+        path = tmp_path / f"{name}.payload.json"
+        path.write_bytes(export(value)[0])
+        out.append(path)
+    return out
+
+
+def test_dropping_two_payloads_opens_the_comparison(qtbot, window):
+    win = _opened(qtbot, window, lambda: _drop(window, [GOLDEN_P, BROKEN]))
+    assert win.summary.text().startswith("<b>1 message changed</b>")
+    assert "payload-with-resume.json" in win.headers[0].text() and "PASS: no rule failed" in win.headers[0].text()
+    assert win.change_model.rowCount() == 1
+    # clicking the change selects it in both trees
+    _click_row(qtbot, win.changes, 0)
+    assert _pointer(win.trees[0]) == _pointer(win.trees[1]) == "/logical_resume/messages/0/content/0/text"
+    assert win.trees[0].currentIndex().data().startswith("~ ")  # marked by a sign, not only a colour
+    assert win.models[0].mark("/logical_resume") == "holds" and win.models[0].mark("/snapshot") is None
+    win.close()
+
+
+def test_trees_kept_in_step_and_change_list(qtbot, window, rounds):
+    win = _opened(qtbot, window, lambda: window.open_paths([str(p) for p in rounds]))
+    assert win.summary.text().startswith(
+        "<b>2 tool rounds added, 9 messages added, 1 run changed, 4 events added, 3 other values changed</b>")
+    ta, tb = win.trees
+    ta.setFocus()
+    # select "snapshot" in A with the keyboard and expand it: B follows
+    snap = win.models[0].index_for_pointer("/snapshot")
+    ta.setCurrentIndex(snap)
+    QTest.keyClick(ta, Qt.Key.Key_Right)
+    assert ta.isExpanded(snap) and tb.isExpanded(win.models[1].index_for_pointer("/snapshot"))
+    assert _pointer(tb) == "/snapshot"
+    # A's first message is B's second (one was inserted before it): selection follows the alignment
+    msg = win.models[0].index_for_pointer("/snapshot/session/messages/0")
+    ta.scrollTo(msg)
+    QTest.mouseClick(ta.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     ta.visualRect(msg).center())
+    assert _pointer(ta) == "/snapshot/session/messages/0"
+    assert _pointer(tb) == "/snapshot/session/messages/1"
+    QTest.keyClick(ta, Qt.Key.Key_Down)
+    assert (_pointer(ta), _pointer(tb)) == ("/snapshot/session/messages/1", "/snapshot/session/messages/2")
+    # collapsing in B collapses in A
+    tb.setFocus()
+    sess_b = win.models[1].index_for_pointer("/snapshot/session/messages")
+    assert tb.isExpanded(sess_b)
+    tb.setCurrentIndex(sess_b)
+    QTest.keyClick(tb, Qt.Key.Key_Left)
+    assert not ta.isExpanded(win.models[0].index_for_pointer("/snapshot/session/messages"))
+    # scrolling one tree (Page Down) scrolls the other to the matching row
+    QTest.keyClick(tb, Qt.Key.Key_Right)  # expand the messages again (both sides)
+    win.resize(900, 420)
+    ta.setFocus()
+    ta.setCurrentIndex(win.models[0].index_for_pointer("/logical_resume"))
+    for _ in range(2):
+        QTest.keyClick(ta, Qt.Key.Key_PageDown)
+    assert ta.verticalScrollBar().value() > 0
+    top_a = ta.indexAt(QPoint(4, 4)).data(PointerRole)
+    top_b = tb.indexAt(QPoint(4, 4)).data(PointerRole)
+    assert top_b == win._other(0, top_a) and top_a.startswith("/snapshot/session/")
+    # F8 walks the change list; each change is selected on both sides (an addition: its container in A)
+    _click_row(qtbot, win.changes, 0)
+    row = win.change_model.rows[win.changes.currentIndex().row()]
+    assert (row.op, row.a_pointer) == ("changed", "/logical_resume/checkpoint_ms")
+    assert _pointer(ta) == _pointer(tb) == "/logical_resume/checkpoint_ms"
+    QTest.keyClick(win.changes, Qt.Key.Key_F8)
+    row = win.change_model.rows[win.changes.currentIndex().row()]
+    assert (row.op, row.kind, row.b_pointer) == ("added", "message", "/logical_resume/messages/3")
+    assert _pointer(tb) == "/logical_resume/messages/3" and _pointer(ta) == "/logical_resume/messages"
+    win.close()
+
+
+def test_compare_with_menu_and_folder_row(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    window.comparer.pick_file = lambda title: str(BROKEN)  # the file dialog's answer
+    win = _opened(qtbot, window, lambda: QTest.keyClick(window, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier
+                                                        | Qt.KeyboardModifier.ShiftModifier))
+    assert win.change_model.rowCount() == 1
+    win.close()
+    # a folder row's context menu: compare with the open checkpoint
+    folder = tmp_path / "f"
+    folder.mkdir()
+    (folder / "x.payload.json").write_bytes(BROKEN.read_bytes())
+    with qtbot.waitSignal(window.folderScanned, timeout=20000):
+        window.open_paths([str(folder)])
+    view = window.folder_view
+    view.setFocus()
+    view.setCurrentIndex(window.folder_model.index(0, 0))
+
+    def choose():
+        menu = window.comparer.menu
+        assert [a.text() for a in menu.actions()] == ["Compare with Open Checkpoint", "Compare with…"]
+        QTest.keyClick(menu, Qt.Key.Key_Down)
+        QTest.keyClick(menu, Qt.Key.Key_Return)
+    QTimer.singleShot(200, choose)
+    win = _opened(qtbot, window, lambda: QTest.keyClick(view, Qt.Key.Key_Menu))
+    assert win.result.a.path == str(GOLDEN_P) and win.result.b.path == str(folder / "x.payload.json")
+    assert win.change_model.rowCount() == 1
+    win.close()
+
+
+def test_two_descriptors_and_bad_pairs(qtbot, window, tmp_path):
+    win = _opened(qtbot, window, lambda: window.open_paths([str(GOLDEN_D), str(SAMPLES / "broken.descriptor.json")]))
+    assert win.summary.text().startswith("Same values: the files are byte-identical.")
+    win.close()
+    bad = tmp_path / "bad.payload.json"
+    bad.write_bytes(GOLDEN_P.read_bytes()[:-1])
+    with qtbot.waitSignal(window.comparer.opened, timeout=10000) as sig:
+        window.open_paths([str(GOLDEN_P), str(bad)])
+    win = sig.args[0]
+    with qtbot.waitSignal(win.failed, timeout=20000) as failed:
+        pass
+    assert failed.args[0].startswith("B is not JSON the reference reads: EOF while parsing")
+    assert win.summary.text().startswith("ERROR: B is not JSON")
+    win.close()
+
+
+def test_large_comparison_runs_in_worker_processes_and_cancels(qtbot, window, monkeypatch, rounds):
+    monkeypatch.setattr(compare_engine, "PROCESS_THRESHOLD", 0)
+    win = _opened(qtbot, window, lambda: window.open_paths([str(p) for p in rounds]))
+    assert win.change_model.rowCount() == 18 and win.result.a.index is not None
+    win.start([str(p) for p in rounds])
+    assert win.cancel_button.isVisibleTo(win)
+    with qtbot.waitSignal(win.jobs.latest["document"].signals.cancelled, timeout=20000):
+        QTest.mouseClick(win.cancel_button, Qt.MouseButton.LeftButton)
+    assert win.summary.text() == "The comparison was cancelled." and not win.cancel_button.isVisibleTo(win)
+    win.close()
+
+
+def test_canonical_diff_of_a_pretty_payload_and_an_f32(qtbot, window, tmp_path):
+    pretty = tmp_path / "pretty.payload.json"
+    pretty.write_text(json.dumps(json.loads(GOLDEN_P.read_bytes()), indent=2))
+    open_and_wait(qtbot, window, [pretty, GOLDEN_D])
+    keys = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    win = _opened(qtbot, window, lambda: QTest.keyClick(window, Qt.Key.Key_K, keys))
+    text = win.summary.text()
+    assert "<b>whitespace</b>: whitespace between tokens (the reference writes compact JSON) (215 places)" in text
+    assert "Only whitespace between tokens differs" in text
+    assert win.model.rowCount() == 123 and win.position.text() == "0 differences to step through"
+    assert win.model.data(win.model.index(1, 5)) == "whitespace"
+    win.close()
+    open_and_wait(qtbot, window, [CASES / "44-p-f32-08.payload.json", CASES / "44-p-f32-08.descriptor.json"])
+    win = _opened(qtbot, window, lambda: QTest.keyClick(window, Qt.Key.Key_K, keys))
+    assert win.position.text() == "Difference 1 of 1: f32-not-exact"
+    row = win.table.currentIndex().row()
+    m = win.model
+    assert [m.data(m.index(row, c)) for c in range(6)] == [
+        "934", '        "auto_compact_threshold": 0.8,', "~", "934",
+        '        "auto_compact_threshold": 0.800000011920929,', "f32-not-exact"]
+    win.table.setCurrentIndex(m.index(0, 0))
+    win.table.setFocus()
+    QTest.keyClick(win.table, Qt.Key.Key_F8)
+    assert win.table.currentIndex().row() == row
+    QTest.mouseClick(win.prev_button, Qt.MouseButton.LeftButton)
+    assert win.table.currentIndex().row() == row  # the only difference: wraps to itself
+    win.close()
