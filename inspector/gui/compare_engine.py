@@ -83,16 +83,25 @@ class CompareResult:
 
 
 def same_kind(paths: list[str]) -> str | None:
-    """``payload`` or ``descriptor`` when both files (judged by their first 64 KiB) are of that
-    kind, else ``None``. Cheap: used to route a drop of two files to the comparison view."""
+    """``payload`` or ``descriptor`` when both files are clearly of that kind (their content
+    decides, as for :func:`inspector.checkpoint.pair_inputs`, which refuses such a pair), else
+    ``None``. Cheap and bounded (a file over 1 MiB is a payload by its size; smaller ones are read
+    whole): used on the GUI thread to route two dropped files to the comparison view."""
+    import os
+
     roles = []
     for p in paths:
         try:
+            size = os.stat(p).st_size
+            if size > 1 << 20:
+                roles.append("payload")
+                continue
             with open(p, "rb") as fh:
-                head = fh.read(1 << 16)
+                data = fh.read(1 << 20)
         except OSError:
             return None
-        roles.append(checkpoint.classify(head)[0])
+        role, _hint, doubt = checkpoint.detect_role(data)
+        roles.append(role if doubt is None else None)
     if len(roles) == 2 and roles[0] == roles[1] and roles[0] in ("payload", "descriptor"):
         return roles[0]
     return None

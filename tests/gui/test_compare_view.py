@@ -156,14 +156,14 @@ def test_two_descriptors_and_bad_pairs(qtbot, window, tmp_path):
     win = _opened(qtbot, window, lambda: window.open_paths([str(GOLDEN_D), str(SAMPLES / "broken.descriptor.json")]))
     assert win.summary.text().startswith("Same values: the files are byte-identical.")
     win.close()
-    bad = tmp_path / "bad.payload.json"
-    bad.write_bytes(GOLDEN_P.read_bytes()[:-1])
+    bad = tmp_path / "bad.payload.json"  # clearly a payload, but nested past serde_json's 127 levels
+    bad.write_bytes(GOLDEN_P.read_bytes()[:-1] + b',"x":' + b"[" * 130 + b"]" * 130 + b"}")
     with qtbot.waitSignal(window.comparer.opened, timeout=10000) as sig:
         window.open_paths([str(GOLDEN_P), str(bad)])
     win = sig.args[0]
     with qtbot.waitSignal(win.failed, timeout=20000) as failed:
         pass
-    assert failed.args[0].startswith("B is not JSON the reference reads: EOF while parsing")
+    assert failed.args[0].startswith("B is not JSON the reference reads: recursion limit exceeded")
     assert win.summary.text().startswith("ERROR: B is not JSON")
     win.close()
 
