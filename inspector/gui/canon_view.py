@@ -12,14 +12,15 @@ is named on every row that has it but is not a stop.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QLabel, QMainWindow, QProgressBar, QPushButton, QTableView, QVBoxLayout, QWidget,
+    QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget,
 )
 
 from . import compare_engine, style
-from .jobs import JobRunner, start_job
+from .jobwindow import JobWindow
+from .models.table import RowsTableModel
 
 __all__ = ["CanonicalDiffWindow", "CanonRowsModel"]
 
@@ -38,7 +39,7 @@ def _tint(name: str) -> QColor:
     return QColor(dark if style.is_dark() else light)
 
 
-class CanonRowsModel(QAbstractTableModel):
+class CanonRowsModel(RowsTableModel):
     """Rows of a :class:`~inspector.checkpoint.canondiff.CanonicalDiff` as a table: the file's
     offset and line, a sign, the canonical offset and line, and the classes on the row."""
 
@@ -46,32 +47,25 @@ class CanonRowsModel(QAbstractTableModel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.rows: list = []
         self.diff = None
         self._mono = QFont("monospace")
         self._mono.setStyleHint(QFont.StyleHint.Monospace)
 
+    @property
+    def rows(self) -> list:
+        """The rows shown, in order."""
+        return self._rows
+
     def set_diff(self, diff) -> None:
         self.beginResetModel()
         self.diff = diff
-        self.rows = list(diff.rows) if diff is not None else []
+        self._rows = list(diff.rows) if diff is not None else []
         self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()):
-        return len(self.COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and int(role) == _DISPLAY:
-            return self.COLUMNS[section]
-        return None
 
     def data(self, index, role=_DISPLAY):
         if not index.isValid():
             return None
-        r = self.rows[index.row()]
+        r = self._rows[index.row()]
         col = index.column()
         role = int(role)
         if role == _DISPLAY:
@@ -102,7 +96,7 @@ class CanonRowsModel(QAbstractTableModel):
         return None
 
 
-class CanonicalDiffWindow(QMainWindow):
+class CanonicalDiffWindow(JobWindow):
     """A payload file beside its canonical bytes.
 
     Signals:
@@ -116,8 +110,6 @@ class CanonicalDiffWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("canonicalDiffWindow")
         self.setWindowTitle("Canonical Diff — Checkpoint Inspector")
-        self.jobs = JobRunner()
-        self.job = None
         self.diff = None
         self.summary = QLabel("")
         self.summary.setObjectName("canonSummary")
@@ -154,13 +146,6 @@ class CanonicalDiffWindow(QMainWindow):
         lay.addLayout(bar)
         lay.addWidget(self.table)
         self.setCentralWidget(box)
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(220)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.statusBar().addPermanentWidget(self.progress)
-        self.statusBar().addPermanentWidget(self.cancel_button)
-        self._busy(False)
         for text, keys, delta in (("Next Difference", ["F8", "Ctrl+Down"], +1),
                                   ("Previous Difference", ["Shift+F8", "Ctrl+Up"], -1)):
             a = QAction(text, self)
@@ -177,49 +162,23 @@ class CanonicalDiffWindow(QMainWindow):
         """Align the file at ``path`` with its canonical bytes, in the background."""
         from .document import display_name
 
-        self.cancel()
-        job = self.jobs.new(lambda ctx: compare_engine.canonical_path(path, progress=ctx.progress,
-                                                                      cancel=ctx.cancelled), "aligning the file")
-        self.job = job
-        cur = self.jobs.current
-        job.signals.progress.connect(lambda pct, text, j=job: cur(j) and self._progress(pct, text))
-        job.signals.finished.connect(lambda d, j=job: cur(j) and self._finished(d, path))
-        job.signals.failed.connect(lambda msg, j=job: cur(j) and self._failed(msg))
-        job.signals.cancelled.connect(lambda j=job: cur(j) and self._done("Cancelled."))
+        self.path = path
         self.setWindowTitle(f"{display_name(path)} — Canonical Diff")
-        self._busy(True)
-        self._progress(-1, "Re-encoding…")
-        start_job(job)
-
-    def cancel(self) -> bool:
-        return self.jobs.cancel(self.job)
-
-    def _busy(self, on: bool) -> None:
-        self.progress.setVisible(on)
-        self.cancel_button.setVisible(on)
-
-    def _progress(self, pct: int, text: str) -> None:
-        self.progress.setRange(0, 0 if pct < 0 else 100)
-        if pct >= 0:
-            self.progress.setValue(pct)
-        self.statusBar().showMessage(text)
-
-    def _done(self, text: str) -> None:
-        self.job = None
-        self._busy(False)
-        self.statusBar().showMessage(text)
+        self.run(lambda ctx: compare_engine.canonical_path(path, progress=ctx.progress, cancel=ctx.cancelled),
+                 "aligning the file", "Re-encoding…")
 
     def _failed(self, msg: str) -> None:
-        self._done("The file could not be read.")
+        self.statusBar().showMessage("The file could not be read.")
         self.summary.setText(f"ERROR: {msg}")
         self.failed.emit(msg)
 
-    def _finished(self, diff, path: str) -> None:
+    def _finished(self, diff) -> None:
         from inspector.checkpoint.diagnose import class_text
 
         from .document import display_name
 
-        self._done("")
+        path = self.path
+        self.statusBar().clearMessage()
         self.diff = diff
         self.model.set_diff(diff)
         name = display_name(path)
@@ -263,9 +222,6 @@ class CanonicalDiffWindow(QMainWindow):
         r = rows[nxt]
         self.position.setText(f"Difference {k} of {len(stops)}: {', '.join(r.classes) or r.tag}")
 
-    def closeEvent(self, event):
-        self.cancel()
-        super().closeEvent(event)
 
 
 def _esc(text: str) -> str:

@@ -151,16 +151,19 @@ def _child_compare(conn, path_a: str, path_b: str, role: str) -> dict:
     return _compare_bytes(datas[0], datas[1], role, (len(datas[0]), len(datas[1])))
 
 
+def _read_one(path: str):
+    """The :class:`~inspector.checkpoint.InputFile` at ``path``; :class:`UserError` when it cannot be read."""
+    try:
+        f = checkpoint.read_input(path)
+    except checkpoint.UnreadableInput as e:
+        raise UserError(str(e)) from None
+    if f.data is None:
+        raise UserError(f"{checkpoint.display_path(path)}: {f.hint}")
+    return f
+
+
 def _read(paths: list[str]) -> list:
-    files = []
-    for p in paths:
-        try:
-            f = checkpoint.read_input(p)
-        except checkpoint.UnreadableInput as e:
-            raise UserError(str(e)) from None
-        if f.data is None:
-            raise UserError(f"{checkpoint.display_path(p)}: {f.hint}")
-        files.append(f)
+    files = [_read_one(p) for p in paths]
     roles = [f.role for f in files]
     if roles[0] != roles[1] or roles[0] not in ("payload", "descriptor"):
         names = " and ".join(f"{checkpoint.display_path(f.path)} ({f.role})" for f in files)
@@ -261,12 +264,7 @@ def canonical_path(path: str, *, progress=None, cancel=None):
     ensure_worker()
     cancel = cancel or (lambda: False)
     progress = progress or (lambda pct, text: None)
-    try:
-        f = checkpoint.read_input(path)
-    except checkpoint.UnreadableInput as e:
-        raise UserError(str(e)) from None
-    if f.data is None:
-        raise UserError(f"{checkpoint.display_path(path)}: {f.hint}")
+    f = _read_one(path)
     kind = "payload" if f.role == "payload" else "json"
     if f.size > PROCESS_THRESHOLD:
         (cd,) = _run_children([ChildTask(_child_canonical, (path, kind))], progress, cancel,

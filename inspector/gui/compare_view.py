@@ -10,15 +10,15 @@ verdict. The work runs in the background with progress and Cancel (:mod:`.compar
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QLabel, QMainWindow, QProgressBar, QPushButton, QSplitter,
-    QTableView, QTreeView, QVBoxLayout, QWidget,
+    QAbstractItemView, QLabel, QSplitter, QTableView, QTreeView, QVBoxLayout, QWidget,
 )
 
 from . import compare_engine, style
-from .jobs import JobRunner, start_job
+from .jobwindow import JobWindow
+from .models.table import RowsTableModel
 from .models.json_tree import JsonTreeModel
 from .roles import PointerRole
 
@@ -83,35 +83,25 @@ class DiffTreeModel(JsonTreeModel):
         return super().data(index, role)
 
 
-class ChangeListModel(QAbstractTableModel):
+class ChangeListModel(RowsTableModel):
     """The changes (:class:`.compare_engine.ChangeRow`) as a table."""
 
     COLUMNS = ("Change", "Item", "A (old)", "B (new)", "Stale in the descriptor")
 
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.rows: list = []
+    @property
+    def rows(self) -> list:
+        """The rows shown, in order."""
+        return self._rows
 
     def set_rows(self, rows: list) -> None:
         self.beginResetModel()
-        self.rows = list(rows)
+        self._rows = list(rows)
         self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()):
-        return len(self.COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and int(role) == _DISPLAY:
-            return self.COLUMNS[section]
-        return None
 
     def data(self, index, role=_DISPLAY):
         if not index.isValid():
             return None
-        r = self.rows[index.row()]
+        r = self._rows[index.row()]
         role = int(role)
         col = index.column()
         if role in (_DISPLAY, _TOOLTIP):
@@ -139,7 +129,7 @@ def _tree(name: str) -> QTreeView:
     return t
 
 
-class CompareWindow(QMainWindow):
+class CompareWindow(JobWindow):
     """Two payloads (or two descriptors) side by side.
 
     Signals:
@@ -153,8 +143,6 @@ class CompareWindow(QMainWindow):
         super().__init__(parent)
         self.setObjectName("compareWindow")
         self.setWindowTitle("Compare — Checkpoint Inspector")
-        self.jobs = JobRunner()
-        self.job = None
         self.result: compare_engine.CompareResult | None = None
         self._comparison = None
         self._syncing = False
@@ -202,15 +190,6 @@ class CompareWindow(QMainWindow):
         split.addWidget(lower)
         split.setSizes([520, 260])
         self.setCentralWidget(split)
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(220)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("compareCancel")
-        self.cancel_button.clicked.connect(self.cancel)
-        bar = self.statusBar()
-        bar.addPermanentWidget(self.progress)
-        bar.addPermanentWidget(self.cancel_button)
-        self._busy(False)
         for text, keys, slot, name in (("Next Change", ["F8", "Ctrl+Down"], lambda: self.step(+1), "nextChange"),
                                        ("Previous Change", ["Shift+F8", "Ctrl+Up"], lambda: self.step(-1),
                                         "previousChange"),
@@ -225,57 +204,27 @@ class CompareWindow(QMainWindow):
     # -- running ---------------------------------------------------------------------------------
     def start(self, paths: list[str]) -> None:
         """Compare ``paths`` (A, B) in the background."""
-        self.cancel()
-        paths = [str(p) for p in paths]
-        job = self.jobs.new(lambda ctx: compare_engine.compare_paths(paths, progress=ctx.progress,
-                                                                     cancel=ctx.cancelled), "comparing two files")
-        self.job = job
-        cur = self.jobs.current
-        job.signals.progress.connect(lambda pct, text, j=job: cur(j) and self._progress(pct, text))
-        job.signals.finished.connect(lambda r, j=job: cur(j) and self._finished(r))
-        job.signals.failed.connect(lambda msg, j=job: cur(j) and self._failed(msg))
-        job.signals.cancelled.connect(lambda j=job: cur(j) and self._cancelled())
         from .document import display_name
 
+        paths = [str(p) for p in paths]
         self.setWindowTitle(f"{display_name(paths[0])} ↔ {display_name(paths[1])} — Compare")
         for h, p in zip(self.headers, paths):
             h.setText(f"<b>{_esc(display_name(p))}</b><br>comparing…")
-        self._busy(True)
-        self._progress(-1, "Reading both files…")
-        start_job(job)
-
-    def cancel(self) -> bool:
-        """Cancel a running comparison; True if one was running."""
-        return self.jobs.cancel(self.job)
-
-    def _busy(self, on: bool) -> None:
-        self.progress.setVisible(on)
-        self.cancel_button.setVisible(on)
-
-    def _progress(self, pct: int, text: str) -> None:
-        self.progress.setRange(0, 0 if pct < 0 else 100)
-        if pct >= 0:
-            self.progress.setValue(pct)
-        self.statusBar().showMessage(text)
+        self.run(lambda ctx: compare_engine.compare_paths(paths, progress=ctx.progress, cancel=ctx.cancelled),
+                 "comparing two files", "Reading both files…")
 
     def _failed(self, msg: str) -> None:
-        self.job = None
-        self._busy(False)
         self.summary.setText(f"ERROR: {_esc(msg)}")
         self.statusBar().showMessage("The comparison could not be made.")
         self.failed.emit(msg)
 
     def _cancelled(self) -> None:
-        self.job = None
-        self._busy(False)
         self.summary.setText("The comparison was cancelled.")
         self.statusBar().showMessage("Cancelled.")
 
     def _finished(self, r: compare_engine.CompareResult) -> None:
         from .document import display_name
 
-        self.job = None
-        self._busy(False)
         self.result = r
         self._comparison = r.comparison()
         marks: tuple[dict, dict] = ({}, {})
@@ -399,9 +348,6 @@ class CompareWindow(QMainWindow):
         self.changes.setCurrentIndex(self.change_model.index(row, 0))
         self.changes.setFocus()
 
-    def closeEvent(self, event):
-        self.cancel()
-        super().closeEvent(event)
 
 
 def _esc(text: str) -> str:
