@@ -566,6 +566,26 @@ def m_typed(rng, p):
     return "typed:permission-string", None, "permission"
 
 
+def m_immutable(rng, p):
+    """S-IMMUTABLE: each check of ``ImmutableContentAdapterBindingV1::validate`` (FORMAT.md 6.3)."""
+    sess = p["snapshot"]["session"]
+    b = sess.get("immutable_content_adapter_binding")
+    if not b:
+        b = sess["immutable_content_adapter_binding"] = rg.RichGen(rng).immutable()
+    c = rng.choice(["schema", "authority", "maximum", "format", "stale"])
+    if c == "schema":
+        b["schema"] = rng.choice(["", rg.IMMUTABLE_SCHEMA + "2"])
+    elif c == "authority":
+        b["authority_digest"] = rng.choice(BAD_DIGESTS)
+    elif c == "maximum":
+        b["maximum_bytes"] = 0
+    elif c == "format":
+        b["binding_digest"] = rng.choice(BAD_DIGESTS)
+    else:
+        b["maximum_bytes"] = b["maximum_bytes"] % rg.U64_MAX + 1
+    return f"immutable-{c}", None
+
+
 def m_flow(rng, p):
     """Run, event and resume invariants around the binding rules (S-EVENT-SEQ, S-EVENT-COUNT,
     S-RUN-DUP/-OWNER, S-SUBAGENT-OWNER, L-SCHEMA ... L-SOURCE-TERMINAL): stacked with a binding
@@ -618,7 +638,7 @@ def m_flow(rng, p):
 
 
 MUTATORS = [(m_cognitive, 5), (m_cognitive_other, 2), (m_durable, 4), (m_semantic, 3), (m_capability, 4),
-            (m_toolend, 5), (m_policy, 1), (m_typed, 8), (m_flow, 2)]
+            (m_toolend, 5), (m_policy, 1), (m_typed, 8), (m_flow, 2), (m_immutable, 1)]
 
 
 def mutate_rich(rng: random.Random, p: dict) -> tuple[bytes, str, str]:

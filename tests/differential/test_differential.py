@@ -158,6 +158,7 @@ RICH_TARGETS = (
     | {"D1", "D2", "D3", "D4", "D5", "D6", "D7b", "D7c", "D7d", "D8a", "D8b", "D8c", "D8d", "D8e", "TENANT", "PRINCIPAL"}
     | {"BINDING-PARSE", "EVIDENCE-MISSING", "EVIDENCE-PARSE", "EVIDENCE-MISMATCH", "match", "cognitive-other"}
     | {f"policy-{k}" for k in ("schema", "max", "head", "reserve", "threshold", "structured", "other")}
+    | {f"immutable-{k}" for k in ("schema", "authority", "maximum", "format", "stale")}
     | {f"flow-{k}" for k in ("seq", "count", "run-dup", "run-owner", "subagent", "lr-schema", "lr-owner", "lr-turn",
                              "lr-source", "lr-terminal")}
     | {f"typed:{k}" for k in ("wrong-type", "unknown-key", "struct-as-array", "variant-index", "f32", "enum-form",
