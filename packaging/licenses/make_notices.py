@@ -176,8 +176,10 @@ def python_runtime(bundle: Path) -> Component:
     text = next((p.read_text() for p in candidates if p.is_file()), "")
     if not text:
         raise SystemExit(f"make_notices: the Python licence (LICENSE.txt) is not at {candidates}")
+    # libpython / python3xx.dll, the stdlib archive and extension modules (Linux/macOS: in
+    # python3.x/lib-dynload; Windows: the .pyd files of Python's DLLs folder, at the top)
     paths = [p.name + ("/*" if p.is_dir() else "") for p in sorted(internal.iterdir())
-             if re.match(r"(lib)?python3|base_library\.zip|lib-dynload", p.name)]
+             if re.match(r"(lib)?python3|base_library\.zip|lib-dynload", p.name) or p.suffix == ".pyd"]
     return Component("Python", sys.version.split()[0], "PSF-2.0", paths=paths,
                      texts=[("Python LICENSE.txt", text)],
                      copyright="2001-2024 Python Software Foundation and contributors")
