@@ -15,7 +15,8 @@ measured around the child and peak RSS comes from ``os.wait4`` (the child's own
 * ``verify() in-process``: a child Python that reads both files, then times only the
   ``verify(payload, descriptor)`` call (its RSS includes the payload bytes it holds).
 
-Each row is the median of ``--reps`` runs (min and max shown). ``--profile`` adds a cProfile
+Each row is the median of ``--reps`` runs (min and max shown); the runs are interleaved (one run
+of every tool per round) so load changes hit all rows alike. ``--profile`` adds a cProfile
 top-N (by cumulative and by own time) of one in-process ``verify``; ``--py-spy`` a sampled
 (low-overhead) top-N by line, own and inclusive. Targets (issue): no slower
 than the reference (about 4.5x one ``sha256sum`` pass and 5x the payload in memory here); aim for
@@ -81,18 +82,22 @@ def run_child(argv: list[str]) -> tuple[float, float, int, bytes, int]:
     return dt, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, out, proc.returncode
 
 
-def measure(name: str, argv: list[str], reps: int, check, inner_time: bool = False) -> dict:
-    times, cpus, rss = [], [], []
+def measure_all(tools: list[tuple], reps: int) -> list[dict]:
+    """Run every tool ``reps`` times, interleaved (one run of each tool per round), so a change of
+    machine load during the benchmark hits all rows alike. ``tools``: ``(name, argv, check,
+    inner_time)``. Returns one row per tool: ``name``, ``times``/``cpu`` (s), ``rss`` (bytes)."""
+    rows = [{"name": name, "times": [], "cpu": [], "rss": 0} for name, *_ in tools]
     for _ in range(reps):
-        wall, cpu, peak, out, code = run_child(argv)
-        check(out, code)
-        if inner_time:
-            inner = json.loads(out)
-            wall, cpu = inner["seconds"], inner["cpu"]
-        times.append(wall)
-        cpus.append(cpu)
-        rss.append(peak)
-    return {"name": name, "times": times, "cpu": cpus, "rss": max(rss)}
+        for row, (_, argv, check, inner_time) in zip(rows, tools):
+            wall, cpu, peak, out, code = run_child(argv)
+            check(out, code)
+            if inner_time:
+                inner = json.loads(out)
+                wall, cpu = inner["seconds"], inner["cpu"]
+            row["times"].append(wall)
+            row["cpu"].append(cpu)
+            row["rss"] = max(row["rss"], peak)
+    return rows
 
 
 def main(argv=None) -> int:
@@ -123,16 +128,17 @@ def main(argv=None) -> int:
         if not (v.get("ok") or v.get("verified")) or v.get("internal_errors"):
             raise SystemExit(f"not verified: {out[:500]!r}")
 
-    rows = [measure("sha256sum", ["sha256sum", P], args.reps, ok_exit)]
+    tools = [("sha256sum", ["sha256sum", P], ok_exit, False)]
     oracle = os.environ.get("ORACLE2", "/tmp/reference/target/release/oracle2")
     if "oracle" not in skip and os.access(oracle, os.X_OK):
-        rows.append(measure("oracle2 verify (Rust reference)", [oracle, "verify", P, D], args.reps, ok_verified))
+        tools.append(("oracle2 verify (Rust reference)", [oracle, "verify", P, D], ok_verified, False))
     if "cli" not in skip:
-        rows.append(measure("checkpoint-inspector verify --format json", [str(CLI), "verify", P, D, "--format", "json"],
-                            args.reps, lambda out, code: ok_exit(out, code)))
+        tools.append(("checkpoint-inspector verify --format json", [str(CLI), "verify", P, D, "--format", "json"],
+                      ok_exit, False))
     if "inproc" not in skip:
-        rows.append(measure("verify() in-process (call only)", [str(PY), "-c", INPROC, P, D], args.reps, ok_verified,
-                            inner_time=True))
+        tools.append(("verify() in-process (call only)", [str(PY), "-c", INPROC, P, D], ok_verified, True))
+    load_start = os.getloadavg()
+    rows = measure_all(tools, args.reps)
     base = statistics.median(rows[0]["times"])
     base_cpu = statistics.median(rows[0]["cpu"])
     ref = next((r for r in rows if r["name"].startswith("oracle2")), None)
@@ -147,7 +153,8 @@ def main(argv=None) -> int:
         print(f"{r['name']:42} {med:7.2f} {min(r['times']):5.2f}-{max(r['times']):<6.2f} {med / base:8.2f} {rust} "
               f"{cpu:6.2f} {cpu / base_cpu:9.2f} {r['rss'] / MIB:12.0f} {r['rss'] / size:9.2f}")
     print("(the in-process row times only the verify() call; its RSS is the whole child, payload bytes included)")
-    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in load_start)}, at the end: "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     if args.profile:
         print(f"\ncProfile of one in-process verify (top {args.top}):")
         sys.stdout.flush()
