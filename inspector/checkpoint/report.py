@@ -126,6 +126,9 @@ class Report:
             (:class:`~.generation.Generation`, FORMAT.md 3.4), or ``None``. Never changes a verdict.
         notes: sentences about the artifact that explain, never change, the verdicts: the
             generation's summary, a ``yolo_lanes`` order no one can reproduce (FORMAT.md 7.8).
+        lint: integrity-lint findings (:class:`~.lint.LintFinding`); never change a verdict.
+        resumability: the :class:`~.resumability.Resumability` answer, or ``None`` if it could not be made.
+        views: ``(Timeline, Transcript)`` of :mod:`.views` when asked for (``verify(views=True)``), else ``None``.
     """
 
     findings: list[Finding]
@@ -140,6 +143,9 @@ class Report:
     internal_errors: list[str] = field(default_factory=list)
     generation: object | None = None
     notes: list[str] = field(default_factory=list)
+    lint: list = field(default_factory=list)
+    resumability: object | None = None
+    views: object | None = None
 
     @property
     def verified(self) -> bool:

@@ -19,7 +19,10 @@ from .digest import (
 from .canonical import encode
 from .generation import detect_generation
 from .hazards import unreproducible_order_notes
+from .lint import lint_payload
 from .report import DigestRow, Finding, Location, Report, Verdict
+from .resumability import decide
+from .views import build_views
 
 __all__ = ["verify"]
 
@@ -31,7 +34,8 @@ _PER_RUN = ("S-RUN-COGNITIVE", "S-RUN-CAPABILITY", "S-RUN-DUP", "S-RUN-OWNER", "
 _PREIMAGE_LIMIT = 1 << 20
 
 
-def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int | None = None) -> Report:
+def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int | None = None,
+           views: bool = False) -> Report:
     """Verify a payload and/or descriptor against every rule.
 
     Args:
@@ -39,6 +43,7 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
         descriptor: descriptor file bytes, or ``None``.
         payload_size: size in bytes of a payload too large to read (then ``payload`` is
             ``None`` and P-BOUND fails from the size alone).
+        views: also build the window's timeline and transcript (:func:`.views.build_views`).
 
     Returns:
         a :class:`~.report.Report` with one finding per rule, the root cause, the digests
@@ -102,6 +107,18 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
         report.notes = _report_notes(ctx, report)
     except Exception as e:  # pragma: no cover - defensive, as above
         internal_errors.append(f"generation: {type(e).__name__}")
+    pay = ctx.pay_result[0] if ctx.payload is not None else None
+    try:
+        if pay is not None:
+            report.lint = lint_payload(pay, lambda p: ctx.span("payload", p))
+        report.resumability = decide(report, pay, report.lint)
+    except Exception as e:  # pragma: no cover - defensive: lint never costs the user the verdicts
+        internal_errors.append(f"lint: {type(e).__name__}")
+    if views and pay is not None:
+        try:
+            report.views = build_views(pay)
+        except Exception as e:  # pragma: no cover - defensive, as above
+            internal_errors.append(f"views: {type(e).__name__}")
     report.internal_errors = internal_errors
     return report
 

@@ -63,6 +63,9 @@ def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: In
         # what the payload says about the A3S Code release that wrote it (FORMAT.md 3.4); never a verdict
         "generation": None if report.generation is None else report.generation.to_json(),
         "notes": list(report.notes),
+        # integrity lint and the resumability answer (issue 11): never a verdict, never the exit code
+        "lint": [x.to_json() for x in report.lint],
+        "resumability": None if report.resumability is None else report.resumability.to_json(),
         "rules": rules,
         "digests": [{"label": d.label, "pointer": d.pointer, "stated": d.stated, "recomputed": d.recomputed,
                      "matches": d.matches} for d in report.digests],
@@ -126,6 +129,7 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
     for note in report.notes:
         if note not in shown:
             out.append(f"Note: {note}")
+    out += _resume_text(report)
     if report.digests:
         out.append("")
         out.append("Digests (stated in descriptor / recomputed from payload):")
@@ -150,6 +154,27 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
     if not all_rules:
         out.append("  (use --all to list every rule)")
     return "\n".join(out) + "\n"
+
+
+def _resume_text(report: Report) -> list[str]:
+    """The ``Resumability:`` and ``Integrity lint`` sections of the text output (issue 11)."""
+    out = []
+    res = report.resumability
+    if res is not None:
+        out += ["", f"Resumability: {res.headline}"]
+        out += [f"  because: {r.text}" for r in res.reasons]
+        if res.loadable_as_session and res.answer != "Resumable":
+            out.append("  the artifact is still loadable as a session")
+        out += [f"  host must confirm: {u.text}" for u in res.unknowns]
+    if report.lint:
+        out += ["", f"Integrity lint ({len(report.lint)} finding(s); not rules of the reference, never change the verdict):"]
+        for x in report.lint:
+            flag = " [blocks resume]" if x.blocks_resume else ""
+            out.append(f"  {x.kind}{flag}: {x.explanation}")
+            out += [f"    where: {_where(loc)}" for loc in x.locations[:2]]
+            if x.more:
+                out.append(f"  ... and {x.more} more {x.kind} finding(s)")
+    return out
 
 
 def _val(v) -> str:
