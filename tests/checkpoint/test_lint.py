@@ -1,0 +1,219 @@
+"""Integrity lint and the resumability answer (issue 11): pinned on the golden pair, the
+semantic-only golden, cases, and constructed payloads for every lint kind.
+
+Constructed payloads are edits of ``cases-pinned/001-valid-rich-resume`` with the descriptor rebuilt
+by the engine, so each one stays VERIFIED: lint findings never change a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+
+from inspector.checkpoint import build_descriptor, encode, verify
+from inspector.checkpoint.lint import LINT_KINDS, MAX_PER_KIND
+from inspector.cli import render
+from tests.conftest import CASES, CASES_PINNED, GOLDEN
+
+RICH = "001-valid-rich-resume"
+
+
+def _pair(folder, name):
+    return (folder / f"{name}.payload.json").read_bytes(), (folder / f"{name}.descriptor.json").read_bytes()
+
+
+def _rich() -> dict:
+    return orjson.loads((CASES_PINNED / f"{RICH}.payload.json").read_bytes())
+
+
+def _verify(pay: dict):
+    data = encode(pay)
+    return data, verify(data, encode(build_descriptor(orjson.loads(data), data)))
+
+
+def _summary(report):
+    return [(f.kind, f.blocks_resume, [x.pointer for x in f.locations]) for f in report.lint]
+
+
+def _check_spans(data: bytes, report):
+    """Every lint location's span holds exactly the canonical encoding of the value at its pointer."""
+    value = orjson.loads(data)
+    for f in report.lint:
+        for loc in f.locations:
+            node = value
+            for tok in [t for t in loc.pointer.split("/")[1:]]:
+                node = node[int(tok)] if isinstance(node, list) else node[tok]
+            assert data[loc.span[0]:loc.span[1]] == encode(node), loc
+
+
+def test_golden_with_resume_is_clean_and_resumable():
+    p, d = (GOLDEN / "payload-with-resume.json").read_bytes(), (GOLDEN / "descriptor-with-resume.json").read_bytes()
+    r = verify(p, d)
+    assert r.lint == []
+    res = r.resumability.to_json()
+    assert res["answer"] == "Resumable"
+    assert res["reasons"] == []
+    assert [u["id"] for u in res["unknowns"]] == ["source-run-live-status", "host-cognitive-generation"]
+    assert res["unknowns"][0]["text"].startswith("whether source run 'source-run' is still non-terminal")
+    assert res["loadable_as_session"] is True
+
+
+def test_golden_payload_alone_cannot_decide():
+    r = verify((GOLDEN / "payload-with-resume.json").read_bytes(), None)
+    assert r.resumability.answer == "Cannot decide from the artifact"
+    assert [x.id for x in r.resumability.reasons] == ["no-descriptor"]
+
+
+def test_semantic_only_golden_is_loadable_but_not_resumable():
+    p, d = (GOLDEN / "payload-semantic-only.json").read_bytes(), (GOLDEN / "descriptor-semantic-only.json").read_bytes()
+    r = verify(p, d)
+    assert r.verified and r.lint == []
+    res = r.resumability
+    assert res.answer == "Not resumable"
+    assert [(x.kind, x.id) for x in res.reasons] == [("artifact", "no-loop-checkpoint")]
+    assert res.loadable_as_session is True and res.unknowns == ()
+    assert res.headline == "Not resumable (no-loop-checkpoint)"
+    # descriptor alone without logical_resume evidence decides it too
+    assert verify(None, d).resumability.answer == "Not resumable"
+
+
+def test_rich_case_boundary_disagrees_with_events_but_stays_resumable():
+    p, d = _pair(CASES_PINNED, RICH)
+    r = verify(p, d)
+    assert r.verified
+    assert _summary(r) == [("boundary-rounds", False, ["/logical_resume/turn", "/snapshot/run_records/1/events/12"])]
+    f = r.lint[0]
+    assert f.locations[0].span == (1565, 1566) and f.locations[1].span == (8946, 9148)
+    assert f.explanation.startswith("The loop checkpoint says 2 tool round(s) were completed, but source run "
+                                    "'run-source' recorded turn_end events up to turn 1 by checkpoint_ms")
+    _check_spans(p, r)
+    res = r.resumability
+    assert res.answer == "Resumable"
+    assert [u.id for u in res.unknowns] == ["source-run-live-status", "host-cognitive-generation",
+                                            "host-capability-generation"]
+    assert "(acme/projected-knowledge 1.0.3, lifecycle generation 3)" in res.unknowns[1].text
+    assert "(code catalog generation 7, use generation 12)" in res.unknowns[2].text
+
+
+@pytest.mark.parametrize("case, rule", [("39-p-source-completed", "L-SOURCE-TERMINAL"),
+                                        ("40-p-source-absent", "L-SOURCE-RUN"),
+                                        ("38-p-turn-zero", "L-BOUNDARY"),
+                                        ("41-p-capability-mismatch", "L-CAPABILITY-MATCH")])
+def test_failing_l_rule_decides_not_resumable(case, rule):
+    r = verify(*_pair(CASES, case))
+    res = r.resumability
+    assert res.answer == "Not resumable"
+    assert res.reasons[0].kind == "rule" and res.reasons[0].id == rule == r.root_cause.rule.id
+    assert res.reasons[0].text == r.root_cause.message
+    assert res.loadable_as_session is False
+
+
+def test_orphan_result_and_unanswered_call_block_the_resume():
+    pay = _rich()
+    pay["logical_resume"]["messages"][2]["content"][0]["tool_use_id"] = "toolu_9"
+    data, r = _verify(pay)
+    assert r.verified  # lint never changes a verdict
+    assert _summary(r)[:2] == [
+        ("orphan-tool-result", True, ["/logical_resume/messages/2/content/0"]),
+        ("unanswered-tool-call", True, ["/logical_resume/messages/1/content/1"]),
+    ]
+    assert r.lint[0].explanation == ("This tool result answers tool call 'toolu_9', but no earlier message in the loop "
+                                     "checkpoint's messages makes that call; model APIs reject a result without its call.")
+    _check_spans(data, r)
+    res = r.resumability
+    assert res.answer == "Not resumable"
+    assert [(x.kind, x.id) for x in res.reasons] == [("lint", "orphan-tool-result"), ("lint", "unanswered-tool-call")]
+    assert res.loadable_as_session is True
+
+
+def test_session_messages_findings_warn_only():
+    pay = _rich()
+    del pay["snapshot"]["session"]["messages"][2]
+    data, r = _verify(pay)
+    assert ("unanswered-tool-call", False, ["/snapshot/session/messages/1/content/1"]) in _summary(r)
+    assert r.resumability.answer == "Resumable"
+
+
+def test_duplicate_tool_call_id():
+    pay = _rich()
+    msg = pay["logical_resume"]["messages"][1]["content"]
+    msg.append(dict(msg[1]))
+    data, r = _verify(pay)
+    assert _summary(r)[0] == ("duplicate-tool-call-id", True,
+                              ["/logical_resume/messages/1/content/2", "/logical_resume/messages/1/content/1"])
+    _check_spans(data, r)
+    assert r.resumability.reasons[0].id == "duplicate-tool-call-id"
+
+
+def test_boundary_agreeing_with_events_and_usage():
+    pay = _rich()
+    lr = pay["logical_resume"]
+    lr["turn"] = 1
+    data, r = _verify(pay)
+    # the boundary now agrees with turn_end turn 1; the total usage still counts two rounds
+    assert _summary(r) == [("usage-mismatch", False, ["/logical_resume/total_usage", "/snapshot/run_records/1"])]
+    assert r.lint[0].explanation == ("The loop checkpoint's total_usage (prompt/completion/total 2400/160/2560) differs "
+                                     "from the sum of the source run's turn_end usage for rounds 1..1 (1200/80/1280).")
+    _check_spans(data, r)
+    lr["total_usage"].update(prompt_tokens=1200, completion_tokens=80, total_tokens=1280)
+    data, r = _verify(pay)
+    assert r.lint == [] and r.resumability.answer == "Resumable"
+
+
+def test_session_usage_smaller_than_turns():
+    pay = _rich()
+    pay["snapshot"]["session"]["total_usage"].update(prompt_tokens=100, completion_tokens=10, total_tokens=110)
+    data, r = _verify(pay)
+    assert ("usage-mismatch", False, ["/snapshot/session/total_usage"]) in _summary(r)
+    f = next(x for x in r.lint if x.locations[0].pointer == "/snapshot/session/total_usage")
+    assert "(prompt/completion/total 100/10/110) is smaller than the usage its runs' turn_end events record " \
+           "(2400/160/2560)" in f.explanation
+
+
+def test_event_sequence_gap():
+    pay = _rich()
+    del pay["snapshot"]["run_records"][1]["events"][5]  # sequence 5 (text_delta)
+    data, r = _verify(pay)
+    assert r.verified
+    gaps = [x for x in _summary(r) if x[0] == "event-sequence-gap"]
+    assert gaps == [("event-sequence-gap", False, ["/snapshot/run_records/1/events/5/sequence",
+                                                   "/snapshot/run_records/1/events/4/sequence"])]
+    assert r.lint[-1].explanation == ("Run 'run-source' goes from event 4 to event 6: 1 event(s) in between are "
+                                      "missing, so what happened there cannot be seen.")
+    _check_spans(data, r)
+
+
+def test_many_findings_are_capped():
+    pay = _rich()
+    events = pay["snapshot"]["run_records"][1]["events"]
+    for i, ev in enumerate(events):
+        ev["sequence"] = 2 * i
+    pay["snapshot"]["run_records"][1]["snapshot"]["event_count"] = 2 * len(events)
+    data, r = _verify(pay)
+    gaps = [x for x in r.lint if x.kind == "event-sequence-gap"]
+    assert len(gaps) == len(events) - 1 <= MAX_PER_KIND and gaps[-1].more == 0
+
+
+def test_every_kind_has_a_constructed_case():
+    # the tests above construct each of these kinds
+    assert set(LINT_KINDS) == {"orphan-tool-result", "unanswered-tool-call", "duplicate-tool-call-id",
+                               "boundary-rounds", "event-sequence-gap", "usage-mismatch"}
+
+
+def test_cli_json_and_text_sections():
+    p, d = _pair(CASES, "39-p-source-completed")
+    r = verify(p, d)
+    obj = json.loads(render.to_json(r))
+    assert obj["resumability"]["answer"] == "Not resumable"
+    assert obj["resumability"]["reasons"][0]["id"] == "L-SOURCE-TERMINAL"
+    assert obj["resumability"]["reasons"][0]["location"] == {
+        "source": "payload", "pointer": "/snapshot/run_records/1/snapshot/status", "span": {"start": 3453, "end": 3464}}
+    assert [x["kind"] for x in obj["lint"]] == ["boundary-rounds"]
+    assert obj["rules"] and "lint" not in {x["id"] for x in obj["rules"]}
+    text = render.to_text(r)
+    assert "\nResumability: Not resumable (L-SOURCE-TERMINAL)\n  because: invalid session checkpoint payload: " \
+           "logical resume source run \"run-1-0751\" is already terminal\n" in text
+    assert "\nIntegrity lint (1 finding(s); not rules of the reference, never change the verdict):\n" \
+           "  boundary-rounds: The loop checkpoint says 4 tool round(s)" in text
