@@ -6,6 +6,7 @@ computed at most once and only when a check asks for it.
 
 from __future__ import annotations
 
+from array import array
 from functools import cached_property
 
 import orjson
@@ -217,7 +218,7 @@ class Context:
             tree = self.desc_tree
         else:
             if self.payload is not None and self.pay_result[0] is not None and self.is_canonical:
-                return _canonical_span(self.pay, pointer)
+                return self._canonical_span(pointer)
             if self.payload is not None and len(self.payload) > _SPAN_TREE_LIMIT:
                 return None  # a span tree of a large non-canonical file costs ~60x its size
             tree = self.pay_tree
@@ -225,6 +226,63 @@ class Context:
             return None
         node = tree.find(pointer)
         return None if node is None else (node.start, node.end)
+
+
+    def item_spans(self, pointer: str, items: list):
+        """Byte spans of every element of the payload array at ``pointer`` (whose decoded value is
+        ``items``) as two ``array('q')`` (starts, ends), or ``None`` when spans are unavailable
+        (a non-canonical payload over 32 MiB). One pass: each element is encoded once when the
+        payload is canonical (and remembered, so later spans below it cost only that element),
+        else read from the span tree."""
+        cached = self._items.get(pointer)
+        if cached is not None:
+            return cached[0], cached[1]
+        starts, ends = array("q"), array("q")
+        if self.payload is not None and self.pay_result[0] is not None and self.is_canonical:
+            whole = self._canonical_span(pointer)
+            if whole is None:
+                return None
+            pos = whole[0] + 1
+            for item in items:
+                n = len(encode(item))
+                starts.append(pos)
+                ends.append(pos + n)
+                pos += n + 1
+            self._items[pointer] = (starts, ends, items)
+            return starts, ends
+        if self.payload is None or len(self.payload) > _SPAN_TREE_LIMIT or self.pay_tree is None:
+            return None
+        node = self.pay_tree.find(pointer)
+        if node is None or node.kind != "array" or len(node.children) != len(items):
+            return None
+        for _i, _k, child in node.children:
+            starts.append(child.start)
+            ends.append(child.end)
+        return starts, ends
+
+    @cached_property
+    def _items(self) -> dict:
+        """``{array pointer: (starts, ends, items)}`` remembered by :meth:`item_spans` (canonical only)."""
+        return {}
+
+    def _canonical_span(self, pointer: str):
+        """:func:`_canonical_span` of the payload, starting from the deepest array whose element
+        spans :meth:`item_spans` already knows."""
+        cut = len(pointer)
+        while cut > 0:
+            cut = pointer.rfind("/", 0, cut)
+            if cut <= 0:
+                break
+            base = pointer[:cut]
+            hit = self._items.get(base)
+            if hit is not None:
+                tok, _, rest = pointer[cut + 1:].partition("/")
+                if not tok.isdigit() or int(tok) >= len(hit[2]):
+                    return None
+                i = int(tok)
+                rel = _canonical_span(hit[2][i], "/" + rest if rest else "")
+                return None if rel is None else (hit[0][i] + rel[0], hit[0][i] + rel[1])
+        return _canonical_span(self.pay, pointer)
 
 
 _SPAN_TREE_LIMIT = 32 << 20

@@ -110,13 +110,15 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
     pay = ctx.pay_result[0] if ctx.payload is not None else None
     try:
         if pay is not None:
+            # element spans of the run records, once: every event's span then costs only its run
+            ctx.item_spans("/snapshot/run_records", pay["snapshot"].get("run_records") or [])
             report.lint = lint_payload(pay, lambda p: ctx.span("payload", p))
         report.resumability = decide(report, pay, report.lint)
     except Exception as e:  # pragma: no cover - defensive: lint never costs the user the verdicts
         internal_errors.append(f"lint: {type(e).__name__}")
     if views and pay is not None:
         try:
-            report.views = build_views(pay)
+            report.views = build_views(pay, ctx.item_spans)
         except Exception as e:  # pragma: no cover - defensive, as above
             internal_errors.append(f"views: {type(e).__name__}")
     report.internal_errors = internal_errors

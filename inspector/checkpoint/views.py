@@ -7,8 +7,11 @@ so the window never walks the document on its GUI thread. No Qt. Flat loops only
   parallel arrays (sequence, timestamp, kind code), tool rounds (``turn_start``..``turn_end``),
   tool spans (``tool_start``..``tool_end`` by id), the source run and the resume boundary of the
   loop checkpoint (4.6).
-* :class:`Transcript`: the session's messages (4.4) as rows of blocks with short previews, tool
-  calls paired with their results by tool-call id, and where the resume boundary falls.
+* :class:`Transcript`: the session's messages (4.4) as roles and byte spans (a view reads a
+  message from the file when it is shown: :func:`message_blocks`), tool calls paired with their
+  results by tool-call id, and where the resume boundary falls.
+
+Both are flat arrays and short lists, so they cross a process boundary in milliseconds.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-__all__ = ["Timeline", "Lane", "Transcript", "MessageRow", "Block", "build_views", "EVENT_KINDS", "CATEGORY",
+__all__ = ["Timeline", "Lane", "Transcript", "Block", "build_views", "message_blocks", "EVENT_KINDS", "CATEGORY",
            "TERMINAL", "PREVIEW_CHARS"]
 
 #: Wire types of ``AgentEvent`` in declaration order (FORMAT.md 4.7); code = index, unknown = len.
@@ -50,19 +53,19 @@ CATEGORY["cognitive_context_bound"] = "cognitive"
 CATEGORY.update({k: "error" for k in ("error", "permission_denied", "command_dead_lettered", "persistence_failed")})
 
 TERMINAL = ("completed", "failed", "cancelled")
-#: Characters of text kept per block (the rest is read from the file on "show all").
+#: Characters of text shown per block before "show all".
 PREVIEW_CHARS = 600
-_DETAIL_CHARS = 120
 
 
 @dataclass
 class Lane:
     """One run record. ``seq``/``ts``/``kind`` are parallel arrays over its events (``kind`` codes
-    index :data:`EVENT_KINDS`, ``len(EVENT_KINDS)`` for an unknown type); ``details`` maps an event
-    index to a short description (ids, turn numbers, error text); ``rounds`` are ``(turn, first,
+    index :data:`EVENT_KINDS`, ``len(EVENT_KINDS)`` for an unknown type); ``starts``/``ends`` the
+    events' byte spans in the payload (``None`` when unavailable); ``rounds`` are ``(turn, first,
     last)`` event indexes (``last`` ``None`` when the round did not end); ``tools`` are ``(id, name,
-    first, last)`` likewise; ``boundary`` is the event index after which the resume continues
-    (source run only), ``None`` elsewhere; ``index`` the run's position in ``run_records``."""
+    first, last)`` likewise; ``errors`` the indexes of error events; ``boundary`` the event index
+    after which the resume continues (source run only; -1 before the first event), ``None``
+    elsewhere; ``index`` the run's position in ``run_records``."""
 
     index: int
     id: str
@@ -74,9 +77,11 @@ class Lane:
     seq: array = field(default_factory=lambda: array("q"))
     ts: array = field(default_factory=lambda: array("q"))
     kind: bytearray = field(default_factory=bytearray)
-    details: dict = field(default_factory=dict)
+    starts: array | None = None
+    ends: array | None = None
     rounds: list = field(default_factory=list)
     tools: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
     boundary: int | None = None
 
     @property
@@ -88,6 +93,11 @@ class Lane:
         """JSON Pointer of the run record, or of its event ``e``."""
         base = f"/snapshot/run_records/{self.index}"
         return base if e is None else f"{base}/events/{e}"
+
+    def kind_name(self, e: int) -> str:
+        """The wire type of event ``e`` (``?`` when unknown)."""
+        k = self.kind[e]
+        return EVENT_KINDS[k] if k < len(EVENT_KINDS) else "?"
 
 
 @dataclass
@@ -108,86 +118,73 @@ class Timeline:
 
 @dataclass
 class Block:
-    """One content block: ``kind`` (``text``, ``reasoning``, ``image``, ``tool_use``, ``tool_result``),
-    ``text`` (a preview of at most :data:`PREVIEW_CHARS`), ``length`` (characters in full),
-    ``pointer`` (of the block, or of its text for ``text``), ``tool_id``/``name`` for tool blocks,
-    ``is_error`` for results, ``pair`` (the message index of the other half of a tool call, or
-    ``None`` when it has none), ``media``/``size`` for images (base64 characters)."""
+    """One content block as shown: ``kind`` (``text``, ``reasoning``, ``image``, ``tool_use``,
+    ``tool_result``), ``text`` (whole), ``pointer``, ``tool_id``/``name`` for tool blocks,
+    ``is_error`` for results, ``media``/``size`` for images (base64 characters)."""
 
     kind: str
     text: str = ""
-    length: int = 0
     pointer: str = ""
     tool_id: str | None = None
     name: str | None = None
     is_error: bool | None = None
-    pair: int | None = None
     media: str | None = None
     size: int = 0
 
 
 @dataclass
-class MessageRow:
-    """One message: ``role``, ``blocks``, ``pointer``."""
-
-    role: str
-    blocks: list
-    pointer: str
-
-
-@dataclass
 class Transcript:
-    """The session's messages; ``boundary`` is the number of messages before the resume boundary
-    (``None`` without a loop checkpoint); ``boundary_note`` says how it was placed."""
+    """The session's messages, read lazily: ``roles`` per message, ``starts``/``ends`` their byte
+    spans in the payload (``None`` when unavailable), ``calls`` maps a tool-call id to ``(call
+    message, result message or -1)``, ``boundary`` the number of messages before the resume
+    boundary (``None`` without a loop checkpoint), ``boundary_note`` how it was placed."""
 
-    messages: list
+    roles: list
+    starts: array | None
+    ends: array | None
+    calls: dict = field(default_factory=dict)
     boundary: int | None = None
     boundary_note: str = ""
 
+    def __len__(self) -> int:
+        return len(self.roles)
 
-def _clip(s, n=PREVIEW_CHARS) -> str:
-    s = s if isinstance(s, str) else str(s)
-    return s if len(s) <= n else s[:n]
-
-
-def _detail(body: dict) -> str | None:
-    parts = []
-    for key in ("turn", "id", "tool_id", "name", "tool_name", "message", "exit_code", "error", "reason", "task_id"):
-        if key in body and body[key] is not None and not isinstance(body[key], (dict, list)):
-            parts.append(f"{key} {body[key]}")
-    if body.get("type") == "cognitive_context_bound":
-        b = body.get("binding") or {}
-        parts.append(f"lifecycle generation {b.get('lifecycleGeneration')}")
-    if not parts:
-        return None
-    return _clip(", ".join(parts), _DETAIL_CHARS)
+    def pointer(self, i: int) -> str:
+        """JSON Pointer of message ``i``."""
+        return f"/snapshot/session/messages/{i}"
 
 
-def build_timeline(pay: dict) -> Timeline:
-    """The :class:`Timeline` of a decoded payload (serialized form)."""
+def build_timeline(pay: dict, item_spans=None) -> Timeline:
+    """The :class:`Timeline` of a decoded payload (serialized form); ``item_spans(pointer, items)``
+    gives element spans (:meth:`.context.Context.item_spans`)."""
     snap = pay.get("snapshot") or {}
     lr = pay.get("logical_resume")
     src = lr.get("run_id") if lr else None
     tl = Timeline([], src, lr.get("turn") if lr else None, lr.get("checkpoint_ms") if lr else None)
     unknown = len(EVENT_KINDS)
+    errors = {_CODE[k] for k, c in CATEGORY.items() if c == "error"}
     for r, rec in enumerate(snap.get("run_records") or ()):
         s = rec.get("snapshot") or {}
         lane = Lane(r, str(s.get("id")), str(s.get("status")), s.get("created_at_ms", 0), s.get("updated_at_ms", 0),
                     s.get("event_count", 0), source=(src is not None and s.get("id") == src))
+        events = rec.get("events") or []
+        spans = item_spans(f"/snapshot/run_records/{r}/events", events) if item_spans is not None else None
+        if spans is not None:
+            lane.starts, lane.ends = spans
         open_rounds: dict = {}
         open_tools: dict = {}
         last_end_before_cut = None
         last_before_cut = None
-        for e, ev in enumerate(rec.get("events") or ()):
+        for e, ev in enumerate(events):
             body = ev.get("event") or {}
             t = body.get("type")
             lane.seq.append(ev.get("sequence", 0))
             ts = ev.get("timestamp_ms", 0)
             lane.ts.append(ts)
-            lane.kind.append(_CODE.get(t, unknown))
-            d = _detail(body)
-            if d:
-                lane.details[e] = d
+            code = _CODE.get(t, unknown)
+            lane.kind.append(code)
+            if code in errors:
+                lane.errors.append(e)
             if t == "turn_start":
                 open_rounds[body.get("turn")] = len(lane.rounds)
                 lane.rounds.append((body.get("turn"), e, None))
@@ -215,67 +212,62 @@ def build_timeline(pay: dict) -> Timeline:
                 last_before_cut = e
         if lane.source:
             # after the turn_end of the last completed round if recorded, else after the last event
-            # before checkpoint_ms (-1: before the first event)
+            # at or before checkpoint_ms (-1: before the first event)
             lane.boundary = last_end_before_cut if last_end_before_cut is not None else (
                 last_before_cut if last_before_cut is not None else -1)
         tl.lanes.append(lane)
     return tl
 
 
-def _blocks(content, base: str) -> list:
+def message_blocks(msg: dict, base: str) -> list:
+    """The :class:`Block` list of one decoded message (``base``: its JSON Pointer)."""
     out = []
-    for j, b in enumerate(content or ()):
+    if msg.get("reasoning_content"):
+        out.append(Block("reasoning", str(msg["reasoning_content"]), base + "/reasoning_content"))
+    for j, b in enumerate(msg.get("content") or ()):
         if not isinstance(b, dict):
             continue
         ptr = f"{base}/content/{j}"
         t = b.get("type")
         if t == "text":
-            s = b.get("text") or ""
-            out.append(Block("text", _clip(s), len(s), ptr + "/text"))
+            out.append(Block("text", str(b.get("text") or ""), ptr))
         elif t == "image":
             src = b.get("source") or {}
             data = src.get("data") or ""
-            out.append(Block("image", pointer=ptr, media=src.get("media_type"), size=len(data)))
+            out.append(Block("image", "", ptr, media=src.get("media_type"), size=len(data)))
         elif t == "tool_use":
-            s = orjson.dumps(b.get("input")).decode()
-            out.append(Block("tool_use", _clip(s), len(s), ptr, tool_id=b.get("id"), name=b.get("name")))
+            out.append(Block("tool_use", orjson.dumps(b.get("input")).decode(), ptr, tool_id=b.get("id"),
+                             name=b.get("name")))
         elif t == "tool_result":
             c = b.get("content")
             if isinstance(c, list):
-                texts = [x.get("text", "") for x in c if isinstance(x, dict) and x.get("type") == "text"]
+                texts = [str(x.get("text", "")) for x in c if isinstance(x, dict) and x.get("type") == "text"]
                 images = sum(1 for x in c if isinstance(x, dict) and x.get("type") == "image")
-                s = "\n".join(texts) + (f"\n[{images} image(s)]" if images else "")
+                text = "\n".join(texts) + (f"\n[{images} image(s)]" if images else "")
             else:
-                s = c if isinstance(c, str) else ""
-            out.append(Block("tool_result", _clip(s), len(s), ptr, tool_id=b.get("tool_use_id"),
-                             is_error=b.get("is_error")))
+                text = c if isinstance(c, str) else ""
+            out.append(Block("tool_result", text, ptr, tool_id=b.get("tool_use_id"), is_error=b.get("is_error")))
         else:
-            out.append(Block(str(t), "", 0, ptr))
+            out.append(Block(str(t), "", ptr))
     return out
 
 
-def build_transcript(pay: dict) -> Transcript:
+def build_transcript(pay: dict, item_spans=None) -> Transcript:
     """The :class:`Transcript` of a decoded payload's session messages."""
     session = ((pay.get("snapshot") or {}).get("session")) or {}
     msgs = session.get("messages") or []
-    rows = []
-    calls: dict = {}
+    spans = item_spans("/snapshot/session/messages", msgs) if item_spans is not None else None
+    tr = Transcript([str(m.get("role")) for m in msgs], *(spans or (None, None)))
     for i, m in enumerate(msgs):
-        base = f"/snapshot/session/messages/{i}"
-        blocks = _blocks(m.get("content"), base)
-        if m.get("reasoning_content"):
-            rc = m["reasoning_content"]
-            blocks.insert(0, Block("reasoning", _clip(rc), len(rc), base + "/reasoning_content"))
-        for b in blocks:
-            if b.kind == "tool_use":
-                calls.setdefault(b.tool_id, (i, b))
-            elif b.kind == "tool_result" and b.tool_id in calls:
-                ci, cb = calls[b.tool_id]
-                b.pair, b.name = ci, cb.name
-                if cb.pair is None:
-                    cb.pair = i
-        rows.append(MessageRow(str(m.get("role")), blocks, base))
-    tr = Transcript(rows)
+        for b in m.get("content") or ():
+            if not isinstance(b, dict):
+                continue
+            if b.get("type") == "tool_use":
+                tr.calls.setdefault(b.get("id"), (i, -1))
+            elif b.get("type") == "tool_result":
+                c = tr.calls.get(b.get("tool_use_id"))
+                if c is not None and c[1] < 0:
+                    tr.calls[b.get("tool_use_id")] = (c[0], i)
     lr = pay.get("logical_resume")
     if lr is not None:
         lm = lr.get("messages") or []
@@ -287,10 +279,10 @@ def build_transcript(pay: dict) -> Transcript:
         else:
             tr.boundary = len(msgs)
             tr.boundary_note = (f"the loop checkpoint holds {n} messages of its own, not the first {n} of the "
-                                f"session's; shown at the end")
+                                f"session's; the resume continues from those")
     return tr
 
 
-def build_views(pay: dict) -> tuple[Timeline, Transcript]:
+def build_views(pay: dict, item_spans=None) -> tuple[Timeline, Transcript]:
     """Both views of a decoded payload."""
-    return build_timeline(pay), build_transcript(pay)
+    return build_timeline(pay, item_spans), build_transcript(pay, item_spans)

@@ -152,7 +152,7 @@ def analyse_bytes(payload: Side | None, descriptor: Side | None, *, cancel=None)
         raise Cancelled()
     t0 = time.perf_counter()
     report = checkpoint.verify(payload.data if payload else None, descriptor.data if descriptor else None,
-                               payload_size=payload.size if payload else None)
+                               payload_size=payload.size if payload else None, views=True)
     return Analysis(payload, descriptor, report, verify_seconds=time.perf_counter() - t0)
 
 
@@ -394,7 +394,7 @@ def _child_main(conn, fn, args) -> None:
 def _child_verify(conn, path: str, descriptor: bytes | None, size: int):
     with open(path, "rb") as fh:
         data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
-    report = checkpoint.verify(data, descriptor, payload_size=len(data))
+    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=True)
     # The canonical re-encoding can be as large as the file; the window does not need it.
     report.canonical_bytes = None
     return report
