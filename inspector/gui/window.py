@@ -28,6 +28,7 @@ from .engine import EDIT_LIMIT
 from .layout import build_layout
 from .qtcompat import emit
 from .recent import RecentFiles
+from .resume import ResumePanes
 from .roles import LocationRole, ObjectRole, PointerRole
 from .selection import SelectionRelay
 from .widgets.panes import Banner, finding_html
@@ -78,6 +79,7 @@ class MainWindow(QMainWindow):
         self.comparer = CompareController(self)
         self.loader.comparer = self.comparer
         self.selection = SelectionRelay(self)
+        self.resume_panes = ResumePanes(self)
         self.copier = CopyService(self)
         self.finder = FindController(self)
         self.expander = TreeExpander(self.doc, self)
@@ -236,10 +238,11 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.trees_dock, self.bytes_dock], [int(w * 0.30), bytes_w], Qt.Orientation.Horizontal)
         self.resizeDocks([self.bytes_dock, self.digests_dock], [int(self.height() * 0.45), int(self.height() * 0.45)],
                          Qt.Orientation.Vertical)
+        self.resizeDocks([self.resume_panes.dock], [int(self.height() * 0.28)], Qt.Orientation.Vertical)
 
     def reset_layout(self) -> None:
         """Restore the default dock layout."""
-        for d in (self.trees_dock, self.bytes_dock, self.digests_dock):
+        for d in (self.trees_dock, self.bytes_dock, self.digests_dock, self.resume_panes.dock):
             d.setFloating(False)
             d.show()
         self.raw_dock.hide()

@@ -175,6 +175,11 @@ class VerdictHeader(QFrame):
         self.reference.setVisible(False)
         texts.addWidget(self.reference)
         texts.addWidget(self.subtitle)
+        # Resumability (issue 11): set by :class:`~inspector.gui.resume.ResumePanes`.
+        self.resume = ElidedLabel("")
+        self.resume.setObjectName("resumabilityLine")
+        self.resume.setVisible(False)
+        texts.addWidget(self.resume)
         lay.addLayout(texts, 1)
         self.button = QPushButton("Show root cause")
         self.button.setVisible(False)

@@ -1,0 +1,247 @@
+"""``ResumePanes``: the timeline, the transcript, the integrity lint and the resumability answer (issue 11).
+
+Installed by the window (:class:`ResumePanes(window)`): a "Resume" dock with three tabs, and the
+resumability line of the verdict bar. It listens to the document's ``presented`` signal; the data
+it shows was prepared by the engine off the GUI thread (``Report.views``, ``Report.lint``,
+``Report.resumability``), so showing it costs only per-lane constants here. Selections go through
+the window's :class:`~.selection.SelectionRelay` (a click selects the field in the snapshot tree and
+its bytes), and a selection in the snapshot tree selects the event or message here.
+"""
+
+from __future__ import annotations
+
+import orjson
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import (
+    QButtonGroup, QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QRadioButton,
+    QTabWidget, QVBoxLayout, QWidget,
+)
+
+from inspector.checkpoint import Location, Verdict
+from inspector.checkpoint.resumability import NOT_RESUMABLE, RESUMABLE
+
+from . import style
+from .roles import PointerRole
+from .widgets.timeline import CATEGORY_COLOURS, TimelineView
+from .widgets.transcript import TranscriptPane
+
+__all__ = ["ResumePanes", "marks_by_lane", "resumability_line"]
+
+_RUNS = "/snapshot/run_records/"
+
+
+def marks_by_lane(timeline, locations) -> dict:
+    """``{lane: {event index or None: [ids]}}`` for ``(id, Location)`` pairs pointing into run records."""
+    lanes = {lane.index: i for i, lane in enumerate(timeline.lanes)} if timeline is not None else {}
+    out: dict = {}
+    for ident, loc in locations:
+        if loc.source != "payload" or not loc.pointer.startswith(_RUNS):
+            continue
+        parts = loc.pointer.split("/")
+        if not parts[3].isdigit() or int(parts[3]) not in lanes:
+            continue
+        e = int(parts[5]) if len(parts) > 5 and parts[4] == "events" and parts[5].isdigit() else None
+        ids = out.setdefault(lanes[int(parts[3])], {}).setdefault(e, [])
+        if ident not in ids:
+            ids.append(ident)
+    return out
+
+
+def resumability_line(res) -> tuple[str, str, Verdict]:
+    """``(text, tooltip, tone)`` of the verdict bar's resumability line for a Resumability (or None)."""
+    if res is None:
+        return "", "", Verdict.NOT_APPLICABLE
+    text = f"Resumability: {res.headline}"
+    if res.reasons:
+        text += f" — {res.reasons[0].text}"
+    elif res.unknowns:
+        text += f" — if the host confirms {len(res.unknowns)} fact(s) the artifact cannot prove"
+    tip = [res.answer]
+    tip += [f"because: {r.text}" for r in res.reasons]
+    if res.loadable_as_session and res.answer != RESUMABLE:
+        tip.append("the artifact is still loadable as a session")
+    tip += [f"host must confirm: {u.text}" for u in res.unknowns]
+    tone = Verdict.PASS if res.answer == RESUMABLE else Verdict.FAIL if res.answer == NOT_RESUMABLE else Verdict.NOT_REACHED
+    return text, "\n".join(tip), tone
+
+
+class ResumePanes(QObject):
+    """Builds the Resume dock of ``window`` and keeps it in step with ``window.doc``.
+
+    Attributes:
+        timeline (:class:`~.widgets.timeline.TimelineView`), transcript
+        (:class:`~.widgets.transcript.TranscriptPane`), lint_list (``QListWidget``), tabs, dock.
+    """
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.w = window
+        self.timeline = TimelineView()
+        self.timeline.describe = self._describe
+        self.transcript = TranscriptPane()
+        self.lint_list = QListWidget()
+        self.lint_list.setObjectName("lintList")
+        self.lint_list.setAccessibleName("Integrity lint")
+        self.lint_list.setWordWrap(True)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("resumeTabs")
+        self.tabs.addTab(self._timeline_page(), "Timeline")
+        self.tabs.addTab(self.transcript, "Transcript")
+        self.tabs.addTab(self.lint_list, "Integrity lint")
+        d = QDockWidget("Resume — timeline, transcript, integrity lint", window)
+        d.setObjectName("resumeDock")
+        d.setWidget(self.tabs)
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
+        self.dock = d
+        self._report = None
+        window.doc.presented.connect(self._present)
+        window.doc.changed.connect(self._changed)
+        self.timeline.pointerActivated.connect(self._activated)
+        self.transcript.pointerActivated.connect(self._activated)
+        self.lint_list.currentRowChanged.connect(self._lint_selected)
+        window.snap_pane.view.selectionModel().currentChanged.connect(self._tree_changed)
+        self._clear("No checkpoint open.")
+
+    def _timeline_page(self) -> QWidget:
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        self.mode_seq = QRadioButton("Sequence")
+        self.mode_time = QRadioButton("Time")
+        self.mode_seq.setChecked(True)
+        group = QButtonGroup(page)
+        group.addButton(self.mode_seq)
+        group.addButton(self.mode_time)
+        self.mode_seq.toggled.connect(lambda on: self.timeline.set_mode("sequence" if on else "time"))
+        fit = QPushButton("Fit")
+        fit.setToolTip("Show every event (Ctrl+wheel or +/- to zoom)")
+        fit.clicked.connect(lambda: self.timeline.set_mode(self.timeline.mode))
+        self.timeline_caption = QLabel("")
+        legend = QLabel("  ".join(f"<span style='color:{CATEGORY_COLOURS[c]}'>{sym} {c}</span>" for c, sym in (
+            ("run", "┃"), ("turn", "│"), ("tool", "╵"), ("model", "╷"), ("cognitive", "◆"), ("error", "✕")))
+            + "  <span style='color:#2e7d32'>▌ resume boundary</span>  ✖○ failing rule  ! □ lint")
+        for wdg in (QLabel("x:"), self.mode_seq, self.mode_time, fit):
+            bar.addWidget(wdg)
+        bar.addWidget(legend, 1)
+        lay.addLayout(bar)
+        lay.addWidget(self.timeline_caption)
+        lay.addWidget(self.timeline, 1)
+        return page
+
+    # -- showing a report --------------------------------------------------------------------------
+    def _clear(self, message: str) -> None:
+        self._report = None
+        self.timeline.set_timeline(None, message=message)
+        self.timeline_caption.setText("")
+        self.transcript.set_transcript(None, None, message)
+        self.lint_list.clear()
+        self.tabs.setTabText(2, "Integrity lint")
+        self._set_line(None)
+
+    def _set_line(self, res) -> None:
+        header = self.w.header
+        text, tip, tone = resumability_line(res)
+        if not hasattr(header, "resume"):
+            return
+        header.resume.setText(text)
+        header.resume.setToolTip(tip)
+        header.resume.setVisible(bool(text))
+        pal = header.resume.palette()
+        pal.setColor(header.resume.foregroundRole(), style.colour(tone))
+        header.resume.setPalette(pal)
+
+    def _changed(self) -> None:
+        if self.w.doc.is_empty:
+            self._clear("No checkpoint open.")
+
+    def _present(self, presentation) -> None:
+        report = presentation.analysis.report
+        if report is None:
+            self._clear("Verifying… the timeline appears with the verdicts.")
+            return
+        self._report = report
+        views = report.views
+        payload = presentation.analysis.payload
+        data = payload.data if payload is not None else None
+        self._set_line(report.resumability)
+        self._show_lint(report)
+        if views is None:
+            why = ("No payload open." if payload is None else
+                   "The payload does not decode, so there are no runs or messages to show (see the verdicts).")
+            self.timeline.set_timeline(None, message=why)
+            self.timeline_caption.setText("")
+            self.transcript.set_transcript(None, None, why)
+            return
+        tl, tr = views
+        rule_marks = marks_by_lane(tl, [(f.rule.id, loc) for f in report.failed() for loc in f.locations])
+        lint_marks = marks_by_lane(tl, [(x.kind, loc) for x in report.lint for loc in x.locations])
+        self.timeline.set_timeline(tl, rule_marks, lint_marks)
+        src = next((x for x in tl.lanes if x.source), None)
+        cap = f"{len(tl.lanes):,} run(s), {tl.event_total:,} event(s)."
+        if tl.source_run is not None:
+            cap += (f" Loop checkpoint: source run {tl.source_run!r}, {tl.boundary_turn} completed tool round(s)"
+                    + ("" if src is not None else " — that run is NOT in the snapshot") + ".")
+        else:
+            cap += " No loop checkpoint: nothing to resume."
+        self.timeline_caption.setText(cap)
+        self.transcript.set_transcript(tr, data)
+
+    def _show_lint(self, report) -> None:
+        self.lint_list.clear()
+        n = len(report.lint)
+        self.tabs.setTabText(2, f"Integrity lint ({n})" if n else "Integrity lint")
+        if not n:
+            item = QListWidgetItem("No integrity-lint findings. (Lint never changes the verdict.)")
+            item.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.lint_list.addItem(item)
+            return
+        for f in report.lint:
+            flag = "BLOCKS RESUME — " if f.blocks_resume else ""
+            where = f.locations[0].pointer if f.locations else ""
+            more = f" (and {f.more} more)" if f.more else ""
+            item = QListWidgetItem(f"! {flag}{f.title}: {f.explanation}{more}\n    at {where}")
+            item.setData(Qt.ItemDataRole.UserRole, f)
+            self.lint_list.addItem(item)
+
+    # -- selection ---------------------------------------------------------------------------------
+    def _activated(self, pointer: str) -> None:
+        self.w.selection.relay(Location("payload", pointer, None), "timeline")
+
+    def _lint_selected(self, row: int) -> None:
+        item = self.lint_list.item(row)
+        f = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        if f is not None and f.locations:
+            self.w.selection.relay(f.locations[0], "lint")
+            self.timeline.select_pointer(f.locations[0].pointer)
+
+    def _tree_changed(self, current, _previous) -> None:
+        if not current.isValid():
+            return
+        pointer = current.model().data(current, PointerRole)
+        if not pointer:
+            return
+        if pointer.startswith(_RUNS):
+            self.timeline.select_pointer(pointer)
+        elif pointer.startswith("/snapshot/session/messages/"):
+            self.transcript.select_pointer(pointer)
+
+    def _describe(self, lane, e: int) -> list[str]:
+        """Hover lines for event ``e``: its fields, read from the payload bytes (short values)."""
+        payload = self.w.doc.payload
+        if lane.starts is None or payload is None or payload.data is None:
+            return []
+        try:
+            ev = orjson.loads(payload.data[lane.starts[e]:lane.ends[e]]).get("event") or {}
+        except (orjson.JSONDecodeError, IndexError, AttributeError):
+            return []
+        lines = []
+        for k, v in ev.items():
+            if k == "type":
+                continue
+            s = v if isinstance(v, str) else orjson.dumps(v).decode()
+            lines.append(f"{k}: {s[:100]}{'…' if len(s) > 100 else ''}")
+            if len(lines) >= 8:
+                lines.append("…")
+                break
+        return lines

@@ -1,0 +1,544 @@
+"""``TimelineView``: the runs of a checkpoint as lanes along sequence or time (issue 11).
+
+One lane per run record (:class:`inspector.checkpoint.views.Lane`); its events are marks whose
+shape says their kind (agent start/end: full-height bar; turn start/end: tall line; tool
+events: upper tick; model calls: lower tick; cognitive binding: diamond; errors: a cross), tool
+rounds are bands (``T1``, ``T2``...; a round that never ended is open to the right), tool calls
+are bars under the marks (a call without ``tool_end`` is dashed to the lane's end), the source
+run is shaded and labelled, a terminal status ends the lane with a block, and the loop
+checkpoint's boundary is a vertical rule where the resume would continue. Failing rules and lint
+findings that point into a run or an event are marked on it.
+
+Everything is painted (no per-event widgets), only for the lanes on screen and the events in
+the visible range (binary search on sorted positions); when a lane has more events than
+pixels, each pixel column shows one density tick, and error events are still drawn. Nothing
+here grows with the document on the GUI thread except per-lane constants.
+"""
+
+from __future__ import annotations
+
+import datetime
+from bisect import bisect_left, bisect_right
+
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen, QPolygonF
+from PySide6.QtWidgets import QAbstractScrollArea, QToolTip
+
+from inspector.checkpoint.views import CATEGORY, EVENT_KINDS
+
+__all__ = ["TimelineView", "CATEGORY_COLOURS"]
+
+#: category -> colour (marks also differ in shape, never by colour alone)
+CATEGORY_COLOURS = {
+    "run": "#37474f", "turn": "#1565c0", "tool": "#e65100", "model": "#6a1b9a",
+    "cognitive": "#00796b", "error": "#c62828", "other": "#8d8d8d",
+}
+_CAT = [CATEGORY[k] for k in EVENT_KINDS] + ["other"]
+_LANE_H = 34
+_AXIS_H = 18
+_HEADER_W = 230
+_MARGIN = 14
+
+
+class TimelineView(QAbstractScrollArea):
+    """The timeline pane.
+
+    Signals:
+        pointerActivated(str): an event (``/snapshot/run_records/R/events/E``) or run record
+            (``/snapshot/run_records/R``) was clicked.
+
+    Attributes:
+        describe: ``callable(lane, event_index) -> str`` giving the hover text's detail lines
+            (set by the owner, which has the payload bytes), or ``None``.
+    """
+
+    pointerActivated = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("timelineView")
+        self.setAccessibleName("Timeline of runs and events")
+        self.setMouseTracking(True)
+        self.viewport().setMouseTracking(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.timeline = None
+        self.mode = "sequence"  # or "time"
+        self.describe = None
+        self.selected: tuple[int, int | None] | None = None  # (lane, event or None for the run)
+        self.rule_marks: dict = {}  # lane -> {event or None: [rule ids]}
+        self.lint_marks: dict = {}  # lane -> {event or None: [lint kinds]}
+        self.message = "No run records."
+        self._lo = 0.0
+        self._hi = 1.0
+        self._x0 = 0.0
+        self._scale = 1.0
+        self._sorted: dict = {}
+
+    # -- data --------------------------------------------------------------------------------------
+    def set_timeline(self, timeline, rule_marks=None, lint_marks=None, message: str = "") -> None:
+        """Show ``timeline`` (a :class:`~inspector.checkpoint.views.Timeline` or ``None``);
+        ``rule_marks``/``lint_marks``: ``{lane: {event index or None: [ids]}}``."""
+        self.timeline = timeline
+        self.rule_marks = rule_marks or {}
+        self.lint_marks = lint_marks or {}
+        self.selected = None
+        self._sorted = {}
+        self.message = message or ("No run records." if timeline is not None else "")
+        self._fit()
+        if timeline is not None:
+            src = next((i for i, x in enumerate(timeline.lanes) if x.source), None)
+            if src is not None:
+                self.ensure_lane_visible(src)
+        self.viewport().update()
+
+    def set_mode(self, mode: str) -> None:
+        """``sequence`` (x = event sequence) or ``time`` (x = timestamp_ms); refits the view."""
+        self.mode = mode
+        self._fit()
+        self.viewport().update()
+
+    def _values(self, lane):
+        return lane.seq if self.mode == "sequence" else lane.ts
+
+    def _is_sorted(self, lane) -> bool:
+        key = (lane.index, self.mode)
+        if key not in self._sorted:
+            v = self._values(lane)
+            self._sorted[key] = all(v[i] <= v[i + 1] for i in range(len(v) - 1)) if len(v) < 200_000 else False
+        return self._sorted[key]
+
+    def _fit(self) -> None:
+        tl = self.timeline
+        lo, hi = None, None
+        if tl is not None:
+            for lane in tl.lanes:
+                v = self._values(lane)
+                if len(v):
+                    a, b = (v[0], v[-1]) if self.mode == "sequence" else (min(v), max(v))
+                    lo = a if lo is None else min(lo, a)
+                    hi = b if hi is None else max(hi, b)
+        self._lo, self._hi = (float(lo), float(hi)) if lo is not None else (0.0, 1.0)
+        if self._hi <= self._lo:
+            self._hi = self._lo + 1
+        self._x0 = self._lo
+        self._scale = max(1e-9, self._plot_width() / (self._hi - self._lo + 1))
+        self._update_scrollbars()
+
+    def _plot_width(self) -> int:
+        return max(50, self.viewport().width() - _HEADER_W - 2 * _MARGIN)
+
+    def _update_scrollbars(self) -> None:
+        tl = self.timeline
+        n = len(tl.lanes) if tl is not None else 0
+        vh = self.viewport().height() - _AXIS_H
+        self.verticalScrollBar().setRange(0, max(0, n * _LANE_H - vh))
+        self.verticalScrollBar().setPageStep(max(1, vh))
+        total = (self._hi - self._lo + 1) * self._scale
+        self.horizontalScrollBar().setRange(0, int(max(0, total - self._plot_width())))
+        self.horizontalScrollBar().setPageStep(self._plot_width())
+        self.horizontalScrollBar().setValue(int((self._x0 - self._lo) * self._scale))
+
+    def scrollContentsBy(self, dx, dy):  # noqa: N802 (Qt override)
+        self._x0 = self._lo + self.horizontalScrollBar().value() / self._scale
+        self.viewport().update()
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._fit()
+
+    # -- geometry (also used by tests) -------------------------------------------------------------
+    def x_of(self, value: float) -> float:
+        """Viewport x of a sequence number or timestamp."""
+        return _HEADER_W + _MARGIN + (value - self._x0) * self._scale
+
+    def lane_top(self, lane: int) -> int:
+        """Viewport y of the top of lane ``lane``."""
+        return _AXIS_H + lane * _LANE_H - self.verticalScrollBar().value()
+
+    def event_point(self, lane: int, e: int) -> QPointF:
+        """Viewport position of event ``e`` of lane ``lane`` (its mark's centre)."""
+        v = self._values(self.timeline.lanes[lane])[e]
+        return QPointF(self.x_of(v), self.lane_top(lane) + _LANE_H / 2)
+
+    def boundary_x(self) -> float | None:
+        """Viewport x of the resume boundary (between the boundary event and the next), or ``None``."""
+        tl = self.timeline
+        if tl is None:
+            return None
+        for lane in tl.lanes:
+            if lane.source and lane.boundary is not None:
+                v = self._values(lane)
+                if not len(v):
+                    return self.x_of(self._lo)
+                b = lane.boundary
+                if b < 0:
+                    return self.x_of(v[0]) - 4
+                if b + 1 < len(v):
+                    return (self.x_of(v[b]) + self.x_of(v[b + 1])) / 2
+                return self.x_of(v[b]) + max(4.0, self._scale / 2)
+        return None
+
+    def ensure_lane_visible(self, lane: int) -> None:
+        """Scroll vertically so lane ``lane`` is on screen."""
+        top = lane * _LANE_H
+        sb = self.verticalScrollBar()
+        vh = self.viewport().height() - _AXIS_H
+        if top < sb.value() or top + _LANE_H > sb.value() + vh:
+            sb.setValue(max(0, top - vh // 3))
+
+    def ensure_event_visible(self, lane: int, e: int) -> None:
+        """Scroll so event ``e`` of lane ``lane`` is on screen."""
+        self.ensure_lane_visible(lane)
+        x = self.event_point(lane, e).x()
+        if x < _HEADER_W + _MARGIN or x > self.viewport().width() - _MARGIN:
+            v = self._values(self.timeline.lanes[lane])[e]
+            self.horizontalScrollBar().setValue(int((v - self._lo) * self._scale - self._plot_width() / 2))
+
+    # -- selection ---------------------------------------------------------------------------------
+    def select_pointer(self, pointer: str) -> bool:
+        """Select the run or event at ``pointer`` (or the one containing it); False if none."""
+        if self.timeline is None or not pointer.startswith("/snapshot/run_records/"):
+            return False
+        parts = pointer.split("/")
+        if len(parts) < 4 or not parts[3].isdigit():
+            return False
+        r = int(parts[3])
+        lane = next((i for i, x in enumerate(self.timeline.lanes) if x.index == r), None)
+        if lane is None:
+            return False
+        e = int(parts[5]) if len(parts) > 5 and parts[4] == "events" and parts[5].isdigit() else None
+        if e is not None and e >= len(self.timeline.lanes[lane].seq):
+            e = None
+        self.selected = (lane, e)
+        if e is not None:
+            self.ensure_event_visible(lane, e)
+        else:
+            self.ensure_lane_visible(lane)
+        self.viewport().update()
+        return True
+
+    def _activate(self, lane: int, e: int | None) -> None:
+        self.selected = (lane, e)
+        self.viewport().update()
+        self.pointerActivated.emit(self.timeline.lanes[lane].pointer(e))
+
+    def hit(self, pos) -> tuple[int, int | None] | None:
+        """``(lane, event or None)`` under viewport position ``pos``, or ``None``."""
+        tl = self.timeline
+        if tl is None or pos.y() < _AXIS_H:
+            return None
+        lane = int((pos.y() - _AXIS_H + self.verticalScrollBar().value()) // _LANE_H)
+        if not 0 <= lane < len(tl.lanes):
+            return None
+        if pos.x() < _HEADER_W:
+            return lane, None
+        values = self._values(tl.lanes[lane])
+        if not len(values):
+            return lane, None
+        want = self._x0 + (pos.x() - _HEADER_W - _MARGIN) / self._scale
+        slack = 5 / self._scale
+        best = None
+        if self._is_sorted(tl.lanes[lane]):
+            lo = bisect_left(values, want - slack)
+            hi = bisect_right(values, want + slack)
+            cands = range(lo, hi)
+        else:
+            cands = (i for i, v in enumerate(values) if abs(v - want) <= slack)
+        for i in cands:
+            d = abs(values[i] - want)
+            if best is None or d < best[0]:
+                best = (d, i)
+        return lane, (best[1] if best is not None else None)
+
+    def event_text(self, lane: int, e: int | None) -> str:
+        """The hover text of an event (or of the run when ``e`` is ``None``)."""
+        ln = self.timeline.lanes[lane]
+        if e is None:
+            lines = [f"run {ln.id}", f"status: {ln.status}" + (" (terminal)" if ln.terminal else ""),
+                     f"{len(ln.seq)} events retained of {ln.event_count}"]
+            if ln.source:
+                lines.append(f"source run of the loop checkpoint (resumes after {self.timeline.boundary_turn} "
+                             f"completed tool rounds)")
+        else:
+            ts = ln.ts[e]
+            when = datetime.datetime.fromtimestamp(ts / 1000, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+            lines = [f"{ln.kind_name(e)} — event #{ln.seq[e]} of run {ln.id}", f"{when} UTC ({ts} ms)"]
+            if self.describe is not None:
+                lines += self.describe(ln, e)
+        for rid in self.rule_marks.get(lane, {}).get(e, []):
+            lines.append(f"✖ rule {rid} fails here")
+        for kind in self.lint_marks.get(lane, {}).get(e, []):
+            lines.append(f"! lint: {kind}")
+        return "\n".join(lines)
+
+    # -- input -------------------------------------------------------------------------------------
+    def mousePressEvent(self, event):
+        if event.button() == Qt.MouseButton.LeftButton:
+            h = self.hit(event.position())
+            if h is not None:
+                self._activate(*h)
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event):
+        h = self.hit(event.position())
+        if h is None:
+            QToolTip.hideText()
+        else:
+            QToolTip.showText(event.globalPosition().toPoint(), self.event_text(*h), self.viewport())
+        super().mouseMoveEvent(event)
+
+    def wheelEvent(self, event):
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.zoom(1.25 if event.angleDelta().y() > 0 else 0.8, event.position().x())
+            event.accept()
+            return
+        super().wheelEvent(event)
+
+    def zoom(self, factor: float, at_x: float | None = None) -> None:
+        """Zoom the x axis by ``factor`` around viewport x ``at_x`` (the centre by default)."""
+        if at_x is None:
+            at_x = _HEADER_W + _MARGIN + self._plot_width() / 2
+        anchor = self._x0 + (at_x - _HEADER_W - _MARGIN) / self._scale
+        fit = self._plot_width() / (self._hi - self._lo + 1)
+        self._scale = min(max(self._scale * factor, fit), 200.0)
+        self._x0 = max(self._lo, anchor - (at_x - _HEADER_W - _MARGIN) / self._scale)
+        self._update_scrollbars()
+        self.viewport().update()
+
+    def keyPressEvent(self, event):
+        key = event.key()
+        if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+            self.zoom(1.5)
+        elif key == Qt.Key.Key_Minus:
+            self.zoom(1 / 1.5)
+        elif key in (Qt.Key.Key_Left, Qt.Key.Key_Right) and self.selected is not None:
+            lane, e = self.selected
+            n = len(self.timeline.lanes[lane].seq)
+            if n:
+                e = 0 if e is None else max(0, min(n - 1, e + (1 if key == Qt.Key.Key_Right else -1)))
+                self.ensure_event_visible(lane, e)
+                self._activate(lane, e)
+        elif key in (Qt.Key.Key_Up, Qt.Key.Key_Down) and self.timeline is not None and self.timeline.lanes:
+            lane = 0 if self.selected is None else self.selected[0] + (1 if key == Qt.Key.Key_Down else -1)
+            lane = max(0, min(len(self.timeline.lanes) - 1, lane))
+            self.ensure_lane_visible(lane)
+            self._activate(lane, None)
+        else:
+            super().keyPressEvent(event)
+
+    # -- painting ----------------------------------------------------------------------------------
+    def paintEvent(self, event):
+        p = QPainter(self.viewport())
+        pal = self.palette()
+        w, h = self.viewport().width(), self.viewport().height()
+        p.fillRect(0, 0, w, h, pal.base())
+        tl = self.timeline
+        if tl is None or not tl.lanes:
+            p.setPen(pal.color(pal.ColorRole.PlaceholderText))
+            p.drawText(QRect(0, 0, w, h), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.message)
+            return
+        fm = QFontMetrics(self.font())
+        first = max(0, self.verticalScrollBar().value() // _LANE_H)
+        last = min(len(tl.lanes), first + h // _LANE_H + 2)
+        p.setClipRect(0, _AXIS_H, w, h - _AXIS_H)
+        for i in range(first, last):
+            self._paint_lane(p, i, tl.lanes[i], w, fm)
+        p.setClipping(False)
+        self._paint_axis(p, w, fm)
+
+    def _paint_axis(self, p, w, fm):
+        pal = self.palette()
+        p.fillRect(0, 0, w, _AXIS_H, pal.window())
+        p.setPen(pal.color(pal.ColorRole.WindowText))
+        unit = "sequence" if self.mode == "sequence" else "time (UTC)"
+        p.drawText(QRect(6, 0, _HEADER_W - 6, _AXIS_H), Qt.AlignmentFlag.AlignVCenter, f"run  ·  x: {unit}")
+        span = self._plot_width() / self._scale
+        step = _nice_step(span / 6)
+        v = (int(self._x0 // step) + 1) * step
+        while self.x_of(v) < w - _MARGIN:
+            x = self.x_of(v)
+            if x >= _HEADER_W + _MARGIN:
+                p.drawLine(int(x), _AXIS_H - 4, int(x), _AXIS_H)
+                if self.mode == "sequence":
+                    label = f"{int(v)}"
+                else:
+                    label = datetime.datetime.fromtimestamp(v / 1000, datetime.timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+                p.drawText(int(x) + 2, _AXIS_H - 5, label)
+            v += step
+
+    def _paint_lane(self, p, i, lane, w, fm):
+        pal = self.palette()
+        top = self.lane_top(i)
+        mid = top + _LANE_H / 2
+        if lane.source:
+            bg = QColor("#fff3c4") if pal.color(pal.ColorRole.Base).lightnessF() > 0.5 else QColor("#4a4020")
+        else:
+            bg = pal.color(pal.ColorRole.AlternateBase if i % 2 else pal.ColorRole.Base)
+        p.fillRect(0, top, w, _LANE_H, bg)
+        values = self._values(lane)
+        n = len(values)
+        lo_i, hi_i = 0, n
+        vis_lo = self._x0 - 10 / self._scale
+        vis_hi = self._x0 + (w - _HEADER_W) / self._scale
+        sorted_ = self._is_sorted(lane)
+        if sorted_ and n:
+            lo_i = bisect_left(values, vis_lo)
+            hi_i = bisect_right(values, vis_hi)
+        # rounds (bands) and tool calls (bars)
+        for turn, a, b in lane.rounds:
+            xa = self.x_of(values[a])
+            xb = self.x_of(values[b]) if b is not None else (self.x_of(values[-1]) + 8)
+            if xb < _HEADER_W or xa > w:
+                continue
+            rect = QRectF(xa, top + 2, max(2.0, xb - xa), _LANE_H - 4)
+            p.fillRect(rect, QColor(21, 101, 192, 28))
+            pen = QPen(QColor(21, 101, 192, 120))
+            if b is None:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            p.setPen(pen)
+            p.drawRect(rect)
+            if rect.width() > fm.horizontalAdvance(f"T{turn}") + 4:
+                p.drawText(rect.adjusted(2, 0, 0, 0), Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, f"T{turn}")
+        for tid, name, a, b in lane.tools:
+            xa = self.x_of(values[a])
+            xb = self.x_of(values[b]) if b is not None else self.x_of(values[-1]) + 8
+            if xb < _HEADER_W or xa > w:
+                continue
+            pen = QPen(QColor(CATEGORY_COLOURS["tool"] if b is not None else CATEGORY_COLOURS["error"]), 3)
+            if b is None:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            p.setPen(pen)
+            p.drawLine(QPointF(xa, top + _LANE_H - 4), QPointF(max(xa + 2, xb), top + _LANE_H - 4))
+        # events
+        count = hi_i - lo_i
+        if sorted_ and count > 3 * max(1, w - _HEADER_W):
+            self._paint_density(p, lane, values, lo_i, hi_i, top, w)
+        else:
+            seen = set()
+            for e in (range(lo_i, hi_i) if sorted_ else range(n)):
+                x = self.x_of(values[e])
+                if x < _HEADER_W or x > w:
+                    continue
+                cat = _CAT[lane.kind[e]]
+                key = (int(x), cat)
+                if key in seen:
+                    continue
+                seen.add(key)
+                _mark(p, cat, x, top, mid)
+        for e in lane.errors:
+            x = self.x_of(values[e])
+            if _HEADER_W <= x <= w:
+                _mark(p, "error", x, top, mid)
+        # failing rules and lint on events
+        for marks, colour, shape in ((self.lint_marks.get(i, {}), QColor("#f0a000"), "lint"),
+                                     (self.rule_marks.get(i, {}), QColor(CATEGORY_COLOURS["error"]), "rule")):
+            for e in marks:
+                if e is None:
+                    continue
+                x = self.x_of(values[e])
+                if _HEADER_W <= x <= w:
+                    p.setPen(QPen(colour, 2))
+                    p.setBrush(Qt.BrushStyle.NoBrush)
+                    if shape == "rule":
+                        p.drawEllipse(QPointF(x, mid), 8, 8)
+                    else:
+                        p.drawRect(QRectF(x - 7, mid - 7, 14, 14))
+        # terminal status: a block after the last event
+        if lane.terminal and n:
+            x = self.x_of(values[-1]) + 5
+            if _HEADER_W <= x <= w:
+                col = QColor(CATEGORY_COLOURS["error"] if lane.status != "completed" else "#37474f")
+                p.fillRect(QRectF(x, top + 6, 6, _LANE_H - 12), col)
+        # the resume boundary
+        if lane.source and lane.boundary is not None:
+            bx = self.boundary_x()
+            if bx is not None and _HEADER_W <= bx <= w:
+                pen = QPen(QColor("#2e7d32"), 3)
+                p.setPen(pen)
+                p.drawLine(QPointF(bx, top), QPointF(bx, top + _LANE_H))
+                p.setBrush(QColor("#2e7d32"))
+                p.drawPolygon(QPolygonF([QPointF(bx, top), QPointF(bx + 9, top + 4), QPointF(bx, top + 8)]))
+                label = f"resume continues here (after tool round {self.timeline.boundary_turn})"
+                p.setPen(QColor("#2e7d32"))
+                tx = bx + 12 if bx + 12 + fm.horizontalAdvance(label) < w else bx - 12 - fm.horizontalAdvance(label)
+                p.drawText(QPointF(max(_HEADER_W + 2, tx), top + fm.ascent() + 1), label)
+        # selection
+        if self.selected is not None and self.selected[0] == i:
+            e = self.selected[1]
+            p.setPen(QPen(pal.color(pal.ColorRole.Highlight), 2))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            if e is None:
+                p.drawRect(QRectF(1, top + 1, w - 3, _LANE_H - 2))
+            else:
+                x = self.x_of(values[e])
+                p.drawRect(QRectF(x - 5, top + 2, 10, _LANE_H - 4))
+        self._paint_header(p, i, lane, top, fm)
+
+    def _paint_density(self, p, lane, values, lo_i, hi_i, top, w):
+        """More events than pixels: one tick per pixel column, as tall as its event count (log)."""
+        p.setPen(QPen(QColor(CATEGORY_COLOURS["other"]), 1))
+        x = _HEADER_W + _MARGIN
+        i = lo_i
+        while x < w and i < hi_i:
+            v_hi = self._x0 + (x + 1 - _HEADER_W - _MARGIN) / self._scale
+            j = bisect_right(values, v_hi, i, hi_i)
+            if j > i:
+                hgt = min(_LANE_H - 8, 3 + 3 * (j - i).bit_length())
+                p.drawLine(x, int(top + _LANE_H / 2 + hgt / 2), x, int(top + _LANE_H / 2 - hgt / 2))
+            i = j
+            x += 1
+
+    def _paint_header(self, p, i, lane, top, fm):
+        pal = self.palette()
+        p.fillRect(0, top, _HEADER_W, _LANE_H, pal.window())
+        failing = self.rule_marks.get(i, {})
+        col = pal.color(pal.ColorRole.WindowText)
+        p.setPen(col)
+        name = fm.elidedText(("▶ " if lane.source else "") + lane.id, Qt.TextElideMode.ElideMiddle, _HEADER_W - 10)
+        p.drawText(6, top + fm.ascent() + 2, name)
+        status = ("■ " if lane.terminal else "○ ") + lane.status
+        if lane.source:
+            status += " · source run"
+        rules = sorted({r for ids in failing.values() for r in ids})
+        if rules:
+            status += " · ✖ " + ", ".join(rules)
+            p.setPen(QColor(CATEGORY_COLOURS["error"]))
+            p.drawRect(QRectF(1, top + 1, _HEADER_W - 3, _LANE_H - 2))
+        else:
+            p.setPen(pal.color(pal.ColorRole.PlaceholderText))
+        p.drawText(6, top + _LANE_H - 5, fm.elidedText(status, Qt.TextElideMode.ElideRight, _HEADER_W - 10))
+        p.setPen(pal.color(pal.ColorRole.Mid))
+        p.drawLine(_HEADER_W, top, _HEADER_W, top + _LANE_H)
+
+
+def _mark(p, cat, x, top, mid):
+    colour = QColor(CATEGORY_COLOURS[cat])
+    p.setPen(QPen(colour, 2 if cat in ("run", "turn", "error") else 1))
+    if cat == "run":
+        p.drawLine(QPointF(x, top + 3), QPointF(x, top + _LANE_H - 3))
+    elif cat == "turn":
+        p.drawLine(QPointF(x, top + 6), QPointF(x, top + _LANE_H - 6))
+    elif cat == "tool":
+        p.drawLine(QPointF(x, mid - 8), QPointF(x, mid))
+    elif cat == "model":
+        p.drawLine(QPointF(x, mid), QPointF(x, mid + 8))
+    elif cat == "cognitive":
+        p.setBrush(colour)
+        p.drawPolygon(QPolygonF([QPointF(x, mid - 5), QPointF(x + 4, mid), QPointF(x, mid + 5), QPointF(x - 4, mid)]))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+    elif cat == "error":
+        p.drawLine(QPointF(x - 4, mid - 4), QPointF(x + 4, mid + 4))
+        p.drawLine(QPointF(x - 4, mid + 4), QPointF(x + 4, mid - 4))
+    else:
+        p.drawLine(QPointF(x, mid - 2), QPointF(x, mid + 2))
+
+
+def _nice_step(raw: float) -> float:
+    """1, 2 or 5 times a power of ten, at least ``raw`` (axis ticks)."""
+    if raw <= 1:
+        return 1.0
+    mag = 10 ** (len(str(int(raw))) - 1)
+    for m in (1, 2, 5, 10):
+        if m * mag >= raw:
+            return float(m * mag)
+    return float(10 * mag)
