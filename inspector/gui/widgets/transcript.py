@@ -29,7 +29,7 @@ __all__ = ["TranscriptModel", "TranscriptDelegate", "TranscriptPane", "RowRole",
 RowRole = Qt.ItemDataRole.UserRole + 40
 BOUNDARY = "boundary"
 _ROLE_COLOURS = {"user": "#1565c0", "assistant": "#6a1b9a", "system": "#37474f", "tool": "#e65100"}
-_LINES = 4
+_LINES = 3
 
 
 class TranscriptModel(QAbstractListModel):
@@ -229,7 +229,7 @@ class TranscriptPane(QWidget):
         self.detail.setObjectName("transcriptDetail")
         self.detail.setOpenLinks(False)
         self.detail.anchorClicked.connect(self._anchor)
-        split = QSplitter(Qt.Orientation.Vertical)
+        split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
         split.addWidget(self.detail)
         split.setStretchFactor(0, 3)

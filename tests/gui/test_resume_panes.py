@@ -1,0 +1,189 @@
+"""Timeline, transcript, integrity lint and the resumability line (issue 11), driven with real input."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtGui import QColor, QTextCursor  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+
+from inspector.checkpoint import build_descriptor, encode  # noqa: E402
+from inspector.gui.roles import PointerRole  # noqa: E402
+from tests.conftest import CASES_PINNED  # noqa: E402
+
+from .conftest import CASES, GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
+
+RICH = [CASES_PINNED / "001-valid-rich-resume.payload.json", CASES_PINNED / "001-valid-rich-resume.descriptor.json"]
+TERMINAL = [CASES / "39-p-source-completed.payload.json", CASES / "39-p-source-completed.descriptor.json"]
+NO_LOOP = [GOLDEN_P.parent / "payload-semantic-only.json", GOLDEN_P.parent / "descriptor-semantic-only.json"]
+GREEN = QColor("#2e7d32")
+
+
+def _show_tab(window, i):
+    panes = window.resume_panes
+    window.resume_panes.dock.show()
+    panes.tabs.setCurrentIndex(i)
+    QTest.qWait(30)
+    return panes
+
+
+def _tree_pointer(window):
+    v = window.snap_pane.view
+    return v.model().data(v.currentIndex(), PointerRole)
+
+
+def _click(widget, point):
+    QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(int(point.x()), int(point.y())))
+
+
+def _click_tree_row(window, pointer):
+    view = window.snap_pane.view
+    idx = window.snap_model.index_for_pointer(pointer)
+    parent = idx.parent()
+    while parent.isValid():
+        view.expand(parent)
+        parent = parent.parent()
+    view.scrollTo(idx)
+    QTest.qWait(30)
+    r = view.visualRect(idx)
+    assert r.left() + 4 < view.viewport().width()
+    _click(view.viewport(), QPoint(r.left() + 4, r.center().y()))
+
+
+def _near(c1: QColor, c2: QColor) -> bool:
+    return abs(c1.red() - c2.red()) + abs(c1.green() - c2.green()) + abs(c1.blue() - c2.blue()) < 40
+
+
+def test_boundary_drawn_after_the_last_event_before_the_checkpoint(qtbot, window):
+    open_and_wait(qtbot, window, RICH)
+    tl = _show_tab(window, 0).timeline
+    assert [(x.id, x.status, x.source, len(x.seq)) for x in tl.timeline.lanes] == [
+        ("run-legacy", "completed", False, 5), ("run-source", "executing", True, 53)]
+    lane = tl.timeline.lanes[1]
+    assert lane.boundary == 52 and tl.timeline.boundary_turn == 2
+    bx = tl.boundary_x()
+    last = tl.event_point(1, 52).x()
+    assert last < bx <= last + max(4.0, tl._scale / 2) + 0.01
+    # the boundary is painted there: a green rule across the source lane
+    img = tl.viewport().grab().toImage()
+    y = tl.lane_top(1) + 20
+    assert _near(img.pixelColor(int(bx), y), GREEN)
+    assert not _near(img.pixelColor(int(bx), tl.lane_top(0) + 20), GREEN)  # not on the other run
+
+
+def test_click_event_selects_it_in_tree_and_bytes(qtbot, window):
+    report = open_and_wait(qtbot, window, RICH)
+    tl = _show_tab(window, 0).timeline
+    tl.zoom(3, tl.event_point(1, 11).x())
+    _click(tl.viewport(), tl.event_point(1, 11))
+    assert tl.selected == (1, 11)
+    assert _tree_pointer(window) == "/snapshot/run_records/1/events/11"
+    lane = tl.timeline.lanes[1]
+    assert window.hex_payload.highlighted == (lane.starts[11], lane.ends[11])
+    data = window.doc.payload.data
+    ev = orjson.loads(data[lane.starts[11]:lane.ends[11]])
+    assert ev["sequence"] == 11 and ev["event"]["type"] == "tool_end" and ev["event"]["id"] == "toolu_1"
+    text = tl.event_text(1, 11)
+    assert text.startswith("tool_end — event #11 of run run-source\n") and "id: toolu_1" in text
+    assert report.verified
+
+
+def test_tree_selection_selects_event_and_message(qtbot, window):
+    open_and_wait(qtbot, window, RICH)
+    panes = _show_tab(window, 0)
+    _click_tree_row(window, "/snapshot/run_records/0/events/2")
+    assert _tree_pointer(window) == "/snapshot/run_records/0/events/2"
+    assert panes.timeline.selected == (0, 2)
+    _click_tree_row(window, "/snapshot/session/messages/1")
+    assert panes.transcript.view.currentIndex().row() == 1
+    assert panes.transcript.detail.toPlainText().startswith("#2 assistant")
+
+
+def test_transcript_pairs_calls_and_selects_the_message(qtbot, window):
+    open_and_wait(qtbot, window, RICH)
+    tp = _show_tab(window, 1).transcript
+    m = tp.model
+    assert m.rowCount() == 4 and m.boundary_row() == 3
+    assert "⚙ bash(toolu_1) → result in #3" in m.data(m.index(1))
+    assert "↳ result ERROR for toolu_1 (answers #2): test result: FAILED." in m.data(m.index(2))
+    assert m.data(m.index(3)).startswith("Resume boundary: the loop checkpoint holds the first 3 of these messages")
+    rect = tp.view.visualRect(m.index(2))
+    _click(tp.view.viewport(), rect.center())
+    assert _tree_pointer(window) == "/snapshot/session/messages/2"
+    span = window.hex_payload.highlighted
+    assert orjson.loads(window.doc.payload.data[span[0]:span[1]])["role"] == "user"
+    # the boundary row is painted green
+    tp.view.scrollTo(m.index(3))
+    QTest.qWait(30)
+    img = tp.view.viewport().grab().toImage()
+    r = tp.view.visualRect(m.index(3))
+    assert _near(img.pixelColor(r.left() + 20, r.center().y()), GREEN)
+
+
+def test_failing_l_rule_marked_and_resumability_in_verdict_bar(qtbot, window):
+    report = open_and_wait(qtbot, window, TERMINAL)
+    assert report.root_cause.rule.id == "L-SOURCE-TERMINAL"
+    panes = _show_tab(window, 0)
+    tl = panes.timeline
+    assert tl.rule_marks[1] == {None: ["L-SOURCE-TERMINAL"]}
+    assert window.header.resume.text() == ('Resumability: Not resumable (L-SOURCE-TERMINAL) — invalid session checkpoint '
+                                           'payload: logical resume source run "run-1-0751" is already terminal')
+    assert "host must confirm" not in window.header.resume.toolTip()
+    img = tl.viewport().grab().toImage()
+    top = tl.lane_top(1)
+    assert _near(img.pixelColor(1, top + 15), QColor("#c62828"))  # the failing run's header is framed in red
+    assert not _near(img.pixelColor(1, tl.lane_top(0) + 15), QColor("#c62828"))
+    assert "✖ rule L-SOURCE-TERMINAL fails here" in tl.event_text(1, None)
+    # the lane header click selects the run record
+    _click(tl.viewport(), QPoint(40, top + 10))
+    assert _tree_pointer(window) == "/snapshot/run_records/1"
+
+
+def test_lint_list_selects_location(qtbot, window):
+    open_and_wait(qtbot, window, RICH)
+    panes = _show_tab(window, 2)
+    assert panes.tabs.tabText(2) == "Integrity lint (1)"
+    lst = panes.lint_list
+    item = lst.item(0)
+    assert item.text().startswith("! Resume boundary disagrees with the run's events: The loop checkpoint says 2")
+    _click(lst.viewport(), lst.visualItemRect(item).center())
+    assert window.resume_pane.view.model().data(window.resume_pane.view.currentIndex(), PointerRole) == \
+        "/logical_resume/turn"
+    assert window.hex_payload.highlighted == (1565, 1566)
+
+
+def test_no_loop_checkpoint_says_so(qtbot, window):
+    open_and_wait(qtbot, window, NO_LOOP)
+    panes = _show_tab(window, 0)
+    assert window.header.resume.text().startswith("Resumability: Not resumable (no-loop-checkpoint) — the payload has "
+                                                  "no loop checkpoint")
+    assert "still loadable as a session" in window.header.resume.toolTip()
+    assert panes.timeline_caption.text() == "0 run(s), 0 event(s). No loop checkpoint: nothing to resume."
+    assert panes.transcript.model.boundary_row() is None
+
+
+def test_long_message_elided_until_show_all(qtbot, window, tmp_path):
+    pay = orjson.loads(GOLDEN_P.read_bytes())
+    long_text = "line of text\n" * 400
+    pay["snapshot"]["session"]["messages"][0]["content"][0]["text"] = long_text
+    data = encode(pay)
+    p, d = tmp_path / "long.payload.json", tmp_path / "long.descriptor.json"
+    p.write_bytes(data)
+    d.write_bytes(encode(build_descriptor(orjson.loads(data), data)))
+    open_and_wait(qtbot, window, [p, d])
+    tp = _show_tab(window, 1).transcript
+    _click(tp.view.viewport(), tp.view.visualRect(tp.model.index(0)).center())
+    text = tp.detail.toPlainText()
+    assert "Show all" in text and f"… {len(long_text) - 600:,} more characters" in text
+    assert long_text[:600] + "\n\n… 4,600 more characters" in text
+    doc = tp.detail.document()
+    cur = doc.find("Show all")
+    assert not cur.isNull()
+    cur.setPosition(cur.selectionStart() + 2, QTextCursor.MoveMode.MoveAnchor)
+    _click(tp.detail.viewport(), tp.detail.cursorRect(cur).center())
+    full = tp.detail.toPlainText()
+    assert "Show all" not in full and long_text.rstrip("\n") in full and "more characters" not in full
