@@ -501,8 +501,13 @@ class TimelineView(QAbstractScrollArea):
             status += " · source run"
         rules = sorted({r for ids in failing.values() for r in ids})
         if rules:
-            status += " · ✖ " + ", ".join(rules)
+            # the rule ids also go in the lane itself, right-aligned, where there is room for them
             p.setPen(QColor(CATEGORY_COLOURS["error"]))
+            label = "✖ " + ", ".join(rules)
+            width = self.viewport().width()
+            p.drawText(QRect(_HEADER_W + 4, top, width - _HEADER_W - 10, _LANE_H - 3),
+                       int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom), label)
+            status += " · ✖"
             p.drawRect(QRectF(1, top + 1, _HEADER_W - 3, _LANE_H - 2))
         else:
             p.setPen(pal.color(pal.ColorRole.PlaceholderText))
