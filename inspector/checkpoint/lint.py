@@ -83,9 +83,7 @@ class LintFinding:
         """JSON form: ``{kind, title, explanation, blocks_resume, locations: [{source, pointer, span}]}``."""
         return {"kind": self.kind, "title": self.title, "explanation": self.explanation,
                 "blocks_resume": self.blocks_resume, "more": self.more,
-                "locations": [{"source": x.source, "pointer": x.pointer,
-                               "span": None if x.span is None else {"start": x.span[0], "end": x.span[1]}}
-                              for x in self.locations]}
+                "locations": [x.to_json() for x in self.locations]}
 
 
 def lint_payload(pay: dict, span=None) -> list[LintFinding]:

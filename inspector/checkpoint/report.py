@@ -41,6 +41,11 @@ class Location:
     pointer: str
     span: tuple[int, int] | None = None
 
+    def to_json(self) -> dict:
+        """``{source, pointer, span: {start, end} | null}`` (the JSON output's location shape)."""
+        return {"source": self.source, "pointer": self.pointer,
+                "span": None if self.span is None else {"start": self.span[0], "end": self.span[1]}}
+
 
 @dataclass(frozen=True)
 class Finding:

@@ -77,13 +77,9 @@ class Resumability:
 
     def to_json(self) -> dict:
         """``{answer, reasons: [{kind, id, text, location}], unknowns: [{id, text}], loadable_as_session}``."""
-        def loc(x):
-            if x is None:
-                return None
-            return {"source": x.source, "pointer": x.pointer,
-                    "span": None if x.span is None else {"start": x.span[0], "end": x.span[1]}}
         return {"answer": self.answer,
-                "reasons": [{"kind": r.kind, "id": r.id, "text": r.text, "location": loc(r.location)}
+                "reasons": [{"kind": r.kind, "id": r.id, "text": r.text,
+                             "location": None if r.location is None else r.location.to_json()}
                             for r in self.reasons],
                 "unknowns": [{"id": u.id, "text": u.text} for u in self.unknowns],
                 "loadable_as_session": self.loadable_as_session}

@@ -21,22 +21,13 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from .schema import AGENT_EVENT
+
 __all__ = ["Timeline", "Lane", "Transcript", "Block", "build_views", "message_blocks", "EVENT_KINDS", "CATEGORY",
            "TERMINAL", "PREVIEW_CHARS"]
 
 #: Wire types of ``AgentEvent`` in declaration order (FORMAT.md 4.7); code = index, unknown = len.
-EVENT_KINDS = (
-    "agent_start", "agent_mode_changed", "turn_start", "text_delta", "reasoning_delta", "tool_start",
-    "tool_input_delta", "tool_request_bound", "tool_execution_start", "tool_end", "tool_output_delta", "turn_end",
-    "agent_end", "error", "confirmation_required", "confirmation_received", "confirmation_timeout",
-    "external_task_pending", "external_task_completed", "permission_denied", "context_resolving",
-    "context_resolved", "run_capability_bound", "model_presentation_bound", "model_input_bound",
-    "model_usage_bound", "cognitive_context_bound", "command_dead_lettered", "command_retry", "queue_alert",
-    "task_updated", "memory_stored", "memory_recalled", "memories_searched", "memory_cleared", "subagent_start",
-    "subagent_progress", "subagent_end", "planning_start", "planning_end", "step_start", "step_end",
-    "goal_extracted", "goal_progress", "goal_achieved", "context_compacted", "run_control_applied",
-    "persistence_failed", "budget_threshold_hit", "passivation_requested", "peer_invocation",
-)
+EVENT_KINDS = AGENT_EVENT.names
 _CODE = {k: i for i, k in enumerate(EVENT_KINDS)}
 
 #: Mark category per kind: ``run`` (agent start/end), ``turn``, ``tool``, ``model``, ``cognitive``,

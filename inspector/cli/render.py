@@ -15,8 +15,7 @@ VERDICT_WORD = {
 
 
 def _loc(loc) -> dict:
-    return {"source": loc.source, "pointer": loc.pointer,
-            "span": None if loc.span is None else {"start": loc.span[0], "end": loc.span[1]}}
+    return loc.to_json()
 
 
 def _input(f: InputFile | None, digest: str | None = None) -> dict | None:
