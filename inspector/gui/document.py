@@ -87,7 +87,7 @@ class Document(QObject):
     notice = Signal(str, str, str, object)
     noticeCleared = Signal(str)
     busy = Signal(bool, str, int)
-    opened = Signal(list)
+    opened = Signal(object)  # a list of paths: object keeps names that are not UTF-8 exact
     failed = Signal(str)
     opening = Signal(str)
 
@@ -145,8 +145,9 @@ class Document(QObject):
 
     # -- notices ---------------------------------------------------------------------------------
     def say(self, key: str, kind: str, text: str, actions=()) -> None:
-        """Show a message (see the module docstring for ``actions``)."""
-        emit(self.notice, key, kind, text, list(actions))
+        """Show a message (see the module docstring for ``actions``); bytes of a file name that
+        are not UTF-8 are shown as ``\\xNN``."""
+        emit(self.notice, key, kind, display_path(text), list(actions))
 
     def unsay(self, *keys: str) -> None:
         """Remove the messages ``keys``."""
@@ -158,14 +159,14 @@ class Document(QObject):
 
     def set_open_error(self, what: str, why: str) -> None:
         """Remember that ``what`` could not be opened (the verdict bar says so) and say ``why``."""
-        self.open_error = (what, why.rstrip("."))
+        self.open_error = (display_path(what), display_path(why).rstrip("."))
         emit(self.changed)
 
     def open_failed(self, what: str, msg: str) -> None:
         """An open (or folder scan) of ``what`` failed: a message, the verdict bar, ``failed``."""
         self.say("error", "error", msg)
         self.set_open_error(what, msg)
-        emit(self.failed, msg)
+        emit(self.failed, display_path(msg))
 
     # -- showing an analysis ---------------------------------------------------------------------
     def present(self, a: Analysis, paths: list[str] | None, *, partial: bool = False, edited: bool = False,

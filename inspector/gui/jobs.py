@@ -82,7 +82,9 @@ class JobContext:
         self._event = event
 
     def progress(self, percent: int, text: str) -> None:
-        emit(self._signals.progress, int(percent), text)
+        # A file name that is not UTF-8 reaches Qt as \xNN (Qt would drop its lone surrogates).
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        emit(self._signals.progress, int(percent), shown)
 
     def partial(self, obj) -> None:
         emit(self._signals.partial, obj)

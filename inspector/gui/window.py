@@ -10,12 +10,12 @@ through :class:`~.selection.SelectionRelay`; menus are built in :mod:`.menus`, d
 from __future__ import annotations
 
 
-from PySide6.QtCore import QByteArray, QEvent, QModelIndex, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from inspector.checkpoint import Verdict
 
-from . import dialogs, menus, style, summary, ticket
+from . import dialogs, menus, style, summary, ticket, views
 from .controllers.comparing import CompareController
 from .controllers.editing import EditController
 from .copying import CopyService
@@ -23,15 +23,15 @@ from .expand import TreeExpander
 from .find import FindController
 from .controllers.folder import FolderController
 from .controllers.loading import LoadController
-from .document import Document, Presentation, display_name, sample_paths
-from .engine import EDIT_LIMIT
+from .drops import paths_from_mime
+from .document import Document, Presentation, display_path, sample_paths
 from .layout import build_layout
 from .qtcompat import emit
 from .recent import RecentFiles
 from .resume import ResumePanes
-from .roles import LocationRole, ObjectRole, PointerRole
+from .roles import LocationRole, ObjectRole
 from .selection import SelectionRelay
-from .widgets.panes import Banner, finding_html
+from .widgets.panes import Banner
 
 __all__ = ["MainWindow", "sample_paths"]
 
@@ -58,7 +58,7 @@ class MainWindow(QMainWindow):
     treesReady = Signal()
     analysisReady = Signal()
     loadFailed = Signal(str)
-    saved = Signal(list)
+    saved = Signal(object)  # list of paths (object: exact bytes of every name)
     editFailed = Signal(str)
     folderScanned = Signal(int)
 
@@ -328,7 +328,7 @@ class MainWindow(QMainWindow):
         self.act_export.setEnabled(doc.report is not None)
 
     def _changed(self):
-        self._update_captions()
+        views.update_captions(self)
         self._update_verdict_display()
         self._update_actions()
 
@@ -370,9 +370,9 @@ class MainWindow(QMainWindow):
         self._presentation = p
         a = p.analysis
         if p.new_documents:
-            views = self._capture_views() if p.keep_view else None
-            self._show_side("payload", a.payload)
-            self._show_side("descriptor", a.descriptor)
+            kept = views.capture_views(self) if p.keep_view else None
+            views.show_side(self, "payload", a.payload)
+            views.show_side(self, "descriptor", a.descriptor)
             for source in ("payload", "descriptor"):
                 if source not in p.from_raw:
                     side = a.payload if source == "payload" else a.descriptor
@@ -383,27 +383,27 @@ class MainWindow(QMainWindow):
 
                 def step2():
                     if gen == jobs.lane_generation() and self.doc.report is None:
-                        self._expand_defaults()
+                        views.expand_defaults(self)
                         emit(self.treesReady)
                     QTimer.singleShot(0, step3)
 
                 def step3():
                     if gen == jobs.lane_generation() and self.doc.report is None:
-                        self._set_report(None)
+                        views.set_report(self, None)
                         self._update_verdict_display()
                     if a.shown is not None:
                         a.shown.set()
                 QTimer.singleShot(0, step2)
                 return
-            if views is not None:
-                self._restore_views(views)
+            if kept is not None:
+                views.restore_views(self, kept)
                 view = self.selection.last_tree()
                 if view.currentIndex().isValid():
                     self.selection.relay(view.model().data(view.currentIndex(), LocationRole), "tree")
             else:
-                self._expand_defaults()
+                views.expand_defaults(self)
             emit(self.treesReady)
-        self._set_report(a.report)
+        views.set_report(self, a.report)
         if p.opened and not p.partial:
             self.folder_dock.setVisible(self.folder_model.rowCount() > 0)
 
@@ -413,138 +413,10 @@ class MainWindow(QMainWindow):
             self.selection.goto_root_cause()  # show where it failed right away
         emit(self.analysisReady)
 
-    def _show_side(self, source: str, side):
-        hexv = self.hex_payload if source == "payload" else self.hex_descriptor
-        panes = (self.snap_pane, self.resume_pane) if source == "payload" else (self.desc_pane,)
-        if side is None:
-            hexv.set_data(None, f"No {source} open.")
-            for p in panes:
-                p.model.clear()
-                p.show_message(f"No {source} open. Drop the {source} file here or use File ▸ Open.")
-            return
-        placeholder = side.hint or "not read"
-        hexv.set_data(side.data, f"The {source} was not read: {placeholder}.")
-        editable = side.data is not None and side.size <= EDIT_LIMIT
-        for p in panes:
-            if side.tree_ok:
-                p.model.set_document(side.data, side.index, editable=editable)
-                p.show_tree()
-                if not p.model.rowCount():
-                    what = "resume boundary (logical_resume)" if p is self.resume_pane else "content"
-                    p.show_message(f"This {source} has no {what}.")
-            else:
-                p.model.clear()
-                if side.data is None:
-                    p.show_message(f"The {source} file was not read: {placeholder}. Its size alone decides the "
-                                   "verdict; see the verdicts.")
-                elif side.parse_error:
-                    msg, off = side.parse_error
-                    where = f" The bytes view marks byte {off}." if off is not None else ""
-                    p.show_message(f"The {source} is not valid JSON, so no tree can be shown: {msg}.{where} "
-                                   "The bytes are shown as read.")
-                    if off is not None:
-                        hexv.set_mark(min(off, max(len(side.data) - 1, 0)))
-                else:
-                    p.show_message(f"Reading the {source}…")
-        self._update_captions()
-
-    def _update_captions(self):
-        """Tree captions: file name and size, and "(edited)" on the documents that were edited."""
-        doc = self.doc
-        for source, side, panes in (("payload", doc.payload, (self.snap_pane, self.resume_pane)),
-                                    ("descriptor", doc.descriptor, (self.desc_pane,))):
-            if side is None:
-                continue
-            name = display_name(side.path)
-            size = f"{side.size:,} bytes"
-            captions = {
-                self.snap_pane: f"<b>Snapshot</b> — {name}, {size}",
-                self.resume_pane: f"<b>Resume boundary</b> — {name} /logical_resume",
-                self.desc_pane: f"<b>Descriptor</b> — {name}, {size}",
-            }
-            for p in panes:
-                p.caption.setText(captions[p] + (" <i>(edited)</i>" if source in doc.edited_sources else ""))
-
-    def _expand_defaults(self):
-        for view, model, ptrs in ((self.snap_pane.view, self.snap_model, ("/snapshot", "/snapshot/session")),
-                                  (self.resume_pane.view, self.resume_model, ("/logical_resume",)),
-                                  (self.desc_pane.view, self.desc_model, ("/snapshot", "/logical_resume"))):
-            for p in ptrs:
-                idx = model.index_for_pointer(p)
-                if idx.isValid():
-                    view.expand(idx)
-
-    def _set_report(self, report):
-        self.findings_model.set_report(report)
-        for r in range(self.findings_model.group_rows()):
-            self.findings_view.setFirstColumnSpanned(r, QModelIndex(), True)
-        self.digests_model.set_report(report)
-        self.digest_detail.clear()
-        self.findings_view.expandAll()
-        if report is None:
-            self.detail.setHtml("<p>Verifying…</p>" if not self.doc.is_empty else "")
-            for m in (self.snap_model, self.resume_model, self.desc_model):
-                m.set_markers({})
-            return
-        markers = {"payload": {}, "descriptor": {}}
-        for f in report.failed():
-            for loc in f.locations:
-                markers.setdefault(loc.source, {})[loc.pointer] = Verdict.FAIL
-        self.snap_model.set_markers(markers["payload"])
-        self.resume_model.set_markers(markers["payload"])
-        self.desc_model.set_markers(markers["descriptor"])
-        rc = report.root_cause
-        if rc is not None:
-            self.detail.setHtml(finding_html(rc, report))
-            idx = self.findings_model.index_for_rule(rc.rule.id)
-            self.findings_view.selectionModel().blockSignals(True)
-            self.findings_view.setCurrentIndex(idx)
-            self.findings_view.selectionModel().blockSignals(False)
-        elif report.verified:
-            self.detail.setHtml("<h3>All rules pass</h3><p>The reference accepts this checkpoint: every digest "
-                                "matches and every rule that applies passes.</p>")
-        else:
-            self.detail.setHtml("<p>No rule failed. Select a rule to see what it checks.</p>")
-
-    def _capture_views(self):
-        """Expanded rows (their pointers), current row and scroll position of each tree."""
-        state = {}
-        for pane in self.tree_panes():
-            view, model = pane.view, pane.model
-            expanded = []
-            stack = [QModelIndex()]
-            while stack:  # only expanded rows are visited: the rows a user opened by hand
-                parent = stack.pop()
-                for r in range(model.rowCount(parent) - 1, -1, -1):
-                    idx = model.index(r, 0, parent)
-                    if view.isExpanded(idx):
-                        expanded.append(model.data(idx, PointerRole))
-                        stack.append(idx)
-            cur = view.currentIndex()
-            state[pane] = (expanded, model.data(cur, PointerRole) if cur.isValid() else None,
-                           view.verticalScrollBar().value(), view.horizontalScrollBar().value())
-        return state
-
-    def _restore_views(self, state):
-        for pane, (expanded, current, scroll, hscroll) in state.items():
-            view, model = pane.view, pane.model
-            for p in expanded:
-                idx = model.index_for_pointer(p)
-                if idx.isValid():
-                    view.expand(idx)
-            if current:
-                idx = model.index_for_pointer(current)
-                if idx.isValid():
-                    view.selectionModel().blockSignals(True)
-                    view.setCurrentIndex(idx)
-                    view.selectionModel().blockSignals(False)
-            view.verticalScrollBar().setValue(scroll)
-            view.horizontalScrollBar().setValue(hscroll)
-
     # ==========================================================================================
     # folders
     def _folder_started(self, folder: str):
-        self.folder_dock.setWindowTitle(f"Folder — {folder}")
+        self.folder_dock.setWindowTitle(f"Folder — {display_path(folder)}")
         was_visible = self.folder_dock.isVisible()
         self.folder_dock.show()
         if not was_visible:
@@ -632,8 +504,8 @@ class MainWindow(QMainWindow):
     # drag and drop
     def dragEnterEvent(self, event):
         md = event.mimeData()
-        if md.hasUrls() and all(u.isLocalFile() for u in md.urls()):
-            event.acceptProposedAction()
+        if md.hasUrls() or md.hasText():
+            event.acceptProposedAction()  # what cannot be opened is said on drop
         else:
             event.ignore()
 
@@ -641,7 +513,13 @@ class MainWindow(QMainWindow):
         self.dragEnterEvent(event)
 
     def dropEvent(self, event):
-        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        """Open what is local in the drop (URIs or text paths) and say why for the rest."""
+        paths, why = paths_from_mime(event.mimeData())
         event.acceptProposedAction()
-        self.open_paths(paths)
+        if not paths:
+            self.loader.refuse("Nothing was opened: " + "; ".join(why or ["the drop carries no file"]) + ".",
+                               "the dropped item")
+            return
+        if self.open_paths(paths) and why:
+            self.doc.say("drop", "info", "Not opened: " + "; ".join(why) + ".")
 

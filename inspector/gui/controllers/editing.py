@@ -27,9 +27,9 @@ class EditController(QObject):
     """
 
     editFailed = Signal(str)
-    saved = Signal(list)
+    saved = Signal(object)  # list of paths (object: exact bytes of every name)
     status = Signal(str)
-    openPair = Signal(list)
+    openPair = Signal(object)
 
     def __init__(self, doc: Document, parent=None):
         super().__init__(parent)

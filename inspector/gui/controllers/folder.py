@@ -7,7 +7,7 @@ import os
 from PySide6.QtCore import QObject, Signal
 
 from .. import engine
-from ..document import Document, display_name
+from ..document import Document, display_name, display_path
 from ..jobs import Job, start_job
 from ..models.folder import FolderModel
 from ..qtcompat import emit
@@ -23,7 +23,7 @@ class FolderController(QObject):
         scanned(int): the scan finished with this many checkpoints (not counting other files).
     """
 
-    started = Signal(str)
+    started = Signal(object)  # the folder path (object: exact bytes of the name)
     scanned = Signal(int)
 
     def __init__(self, doc: Document, model: FolderModel, loader, parent=None):
@@ -56,7 +56,7 @@ class FolderController(QObject):
         job.signals.finished.connect(lambda rows, j=job: cur(j) and self._done(folder, rows))
         job.signals.failed.connect(lambda msg, j=job: cur(j) and self._failed(msg, what))
         job.signals.cancelled.connect(lambda j=job: cur(j) and self._cancelled())
-        doc.set_busy(True, f"Scanning {folder}…", -1)
+        doc.set_busy(True, f"Scanning {display_path(folder)}…", -1)
         start_job(job)
 
     def cancel(self) -> bool:

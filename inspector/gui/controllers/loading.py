@@ -66,6 +66,7 @@ class LoadController(QObject):
         """Load ``paths`` in the background (a folder scan may go on: its rows can still be opened)."""
         doc = self.doc
         self.cancel()
+        doc.unsay("drop")
         job = doc.jobs.new(lambda ctx: engine.load_paths(paths, progress=ctx.progress, partial=ctx.partial,
                                                          cancel=ctx.cancelled), "opening the files")
         self.job = job

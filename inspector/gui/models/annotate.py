@@ -8,6 +8,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
+from ..visible import preview as _visible_preview
+
 __all__ = ["summary", "timestamp_text", "preview", "ToolPairs", "is_timestamp_key"]
 
 _MSG = re.compile(r"^(/snapshot/session|/logical_resume)/messages/(\d+)$")
@@ -19,9 +21,9 @@ _SECONDS_KEYS = {"created_at", "updated_at"}
 
 
 def preview(text: str, n: int = 60) -> str:
-    """First ``n`` characters of ``text`` on one line, with an ellipsis when cut."""
-    one = " ".join(text.split())
-    return one if len(one) <= n else one[: n - 1] + "…"
+    """First ``n`` characters of ``text`` on one line, invisible characters shown (␊, \\u2028),
+    with an ellipsis when cut."""
+    return _visible_preview(text, n)
 
 
 def is_timestamp_key(key) -> str | None:

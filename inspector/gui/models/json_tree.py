@@ -22,6 +22,7 @@ from .. import style
 from ..lazyjson import children_of, find_span, kind_at, load_value, value_span
 from ..qtcompat import emit
 from ..roles import CopyValueRole, KindRole, LocationRole, PointerRole, SpanRole, VerdictRole
+from ..visible import visible
 from .annotate import ToolPairs, is_timestamp_key, preview, summary, timestamp_text
 
 __all__ = ["JsonTreeModel", "TreeItem", "escape_token"]
@@ -303,7 +304,7 @@ class JsonTreeModel(QAbstractItemModel):
         col = index.column()
         if role == _DISPLAY:
             if col == 0:
-                return f"[{item.key}]" if isinstance(item.key, int) else str(item.key)
+                return f"[{item.key}]" if isinstance(item.key, int) else visible(str(item.key))
             if col == 1:
                 return self._display_value(item)
             return f"{item.start}–{item.end}"
@@ -443,7 +444,7 @@ class JsonTreeModel(QAbstractItemModel):
         lines = [f"{self.source} {item.pointer or '/'}", f"bytes {item.start}–{item.end} ({item.end - item.start} bytes)"]
         if not item.is_container:
             tag, v = self._scalar(item)
-            text = v if len(v) <= 600 else v[:600] + "…"
+            text = visible(v if len(v) <= 600 else v[:600] + "…")
             lines.append(("“" + text + "”") if tag == "s" else text)
             unit = is_timestamp_key(item.key)
             if unit and tag == "r" and v.isdigit():

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 from inspector.checkpoint import Verdict
 
 from .. import style
+from ..visible import visible
 from ..qtcompat import emit
 
 __all__ = ["Banner", "ElidedLabel", "JsonTreeView", "VerdictHeader", "TreePane", "FindingDetail", "DigestDetail", "FindBar", "RawEditor",
@@ -282,7 +283,8 @@ class TreePane(QWidget):
 
 
 def _esc(s) -> str:
-    return html.escape(str(s))
+    """HTML-escaped text with invisible characters shown (control pictures, \\u2028 escapes)."""
+    return html.escape(visible(str(s)))
 
 
 def finding_html(f, report) -> str:
@@ -396,7 +398,8 @@ class DigestDetail(QWidget):
             if pre is not None:
                 shown = pre[:20_000].decode("utf-8", "replace")
                 more = " …" if len(pre) > 20_000 else ""
-                out.append(f"<pre style='white-space:pre-wrap'>{_esc(shown)}{more}</pre>")
+                lines = "\n".join(_esc(line) for line in shown.split("\n"))  # line breaks stay breaks
+                out.append(f"<pre style='white-space:pre-wrap'>{lines}{more}</pre>")
                 self.hex.set_data(pre)
             else:
                 out.append("<p>Too large to keep; see the payload bytes view.</p>")

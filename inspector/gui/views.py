@@ -1,0 +1,149 @@
+"""Showing what the document holds in the panes: trees and bytes, verdict markers, the detail,
+and keeping the trees' expansion, selection and scroll across a recompute (no walk recurses)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex
+
+from inspector.checkpoint import Verdict
+
+from .document import display_name
+from .engine import EDIT_LIMIT
+from .roles import PointerRole
+from .widgets.panes import finding_html
+
+__all__ = ["show_side", "update_captions", "expand_defaults", "set_report", "capture_views", "restore_views"]
+
+
+def show_side(w, source: str, side):
+    hexv = w.hex_payload if source == "payload" else w.hex_descriptor
+    panes = (w.snap_pane, w.resume_pane) if source == "payload" else (w.desc_pane,)
+    if side is None:
+        hexv.set_data(None, f"No {source} open.")
+        for p in panes:
+            p.model.clear()
+            p.show_message(f"No {source} open. Drop the {source} file here or use File ▸ Open.")
+        return
+    placeholder = side.hint or "not read"
+    hexv.set_data(side.data, f"The {source} was not read: {placeholder}.")
+    editable = side.data is not None and side.size <= EDIT_LIMIT
+    for p in panes:
+        if side.tree_ok:
+            p.model.set_document(side.data, side.index, editable=editable)
+            p.show_tree()
+            if not p.model.rowCount():
+                what = "resume boundary (logical_resume)" if p is w.resume_pane else "content"
+                p.show_message(f"This {source} has no {what}.")
+        else:
+            p.model.clear()
+            if side.data is None:
+                p.show_message(f"The {source} file was not read: {placeholder}. Its size alone decides the "
+                               "verdict; see the verdicts.")
+            elif side.parse_error:
+                msg, off = side.parse_error
+                where = f" The bytes view marks byte {off}." if off is not None else ""
+                p.show_message(f"The {source} is not valid JSON, so no tree can be shown: {msg}.{where} "
+                               "The bytes are shown as read.")
+                if off is not None:
+                    hexv.set_mark(min(off, max(len(side.data) - 1, 0)))
+            else:
+                p.show_message(f"Reading the {source}…")
+    update_captions(w)
+
+
+def update_captions(w):
+    """Tree captions: file name and size, and "(edited)" on the documents that were edited."""
+    doc = w.doc
+    for source, side, panes in (("payload", doc.payload, (w.snap_pane, w.resume_pane)),
+                                ("descriptor", doc.descriptor, (w.desc_pane,))):
+        if side is None:
+            continue
+        name = display_name(side.path)
+        size = f"{side.size:,} bytes"
+        captions = {
+            w.snap_pane: f"<b>Snapshot</b> — {name}, {size}",
+            w.resume_pane: f"<b>Resume boundary</b> — {name} /logical_resume",
+            w.desc_pane: f"<b>Descriptor</b> — {name}, {size}",
+        }
+        for p in panes:
+            p.caption.setText(captions[p] + (" <i>(edited)</i>" if source in doc.edited_sources else ""))
+
+
+def expand_defaults(w):
+    for view, model, ptrs in ((w.snap_pane.view, w.snap_model, ("/snapshot", "/snapshot/session")),
+                              (w.resume_pane.view, w.resume_model, ("/logical_resume",)),
+                              (w.desc_pane.view, w.desc_model, ("/snapshot", "/logical_resume"))):
+        for p in ptrs:
+            idx = model.index_for_pointer(p)
+            if idx.isValid():
+                view.expand(idx)
+
+
+def set_report(w, report):
+    w.findings_model.set_report(report)
+    for r in range(w.findings_model.group_rows()):
+        w.findings_view.setFirstColumnSpanned(r, QModelIndex(), True)
+    w.digests_model.set_report(report)
+    w.digest_detail.clear()
+    w.findings_view.expandAll()
+    if report is None:
+        w.detail.setHtml("<p>Verifying…</p>" if not w.doc.is_empty else "")
+        for m in (w.snap_model, w.resume_model, w.desc_model):
+            m.set_markers({})
+        return
+    markers = {"payload": {}, "descriptor": {}}
+    for f in report.failed():
+        for loc in f.locations:
+            markers.setdefault(loc.source, {})[loc.pointer] = Verdict.FAIL
+    w.snap_model.set_markers(markers["payload"])
+    w.resume_model.set_markers(markers["payload"])
+    w.desc_model.set_markers(markers["descriptor"])
+    rc = report.root_cause
+    if rc is not None:
+        w.detail.setHtml(finding_html(rc, report))
+        idx = w.findings_model.index_for_rule(rc.rule.id)
+        w.findings_view.selectionModel().blockSignals(True)
+        w.findings_view.setCurrentIndex(idx)
+        w.findings_view.selectionModel().blockSignals(False)
+    elif report.verified:
+        w.detail.setHtml("<h3>All rules pass</h3><p>The reference accepts this checkpoint: every digest "
+                            "matches and every rule that applies passes.</p>")
+    else:
+        w.detail.setHtml("<p>No rule failed. Select a rule to see what it checks.</p>")
+
+
+def capture_views(w):
+    """Expanded rows (their pointers), current row and scroll position of each tree."""
+    state = {}
+    for pane in w.tree_panes():
+        view, model = pane.view, pane.model
+        expanded = []
+        stack = [QModelIndex()]
+        while stack:  # only expanded rows are visited: the rows a user opened by hand
+            parent = stack.pop()
+            for r in range(model.rowCount(parent) - 1, -1, -1):
+                idx = model.index(r, 0, parent)
+                if view.isExpanded(idx):
+                    expanded.append(model.data(idx, PointerRole))
+                    stack.append(idx)
+        cur = view.currentIndex()
+        state[pane] = (expanded, model.data(cur, PointerRole) if cur.isValid() else None,
+                       view.verticalScrollBar().value(), view.horizontalScrollBar().value())
+    return state
+
+
+def restore_views(w, state):
+    for pane, (expanded, current, scroll, hscroll) in state.items():
+        view, model = pane.view, pane.model
+        for p in expanded:
+            idx = model.index_for_pointer(p)
+            if idx.isValid():
+                view.expand(idx)
+        if current:
+            idx = model.index_for_pointer(current)
+            if idx.isValid():
+                view.selectionModel().blockSignals(True)
+                view.setCurrentIndex(idx)
+                view.selectionModel().blockSignals(False)
+        view.verticalScrollBar().setValue(scroll)
+        view.horizontalScrollBar().setValue(hscroll)
