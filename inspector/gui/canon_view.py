@@ -126,8 +126,10 @@ class CanonicalDiffWindow(JobWindow):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 4)
         self.table.horizontalHeader().setStretchLastSection(True)
-        for col, width in enumerate((70, 380, 22, 70, 380)):
+        for col, width in enumerate((80, 440, 22, 110, 440)):
             self.table.setColumnWidth(col, width)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a line's value stays visible
+        self.table.setWordWrap(False)
         self.next_button = QPushButton("Next Difference")
         self.next_button.setObjectName("nextDifference")
         self.next_button.clicked.connect(lambda: self.step(+1))

@@ -179,6 +179,11 @@ class CompareWindow(JobWindow):
         self.changes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.changes.verticalHeader().setVisible(False)
         self.changes.horizontalHeader().setStretchLastSection(True)
+        self.changes.setWordWrap(False)
+        self.changes.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.changes.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        for col, width in enumerate((150, 230, 330, 330)):
+            self.changes.setColumnWidth(col, width)
         self.changes.selectionModel().currentRowChanged.connect(self._change_selected)
         lower = QWidget()
         ll = QVBoxLayout(lower)
@@ -236,7 +241,8 @@ class CompareWindow(JobWindow):
         for side, (model, s, tree) in enumerate(zip(self.models, (r.a, r.b), self.trees)):
             model.set_document(s.data, s.index)
             model.set_marks(marks[side])
-            tree.setColumnWidth(0, 300)
+            tree.setColumnWidth(0, 240)
+            tree.setColumnWidth(1, 230)
             word = "PASS" if s.ok else "FAIL"
             self.headers[side].setText(
                 f"<b>{'A (old)' if side == 0 else 'B (new)'}: {_esc(display_name(s.path))}</b> "
@@ -252,7 +258,6 @@ class CompareWindow(JobWindow):
         comps = "; ".join(f"{name} digest {'changed' if changed else 'same'}" for name, _a, _b, changed in r.components)
         self.summary.setText(text + (f"<br>{_esc(comps)}" if comps else ""))
         self.change_model.set_rows(r.rows)
-        self.changes.resizeColumnToContents(0)
         self.statusBar().showMessage(f"{r.total:,} change{'s' if r.total != 1 else ''} ({r.seconds:.1f} s)")
         self.ready.emit()
 
