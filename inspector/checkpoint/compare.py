@@ -649,7 +649,6 @@ def locate(data: bytes, value, pointers: list[str]) -> dict[str, tuple[int, int,
         file is exactly canonical JSON, so a string's text is ``encode(string)``); pointers not
         found, or every pointer when the file is large and not canonical, are left out.
     """
-    from .context import _canonical_span
     from .jsontext import SerdeError, parse_value
 
     out: dict[str, tuple[int, int, bool]] = {}
@@ -658,8 +657,9 @@ def locate(data: bytes, value, pointers: list[str]) -> dict[str, tuple[int, int,
     except (orjson.JSONEncodeError, RecursionError, TypeError):
         canonical = False
     if canonical:
+        offsets: dict[int, tuple] = {}  # id(container) -> child start offsets, relative to it
         for p in pointers:
-            span = _canonical_span(value, p)
+            span = _span_in_canonical(value, p, offsets)
             if span is not None:
                 out[p] = (span[0], span[1], True)
         return out
@@ -673,6 +673,47 @@ def locate(data: bytes, value, pointers: list[str]) -> dict[str, tuple[int, int,
         node = tree.find(p)
         if node is not None:
             out[p] = (node.start, node.end, False)
+    return out
+
+
+def _span_in_canonical(value, pointer: str, offsets: dict) -> tuple[int, int] | None:
+    """Span of ``pointer`` in ``encode(value)``, by arithmetic on encoded lengths; each container
+    on the way has its children's offsets computed once (``offsets``, shared between calls), so
+    many pointers cost about one encoding of the containers they pass through."""
+    start, node = 0, value
+    for raw in (pointer.split("/")[1:] if pointer else []):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict):
+            if token not in node:
+                return None
+            key = token
+        elif isinstance(node, list):
+            if not token.isdigit() or int(token) >= len(node):
+                return None
+            key = int(token)
+        else:
+            return None
+        table = offsets.get(id(node))
+        if table is None:
+            table = offsets[id(node)] = (node, _child_offsets(node))  # keep node alive: its id stays unique
+        start += table[1][key]
+        node = node[key]
+    return start, start + len(encode(node))
+
+
+def _child_offsets(node) -> dict:
+    """Offset of each child's value inside ``encode(node)`` (keys for objects, indices for arrays)."""
+    out = {}
+    pos = 1
+    if isinstance(node, dict):
+        for k in sorted(node):
+            pos += len(orjson.dumps(k)) + 1
+            out[k] = pos
+            pos += len(encode(node[k])) + 1
+    else:
+        for i, item in enumerate(node):
+            out[i] = pos
+            pos += len(encode(item)) + 1
     return out
 
 

@@ -239,6 +239,7 @@ class CompareWindow(JobWindow):
             if row.b_pointer is not None:
                 marks[1][row.b_pointer] = row.op
         for side, (model, s, tree) in enumerate(zip(self.models, (r.a, r.b), self.trees)):
+            model.source = s.role  # a tree of a descriptor locates descriptor bytes
             model.set_document(s.data, s.index)
             model.set_marks(marks[side])
             tree.setColumnWidth(0, 240)

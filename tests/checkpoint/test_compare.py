@@ -289,3 +289,23 @@ def test_map_pointer_follows_the_alignment():
     assert c.map_pointer("/snapshot/session/messages/3/content/0", to="a") == "/snapshot/session/messages/2/content/0"
     assert c.map_pointer("/snapshot/session/messages/0", to="a") is None  # added: no counterpart in A
     assert c.map_pointer("/logical_resume/turn") == "/logical_resume/turn"
+
+
+def test_locate_spans_in_canonical_and_pretty_files():
+    from inspector.checkpoint.compare import locate
+
+    pointers = ["/logical_resume/messages/0/content/0/text", "/snapshot/session/config/auto_compact_threshold",
+                "/snapshot/session/id", "/snapshot/run_records/0", "/missing", ""]
+    spans = locate(GP, G, pointers)
+    assert spans["/logical_resume/messages/0/content/0/text"] == (266, 286, True)
+    assert GP[266:286] == b'"retain exact state"'
+    assert {p: GP[s:e] for p, (s, e, _c) in spans.items() if p not in ("", "/snapshot/run_records/0")} == {
+        "/logical_resume/messages/0/content/0/text": b'"retain exact state"',
+        "/snapshot/session/config/auto_compact_threshold": b"0.800000011920929",
+        "/snapshot/session/id": b'"session-checkpoint-1"'}
+    assert spans[""] == (0, len(GP), True) and "/missing" not in spans
+    s, e, _c = spans["/snapshot/run_records/0"]
+    assert orjson.loads(GP[s:e]) == G["snapshot"]["run_records"][0]
+    pretty = json.dumps(G, indent=2).encode()
+    s, e, canonical = locate(pretty, G, ["/snapshot/session/id"])["/snapshot/session/id"]
+    assert pretty[s:e] == b'"session-checkpoint-1"' and canonical is False
