@@ -190,31 +190,52 @@ class ExportReportDialog(QDialog):
         return self.format.currentData(), self.redacted.isChecked(), self.prefixes.isChecked()
 
 
+def ask_export_path(w, suggested: str) -> str:
+    """Ask where to save the report (a new file); ``""`` when cancelled. The inspector refuses an
+    existing file itself, so the dialog does not ask to overwrite."""
+    path, _ = QFileDialog.getSaveFileName(w, "Export report", suggested, "All files (*)",
+                                          options=QFileDialog.Option.DontConfirmOverwrite)
+    return path
+
+
 def export_dialog(w) -> None:
-    """File ▸ Export Report…: choose, then save to new files (never over an existing one)."""
+    """File ▸ Export Report… (Ctrl+Shift+E): the dialog opens window-modal (not blocking); on Save,
+    the report (and the redacted payload) go to new files, never over an existing one."""
     inputs = ticket_inputs(w.doc)
     if inputs is None:
         w.statusBar().showMessage("Nothing to export yet: open a checkpoint (or wait for its verdict)", 5000)
         return
     dlg = ExportReportDialog(*inputs, parent=w)
+    dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     w.export_dialog_widget = dlg
-    if dlg.exec() != QDialog.DialogCode.Accepted:
-        return
-    fmt, redacted, prefixes = dlg.accepted_choice()
+    dlg.accepted.connect(lambda: _save_export(w, inputs, *dlg.accepted_choice()))
+    dlg.open()
+
+
+def _save_export(w, inputs, fmt: str, redacted: bool, prefixes: bool) -> None:
     suffix = next(s for _l, n, s in EXPORT_FORMATS if n == fmt)
-    base = os.path.splitext(os.path.basename(inputs[1].path if inputs[1] else inputs[2].path))[0]
-    path, _ = QFileDialog.getSaveFileName(w, "Export report", f"{base}.report{suffix}", "All files (*)",
-                                          options=QFileDialog.Option.DontConfirmOverwrite)
+    first = inputs[1] or inputs[2]
+    folder = os.path.dirname(first.path) if first.path and os.path.isabs(first.path) else ""
+    base = os.path.splitext(os.path.basename(first.path))[0]
+    path = ask_export_path(w, os.path.join(folder, f"{base}.report{suffix}"))
     if not path:
         return
     redacted_path = os.path.splitext(path)[0] + ".redacted-payload.json" if redacted else None
     try:
         written = write_export(*inputs, fmt, path, redacted_path=redacted_path, hash_prefix=prefixes)
     except FileExistsError as e:
-        QMessageBox.warning(w, "Export Report", f"{e.args[0]} exists; the inspector never overwrites a file. "
-                                                "Choose a new name.")
+        _warn(w, f"{e.args[0]} exists; the inspector never overwrites a file. Choose a new name.")
         return
     except (OSError, ValueError) as e:
-        QMessageBox.warning(w, "Export Report", f"Could not export: {e}")
+        _warn(w, f"Could not export: {e}")
         return
+    w.exported = written
     w.statusBar().showMessage("Report saved: " + ", ".join(os.path.basename(p) for p in written), 8000)
+
+
+def _warn(w, text: str) -> None:
+    from .dialogs import no_dialogs
+
+    w.statusBar().showMessage(text, 10000)
+    if not no_dialogs():
+        QMessageBox.warning(w, "Export Report", text)

@@ -124,3 +124,38 @@ def test_export_dialog_lists_what_leaves_and_every_replacement(qtbot, window, tm
     with pytest.raises(FileExistsError):  # never over an existing file
         write_export(*ticket_inputs(window.doc), "text", str(out))
     assert out.read_text("utf-8") == html
+
+
+def test_file_export_report_end_to_end_by_keyboard_and_clicks(qtbot, window, tmp_path, monkeypatch):
+    """Ctrl+Shift+E opens the dialog (window-modal, not blocking); ticking the redacted payload and
+    clicking Save writes both new files; an existing name is refused, the file kept."""
+    import inspector.gui.ticket as gui_ticket
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    target = tmp_path / "case-123.report.md"
+    monkeypatch.setattr(gui_ticket, "ask_export_path", lambda w, suggested: str(target))
+    open_and_wait(qtbot, window, BROKEN)
+    QTest.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: getattr(window, "export_dialog_widget", None) is not None
+                    and window.export_dialog_widget.isVisible(), timeout=5000)
+    dlg = window.export_dialog_widget
+    dlg.format.setCurrentIndex(1)  # Markdown
+    QTest.mouseClick(dlg.redacted, Qt.MouseButton.LeftButton, pos=QPoint(8, dlg.redacted.height() // 2))
+    save = dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
+    QTest.mouseClick(save, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: getattr(window, "exported", None) is not None, timeout=10000)
+    red = tmp_path / "case-123.report.redacted-payload.json"
+    assert window.exported == [str(target), str(red)]
+    text = target.read_text("utf-8")
+    assert text.startswith("# Checkpoint Inspector report") and check_report(text.encode()) is True
+    assert "Retain exact state" not in red.read_text("utf-8")
+    # again with the same name: refused, nothing overwritten
+    window.exported = None
+    QTest.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: window.export_dialog_widget is not dlg and window.export_dialog_widget.isVisible(),
+                    timeout=5000)
+    dlg2 = window.export_dialog_widget
+    QTest.mouseClick(dlg2.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save),
+                     Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "never overwrites" in window.statusBar().currentMessage(), timeout=5000)
+    assert target.read_text("utf-8") == text and window.exported is None
