@@ -123,6 +123,16 @@ def _generation(report, redactor):
     return redactor.text(str(gen))
 
 
+def _resumability(report, redactor) -> dict | None:
+    """Can it resume? (issue 11): the answer, its reasons and the host facts it depends on."""
+    r = getattr(report, "resumability", None)
+    if r is None:
+        return None
+    return {"answer": r.answer, "headline": r.headline,
+            "reasons": [{"kind": x.kind, "id": x.id, "text": redactor.text(x.text)} for x in r.reasons],
+            "unknowns": [redactor.text(u.text) for u in r.unknowns]}
+
+
 def decodes(report: Report | None) -> dict:
     """Which inputs decode as their typed layout (D-PARSE / P-PARSE pass): ``{source: bool}``.
     Only then are strings in fields in clear known to be ids, enum values, digests or names."""
@@ -183,7 +193,7 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
                        "files": [{**f, "note": None} for f in _files(None, None, files_data, redactor, None)],
                        "reasons": [redactor.text(line, "file name") for line in (not_a_checkpoint_text or "").splitlines()],
                        "root_cause": None, "consequences": [], "digests": [], "rules": None, "generation": None,
-                       "notes": []})
+                       "notes": [], "resumability": None, "lint": []})
     else:
         word, headline, next_step = _verdict(report)
         rc = report.root_cause
@@ -203,6 +213,10 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
             "internal_errors": list(report.internal_errors),
             "generation": _generation(report, redactor),
             "notes": [redactor.text(n) for n in getattr(report, "notes", ())],
+            "resumability": _resumability(report, redactor),
+            "lint": [{"kind": f.kind, "title": f.title, "explanation": redactor.text(f.explanation),
+                      "where": _where(f, redactor), "blocks_resume": f.blocks_resume}
+                     for f in getattr(report, "lint", ())],
         })
     ticket.update({
         "not_proven": list(texts["not_proven"]) if report is not None else [],

@@ -121,6 +121,13 @@ def to_text(t: dict) -> str:
                 out.append(f"       {'':32} recomputed {'-' if d['recomputed'] is None else d['recomputed']}")
     if t["rules"] is not None:
         out += ["", f"Rules: {_counts(t['rules'])}"]
+    res = t.get("resumability")
+    if res is not None:
+        out.append(f"Can it resume? {res['headline']}")
+        out += [f"  - {r['text']}" for r in res["reasons"][:3]]
+        out += [f"  - depends on the host: {u}" for u in res["unknowns"]]
+    for f in t.get("lint", ())[:5]:
+        out.append(f"Integrity lint: {f['title']}" + (f" [{f['where']}]" if f["where"] else ""))
     if t.get("generation") is not None:
         out.append(f"Generation: {_generation_text(t['generation'])}")
     out += [f"Note: {n}" for n in t.get("notes", ())]
@@ -181,6 +188,13 @@ def to_markdown(t: dict) -> str:
             out.append(f"| {mark} | {_md(d['label'])} | {_md(d['stated'])} | {_md(d['recomputed'])} |")
     if t["rules"] is not None:
         out += ["", f"**Rules:** {_md(_counts(t['rules']))}"]
+    res = t.get("resumability")
+    if res is not None:
+        out += ["", f"**Can it resume?** {_md(res['headline'])}", ""]
+        out += [f"- {_md(r['text'])}" for r in res["reasons"]]
+        out += [f"- depends on the host: {_md(u)}" for u in res["unknowns"]]
+    if t.get("lint"):
+        out += ["", "**Integrity lint:**", ""] + [f"- {_md(f['title'])}: {_md(f['explanation'])}" for f in t["lint"]]
     if t.get("generation") is not None:
         out += ["", f"**Generation:** {_md(_generation_text(t['generation']))}"]
     out += [f"\n**Note:** {_md(n)}" for n in t.get("notes", ())]
@@ -261,6 +275,14 @@ def to_html(t: dict) -> str:
         out.append("</table>")
     if t["rules"] is not None:
         out.append(f"<p><b>Rules:</b> {_h(_counts(t['rules']))}</p>")
+    res = t.get("resumability")
+    if res is not None:
+        items = [r["text"] for r in res["reasons"]] + [f"depends on the host: {u}" for u in res["unknowns"]]
+        out.append(f"<p><b>Can it resume?</b> {_h(res['headline'])}</p><ul>"
+                   + "".join(f"<li>{_h(i)}</li>" for i in items) + "</ul>")
+    if t.get("lint"):
+        out.append("<p><b>Integrity lint:</b></p><ul>" + "".join(
+            f"<li>{_h(f['title'])}: {_h(f['explanation'])}</li>" for f in t["lint"]) + "</ul>")
     if t.get("generation") is not None:
         out.append(f"<p><b>Generation:</b> {_h(_generation_text(t['generation']))}</p>")
     out += [f"<p><b>Note:</b> {_h(n)}</p>" for n in t.get("notes", ())]
