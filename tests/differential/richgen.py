@@ -143,11 +143,15 @@ def immutable_binding_digest(b: dict) -> str:
 
 class RichGen:
     """Random valid session values. ``rng`` drives every choice; ``text_scale`` multiplies the
-    length of free text (the benchmark uses longer texts than the differential)."""
+    length of free text (the benchmark uses longer texts than the differential); ``wide_floats``
+    puts any finite f32/f64 into the fields no validator bounds (the differential exports them
+    through ``oracle2``; a payload written directly with them may not survive serde_json's own
+    float reading, so the benchmark keeps short decimals)."""
 
-    def __init__(self, rng: random.Random, text_scale: int = 1):
+    def __init__(self, rng: random.Random, text_scale: int = 1, wide_floats: bool = False):
         self.r = rng
         self.scale = text_scale
+        self.wide = wide_floats
         self.n = 0
 
     # -- scalars ------------------------------------------------------------------------------
@@ -177,7 +181,22 @@ class RichGen:
     def f32_unit(self) -> float:
         return f32(self.r.choice([0.0, 1.0, 0.5, 0.25, 0.7, 0.35, 0.85, 0.1, self.r.random()]))
 
+    def f32_free(self) -> float:
+        """An f32 field no validator bounds: with ``wide_floats`` any finite f32 (subnormals,
+        negatives, near ``f32::MAX``), else an exact image in [0, 1]."""
+        if self.wide and self.r.random() < 0.4:
+            while True:
+                x = struct.unpack("<f", struct.pack("<I", self.r.getrandbits(32)))[0]
+                if x == x and abs(x) != float("inf"):
+                    return x
+        return self.f32_unit()
+
     def f64(self) -> float:
+        if self.wide and self.r.random() < 0.3:  # any finite double, printed shortest
+            while True:
+                x = struct.unpack("<d", struct.pack("<Q", self.r.getrandbits(64)))[0]
+                if x == x and abs(x) != float("inf"):
+                    return x
         # Short decimals only: serde_json's default float parser is not correctly rounded for
         # long mantissas, so an exported value would differ from the written one.
         return self.r.choice([0.0, 0.5, 81234.5, 100000.0, 1e-7, 1e21, 0.3, -3.25, round(self.r.uniform(0, 1e6), 2)])
@@ -302,7 +321,7 @@ class RichGen:
 
     def goal(self) -> dict:
         return {"description": self.text(2, 6), "success_criteria": [self.text(1, 3) for _ in range(self.r.randint(0, 3))],
-                "progress": self.f32_unit(), "achieved": self.r.random() < 0.3,
+                "progress": self.f32_free(), "achieved": self.r.random() < 0.3,
                 "created_at": self.r.randint(-(1 << 40), 1 << 40), "achieved_at": self.opt(self.r.randint(0, 1 << 40))}
 
     def verification_report(self) -> dict:
@@ -454,8 +473,8 @@ class RichGen:
                                     "message": t(1, 5)},
             "task_updated": lambda: {"session_id": sid, "tasks": [self.task(i) for i in range(r.randint(0, 3))]},
             "memory_stored": lambda: {"memory_id": self.uid("mem"), "memory_type": r.choice(["episodic", "semantic"]),
-                                      "importance": self.f32_unit(), "tags": [t(1, 1) for _ in range(r.randint(0, 2))]},
-            "memory_recalled": lambda: {"memory_id": self.uid("mem"), "content": t(1, 6), "relevance": self.f32_unit()},
+                                      "importance": self.f32_free(), "tags": [t(1, 1) for _ in range(r.randint(0, 2))]},
+            "memory_recalled": lambda: {"memory_id": self.uid("mem"), "content": t(1, 6), "relevance": self.f32_free()},
             "memories_searched": lambda: {"query": o(t(1, 3)), "tags": [t(1, 1) for _ in range(r.randint(0, 2))],
                                           "result_count": u(100)},
             "memory_cleared": lambda: {"tier": r.choice(["working", "long_term"]), "count": u(1 << 40)},
@@ -476,12 +495,12 @@ class RichGen:
                                                                       "skipped", "cancelled"]),
                                  "step_number": u(10), "total_steps": u(10)},
             "goal_extracted": lambda: {"goal": self.goal()},
-            "goal_progress": lambda: {"goal": t(1, 4), "progress": self.f32_unit(), "completed_steps": u(10),
+            "goal_progress": lambda: {"goal": t(1, 4), "progress": self.f32_free(), "completed_steps": u(10),
                                       "total_steps": u(10)},
             "goal_achieved": lambda: {"goal": t(1, 4), "total_steps": u(10),
                                       "duration_ms": r.choice([0, -5, 5400, I64_MAX, -(1 << 63)])},
             "context_compacted": lambda: {"session_id": sid, "before_messages": u(100), "after_messages": u(50),
-                                          "percent_before": self.f32_unit(),
+                                          "percent_before": self.f32_free(),
                                           **({"summary": t(1, 6)} if r.random() < 0.6 else {})},
             "run_control_applied": lambda: {"request_id": self.uid("req"), "operation": r.choice(["steer", "interrupt"]),
                                             "turn_id": o("turn-2"), "turn_revision": u(1 << 40),
@@ -637,7 +656,7 @@ class RichGen:
         r = self.r
         c = {"name": self.text(1, 3), "workspace": "/workspace", "system_prompt": self.opt(self.text(1, 6)),
              "max_context_length": r.choice([200000, 0, (1 << 32) - 1]), "auto_compact": r.random() < 0.5,
-             "auto_compact_threshold": self.f32_unit(), "storage_type": r.choice(["memory", "file", "custom"]),
+             "auto_compact_threshold": self.f32_free(), "storage_type": r.choice(["memory", "file", "custom"]),
              "planning_mode": r.choice(["Auto", "Disabled", "Enabled"]), "goal_tracking": r.random() < 0.5,
              "tool_presentation_profile": self.presentation_profile(), "tool_result_transform_policy": policy}
         if r.random() < 0.7:
@@ -677,7 +696,7 @@ class RichGen:
             c["max_parallel_tasks"] = self.u(16)
         if r.random() < 0.5:
             c["auto_delegation"] = {"enabled": r.random() < 0.5, "autoParallel": r.random() < 0.5,
-                                    "allowManualDelegation": r.random() < 0.5, "minConfidence": self.f32_unit(),
+                                    "allowManualDelegation": r.random() < 0.5, "minConfidence": self.f32_free(),
                                     "maxTasks": self.u(10)}
         if r.random() < 0.3:
             c["parent_id"] = self.uid("parent")
@@ -750,7 +769,7 @@ class RichGen:
         session = {"id": sid, "config": self.config(policy), "state": r.choice(["Unknown", "Active", "Paused",
                                                                                  "Completed", "Error"]),
                    "messages": messages,
-                   "context_usage": {"used_tokens": self.u(200000), "max_tokens": 200000, "percent": self.f32_unit(),
+                   "context_usage": {"used_tokens": self.u(200000), "max_tokens": 200000, "percent": self.f32_free(),
                                      "turns": self.u(100)},
                    "total_usage": self.usage(), "total_cost": self.f64(),
                    "cost_records": [self.cost_record(sid) for _ in range(r.randint(0, 3))],

@@ -177,7 +177,7 @@ BINDING_RULES = {
 
 def _rich_values(n: int = 12, seed: int = 3) -> list[dict]:
     rng = random.Random(seed)
-    return [rg.RichGen(random.Random(rng.getrandbits(64))).payload(
+    return [rg.RichGen(random.Random(rng.getrandbits(64)), wide_floats=True).payload(
         durable_version=richrun.DURABLE_CYCLE[i % len(richrun.DURABLE_CYCLE)]) for i in range(n)]
 
 
@@ -266,7 +266,9 @@ def rich_result(oracle):
 @needs_oracle
 def test_rich_sessions_are_accepted_by_the_reference_export(rich_result):
     r = rich_result
-    assert r.sessions == RICH_SESSIONS and not r.export_refused, r.export_refused[:3]
+    # Refused only for a double that does not survive serde_json's own float reading (wide floats).
+    assert r.sessions == RICH_SESSIONS and len(r.export_refused) <= RICH_SESSIONS // 4
+    assert {x["reference"]["rule"] for x in r.export_refused} <= {"P-CANONICAL"}, r.export_refused[:3]
     assert set(r.event_kinds) == set(rg.EVENT_KINDS)
     assert set(r.bindings) >= RICH_BINDINGS, sorted(RICH_BINDINGS - set(r.bindings))
     assert not r.export_mismatches, [(m["label"], m["problems"]) for m in r.export_mismatches[:5]]
@@ -275,7 +277,7 @@ def test_rich_sessions_are_accepted_by_the_reference_export(rich_result):
 @needs_oracle
 def test_rich_mutations_match_the_reference(rich_result):
     r = rich_result
-    assert r.pairs == RICH_SESSIONS * (RICH_MUTATIONS + 1)
+    assert r.pairs == r.exported * (RICH_MUTATIONS + 1) + len(r.export_refused)
     assert not r.mismatches, "\n".join(richrun.report(r, 3)[-40:])
 
 
