@@ -11,7 +11,11 @@ Reports:
 * ``trees_interactive_s``: until a deep node has been expanded and selected (its bytes
   highlighted) by a simulated user action 150 ms after the trees appear (``interaction_ms``
   is that action's own duration);
+* ``first_partial_s``: until the first partial verdict (hash before parse: the descriptor's rules,
+  size and content digest) is in the verdict bar (issue 13 target: 0.5 s);
 * ``verdicts_s``: until verdicts and digests are shown;
+* ``peak_rss_all_mib``: the largest sum of the resident memory of the window's process and all its
+  child processes, sampled every 20 ms from ``/proc`` (Linux);
 * ``max_gap_ms``: the longest gap between ticks of a 5 ms event-loop timer from the open until
   the verdicts are shown (a frozen window shows up here);
 * targets: ``trees_interactive_s <= engine_verify_s + 3`` and ``max_gap_ms < 50``.
@@ -85,6 +89,50 @@ def _engine_verify_seconds(p: str, d: str) -> float:
     return float(out[0])
 
 
+class _RssSampler:
+    """Peak of the summed RSS (bytes) of this process and all its descendants, from /proc."""
+
+    def __init__(self, interval: float = 0.02):
+        import threading
+
+        self.interval, self.peak = interval, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self):
+        self._thread.start()
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self):
+        page = os.sysconf("SC_PAGE_SIZE")
+        me = os.getpid()
+        while not self._stop.wait(self.interval):
+            parent, rss = {}, {}
+            for pid in os.listdir("/proc"):
+                if not pid.isdigit():
+                    continue
+                try:
+                    with open(f"/proc/{pid}/stat", "rb") as fh:
+                        fields = fh.read().rsplit(b")", 1)[1].split()
+                except OSError:
+                    continue
+                parent[int(pid)] = int(fields[1])
+                rss[int(pid)] = int(fields[21]) * page
+            tree, total = {me}, 0
+            changed = True
+            while changed:
+                changed = False
+                for pid, pp in parent.items():
+                    if pp in tree and pid not in tree:
+                        tree.add(pid)
+                        changed = True
+            total = sum(rss.get(pid, 0) for pid in tree)
+            self.peak = max(self.peak, total)
+
+
 def _measure_window(p: str, d: str) -> dict:
     from PySide6.QtCore import QElapsedTimer, QSettings, Qt, QTimer
     from PySide6.QtWidgets import QApplication
@@ -132,17 +180,27 @@ def _measure_window(p: str, d: str) -> dict:
         result["verdicts_s"] = clock.nsecsElapsed() / 1e9
         QTimer.singleShot(50, app.quit)
 
+    def presented(p):
+        if p.analysis.stage is not None and "first_partial_s" not in result:
+            result["first_partial_s"] = clock.nsecsElapsed() / 1e9
+            result["first_partial_text"] = p.analysis.stage.headline
+
+    w.doc.presented.connect(presented)
     w.treesReady.connect(trees_ready)
     w.analysisReady.connect(done)
     w.loadFailed.connect(lambda m: (result.setdefault("error", m), app.quit()))
     progress_seen = []
     w.progress.valueChanged.connect(lambda v: progress_seen.append(v))
+    sampler = _RssSampler()
+    sampler.start()
     clock.start()
     timer.start()
     QTimer.singleShot(0, lambda: w.open_paths([p, d]))
     QTimer.singleShot(300_000, app.quit)
     app.exec()
     timer.stop()
+    sampler.stop()
+    result["peak_rss_all_mib"] = sampler.peak / 1048576
     end = result.get("verdicts_s", ticks[-1] if ticks else 0)
     gaps = [b - a for a, b in zip(ticks, ticks[1:]) if b <= end + 0.01]
     result["max_gap_ms"] = max(gaps) * 1000 if gaps else None
@@ -181,7 +239,9 @@ def main(argv=None) -> int:
         print(f"trees interactive  {r.get('trees_interactive_s', float('nan')):.2f} s "
               f"(target <= {t_verify + 3:.2f} s: {'ok' if r['target_trees_ok'] else 'MISSED'}); "
               f"expand+select+highlight took {r.get('interaction_ms', float('nan')):.1f} ms on {r.get('selected')}")
+        print(f"first partial      {r.get('first_partial_s', float('nan')):.2f} s: {r.get('first_partial_text')}")
         print(f"verdicts shown     {r.get('verdicts_s', float('nan')):.2f} s (verified: {r['verified']})")
+        print(f"peak memory        {r.get('peak_rss_all_mib', float('nan')):.0f} MiB, window and its child processes")
         print(f"longest gap        {r['max_gap_ms']:.1f} ms between 5 ms timer ticks "
               f"(target < 50 ms: {'ok' if r['target_gap_ok'] else 'MISSED'}); {r['ticks']} ticks, "
               f"{r['progress_updates']} progress updates")

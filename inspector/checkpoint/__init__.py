@@ -24,12 +24,12 @@ from .digest import (
 )
 from .generation import Generation, GenerationSign, detect_generation
 from .jsontext import Node, SerdeError, parse_value
-from .report import DigestRow, Finding, Location, Report, Verdict
+from .report import STAGE_BYTES, STAGE_STRUCTURE, DigestRow, Finding, Location, Report, Stage, Verdict
 from .typed import decode
-from .verify import verify
+from .verify import first_stage, verify
 
 __all__ = [
-    "verify", "Report", "Finding", "Location", "Verdict", "DigestRow",
+    "verify", "first_stage", "Report", "Stage", "STAGE_BYTES", "STAGE_STRUCTURE", "Finding", "Location", "Verdict", "DigestRow",
     "canonicalize", "encode", "format_f64", "CanonicalError", "SerdeError", "parse_value", "Node", "decode",
     "content_digest", "domain_digest", "domain_preimage", "SNAPSHOT_DOMAIN", "LOGICAL_DOMAIN", "DESCRIPTOR_DOMAIN",
     "MAX_CONTENT_BYTES", "Rule", "catalogue", "rule", "Context", "build_descriptor",

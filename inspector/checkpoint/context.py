@@ -18,9 +18,10 @@ from .digest import (
     domain_digest, logical_evidence_input, snapshot_evidence_input,
 )
 from .jsontext import Node, SerdeError, parse_value
+from .fastpath import NotCanonical
 from .typed import NotFast, decode, decode_fast
 
-__all__ = ["Context", "build_descriptor", "json_equal", "NotApplicable",
+__all__ = ["Context", "build_descriptor", "json_equal", "NotApplicable", "Deferred",
            "DESCRIPTOR_SCHEMA", "PAYLOAD_SCHEMA", "SNAPSHOT_EVIDENCE_SCHEMA", "LOGICAL_EVIDENCE_SCHEMA",
            "FORMAT", "MEDIA_TYPE", "ENCODING", "RESUME_SEMANTICS"]
 
@@ -36,6 +37,15 @@ RESUME_SEMANTICS = "between_tool_rounds_v1"
 
 class NotApplicable(Exception):
     """Raised by a check when its inputs lack what it checks (reason in ``args[0]``)."""
+
+
+class Deferred(Exception):
+    """Raised while :attr:`Context.deferring` is set by anything that needs the parsed payload.
+
+    ``verify(on_stage=...)`` evaluates the descriptor and byte rules first with the parse
+    deferred (hash before parse), shows that stage, and evaluates again, with the parse, every
+    rule that raised this or caught it (``Context.deferred_touched``).
+    """
 
 
 def json_equal(a, b) -> bool:
@@ -106,10 +116,20 @@ class Context:
             (``payload`` is then ``None``); defaults to ``len(payload)``.
     """
 
-    def __init__(self, payload: bytes | None, descriptor: bytes | None, payload_size: int | None = None):
+    def __init__(self, payload: bytes | None, descriptor: bytes | None, payload_size: int | None = None,
+                 payload_digest: str | None = None, spans: dict | None = None):
         self.payload = payload
         self.descriptor = descriptor
         self.payload_size = payload_size if payload_size is not None else (len(payload) if payload is not None else None)
+        if payload_digest is not None and payload is not None:
+            self.__dict__["payload_digest"] = payload_digest  # hashed already by the caller (same bytes)
+        #: Filled by the fast path with the children of large containers (``decode_fast(spans=)``);
+        #: emptied when the payload is not canonical.
+        self.spans = spans
+        #: While True, asking for the parsed payload raises :class:`Deferred` (staged verify).
+        self.deferring = False
+        #: Set when something asked for the parsed payload while :attr:`deferring` was on.
+        self.deferred_touched = False
 
     # -- descriptor -----------------------------------------------------------------------
     @cached_property
@@ -136,16 +156,31 @@ class Context:
         return _tree(self.descriptor)
 
     # -- payload --------------------------------------------------------------------------
-    @cached_property
+    @property
     def pay_result(self) -> tuple[dict | None, SerdeError | None]:
         """``(typed payload, None)`` or ``(None, serde error)`` (P-PARSE): the fast path when it
-        provably applies (:func:`.typed.decode_fast`), else the exact serde emulation."""
+        provably applies (:func:`.typed.decode_fast`), else the exact serde emulation. Raises
+        :class:`Deferred` while :attr:`deferring` is set and the payload is not parsed yet."""
+        r = self.__dict__.get("_pay_result")
+        if r is not None:
+            return r
+        if self.deferring and self.payload is not None:
+            self.deferred_touched = True
+            raise Deferred("the payload is not parsed yet")
+        r = self.__dict__["_pay_result"] = self._parse_payload()
+        return r
+
+    def _parse_payload(self) -> tuple[dict | None, SerdeError | None]:
         if self.payload is None:
             return None, None
         try:
-            value = decode_fast(self.payload, S.PAYLOAD)
+            value = decode_fast(self.payload, S.PAYLOAD, spans=self.spans)
+        except NotCanonical as e:  # read exactly as serde reads it, but not canonical (pretty-printed...)
+            self.__dict__["is_canonical"] = False
+            return e.value, None
         except NotFast:
-            pass
+            if self.spans:
+                self.spans.clear()
         else:
             self.__dict__["is_canonical"] = True  # decode_fast proved it
             self.__dict__["canonical"] = self.payload
@@ -201,7 +236,7 @@ class Context:
         """Canonical bytes of the snapshot component (a zero-copy slice when the payload is
         canonical: the component then appears verbatim inside it, FORMAT.md 7.3)."""
         if self.is_canonical:
-            span = _canonical_span(self.pay, "/snapshot")
+            span = _canonical_span(self.pay, "/snapshot", len(self.payload))
             return memoryview(self.payload)[span[0]:span[1]]
         return encode(self.pay["snapshot"])
 
@@ -239,7 +274,7 @@ class Context:
             return cached[0], cached[1]
         starts, ends = array("q"), array("q")
         if self.payload is not None and self.pay_result[0] is not None and self.is_canonical:
-            whole = self._canonical_span(pointer)
+            whole = self._canonical_span(pointer, start_only=True)
             if whole is None:
                 return None
             pos = whole[0] + 1
@@ -265,7 +300,7 @@ class Context:
         """``{array pointer: (starts, ends, items)}`` remembered by :meth:`item_spans` (canonical only)."""
         return {}
 
-    def _canonical_span(self, pointer: str):
+    def _canonical_span(self, pointer: str, start_only: bool = False):
         """:func:`_canonical_span` of the payload, starting from the deepest array whose element
         spans :meth:`item_spans` already knows."""
         cut = len(pointer)
@@ -280,9 +315,9 @@ class Context:
                 if not tok.isdigit() or int(tok) >= len(hit[2]):
                     return None
                 i = int(tok)
-                rel = _canonical_span(hit[2][i], "/" + rest if rest else "")
+                rel = _canonical_span(hit[2][i], "/" + rest if rest else "", hit[1][i] - hit[0][i])
                 return None if rel is None else (hit[0][i] + rel[0], hit[0][i] + rel[1])
-        return _canonical_span(self.pay, pointer)
+        return _canonical_span(self.pay, pointer, len(self.payload), start_only)
 
 
 _SPAN_TREE_LIMIT = 32 << 20
@@ -297,35 +332,45 @@ def _tree(data: bytes | None) -> Node | None:
         return None
 
 
-def _canonical_span(value, pointer: str) -> tuple[int, int] | None:
+def _canonical_span(value, pointer: str, total: int | None = None, start_only: bool = False) -> tuple[int, int] | None:
     """Span of ``pointer`` in a file that is exactly ``encode(value)``, by arithmetic.
 
     Every value's encoded length is ``len(encode(value))``, so the span is found without
-    building a span tree (fast for large canonical payloads).
+    building a span tree (fast for large canonical payloads). ``total``: the file's length when
+    known; the last member of a container then ends just before its closing bracket, so the
+    largest value (the snapshot) is never encoded only to be measured. ``start_only``: the end
+    is not needed (``None`` unless known without encoding).
     """
     start = 0
     node = value
+    end = total
     if pointer in ("", "/"):
-        return 0, len(encode(value))
+        return 0, (len(encode(value)) if total is None else total)
     for raw in pointer.lstrip("/").split("/"):
         token = raw.replace("~1", "/").replace("~0", "~")
         pos = start + 1
         if isinstance(node, dict):
             if token not in node:
                 return None
-            for k in sorted(node):
+            keys = sorted(node)
+            for k in keys:
                 pos += len(orjson.dumps(k)) + 1
                 if k == token:
                     break
                 pos += len(encode(node[k])) + 1
+            last = k == keys[-1]
             node = node[token]
         elif isinstance(node, list):
             if not token.isdigit() or int(token) >= len(node):
                 return None
             for item in node[: int(token)]:
                 pos += len(encode(item)) + 1
+            last = int(token) == len(node) - 1
             node = node[int(token)]
         else:
             return None
         start = pos
-    return start, start + len(encode(node))
+        end = end - 1 if (last and end is not None) else None
+    if end is None and not start_only:
+        end = start + len(encode(node))
+    return start, end

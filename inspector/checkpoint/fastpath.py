@@ -10,6 +10,7 @@ serde_json reads differently, nesting past 127) raises :class:`NotFast` and the 
 
 from __future__ import annotations
 
+from array import array
 from functools import lru_cache
 
 from . import schema as S
@@ -17,7 +18,7 @@ from .canonical import format_f64
 from .serde_errors import INT_RANGES, widen_f32
 from .timestamp import TimestampError, normalize_timestamp
 
-__all__ = ["NotFast", "decode_fast"]
+__all__ = ["NotFast", "NotCanonical", "decode_fast"]
 
 
 class NotFast(Exception):
@@ -262,19 +263,27 @@ def _free(v, depth: int, floats: list) -> None:
 _COMPILED: dict = {}
 
 
-def _encoded_end(v, data: bytes, pos: int, depth: int) -> int:
+def _encoded_end(v, data: bytes, pos: int, depth: int, spans: dict | None = None, big: int = 0,
+                 force: bool = False) -> int:
     """Compare ``encode(v)`` with ``data`` at ``pos`` piece by piece; return the end offset.
 
     Large containers near the top are walked so no full second copy of a big payload is
-    ever built; pieces are compared with ``bytes.startswith`` (no slice copies).
+    ever built; pieces are compared with ``bytes.startswith`` (no slice copies). With ``spans``,
+    every container of at least ``big`` bytes is walked and its children's byte spans recorded
+    (see :func:`decode_fast`).
     """
     import orjson
 
     from .canonical import encode
 
     tv = type(v)
-    if (tv is dict or tv is list) and (depth < 3 or len(v) > 16):
+    if (tv is dict or tv is list) and (force or depth < 3 or len(v) > 16):
         n = len(data)
+        start = pos
+        rec = spans is not None
+        if rec:
+            starts, ends = array("q"), array("q")
+            key_starts, keys = (array("q"), []) if tv is dict else (None, None)
         if tv is dict:
             if pos >= n or data[pos] != 0x7B:
                 raise NotFast
@@ -289,29 +298,44 @@ def _encoded_end(v, data: bytes, pos: int, depth: int) -> int:
                 kb = orjson.dumps(k) + b":"
                 if not data.startswith(kb, pos):
                     raise NotFast
-                pos = _encoded_end(v[k], data, pos + len(kb), depth + 1)
+                if rec:
+                    key_starts.append(pos)
+                    keys.append(k)
+                    starts.append(pos + len(kb))
+                pos = _encoded_end(v[k], data, pos + len(kb), depth + 1, spans, big)
+                if rec:
+                    ends.append(pos)
             if pos >= n or data[pos] != 0x7D:
                 raise NotFast
-            return pos + 1
-        if pos >= n or data[pos] != 0x5B:
-            raise NotFast
+        else:
+            if pos >= n or data[pos] != 0x5B:
+                raise NotFast
+            pos += 1
+            for i, x in enumerate(v):
+                if i:
+                    if pos >= n or data[pos] != 0x2C:
+                        raise NotFast
+                    pos += 1
+                if rec:
+                    starts.append(pos)
+                pos = _encoded_end(x, data, pos, depth + 1, spans, big)
+                if rec:
+                    ends.append(pos)
+            if pos >= n or data[pos] != 0x5D:
+                raise NotFast
         pos += 1
-        for i, x in enumerate(v):
-            if i:
-                if pos >= n or data[pos] != 0x2C:
-                    raise NotFast
-                pos += 1
-            pos = _encoded_end(x, data, pos, depth + 1)
-        if pos >= n or data[pos] != 0x5D:
-            raise NotFast
-        return pos + 1
+        if rec and (pos - start >= big or depth == 0):  # the root always: says the walk succeeded
+            spans[start] = ("object" if tv is dict else "array", pos, starts, ends, key_starts, keys)
+        return pos
     b = encode(v)
     if not data.startswith(b, pos):
         raise NotFast
+    if spans is not None and (tv is dict or tv is list) and len(b) >= big:
+        return _encoded_end(v, data, pos, depth, spans, big, force=True)  # a large container: record it
     return pos + len(b)
 
 
-def decode_fast(data: bytes, t=S.PAYLOAD) -> dict:
+def decode_fast(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: int = 1 << 16) -> dict:
     """Decode a file that is already exactly canonical, at C speed, or raise :class:`NotFast`.
 
     The result is returned only when it is provably identical to :func:`decode`'s: orjson
@@ -320,6 +344,13 @@ def decode_fast(data: bytes, t=S.PAYLOAD) -> dict:
     re-encoding equals ``data`` byte for byte (so there were no duplicate keys, whitespace or
     other spellings), and every float's text reads back under serde_json's own (not
     correctly rounded) parser to the same double. Anything else raises :class:`NotFast`.
+
+    ``spans``: a dict to fill, as the re-encoding is compared, with the children of every
+    container of at least ``big`` bytes: ``{start: (kind, end, starts, ends, key_starts, keys)}``
+    (``kind`` ``"object"``/``"array"``; half-open byte spans of the child values as
+    ``array('q')``; for objects the offset of each key's opening quote and the keys, in file
+    order; the root container is always recorded). Valid only when this returns (the file is
+    then exactly canonical); a front-end's tree index at no extra parse.
     """
     import orjson
 
@@ -334,11 +365,48 @@ def decode_fast(data: bytes, t=S.PAYLOAD) -> dict:
         check = _COMPILED[id(t)] = _compile(t)
     floats: list = []
     check(value, 0, floats)
-    if _encoded_end(value, data, 0, 0) != len(data):
-        raise NotFast
-    typed = value
     for x in set(floats):
         text = format_f64(x)
         if serde_f64_from_text(text) != x:
             raise NotFast
-    return typed
+    try:
+        canonical = _encoded_end(value, data, 0, 0, spans, big) == len(data)
+    except NotFast:
+        canonical = False
+    if not canonical:
+        if spans:
+            spans.clear()
+        if _same_layout(value, data):
+            raise NotCanonical(value)
+        raise NotFast
+    return value
+
+
+class NotCanonical(NotFast):
+    """The file is not canonical, but it is exactly orjson's pretty-printed (2-space indent) or
+    compact printing of ``value``, in sorted or in the file's own key order, maybe with CRLF line
+    ends and one final newline: every token is then spelled as the canonical encoding spells it
+    (no duplicate keys, the same numbers and escapes), so ``value`` is provably what serde reads
+    (issue 13: a re-saved or pretty-printed payload without the pure-Python path). ``value`` is
+    the typed payload; P-CANONICAL fails."""
+
+    def __init__(self, value):
+        super().__init__()
+        self.value = value
+
+
+def _same_layout(value, data: bytes) -> bool:
+    """True when ``data`` is one of the printings :class:`NotCanonical` accepts for ``value``."""
+    import orjson
+
+    text = data
+    if b"\r" in data:
+        text = data.replace(b"\r\n", b"\n")  # CR never occurs raw inside a JSON string
+    pretty = b"\n" in text[: 1 << 16]
+    options = ((orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS, orjson.OPT_INDENT_2, 0) if pretty else (0,))
+    for opt in options:
+        enc = orjson.dumps(value, option=opt)
+        extra = len(text) - len(enc)
+        if extra in (0, 1) and text.startswith(enc) and text[len(enc):] in (b"", b"\n"):
+            return True
+    return False

@@ -177,3 +177,51 @@ class Report:
             if f.rule.id == rule_id:
                 return f
         raise KeyError(rule_id)
+
+
+#: :class:`Stage` names, in the order they come (hash before parse).
+STAGE_BYTES = "bytes"
+STAGE_STRUCTURE = "structure"
+
+
+@dataclass
+class Stage:
+    """A partial verdict, given before the report is complete (``verify(on_stage=...)``).
+
+    Rules are evaluated in the reference's order, and a stage is taken only at a boundary where
+    every rule decided so far ranks before every rule still to come, so a stage never
+    contradicts the final :class:`Report`: its findings are the report's (same verdict, message,
+    expected and actual; an X-BYTES failure's note on the payload's own form, and a payload
+    location's byte span, may come only with the report), and a root cause named here is the
+    report's root cause.
+
+    Attributes:
+        name: :data:`STAGE_BYTES` (descriptor rules, payload size and content digest decided,
+            payload not parsed yet) or :data:`STAGE_STRUCTURE` (payload parsed and typed too).
+        findings: the findings decided so far, in evaluation order.
+        root_cause: the final root cause when it is already known, else ``None``.
+        digests: the payload size and content digest rows (stated vs recomputed).
+        has_payload, has_descriptor: which inputs were given.
+    """
+
+    name: str
+    findings: list[Finding]
+    root_cause: Finding | None
+    digests: list[DigestRow] = field(default_factory=list)
+    has_payload: bool = False
+    has_descriptor: bool = False
+
+    @property
+    def headline(self) -> str:
+        """One line for people: the root cause once known, else what is known and what is being
+        checked (``Bytes match the descriptor (size and content digest); checking structure…``)."""
+        rc = self.root_cause
+        if rc is not None:
+            return f"NOT VERIFIED: {rc.rule.id} failed — {rc.message}; checking the other rules…"
+        if self.name == STAGE_BYTES:
+            if self.has_descriptor and self.has_payload:
+                return "Bytes match the descriptor (size and content digest); checking structure…"
+            return "Payload read and hashed; checking structure…"
+        if self.has_descriptor and self.has_payload:
+            return "Bytes match the descriptor and the payload parses as a v1 payload; checking every rule…"
+        return "The payload parses as a v1 payload; checking every rule…"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import traceback
 
 from inspector import __version__
@@ -54,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("files", nargs="+", metavar="FILE", help="payload and/or descriptor")
     v.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     v.add_argument("--all", action="store_true", help="list every rule in text output")
+    v.add_argument("--progress", action="store_true",
+                   help="say on stderr what is known as soon as it is known: the descriptor, size and content "
+                        "digest first (before the payload is parsed), then its structure, then every rule")
     t = sub.add_parser("report", help="a ticket report that is safe to share: verdict, root cause in plain words, "
                                       "file sizes and digests, redacted (verification runs on the original bytes)",
                        description="Verify the files (on their original bytes), then write a report for a support "
@@ -119,7 +123,7 @@ def _not_a_checkpoint_error(reason: str) -> UsageError:
     return UsageError(f"{reason}\n{texts['what_checkpoints_look_like']}")
 
 
-def _verified(files):
+def _verified(files, on_stage=None):
     """(payload, descriptor, report) of recognised input files; the report is always computed on
     the original bytes. Raises UsageError for two payloads or two descriptors."""
     try:
@@ -127,8 +131,31 @@ def _verified(files):
     except PairingError as e:
         raise UsageError(str(e)) from None
     report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
-                    payload_size=payload.size if payload else None)
+                    payload_size=payload.size if payload else None, on_stage=on_stage)
     return payload, descriptor, report
+
+
+def _stage_printer(t0: float):
+    """``on_stage`` for ``verify --progress``: each partial verdict on stderr as soon as it is known
+    (with the failing rule's expected and actual values when the root cause is already decided)."""
+    said = []
+
+    def show(stage) -> None:
+        rc = stage.root_cause
+        if rc is not None and said:  # the root cause was given already: only say what was added
+            _err(f"[{time.perf_counter() - t0:5.1f} s] payload structure read; checking the other rules…")
+            return
+        lines = [f"[{time.perf_counter() - t0:5.1f} s] {stage.headline}"]
+        if rc is not None:
+            said.append(rc.rule.id)
+            if rc.expected is not None:
+                lines.append(f"    expected: {rc.expected}")
+            if rc.actual is not None:
+                lines.append(f"    actual:   {rc.actual}")
+            lines += [f"    - {n}" for n in rc.notes]
+        _err("\n".join(lines))
+        sys.stderr.flush()
+    return show
 
 
 def _exit_code(report) -> int:
@@ -140,11 +167,15 @@ def _exit_code(report) -> int:
 def cmd_verify(args) -> int:
     """``verify FILE...``: one payload and/or one descriptor, recognised by content; returns the exit code.
     Files that are not checkpoint files at all are refused (exit 2), not reported as P-PARSE failures."""
+    t0 = time.perf_counter()
     files = [_read(p) for p in args.files]
     reason = not_a_checkpoint(files)
     if reason:
         raise _not_a_checkpoint_error(reason)
-    payload, descriptor, report = _verified(files)
+    if args.progress:
+        payload, descriptor, report = _verified(files, _stage_printer(t0))
+    else:
+        payload, descriptor, report = _verified(files)
     for problem in report.internal_errors:
         _err(f"checkpoint-inspector: internal error, please report it: {problem}")
     if args.format == "json":

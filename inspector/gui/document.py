@@ -96,6 +96,8 @@ class Document(QObject):
         self.payload: Side | None = None
         self.descriptor: Side | None = None
         self.report = None
+        #: While a large payload is verified: the engine's latest partial verdict (hash before parse).
+        self.stage = None
         #: The documents on screen differ from the files they came from (sandbox edits).
         self.edited = False
         #: The files that are open (what Reload re-reads).
@@ -178,6 +180,7 @@ class Document(QObject):
         """
         self.payload, self.descriptor = a.payload, a.descriptor
         self.report = a.report
+        self.stage = a.stage if a.report is None else None
         self.open_error = None
         self.verify_cancelled = False
         if paths is not None:

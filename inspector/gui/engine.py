@@ -20,13 +20,13 @@ import multiprocessing
 import os
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from inspector import checkpoint
 
 from inspector.checkpoint.jsontext import RECURSION_LIMIT_EXCEEDED
 
-from .lazyjson import BIG, ScanError, build_index, fast_index, find_span
+from .lazyjson import BIG, Children, ScanError, build_index, fast_index, find_span
 
 __all__ = ["PROCESS_THRESHOLD", "EDIT_LIMIT", "Side", "Analysis", "Cancelled", "UserError", "WorkerError", "ChildTask",
            "ensure_worker", "load_paths", "analyse_bytes", "apply_edit", "apply_edits", "Edit", "scan_folder",
@@ -111,6 +111,8 @@ class Analysis:
     edit_errors: list = field(default_factory=list)
     #: Set by the window once a partial result is on screen (``threading.Event`` or ``None``).
     shown: object = None
+    #: In a partial result: the engine's latest partial verdict (``checkpoint.Stage``), or ``None``.
+    stage: object = None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -224,72 +226,82 @@ def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None) ->
 
 
 def _load_large(payload: Side, descriptor: Side | None, progress, partial, cancel) -> Analysis:
-    """Index and verify a large payload in worker processes while this thread waits.
+    """Verify and index a large payload in a worker process while this thread waits.
 
-    The trees come first: the indexer starts at once; the verifier starts with it on machines
-    with four or more cores, and after it on smaller ones (on two cores, running both at once
-    made each slower than running them one after the other).
+    Hash before parse: the descriptor's rules, the payload's size and its content digest are
+    decided here first (one SHA-256 pass, which releases the GIL) and shown at once as a partial
+    verdict (``Analysis.stage``). Then one child process parses the payload once: the engine's
+    fast path verifies it and, while comparing the re-encoding, records the child spans the
+    trees need (``verify(spans=...)``), so verdicts and trees come together with no second parse
+    or hash. A payload that is not canonical (the fast path gives no spans) is indexed by a second
+    child after the verdicts (at once, in parallel, with four cores or more); the verifying child
+    sends the structure stage as soon as it is known.
     """
     if descriptor is not None:
         _index_small(descriptor)
     t0 = time.perf_counter()
-    verifier = ChildTask(_child_verify, (payload.path, descriptor.data if descriptor else None, payload.size))
-    indexer = ChildTask(_child_index, (payload.path, BIG))
+    progress(5, "Checking the descriptor and hashing the payload…")
+    stage = checkpoint.first_stage(payload.data, descriptor.data if descriptor else None)
+    digest = next((r.recomputed for r in stage.digests if r.label == "payload content_digest"), None) if stage else None
+    payload.sha256 = digest
+    if partial is not None:
+        partial(Analysis(replace(payload), descriptor, None, stage=stage))
+    if cancel():
+        raise Cancelled()
+    verifier = ChildTask(_child_analyse, (payload.path, descriptor.data if descriptor else None, payload.size,
+                                         payload.mtime_ns, digest, BIG))
+    # Canonical JSON has no raw line breaks (strings escape them): with one, the spans cannot come
+    # from the verifier, so a second child indexes the bytes: at once with four cores or more, else
+    # after the verdicts (which come first: on two cores, two children at once slowed both).
     parallel = (os.cpu_count() or 1) >= 4
-    indexer.start()
-    if parallel:
-        verifier.start()
-    # Rough rate measured here (verify of a 247 MiB payload: about 8 s), for an honest estimate.
-    est_verify = max(1.0, payload.size / 30e6)
-    v_start = t0 if parallel else None
+    indexer = ChildTask(_child_index, (payload.path, BIG)) if parallel and b"\n" in payload.data else None
+    verifier.start()
+    if indexer is not None:
+        indexer.start()
+    # Rough rate measured here (verify of a 247 MiB payload: about 5 s), for an honest estimate.
+    est_verify = max(1.0, payload.size / 50e6)
     index_done = report = None
-    index_frac = 0.0
     last_progress = -1.0
+    last_stage = stage
     try:
         while index_done is None or report is None:
             if cancel():
                 raise Cancelled()
-            running = [t for t in (indexer, verifier) if t.started and not t.done]
+            running = [t for t in (indexer, verifier) if t is not None and t.started and not t.done]
             for t in running:
                 t.pump(0.05 / len(running))
             if not running:
                 time.sleep(0.01)
-            if indexer.progress is not None:
-                index_frac = indexer.progress
-            if index_done is None and indexer.done:
+            if indexer is not None and index_done is None and indexer.done:
                 index_done = indexer.result()
                 indexer.terminate()
-                if isinstance(index_done, ScanError):
-                    payload.parse_error = (str(index_done), index_done.offset)
-                    payload.index = None
-                else:
-                    payload.index = index_done
+                _set_index(payload, index_done)
+                if partial is not None and report is None:
+                    partial(Analysis(replace(payload), descriptor, None, stage=last_stage))
+            for st in verifier.stages():
+                last_stage = st
                 if partial is not None:
-                    shown = threading.Event()
-                    partial(Analysis(payload, descriptor, None, shown=shown))
-                    if not verifier.started:
-                        # Let the window lay out and paint the new trees before a new process
-                        # competes for the CPU (two cores: starting both at once stalled the
-                        # first paint by 100 ms or more).
-                        shown.wait(2.0)
-                        time.sleep(0.3)
-                if not verifier.started:
-                    verifier.start()
-                    v_start = time.perf_counter()
+                    partial(Analysis(replace(payload), descriptor, None, stage=st))
             if report is None and verifier.done:
-                report = verifier.result()
+                report, spans_index = verifier.result()
                 verifier.terminate()
+                if index_done is None:
+                    if spans_index is None:  # not canonical after all: index it now
+                        indexer = ChildTask(_child_index, (payload.path, BIG))
+                        indexer.start()
+                    else:
+                        index_done = spans_index
+                        _set_index(payload, index_done)
             elapsed = time.perf_counter() - t0
-            v_elapsed = 0.0 if v_start is None else time.perf_counter() - v_start
-            v_frac = 1.0 if report is not None else min(0.95, v_elapsed / est_verify)
-            i_frac = 1.0 if index_done is not None else index_frac
-            pct = int(100 * (0.4 * i_frac + 0.6 * v_frac))
+            v_frac = 1.0 if report is not None else min(0.95, elapsed / est_verify)
+            pct = int(5 + 95 * v_frac)
             if elapsed - last_progress >= 0.25:
                 last_progress = elapsed
-                what = "Reading the trees" if index_done is None else "Trees ready; verifying"
+                what = "Verifying and reading the trees" if index_done is None else "Trees ready; verifying"
                 progress(pct, f"{what}… {payload.size / 1048576:.0f} MiB, {elapsed:.0f} s")
     finally:
-        indexer.terminate()
+        if indexer is not None:
+            indexer.terminate()
         verifier.terminate()
     result = Analysis(payload, descriptor, report, verify_seconds=verifier.seconds)
     try:
@@ -301,6 +313,14 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     return result
 
 
+def _set_index(payload: Side, index) -> None:
+    if isinstance(index, ScanError):
+        payload.parse_error = (str(index), index.offset)
+        payload.index = None
+    else:
+        payload.index = index
+
+
 # ----------------------------------------------------------------------------------------------
 # Worker processes.
 
@@ -308,7 +328,7 @@ class ChildTask:
     """One function run in a spawned process; results come back through a pipe.
 
     The child runs at low priority (nice 10) so the window gets the CPU as soon as it needs it. Messages are
-    ``("progress", fraction)``, ``("ok", value)`` or ``("error", type_name, text)``.
+    ``("progress", fraction)``, ``("stage", checkpoint.Stage)``, ``("ok", value)`` or ``("error", type_name)``.
     """
 
     def __init__(self, fn, args):
@@ -319,6 +339,12 @@ class ChildTask:
         self.seconds = 0.0
         self._value = None
         self._error = None
+        self._stages: list = []
+
+    def stages(self) -> list:
+        """Partial verdicts (``checkpoint.Stage``) received since the last call."""
+        out, self._stages = self._stages, []
+        return out
 
     def start(self) -> None:
         ctx = multiprocessing.get_context("spawn")
@@ -340,6 +366,9 @@ class ChildTask:
                 timeout = 0
                 if msg[0] == "progress":
                     self.progress = msg[1]
+                    continue
+                if msg[0] == "stage":
+                    self._stages.append(msg[1])
                     continue
                 self.done = True
                 self.seconds = time.perf_counter() - self._t0
@@ -392,12 +421,40 @@ def _child_main(conn, fn, args) -> None:
 
 
 def _child_verify(conn, path: str, descriptor: bytes | None, size: int):
+    """Verify the payload file in a child process (folder scans); returns the report."""
+    return _child_analyse(conn, path, descriptor, size, None, None, None)[0]
+
+
+def _child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns: int | None, digest: str | None,
+                   big: int | None):
+    """Verify the payload file (one parse), sending each stage; returns ``(report, index or None)``.
+
+    ``digest`` is the parent's SHA-256 of the bytes it read: reused only when the file still has
+    the size and modification time it had then. The index (``{start: Children}``) comes from the
+    fast path's spans, ``None`` when the payload is not canonical (or ``big`` is ``None``: no index
+    wanted, no stages sent).
+    """
     with open(path, "rb") as fh:
+        st = os.fstat(fh.fileno())
         data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
-    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=True)
+    if len(data) != size or st.st_mtime_ns != mtime_ns:
+        digest = None  # not the bytes the parent hashed
+    spans: dict | None = {} if big is not None else None
+    sent = [0]
+
+    def send_stage(stage) -> None:
+        sent[0] += 1
+        if sent[0] > 1 or digest is None:  # the parent showed the bytes stage already
+            conn.send(("stage", stage))
+
+    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=True, payload_digest=digest,
+                               spans=spans, on_stage=send_stage if big is not None else None)
     # The canonical re-encoding can be as large as the file; the window does not need it.
     report.canonical_bytes = None
-    return report
+    # the fast path records the root container whenever it proved the file canonical
+    index = {s: Children(kind, starts, ends, key_starts, keys) for s, (kind, e, starts, ends, key_starts, keys)
+             in spans.items() if e - s >= big} if spans else None
+    return report, index
 
 
 def _child_index(conn, path: str, big: int):

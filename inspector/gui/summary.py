@@ -41,6 +41,13 @@ def subtitle(doc: Document) -> str:
     for side in doc.sides():
         parts.append(f"{side.source} {display_name(side.path)} ({side.size:,} bytes)")
     r = doc.report
+    if r is None and doc.stage is not None:
+        rows = doc.stage.digests
+        if all(d.matches is True for d in rows) and len(rows) == 2:
+            parts.append("size and content digest match")
+        elif any(d.matches is False for d in rows):
+            parts.append("MISMATCH: " + ", ".join(d.label.replace("payload ", "") for d in rows if d.matches is False))
+        parts.append(f"{sum(1 for f in doc.stage.findings if f.failed)} FAIL so far")
     if r is not None:
         rows = r.digests
         bad = sum(1 for d in rows if d.matches is False)
@@ -57,6 +64,10 @@ def subtitle(doc: Document) -> str:
 def verdict_text(doc: Document) -> VerdictText:
     """The verdict bar for what ``doc`` holds (also after a failed or cancelled open)."""
     text, verdict = style.overall_text(doc.report, doc.edited, saved_as=doc.saved_as())
+    if doc.report is None and doc.stage is not None:
+        # hash before parse: what is known already, in the engine's words (never contradicted later)
+        text = doc.stage.headline
+        verdict = Verdict.FAIL if doc.stage.root_cause is not None else Verdict.NOT_REACHED
     if doc.report is None and doc.verify_cancelled:
         text, verdict = "Loading cancelled: the trees show the file, but it was not verified", Verdict.NOT_REACHED
     nothing = doc.is_empty
@@ -77,8 +88,9 @@ def verdict_text(doc: Document) -> VerdictText:
             status = f"Could not open {what}; still showing: {text}"
     root = doc.report is not None and doc.report.root_cause is not None
     reference = ""
-    if root and not nothing:
-        rc = doc.report.root_cause
+    staged_root = doc.report is None and doc.stage is not None and doc.stage.root_cause is not None
+    if (root or staged_root) and not nothing:
+        rc = doc.report.root_cause if root else doc.stage.root_cause
         reference = f"Reference: {rc.rule.id} failed — {rc.message}"
         if rc.rule.plain is not None:
             text = _plain_lead(text, rc)

@@ -378,13 +378,16 @@ class MainWindow(QMainWindow):
                     side = a.payload if source == "payload" else a.descriptor
                     self.raw_editor.set_text(source, side.data if side else None)
             if p.partial:
+                self._trees_pending = True
                 jobs = self.doc.jobs
                 gen = jobs.lane_generation()
 
                 def step2():
                     if gen == jobs.lane_generation() and self.doc.report is None:
                         views.expand_defaults(self)
-                        emit(self.treesReady)
+                        if a.payload is None or a.payload.tree_ok or a.payload.parse_error:
+                            self._trees_pending = False
+                            emit(self.treesReady)  # (a partial verdict may come before the trees)
                     QTimer.singleShot(0, step3)
 
                 def step3():
@@ -403,6 +406,12 @@ class MainWindow(QMainWindow):
             else:
                 views.expand_defaults(self)
             emit(self.treesReady)
+        elif not p.partial and getattr(self, "_trees_pending", False):
+            # the verdicts came before the partial result's trees were announced
+            views.expand_defaults(self)
+            emit(self.treesReady)
+        if not p.partial:
+            self._trees_pending = False
         views.set_report(self, a.report)
         if p.opened and not p.partial:
             self.folder_dock.setVisible(self.folder_model.rowCount() > 0)

@@ -1,0 +1,122 @@
+"""Non-canonical payloads without the pure-Python path (issue 13): pretty-printed, CRLF, reordered keys.
+
+``fastpath.NotCanonical``: a file that is exactly orjson's pretty or compact printing of the value
+it parses to (sorted or in its own key order, CRLF line ends and one final newline allowed) is read
+by orjson, proven typed by the schema walk, and reported P-CANONICAL. Every report must equal the
+exact path's, finding by finding, on such variants of every fixture payload.
+"""
+
+import json
+
+import orjson
+import pytest
+
+from inspector.checkpoint import context, verify
+from inspector.checkpoint.fastpath import NotCanonical, NotFast, decode_fast
+from tests.conftest import CASES, CASES_PINNED, GOLDEN
+
+
+def _reorder(v):
+    """Keys in reverse order at every level (explicit stack: no recursion per level)."""
+    out = [None]
+    stack = [(v, out, 0)]
+    while stack:
+        x, parent, slot = stack.pop()
+        if isinstance(x, dict):
+            y = {}
+            parent[slot] = y
+            for k in reversed(list(x)):
+                y[k] = None
+                stack.append((x[k], y, k))
+        elif isinstance(x, list):
+            y = [None] * len(x)
+            parent[slot] = y
+            for i, e in enumerate(x):
+                stack.append((e, y, i))
+        else:
+            parent[slot] = x
+    return out[0]
+
+
+def _variants(data: bytes) -> dict[str, bytes]:
+    v = orjson.loads(data)
+    pretty = orjson.dumps(v, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    return {
+        "pretty": pretty,
+        "pretty-crlf-newline": pretty.replace(b"\n", b"\r\n") + b"\r\n",
+        "pretty-reordered": orjson.dumps(_reorder(v), option=orjson.OPT_INDENT_2),
+        "compact-reordered": orjson.dumps(_reorder(v)),
+        "compact-newline": orjson.dumps(v, option=orjson.OPT_SORT_KEYS) + b"\n",
+    }
+
+
+def _pairs():
+    out = []
+    for folder in (CASES, CASES_PINNED):
+        for line in (folder / "cases.jsonl").read_bytes().split(b"\n"):
+            if line.strip():
+                c = json.loads(line)
+                out.append((folder / c["payload"], folder / c["descriptor"]))
+    out.append((GOLDEN / "payload-with-resume.json", GOLDEN / "descriptor-with-resume.json"))
+    return out
+
+
+PAIRS = _pairs()
+
+
+def _exact(monkeypatch, payload, descriptor):
+    def refuse(*a, **kw):
+        raise NotFast
+    with monkeypatch.context() as m:
+        m.setattr(context, "decode_fast", refuse)
+        return verify(payload, descriptor)
+
+
+def _same(a, b):
+    key = lambda f: (f.rule.id, f.verdict, f.message, f.locations, f.expected, f.actual, f.notes, f.order, f.occurrences)
+    assert [key(f) for f in a.findings] == [key(f) for f in b.findings]
+    assert (a.canonical_bytes, a.expected_descriptor, a.notes) == (b.canonical_bytes, b.expected_descriptor, b.notes)
+    assert [(r.label, r.stated, r.recomputed) for r in a.digests] == [(r.label, r.stated, r.recomputed) for r in b.digests]
+
+
+@pytest.mark.parametrize("payload,descriptor", PAIRS, ids=[p.name for p, _ in PAIRS])
+def test_relaid_variants_get_the_exact_paths_report(monkeypatch, payload, descriptor):
+    data = payload.read_bytes()
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pytest.skip("not JSON: no variants")
+    desc = descriptor.read_bytes()
+    for name, variant in _variants(data).items():
+        fast = verify(variant, desc)
+        exact = _exact(monkeypatch, variant, desc)
+        _same(fast, exact)
+        assert fast.for_rule("P-CANONICAL").verdict.value in ("fail", "not_reached", "n/a", "not reached"), name
+
+
+def test_relaid_path_is_taken_for_the_golden_payload():
+    data = (GOLDEN / "payload-with-resume.json").read_bytes()
+    for name, variant in _variants(data).items():
+        with pytest.raises(NotCanonical) as e:
+            decode_fast(variant)
+        assert orjson.dumps(e.value.value, option=orjson.OPT_SORT_KEYS) == data, name
+
+
+def test_duplicate_key_or_respelled_number_is_left_to_the_exact_path():
+    data = (GOLDEN / "payload-with-resume.json").read_bytes()
+    pretty = orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    dup = pretty.replace(b'  "schema": ', b'  "schema": "x",\n  "schema": ', 1)
+    assert dup != pretty
+    with pytest.raises(NotFast) as e:
+        decode_fast(dup)
+    assert not isinstance(e.value, NotCanonical)
+    spelled = pretty.replace(b'"schema_version": 1', b'"schema_version": 1.0e0', 1)
+    assert spelled != pretty
+    with pytest.raises(NotFast) as e:
+        decode_fast(spelled)
+    assert not isinstance(e.value, NotCanonical)
+    escaped = pretty.replace(b'"schema": "a3s', b'"schema": "\\u0061' + b'3s', 1)
+    assert escaped != pretty
+    with pytest.raises(NotFast) as e:
+        decode_fast(escaped)
+    assert not isinstance(e.value, NotCanonical)

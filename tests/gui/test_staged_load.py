@@ -1,0 +1,102 @@
+"""Large loads (issue 13): the partial verdict before the parse, one parse for trees and verdicts.
+
+Above ``PROCESS_THRESHOLD`` the window decides the descriptor's rules, the payload's size and its
+content digest first (hash before parse) and shows them at once; one child process then parses
+the payload once and returns the verdicts and, from the fast path's spans, the trees' index.
+"""
+
+import json
+
+import orjson
+import pytest
+
+import inspector.checkpoint as checkpoint
+from inspector.checkpoint import verify
+from inspector.checkpoint.fastpath import NotFast, decode_fast
+from inspector.gui import engine, summary
+from inspector.gui.lazyjson import build_index
+
+from .conftest import CASES, GOLDEN_D, GOLDEN_P, open_and_wait
+
+
+def _titles(window, subtitles=None, references=None):
+    seen = []
+
+    def record(p):
+        v = summary.verdict_text(window.doc)
+        seen.append((p.partial, v.title))
+        if subtitles is not None:
+            subtitles.append(v.subtitle)
+        if references is not None:
+            references.append(v.reference)
+    window.doc.presented.connect(record)
+    return seen
+
+
+def test_bytes_stage_is_shown_first_then_the_same_verdict(qtbot, window, monkeypatch):
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    calls = []
+    for name in ("verify", "first_stage"):
+        real = getattr(checkpoint, name)
+        monkeypatch.setattr(checkpoint, name, lambda *a, _r=real, _n=name, **kw: calls.append(_n) or _r(*a, **kw))
+    seen = _titles(window)
+    report = open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D], timeout=60000)
+    assert report.verified
+    assert seen[0] == (True, "Bytes match the descriptor (size and content digest); checking structure…")
+    assert seen[-1] == (False, "VERIFIED: the reference accepts this checkpoint")
+    assert calls == ["first_stage"]  # only the bytes stage ran in the window's process: the full verify in the child
+    # trees from the verifying child's spans, identical to a scan of the bytes
+    assert window.doc.payload.index == build_index(GOLDEN_P.read_bytes())
+
+
+def test_x_bytes_failure_is_shown_before_the_parse(qtbot, window, monkeypatch):
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    subtitles, references = [], []
+    seen = _titles(window, subtitles, references)
+    p, d = CASES / "25-p-flip-byte.payload.json", CASES / "25-p-flip-byte.descriptor.json"
+    report = open_and_wait(qtbot, window, [p, d], timeout=60000)
+    rc = report.root_cause
+    assert rc.rule.id == "X-BYTES"
+    # the plain meaning leads, as in the final verdict; the reference's words are on their own line
+    assert seen[0] == (True, f"NOT VERIFIED: {rc.rule.plain.meaning}; checking the other rules…")
+    assert seen[-1] == (False, f"NOT VERIFIED: {rc.rule.plain.meaning}")
+    assert references[0] == references[-1] == f"Reference: X-BYTES failed — {rc.message}"
+    assert "MISMATCH: content_digest" in subtitles[0] and "1 FAIL so far" in subtitles[0]
+
+
+def test_pretty_printed_large_payload_gets_trees_and_the_in_thread_verdict(qtbot, window, monkeypatch, tmp_path):
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    pretty = orjson.dumps(orjson.loads(GOLDEN_P.read_bytes()), option=orjson.OPT_INDENT_2)
+    p = tmp_path / "pretty.payload.json"
+    p.write_bytes(pretty)
+    report = open_and_wait(qtbot, window, [p, GOLDEN_D], timeout=60000)
+    plain = verify(pretty, GOLDEN_D.read_bytes())
+    assert [(f.rule.id, f.verdict, f.message) for f in report.findings] == [
+        (f.rule.id, f.verdict, f.message) for f in plain.findings]
+    assert report.root_cause.rule.id == "X-BYTES"
+    assert window.doc.payload.index == build_index(pretty)
+
+
+def _canonical_cases():
+    rows = [json.loads(line) for line in (CASES / "cases.jsonl").read_bytes().split(b"\n") if line.strip()]
+    return [r["payload"] for r in rows]
+
+
+@pytest.mark.parametrize("name", _canonical_cases())
+def test_fast_path_spans_are_the_scanners_index(name):
+    data = (CASES / name).read_bytes()
+    for big in (0, 64, 4096):
+        spans = {}
+        try:
+            decode_fast(data, spans=spans, big=big)
+        except NotFast:
+            continue
+        index = build_index(data, big=big)
+        root = min(spans)
+        assert set(index) | {root} == set(spans)
+        for start, (kind, end, starts, ends, key_starts, keys) in spans.items():
+            if start not in index:
+                assert start == root and end - start < big
+                continue
+            ch = index[start]
+            assert (ch.kind, ch.starts, ch.ends, ch.key_starts, ch.keys) == (kind, starts, ends, key_starts, keys)
