@@ -207,3 +207,16 @@ def test_canonical_diff_of_a_pretty_payload_and_an_f32(qtbot, window, tmp_path):
     QTest.mouseClick(win.prev_button, Qt.MouseButton.LeftButton)
     assert win.table.currentIndex().row() == row  # the only difference: wraps to itself
     win.close()
+
+
+def test_file_names_that_are_not_utf8(qtbot, window, tmp_path):
+    import os
+
+    name = os.path.join(os.fsencode(tmp_path), b"caf\xe9.payload.json")
+    with open(name, "wb") as fh:
+        fh.write(BROKEN.read_bytes())
+    win = _opened(qtbot, window, lambda: window.open_paths([str(GOLDEN_P), os.fsdecode(name)]))
+    assert "caf\\xe9.payload.json" in win.headers[1].text()
+    assert win.windowTitle() == "payload-with-resume.json ↔ caf\\xe9.payload.json — Compare"
+    assert win.change_model.rowCount() == 1
+    win.close()
