@@ -637,7 +637,11 @@ class RichGen:
             blocks = [{"type": "text", "text": self.text(1, 8)},
                       {"type": "tool_use", "id": self.uid("toolu"), "name": r.choice(TOOLS), "input": self.json_value()}]
         elif k == 2:
-            res = {"type": "tool_result", "tool_use_id": self.uid("toolu"), "content": self.text(1, 20),
+            content = self.text(1, 20) if r.random() < 0.7 else [
+                {"type": "text", "text": self.text(1, 5)} if r.random() < 0.7 else
+                {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "/9j/4AAQ"}}
+                for _ in range(r.randint(0, 3))]
+            res = {"type": "tool_result", "tool_use_id": self.uid("toolu"), "content": content,
                    "is_error": r.choice([None, True, False])}
             if r.random() < 0.3:
                 res["trust"] = r.choice(["trusted", "external"])

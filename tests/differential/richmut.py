@@ -403,7 +403,8 @@ TYPED_ROOTS = ("/snapshot/run_records", "/snapshot/session/config", "/snapshot/s
                "/snapshot/session/cognitive_package_binding", "/snapshot/session/cost_records",
                "/snapshot/session/tasks", "/snapshot/trace_events", "/snapshot/verification_reports",
                "/snapshot/subagent_tasks", "/logical_resume/capability_binding",
-               "/snapshot/session/immutable_content_adapter_binding", "/logical_resume/verification_reports")
+               "/snapshot/session/immutable_content_adapter_binding", "/logical_resume/verification_reports",
+               "/snapshot/session/messages", "/logical_resume/messages", "/logical_resume/convergence")
 #: Free-form JSON inside the typed payload (``serde_json::Value``): edits there are not typed hazards.
 FREE = ("/args", "/payload", "/metadata", "/details", "/input", "/classification_rules")
 
@@ -508,7 +509,7 @@ def m_typed(rng, p):
     if kind == "enum-form":
         ptrs = _typed_pointers(p, lambda ptr, v: isinstance(v, str) and ptr.rsplit("/", 1)[-1] in (
             "state", "status", "lane", "operation", "loss_mode", "mode", "origin", "phase", "metric", "priority",
-            "timeout_action", "complexity", "redaction_strategy"))
+            "timeout_action", "complexity", "redaction_strategy", "trust", "role", "normalization"))
         ptr, v = rng.choice(ptrs)
         parent, key = _parent(p, ptr)
         parent[key] = _SENTINEL + "t"

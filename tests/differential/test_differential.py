@@ -140,7 +140,7 @@ def test_rebind_outer_gets_past_the_byte_binding():
 # 15 binding rules of 6.3. The generator tests run everywhere; the differential needs oracle2.
 # ---------------------------------------------------------------------------------------------
 
-RICH_SEED, RICH_SESSIONS, RICH_MUTATIONS = 11, 24, 30
+RICH_SEED, RICH_SESSIONS, RICH_MUTATIONS = 11, 32, 30
 
 #: Every binding kind the generator must produce (richgen.binding_kinds names).
 RICH_BINDINGS = {
