@@ -38,7 +38,8 @@ from inspector.checkpoint.artifact import display_path
 
 __all__ = [
     "SAMPLE_PAYLOAD_SIZE", "SAMPLE_CONTENT_DIGEST", "SAMPLE_DESCRIPTOR_DIGEST", "BROKEN_ROOT_CAUSE",
-    "CheckResult", "REQUIRE_GUI_FLAG", "qt_installed", "check_rules", "check_sample", "check_broken", "check_gui", "check_display",
+    "CheckResult", "REQUIRE_GUI_FLAG", "qt_installed", "check_rules", "check_sample", "check_broken", "check_gui",
+    "check_display", "offscreen_font_environment",
     "run_checks", "summary_line", "main",
 ]
 
@@ -205,6 +206,18 @@ def _load_sample(app, window, timeout_ms: int) -> str | None:
     return None
 
 
+def offscreen_font_environment(environ, platform: str) -> dict[str, str]:
+    """Variables the ``offscreen`` platform needs to see the system's fonts (``{}``: none).
+
+    On Windows Qt's offscreen plugin uses its FreeType font database, which reads fonts only
+    from ``QT_QPA_FONTDIR`` (default: Qt's own ``lib/fonts``, absent from PySide6): without it the
+    font check would find no font at all. Linux (fontconfig) and macOS (Core Text) need nothing.
+    """
+    if platform == "win32" and not environ.get("QT_QPA_FONTDIR"):
+        return {"QT_QPA_FONTDIR": os.path.join(environ.get("WINDIR", r"C:\Windows"), "Fonts")}
+    return {}
+
+
 def check_gui(timeout_ms: int = 30000, require: bool = False) -> CheckResult:
     """The main window can be created (not shown) on Qt's ``offscreen`` platform and, when the
     window offers it, opens and verifies the bundled sample.
@@ -242,6 +255,7 @@ def check_gui(timeout_ms: int = 30000, require: bool = False) -> CheckResult:
         app = QApplication.instance()
         if app is None:
             os.environ["QT_QPA_PLATFORM"] = "offscreen"  # never touch the user's screen
+            os.environ.update(offscreen_font_environment(os.environ, sys.platform))
             app = QApplication(["checkpoint-inspector", "-platform", "offscreen"])
         platform = app.platformName()
         from PySide6.QtGui import QFontDatabase

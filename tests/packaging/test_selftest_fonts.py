@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from inspector import selftest
+
 DEJAVU = "/usr/share/fonts/truetype/dejavu"
 
 
@@ -28,3 +30,10 @@ def test_self_test_fails_naming_the_font_packages_when_only_dejavu_is_installed(
             "such text shows as boxes; fix: sudo apt install fonts-noto-cjk fonts-noto-color-emoji") in line
     # the failed check comes first in the line
     assert line.split("checks): ", 1)[1].startswith("gui: no installed font draws CJK")
+
+
+def test_offscreen_font_directory_is_set_only_on_windows():
+    assert selftest.offscreen_font_environment({"WINDIR": "D:\\Win"}, "win32") == {"QT_QPA_FONTDIR": os.path.join("D:\\Win", "Fonts")}
+    assert selftest.offscreen_font_environment({"QT_QPA_FONTDIR": "X"}, "win32") == {}
+    assert selftest.offscreen_font_environment({}, "linux") == {}
+    assert selftest.offscreen_font_environment({}, "darwin") == {}
