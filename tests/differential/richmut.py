@@ -18,7 +18,7 @@ import re
 import orjson
 
 import richgen as rg
-from diffkit import _SENTINEL, _dumps_dup_key, _dumps_with_raw, _parent, _pointers, encode
+from diffkit import _SENTINEL, _dumps_dup_key, _dumps_formatted, _dumps_with_raw, _parent, _pointers, encode
 
 BAD_DIGESTS = ["sha256:" + "A" * 64, "sha256:" + "0" * 63, "sha256:" + "g" * 64, "SHA256:" + "0" * 64,
                "sha256:" + "0" * 65, "", "sha256:", "0" * 64, "sha256: " + "0" * 63]
@@ -686,7 +686,7 @@ def _dup_metadata_key(p: dict, dup_text: str) -> bytes:
     return data[:i] + key + dup_text.encode() + b"," + data[i:] if i >= 0 else data
 
 
-# -- spelling: the same JSON written differently (whitespace, escapes) ----------------------------------
+# -- spelling: the same JSON written differently (whitespace, key order, escapes) ------------------------
 
 _KEY_RE = re.compile(rb'"([A-Za-z_][A-Za-z0-9_]*)":')
 _VALUE_RE = re.compile(rb':"([a-z][a-z0-9_.\-]*)"')
@@ -714,13 +714,20 @@ def _spaced(rng: random.Random, data: bytes) -> bytes:
 
 
 def respell(rng: random.Random, data: bytes) -> tuple[bytes, str]:
-    """The payload bytes written differently but meaning the same JSON: whitespace, or one key or
-    enum/schema string with a character as a ``\\u`` escape. Serde decodes both; the S-/L-rules
-    then run on the decoded value before the canonical check (FORMAT.md 5), and P-PARSE positions
-    count the new bytes. Returns ``(bytes, spelling)``."""
-    k = rng.randrange(3)
+    """The payload bytes written differently but meaning the same JSON: whitespace, keys reordered or
+    pretty-printed, or one key or enum/schema string with a character as a ``\\u`` escape. Serde
+    decodes them all; the S-/L-rules then run on the decoded value before the canonical check
+    (FORMAT.md 5), and P-PARSE positions count the new bytes. Returns ``(bytes, spelling)``."""
+    k = rng.randrange(4)
     if k == 0:
         return _spaced(rng, data), "ws"
+    if k == 3:  # keys in another order, or pretty-printed: serde reads it, the canonical check fails last
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return _spaced(rng, data), "ws"
+        mode = rng.choice(["shuffle", "reverse", "pretty"])
+        return _dumps_formatted(value, rng, mode), "reorder" if mode != "pretty" else "pretty"
     matches = list((_KEY_RE if k == 1 else _VALUE_RE).finditer(data))
     if not matches:
         return _spaced(rng, data), "ws"
