@@ -7,6 +7,7 @@ computed at most once and only when a check asks for it.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from functools import cached_property
 
 import orjson
@@ -124,8 +125,9 @@ class Context:
         if payload_digest is not None and payload is not None:
             self.__dict__["payload_digest"] = payload_digest  # hashed already by the caller (same bytes)
         #: Filled by the fast path with the children of large containers (``decode_fast(spans=)``);
-        #: emptied when the payload is not canonical.
-        self.spans = spans
+        #: emptied when the payload is not canonical. Locations in a canonical payload are found
+        #: through it without encoding the siblings of large values.
+        self.spans = spans if spans is not None else {}
         #: While True, asking for the parsed payload raises :class:`Deferred` (staged verify).
         self.deferring = False
         #: Set when something asked for the parsed payload while :attr:`deferring` was on.
@@ -301,8 +303,11 @@ class Context:
         return {}
 
     def _canonical_span(self, pointer: str, start_only: bool = False):
-        """:func:`_canonical_span` of the payload, starting from the deepest array whose element
-        spans :meth:`item_spans` already knows."""
+        """:func:`_canonical_span` of the payload: through the fast path's spans of its large
+        containers while the pointer runs through them, else starting from the deepest array whose
+        element spans :meth:`item_spans` already knows."""
+        if self.spans:
+            return self._indexed_span(pointer, start_only)
         cut = len(pointer)
         while cut > 0:
             cut = pointer.rfind("/", 0, cut)
@@ -318,6 +323,36 @@ class Context:
                 rel = _canonical_span(hit[2][i], "/" + rest if rest else "", hit[1][i] - hit[0][i])
                 return None if rel is None else (hit[0][i] + rel[0], hit[0][i] + rel[1])
         return _canonical_span(self.pay, pointer, len(self.payload), start_only)
+
+
+    def _indexed_span(self, pointer: str, start_only: bool):
+        """Span of ``pointer`` in the canonical payload from :attr:`spans` (child spans of every
+        container of 64 KiB or more, keys in sorted order), then by arithmetic inside the first
+        small container on the way."""
+        spans = self.spans
+        pos, end = 0, len(self.payload)
+        node = self.pay
+        tokens = pointer.split("/")[1:] if pointer not in ("", "/") else []
+        for i, raw in enumerate(tokens):
+            rec = spans.get(pos)
+            if rec is None:
+                rest = "/" + "/".join(tokens[i:])
+                rel = _canonical_span(node, rest, end - pos, start_only)
+                return None if rel is None else (pos + rel[0], None if rel[1] is None else pos + rel[1])
+            kind, _e, starts, ends, _ks, keys = rec
+            token = raw.replace("~1", "/").replace("~0", "~")
+            if kind == "object":
+                j = bisect_left(keys, token)
+                if type(node) is not dict or j >= len(keys) or keys[j] != token:
+                    return None
+                node = node[token]
+            else:
+                if not (token.isascii() and token.isdigit()) or int(token) >= len(starts) or type(node) is not list:
+                    return None
+                j = int(token)
+                node = node[j]
+            pos, end = starts[j], ends[j]
+        return pos, end
 
 
 _SPAN_TREE_LIMIT = 32 << 20

@@ -120,3 +120,28 @@ def test_duplicate_key_or_respelled_number_is_left_to_the_exact_path():
     with pytest.raises(NotFast) as e:
         decode_fast(escaped)
     assert not isinstance(e.value, NotCanonical)
+
+
+def test_both_parsers_give_the_fast_path_the_same_value(monkeypatch):
+    """msgspec (when installed) or orjson reads the value; the proof does not depend on which."""
+    from inspector.checkpoint import fastpath
+
+    data = (GOLDEN / "payload-with-resume.json").read_bytes()
+    first = decode_fast(data)
+    monkeypatch.setattr(fastpath, "_DECODER", None)
+    assert decode_fast(data) == first
+    assert orjson.dumps(first, option=orjson.OPT_SORT_KEYS) == data
+
+
+def test_integer_over_64_bits_in_a_free_form_value_takes_the_exact_path():
+    """msgspec reads 2**64 as a Python int; orjson cannot print it: NotFast, and the report is the exact path's."""
+    data = (CASES / "01-valid.payload.json").read_bytes()
+    decode_fast(data)  # canonical, read by the fast path
+    # a tool_use input is a free-form serde_json::Value: serde reads 18446744073709551616 as a float
+    big = data.replace(b'"max":18446744073709551615', b'"max":18446744073709551616', 1)
+    assert big != data
+    with pytest.raises(NotFast) as e:
+        decode_fast(big)
+    assert not isinstance(e.value, NotCanonical)
+    report = verify(big, None)
+    assert report.root_cause is not None and report.root_cause.rule.id == "P-CANONICAL"

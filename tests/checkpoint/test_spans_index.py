@@ -1,0 +1,54 @@
+"""Locations in canonical payloads through the fast path's container spans (issue 13).
+
+``Context`` finds a pointer's byte span through ``decode_fast(spans=)``'s child spans of large
+containers (no encoding of the siblings of large values), then by arithmetic inside small ones.
+Every pointer of every canonical fixture payload (plus absent ones) must get exactly the span
+plain arithmetic (``_canonical_span``) gives, with a small ``big`` so the index is used deeply.
+"""
+
+import json
+
+import pytest
+
+from inspector.checkpoint import fastpath
+from inspector.checkpoint.context import Context, _canonical_span
+from tests.conftest import CASES, CASES_PINNED, GOLDEN
+
+
+def _payloads():
+    out = [GOLDEN / "payload-with-resume.json"]
+    for folder in (CASES, CASES_PINNED):
+        for line in (folder / "cases.jsonl").read_bytes().split(b"\n"):
+            if line.strip():
+                out.append(folder / json.loads(line)["payload"])
+    return out
+
+
+def _pointers(v):
+    ptrs, stack = [], [(v, "")]
+    while stack:
+        x, p = stack.pop()
+        items = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else ()
+        for k, y in items:
+            q = p + "/" + str(k).replace("~", "~0").replace("/", "~1")
+            ptrs.append(q)
+            stack.append((y, q))
+    return ptrs
+
+
+@pytest.mark.parametrize("path", _payloads()[::3], ids=lambda p: p.name)
+def test_indexed_spans_equal_arithmetic(path):
+    data = path.read_bytes()
+    spans = {}
+    try:
+        fastpath.decode_fast(data, spans=spans, big=64)
+    except fastpath.NotFast:
+        pytest.skip("not canonical: no index")
+    ctx = Context(data, None, spans=spans)
+    value = ctx.pay
+    assert ctx.is_canonical and spans
+    pointers = _pointers(value)
+    assert len(pointers) > 20
+    for q in pointers + ["/nope", "/snapshot/nope", "/snapshot/run_records/99999", "/snapshot/run_records/x"]:
+        assert ctx.span("payload", q) == _canonical_span(value, q), q
+    assert ctx.span("payload", "") == (0, len(data))
