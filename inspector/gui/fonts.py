@@ -26,22 +26,23 @@ __all__ = ["Script", "SCRIPTS", "coverage_problems", "missing_characters", "noti
 
 @dataclass(frozen=True)
 class Script:
-    """A writing system checkpoints hold: ``name``, a ``sample`` string of it, and the Debian
-    ``package`` whose font draws it."""
+    """A writing system checkpoints hold: ``name``, a ``sample`` string of it, the Debian
+    ``package`` whose font draws it, and the Fedora package (``fedora``)."""
 
     name: str
     sample: str
     package: str
+    fedora: str
 
 
 #: One sample per script; the CJK line has Chinese (a config name such as "调试构建"),
 #: Japanese kana and Hangul. Emoji without variation selectors (each is one code point).
 SCRIPTS = (
-    Script("Latin", "Checkpoint Ünïcödé Ærø ß ŁŚ", "fonts-dejavu-core"),
-    Script("Greek", "Ελληνικά αβγδ ΩΣ", "fonts-dejavu-core"),
-    Script("Cyrillic", "Кириллица Жюя ёЁ", "fonts-dejavu-core"),
-    Script("CJK", "调试构建 設定 テスト 한국어", "fonts-noto-cjk"),
-    Script("emoji", "\U0001F600\U0001F680\u2705", "fonts-noto-color-emoji"),
+    Script("Latin", "Checkpoint Ünïcödé Ærø ß ŁŚ", "fonts-dejavu-core", "dejavu-sans-fonts"),
+    Script("Greek", "Ελληνικά αβγδ ΩΣ", "fonts-dejavu-core", "dejavu-sans-fonts"),
+    Script("Cyrillic", "Кириллица Жюя ёЁ", "fonts-dejavu-core", "dejavu-sans-fonts"),
+    Script("CJK", "调试构建 設定 テスト 한국어", "fonts-noto-cjk", "google-noto-sans-cjk-fonts"),
+    Script("emoji", "\U0001F600\U0001F680\u2705", "fonts-noto-color-emoji", "google-noto-color-emoji-fonts"),
 )
 
 
@@ -112,8 +113,9 @@ def notice_text(problems: list[tuple[Script, list[str]]]) -> str:
     names = ", ".join(f"{s.name} ({len(m)} of {len(set(s.sample.replace(' ', '')))} sample characters)"
                       for s, m in problems)
     packages = " ".join(dict.fromkeys(s.package for s, _ in problems))
+    fedora = " ".join(dict.fromkeys(s.fedora for s, _ in problems))
     if sys.platform.startswith("linux"):
-        fix = f"sudo apt install {packages} (Fedora: google-noto-sans-cjk-fonts google-noto-emoji-fonts)"
+        fix = f"sudo apt install {packages} (Fedora: sudo dnf install {fedora})"
     else:
         fix = "install a font for these scripts (Windows: Settings > Time & language > Language; macOS: Font Book)"
     return f"no installed font draws {names}: such text shows as boxes; fix: {fix}"

@@ -31,7 +31,7 @@ def test_a_latin_only_font_draws_cjk_as_the_missing_glyph_box(qapp):
     assert fonts.notice_text(problems) == (
         "no installed font draws CJK (12 of 12 sample characters), emoji (2 of 3 sample characters): such text "
         "shows as boxes; fix: sudo apt install fonts-noto-cjk fonts-noto-color-emoji "
-        "(Fedora: google-noto-sans-cjk-fonts google-noto-emoji-fonts)")
+        "(Fedora: sudo dnf install google-noto-sans-cjk-fonts google-noto-color-emoji-fonts)")
 
 
 def test_start_up_notice_names_the_missing_scripts_and_packages(qapp, window):
