@@ -89,10 +89,15 @@ def build_menus(w) -> None:
     _act(w, g, "Verdicts", lambda: w.focus_pane(w.findings_view), "Alt+4")
     _act(w, g, "Digests", lambda: w.focus_pane(w.digests_view), "Alt+5")
     _act(w, g, "Bytes", lambda: w.focus_pane(w.hex_tabs.currentWidget()), "Alt+6")
+    rp = w.resume_panes
+    _act(w, g, "Resume Timeline", lambda: _focus_resume_tab(rp, 0, rp.timeline), "Alt+7", "gotoTimeline")
+    _act(w, g, "Transcript", lambda: _focus_resume_tab(rp, 1, rp.transcript.view), "Alt+8", "gotoTranscript")
+    _act(w, g, "Integrity Lint", lambda: _focus_resume_tab(rp, 2, rp.lint_list), "Alt+9", "gotoLint")
 
     v = mb.addMenu("&View")
-    for d in (w.trees_dock, w.bytes_dock, w.digests_dock, w.raw_dock, w.folder_dock):
+    for d in (w.trees_dock, w.bytes_dock, w.digests_dock, rp.dock, w.raw_dock, w.folder_dock):
         v.addAction(d.toggleViewAction())
+    rp.dock.toggleViewAction().setText("Resume (timeline, transcript, lint)")
     v.addSeparator()
     _act(w, v, "&Canonical Diff", lambda: w.comparer.canonical_diff(), "Ctrl+Shift+K", "canonicalDiff")
     v.addSeparator()
@@ -102,6 +107,14 @@ def build_menus(w) -> None:
     _act(w, h, "&About Checkpoint Inspector", lambda: dialogs.about(w))
     _act(w, h, "&Keyboard Shortcuts", lambda: dialogs.shortcuts_help(w), QKeySequence.StandardKey.HelpContents)
     rebuild_recent_menu(w)
+
+
+def _focus_resume_tab(panes, index: int, widget) -> None:
+    """Show the Resume dock (even after it was closed), switch to tab ``index`` and focus ``widget``."""
+    panes.dock.show()
+    panes.dock.raise_()
+    panes.tabs.setCurrentIndex(index)
+    widget.setFocus()
 
 
 def rebuild_recent_menu(w) -> None:

@@ -7,7 +7,7 @@ import html
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFrame, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSizePolicy,
+    QAbstractItemView, QFrame, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSizePolicy,
     QStackedWidget,
     QTabWidget, QTextBrowser, QToolButton, QTreeView, QVBoxLayout, QWidget,
 )
@@ -423,30 +423,40 @@ class FindBar(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        lay = QHBoxLayout(self)
+        # Two rows (find; go to), so that in the Trees dock (about 400 px wide at 1024x700) each field
+        # keeps room for what is typed in it: on one row, beside four buttons, both shrank to ~4 characters.
+        lay = QGridLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
-        lay.addWidget(QLabel("Find:"))
+        lay.setVerticalSpacing(2)
+        lay.addWidget(QLabel("Find:"), 0, 0)
         self.edit = QLineEdit()
         self.edit.setPlaceholderText("key or value, whole document (Enter: next, Shift+Enter: previous)")
         self.edit.setClearButtonEnabled(True)
         self.edit.setAccessibleName("Find in the trees")
-        lay.addWidget(self.edit, 2)
+        chars = self.edit.fontMetrics().horizontalAdvance("x" * 16)
+        self.edit.setMinimumWidth(chars)
+        row = QHBoxLayout()
+        row.addWidget(self.edit, 1)
         self.status = QLabel("")
         self.status.setAccessibleName("Find result")
-        lay.addWidget(self.status)
+        row.addWidget(self.status)
         prev = QPushButton("Previous")
         nxt = QPushButton("Next")
-        lay.addWidget(prev)
-        lay.addWidget(nxt)
-        lay.addWidget(QLabel("Go to:"))
-        self.pointer = QLineEdit()
-        self.pointer.setPlaceholderText("/snapshot/session/messages/0")
-        self.pointer.setAccessibleName("Go to JSON Pointer")
-        lay.addWidget(self.pointer, 1)
+        row.addWidget(prev)
+        row.addWidget(nxt)
         close = QToolButton()
         close.setText("✕")
         close.setAccessibleName("Close find bar")
-        lay.addWidget(close)
+        close.setToolTip("Close (Esc)")
+        row.addWidget(close)
+        lay.addLayout(row, 0, 1)
+        lay.addWidget(QLabel("Go to:"), 1, 0)
+        self.pointer = QLineEdit()
+        self.pointer.setPlaceholderText("JSON Pointer, e.g. /snapshot/session/messages/0 (Enter: go)")
+        self.pointer.setAccessibleName("Go to JSON Pointer")
+        self.pointer.setMinimumWidth(chars)
+        lay.addWidget(self.pointer, 1, 1)
+        lay.setColumnStretch(1, 1)
         nxt.clicked.connect(lambda: emit(self.search, self.edit.text(), False))
         prev.clicked.connect(lambda: emit(self.search, self.edit.text(), True))
         self.edit.returnPressed.connect(self._enter)

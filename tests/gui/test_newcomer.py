@@ -1,0 +1,66 @@
+"""What a newcomer trying the window keyboard-only tripped over (user trial of the whole product)."""
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from inspector.gui.roles import PointerRole  # noqa: E402
+
+from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+ALT = Qt.KeyboardModifier.AltModifier
+
+
+def test_find_and_go_to_fields_keep_room_for_text_at_1024x700(qtbot, window):
+    # At 1024x700 the Trees dock is ~400 px wide; with Find, its count, Previous, Next, Go to and the
+    # close button on one row, the two fields shrank to about four characters ("lice", "ts/3").
+    window.resize(1024, 700)
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    QTest.keyClick(window, Qt.Key.Key_F, CTRL)
+    edit, pointer = window.find_bar.edit, window.find_bar.pointer
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is edit)
+    QTest.keyClicks(edit, "source-run")
+    with qtbot.waitSignal(window.finder.moved, timeout=30000):
+        QTest.keyClick(edit, Qt.Key.Key_Return)
+    assert window.find_bar.status.text() == "1 of 3 matches"
+    fm = edit.fontMetrics()
+    assert edit.width() >= fm.horizontalAdvance("x" * 16)
+    assert pointer.width() >= fm.horizontalAdvance("x" * 16)
+    # Go to, by keyboard, from the same bar
+    QTest.keyClick(window, Qt.Key.Key_G, CTRL)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is pointer)
+    QTest.keyClicks(pointer, "/snapshot/session/config/name")
+    QTest.keyClick(pointer, Qt.Key.Key_Return)
+    view = window.snap_pane.view
+    qtbot.waitUntil(lambda: view.model().data(view.currentIndex(), PointerRole) == "/snapshot/session/config/name")
+
+
+def test_resume_dock_is_reachable_by_keyboard_and_can_be_shown_again_from_view(qtbot, window):
+    # The Go menu had Alt+1..6 for the other panes but no way to the Resume dock's tabs, and View
+    # listed every dock but Resume: once closed with its x it could only come back by Reset Layout.
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    rp = window.resume_panes
+    rp.dock.close()
+    assert not rp.dock.isVisible()
+    window.activateWindow()
+    QTest.keyClick(window, Qt.Key.Key_8, ALT)
+    qtbot.waitUntil(lambda: rp.dock.isVisible())
+    assert rp.tabs.currentIndex() == 1
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is rp.transcript.view)
+    QTest.keyClick(window, Qt.Key.Key_7, ALT)
+    assert rp.tabs.currentIndex() == 0
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is rp.timeline)
+    QTest.keyClick(window, Qt.Key.Key_9, ALT)
+    assert rp.tabs.currentIndex() == 2
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is rp.lint_list)
+    # View ▸ Resume toggles the dock like the other docks
+    view_menu = next(m for m in window.menuBar().findChildren(type(window.recent_menu)) if m.title() == "&View")
+    toggle = next(a for a in view_menu.actions() if a.text() == "Resume (timeline, transcript, lint)")
+    assert toggle is rp.dock.toggleViewAction() and toggle.isChecked()
+    toggle.trigger()
+    assert not rp.dock.isVisible()
