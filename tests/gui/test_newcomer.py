@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from inspector.gui.document import sample_paths  # noqa: E402
 from inspector.gui.roles import PointerRole  # noqa: E402
 
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
@@ -64,3 +65,20 @@ def test_resume_dock_is_reachable_by_keyboard_and_can_be_shown_again_from_view(q
     assert toggle is rp.dock.toggleViewAction() and toggle.isChecked()
     toggle.trigger()
     assert not rp.dock.isVisible()
+
+
+def test_digest_and_rule_counts_under_the_verdict_are_not_cut_at_1024x700(qtbot, window):
+    # The line under the verdict ends with "digests: 5 of 9 match, 4 MISMATCH — 3 FAIL · 68 PASS · 4 n/a";
+    # on one line (with the bundled-sample hint first) that was the part elided, even at 1280 px.
+    window.resize(1024, 700)
+    window.reset_layout()
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    open_and_wait(qtbot, window, list(sample_paths("broken")))
+    QApplication.processEvents()
+    sub = window.header.subtitle
+    assert sub.text().startswith("bundled sample — File ▸ Open or drop your own files")
+    shown = sub.displayed_text()
+    assert "…" not in shown
+    assert " ".join(shown.split("\n")) == sub.text()
+    assert sub.text().endswith("digests: 5 of 9 match, 4 MISMATCH   —   3 FAIL · 68 PASS · 4 n/a")
+    assert all(sub.fontMetrics().horizontalAdvance(line) <= sub.width() for line in shown.split("\n"))

@@ -160,9 +160,11 @@ class VerdictHeader(QFrame):
         f.setPointSizeF(f.pointSizeF() * 1.3)
         f.setBold(True)
         self.title.setFont(f)
-        # One line each, elided to the window's width (full text in the tooltip): a wrapping label
+        # A line or two each, elided to the window's width (full text in the tooltip): a wrapping label
         # inside a tool bar makes the bar far taller than its text, and a long one widens the window.
-        self.subtitle = ElidedLabel("")
+        # Two lines: the digest agreement and rule counts come last, and on one line they were what
+        # got cut ("— di…" at 1280 px, "3 FAIL ·…" at 1600 px with the bundled-sample hint).
+        self.subtitle = ElidedLabel("", lines=2)
         # A failed open while another checkpoint stays on screen: said above the (unchanged) verdict.
         self.notice = ElidedLabel("")
         self.notice.setVisible(False)
