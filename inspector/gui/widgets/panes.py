@@ -435,17 +435,22 @@ class FindBar(QWidget):
         self.edit.setPlaceholderText("key or value, whole document (Enter: next, Shift+Enter: previous)")
         self.edit.setClearButtonEnabled(True)
         self.edit.setAccessibleName("Find in the trees")
-        chars = self.edit.fontMetrics().horizontalAdvance("x" * 16)
+        chars = self.edit.fontMetrics().horizontalAdvance("x" * 12)
         self.edit.setMinimumWidth(chars)
         row = QHBoxLayout()
         row.addWidget(self.edit, 1)
         self.status = QLabel("")
         self.status.setAccessibleName("Find result")
         row.addWidget(self.status)
-        prev = QPushButton("Previous")
-        nxt = QPushButton("Next")
-        row.addWidget(prev)
-        row.addWidget(nxt)
+        # Arrow buttons, not "Previous"/"Next": worded buttons made the Trees dock ~450 px wide at least,
+        # which squeezed the Bytes and Digests docks at 1024 px.
+        prev, nxt = QToolButton(), QToolButton()
+        for b, arrow, name in ((prev, Qt.ArrowType.UpArrow, "Previous match (Shift+Enter, Shift+F3)"),
+                               (nxt, Qt.ArrowType.DownArrow, "Next match (Enter, F3)")):
+            b.setArrowType(arrow)
+            b.setToolTip(name)
+            b.setAccessibleName(name)
+            row.addWidget(b)
         close = QToolButton()
         close.setText("✕")
         close.setAccessibleName("Close find bar")
