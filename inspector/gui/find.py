@@ -52,11 +52,12 @@ class FindController(QObject):
         window.doc.presented.connect(lambda *_: self.reset())
 
     def reset(self) -> None:
-        """Forget the matches (the documents changed)."""
+        """Forget the matches (the documents changed), and the count shown for them."""
         self.cancel()
         self.text = ""
         self.matches = []
         self.current = -1
+        self._status("")
 
     def cancel(self) -> bool:
         return self.w.doc.jobs.cancel(self.job)

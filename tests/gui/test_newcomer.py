@@ -84,3 +84,22 @@ def test_digest_and_rule_counts_under_the_verdict_are_not_cut_at_1024x700(qtbot,
     assert " ".join(shown.split("\n")) == sub.text()
     assert sub.text().endswith("digests: 5 of 9 match, 4 MISMATCH   —   3 FAIL · 68 PASS · 4 n/a")
     assert all(sub.fontMetrics().horizontalAdvance(line) <= sub.width() for line in shown.split("\n"))
+
+
+def test_find_count_of_the_previous_checkpoint_is_not_left_showing(qtbot, window):
+    # "1 of 3 matches" stayed beside the Find field after another checkpoint was opened, though the
+    # matches were forgotten (Enter searches the new one).
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    QTest.keyClick(window, Qt.Key.Key_F, CTRL)
+    edit = window.find_bar.edit
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is edit)
+    QTest.keyClicks(edit, "source-run")
+    with qtbot.waitSignal(window.finder.moved, timeout=30000):
+        QTest.keyClick(edit, Qt.Key.Key_Return)
+    assert window.find_bar.status.text() == "1 of 3 matches"
+    open_and_wait(qtbot, window, list(sample_paths("broken")))
+    assert window.find_bar.isVisible() and edit.text() == "source-run"
+    assert window.find_bar.status.text() == ""
+    with qtbot.waitSignal(window.finder.moved, timeout=30000):
+        QTest.keyClick(edit, Qt.Key.Key_Return)
+    assert window.find_bar.status.text() == "1 of 3 matches"
