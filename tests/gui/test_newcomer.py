@@ -12,6 +12,7 @@ from inspector.gui.document import sample_paths  # noqa: E402
 from inspector.gui.roles import PointerRole  # noqa: E402
 
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
+from .test_find import _find  # noqa: E402  (Ctrl+F, type, Enter; waits for the move)
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 ALT = Qt.KeyboardModifier.AltModifier
@@ -22,12 +23,8 @@ def test_find_and_go_to_fields_keep_room_for_text_at_1024x700(qtbot, window):
     # close button on one row, the two fields shrank to about four characters ("lice", "ts/3").
     window.resize(1024, 700)
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
-    QTest.keyClick(window, Qt.Key.Key_F, CTRL)
+    _find(qtbot, window, "source-run")
     edit, pointer = window.find_bar.edit, window.find_bar.pointer
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is edit)
-    QTest.keyClicks(edit, "source-run")
-    with qtbot.waitSignal(window.finder.moved, timeout=30000):
-        QTest.keyClick(edit, Qt.Key.Key_Return)
     assert window.find_bar.status.text() == "1 of 3 matches"
     fm = edit.fontMetrics()
     assert edit.width() >= fm.horizontalAdvance("x" * 12)
@@ -90,12 +87,8 @@ def test_find_count_of_the_previous_checkpoint_is_not_left_showing(qtbot, window
     # "1 of 3 matches" stayed beside the Find field after another checkpoint was opened, though the
     # matches were forgotten (Enter searches the new one).
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
-    QTest.keyClick(window, Qt.Key.Key_F, CTRL)
+    _find(qtbot, window, "source-run")
     edit = window.find_bar.edit
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is edit)
-    QTest.keyClicks(edit, "source-run")
-    with qtbot.waitSignal(window.finder.moved, timeout=30000):
-        QTest.keyClick(edit, Qt.Key.Key_Return)
     assert window.find_bar.status.text() == "1 of 3 matches"
     open_and_wait(qtbot, window, list(sample_paths("broken")))
     assert window.find_bar.isVisible() and edit.text() == "source-run"
