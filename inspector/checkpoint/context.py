@@ -72,12 +72,14 @@ def _snapshot_evidence(snapshot: dict, data=None) -> tuple[dict, bytes]:
     return ev, data
 
 
-def _logical_evidence(lr: dict) -> tuple[dict, bytes]:
-    data = encode(lr)
+def _logical_evidence(lr: dict, data=None) -> tuple[dict, bytes]:
+    if data is None:
+        data = encode(lr)
     ev = {
         "schema": LOGICAL_EVIDENCE_SCHEMA, "resume_semantics": RESUME_SEMANTICS, "session_id": lr["session_id"],
         "source_run_id": lr["run_id"], "checkpoint_schema_version": lr["schema_version"],
-        "completed_tool_rounds": lr["turn"], "checkpoint_ms": lr["checkpoint_ms"], "size_bytes": len(data),
+        "completed_tool_rounds": lr["turn"], "checkpoint_ms": lr["checkpoint_ms"],
+        "size_bytes": data.nbytes if isinstance(data, memoryview) else len(data),
         "content_digest": content_digest(data),
     }
     ev["evidence_digest"] = domain_digest(LOGICAL_DOMAIN, logical_evidence_input(ev))
@@ -100,7 +102,8 @@ def build_descriptor(payload: dict, content: bytes, ctx: "Context | None" = None
         "snapshot": _snapshot_evidence(payload["snapshot"], snap_bytes)[0],
     }
     if payload.get("logical_resume") is not None:
-        desc["logical_resume"] = _logical_evidence(payload["logical_resume"])[0]
+        lr_bytes = ctx.logical_component if ctx is not None else None
+        desc["logical_resume"] = _logical_evidence(payload["logical_resume"], lr_bytes)[0]
     desc["size_bytes"] = len(content)
     desc["content_digest"] = ctx.payload_digest if ctx is not None else content_digest(content)
     desc["descriptor_digest"] = domain_digest(DESCRIPTOR_DOMAIN, descriptor_digest_input(desc))
@@ -234,19 +237,37 @@ class Context:
         return build_descriptor(self.pay, self.payload, self)
 
     @cached_property
-    def snapshot_component(self):
-        """Canonical bytes of the snapshot component (a zero-copy slice when the payload is
-        canonical: the component then appears verbatim inside it, FORMAT.md 7.3)."""
-        if self.is_canonical:
-            span = _canonical_span(self.pay, "/snapshot", len(self.payload))
-            return memoryview(self.payload)[span[0]:span[1]]
-        return encode(self.pay["snapshot"])
+    def _component_spans(self) -> dict:
+        """``{top-level key: (start, end)}`` byte spans of the payload's top-level values in
+        :attr:`canonical` (the payload bytes themselves when canonical; FORMAT.md 3.2, 7.3).
+
+        Every component is encoded at most once per verify: each value but the last is encoded
+        once to step over it (keys in canonical order), the last ends before the closing brace."""
+        data, pay = self.canonical, self.pay
+        keys = sorted(pay)
+        pos, out = 1, {}
+        for i, k in enumerate(keys):
+            pos += len(encode(k)) + 1
+            end = len(data) - 1 if i == len(keys) - 1 else pos + len(encode(pay[k]))
+            out[k] = (pos, end)
+            pos = end + 1
+        return out
 
     @cached_property
-    def logical_component(self) -> bytes | None:
-        """Canonical bytes of the loop checkpoint component, ``None`` without one (FORMAT.md 3.2)."""
-        lr = self.pay.get("logical_resume")
-        return None if lr is None else encode(lr)
+    def snapshot_component(self) -> memoryview:
+        """Canonical bytes of the snapshot component: a zero-copy slice of :attr:`canonical` (the
+        component appears verbatim inside the canonical payload, FORMAT.md 7.3)."""
+        start, end = self._component_spans["snapshot"]
+        return memoryview(self.canonical)[start:end]
+
+    @cached_property
+    def logical_component(self) -> memoryview | None:
+        """Canonical bytes of the loop checkpoint component (a zero-copy slice of
+        :attr:`canonical`), ``None`` without one (FORMAT.md 3.2)."""
+        if self.pay.get("logical_resume") is None:
+            return None
+        start, end = self._component_spans["logical_resume"]
+        return memoryview(self.canonical)[start:end]
 
     # -- locations ------------------------------------------------------------------------
     def span(self, source: str, pointer: str) -> tuple[int, int] | None:
