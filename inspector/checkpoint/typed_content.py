@@ -59,15 +59,41 @@ def _copy(v):
     return v
 
 
+def _rebuild(v, children, build):
+    """Rebuild a nested value bottom-up with an explicit stack (no recursion per nesting level).
+
+    ``children(x)`` gives a container's children in order, or ``None`` for a leaf (kept as is);
+    ``build(x, kids)`` makes the new container from the original and its rebuilt children."""
+    done: list = []
+    stack = [(v, None)]  # (value, its children once expanded)
+    while stack:
+        x, kids = stack.pop()
+        if kids is None:
+            kids = children(x)
+            if kids is None:
+                done.append(x)
+                continue
+            stack.append((x, kids))
+            stack.extend((c, None) for c in reversed(kids))
+        else:
+            n = len(kids)
+            got = done[len(done) - n:] if n else []
+            del done[len(done) - n:]
+            done.append(build(x, got))
+    return done[0]
+
+
+def _content_children(x):
+    if type(x) is CMap:
+        return [c for _k, c in x]
+    return x if type(x) is list else None
+
+
 def _content_value(v):
-    if isinstance(v, CMap):
-        d = {}
-        for k, x in v:
-            d[k] = _content_value(x)
-        return d
-    if isinstance(v, list):
-        return [_content_value(x) for x in v]
-    return v
+    """Buffered content (``CMap`` objects, duplicates kept) as a ``serde_json::Value``: a repeated
+    key keeps its first position and its last value."""
+    return _rebuild(v, _content_children, lambda x, kids: dict(zip((k for k, _c in x), kids))
+                    if type(x) is CMap else kids)
 
 
 def timestamp(s: str) -> str:
@@ -253,12 +279,15 @@ def untagged(t: S.Untagged, v):
 
 
 def to_content(v):
-    """A parsed JSON value (dicts, lists) as buffered content (``CMap`` objects)."""
-    if type(v) is dict:
-        return CMap((k, to_content(x)) for k, x in v.items())
-    if type(v) is list:
-        return [to_content(x) for x in v]
-    return v
+    """A parsed JSON value (dicts, lists) as buffered content (``CMap`` objects); explicit stack."""
+    return _rebuild(v, _value_children, lambda x, kids: CMap(zip(x, kids)) if type(x) is dict else kids)
+
+
+def _value_children(x):
+    tx = type(x)
+    if tx is dict:
+        return list(x.values())
+    return x if tx is list else None
 
 
 def decode_value(t, value):
