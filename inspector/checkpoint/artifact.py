@@ -123,6 +123,8 @@ class InputFile:
 
     @property
     def oversize(self) -> bool:
+        """True when ``size`` (bytes) exceeds ``MAX_CONTENT_BYTES``, the reference's 256 MiB payload
+        ceiling (FORMAT.md P-BOUND): the bytes are then not read, and P-BOUND fails from the size."""
         return self.size > MAX_CONTENT_BYTES
 
     def sha256(self) -> str | None:

@@ -132,6 +132,8 @@ class CanonicalDiff:
 
     @property
     def equal(self) -> bool:
+        """True when the file's bytes are exactly their canonical_json_v1 form (FORMAT.md 3.1;
+        P-CANONICAL passes); False when they differ or could not be canonicalized (``error``)."""
         return self.canonical is not None and self.canonical == self.data
 
     def differences_at(self, row: CanonRow) -> list[Difference]:

@@ -94,6 +94,8 @@ class ComponentDelta:
 
     @property
     def changed(self) -> bool:
+        """True when the component's digest (``sha256:`` text, FORMAT.md 3.2) differs between A and B,
+        or exists on one side only."""
         return self.old != self.new
 
 
