@@ -177,6 +177,15 @@ def redact_payload(data: bytes, *, source: str = "payload", hash_prefix: bool = 
 # Quoted parts of a message: Rust/JSON "…" (with escapes), serde's `…`, Python's '…' (a quote
 # that does not follow a letter, so the apostrophe of "payload's" is not taken for one).
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"|`([^`]*)`|(?<![A-Za-z])\'((?:[^\'\\]|\\.)*)\'(?![A-Za-z])', re.S)
+#: Texts that quote a value between backticks without escaping it (serde's unknown variant/field,
+#: the reference's durable-memory profile texts): the value runs to the *last* backtick before the
+#: words that follow it, so a value holding backticks is still caught whole (the generic pairing of
+#: ``_QUOTED`` would split it and show the parts between its backticks).
+_BACKTICK_VALUES = (
+    re.compile(r"unknown (?:variant|field) `(.*)`(?=, (?:expected|there are no) )", re.S),
+    re.compile(r"profile `(.*)`(?= is incompatible with )", re.S),
+    re.compile(r"unrecognized durable-memory (?:retrieval|context identity) profile `(.*)`$", re.S),
+)
 _HARMLESS = re.compile(r"-?[0-9][0-9.eE+-]*|sha256:[0-9a-f]*|[0-9a-f]{64}|")
 #: Rust's ``{:?}`` escapes of ASCII characters inside a ``str`` (char::escape_debug).
 _RUST_ASCII = {c: f"\\u{{{c:x}}}" for c in list(range(0x20)) + [0x7F]}
@@ -342,18 +351,27 @@ class Redactor:
         if not text:
             return text
         clear = frozenset() if serde else self.clear
+
+        def shown(decoded: str) -> bool:
+            return decoded in clear or decoded in self.allow.vocabulary or _HARMLESS.fullmatch(decoded) is not None
+
         spans = []
-        for m in _QUOTED.finditer(text):
-            inner = next(g for g in m.groups() if g is not None)
-            decoded = inner
-            if m.group(1) is not None:
-                try:
-                    decoded = json.loads(m.group(0))
-                except ValueError:
-                    decoded = inner
-            if decoded in clear or decoded in self.allow.vocabulary or _HARMLESS.fullmatch(decoded):
-                continue
-            spans.append((m.start(), m.end()))
+        whole = sorted((m.start(1) - 1, m.end(1) + 1, m.group(1)) for pat in _BACKTICK_VALUES for m in pat.finditer(text))
+        pos = 0
+        for start, end, value in whole + [(len(text), len(text), None)]:
+            for m in _QUOTED.finditer(text, pos, max(pos, start)):  # the quotes outside those values
+                inner = next(g for g in m.groups() if g is not None)
+                decoded = inner
+                if m.group(1) is not None:
+                    try:
+                        decoded = json.loads(m.group(0))
+                    except ValueError:
+                        decoded = inner
+                if not shown(decoded):
+                    spans.append((m.start(), m.end()))
+            if value is not None and not shown(value):
+                spans.append((start, end))
+            pos = max(pos, end)
         i, n = 0, len(text)
         while i <= n - _MIN_SECRET:
             cands = self._index.get(text[i:i + _MIN_SECRET])
