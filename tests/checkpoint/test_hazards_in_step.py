@@ -1,0 +1,51 @@
+"""The diagnosis' own tables (hazards.py) stay in step with the schema they describe: every f32
+field of the payload's typed layout (FORMAT.md 4.16) is named by ``f32_field`` with its struct and
+field name, and no f64 or integer field is taken for one."""
+
+from inspector.checkpoint import schema as S
+from inspector.checkpoint import schema_types as T
+from inspector.checkpoint.hazards import f32_field
+
+
+def _leaf_pointers(kind) -> dict[str, str]:
+    """``{concrete pointer (indices 0, map keys 'k'): struct.field}`` of every field of type ``kind``."""
+    out = {}
+    stack = [(S.PAYLOAD, "", None, 0)]
+    while stack:
+        t, p, owner, depth = stack.pop()
+        if depth > 40:
+            continue
+        if t is kind:
+            out[p] = owner
+        elif isinstance(t, T.Opt):
+            stack.append((t.inner, p, owner, depth))
+        elif isinstance(t, (T.Vec, T.Set)):
+            stack.append((t.inner, p + "/0", owner, depth + 1))
+        elif isinstance(t, T.Map):
+            stack.append((t.value, p + "/k", owner, depth + 1))
+        elif isinstance(t, T.Struct):
+            stack.extend((f.type, f"{p}/{f.key}", f"{t.name}.{f.key}", depth + 1) for f in t.fields)
+        elif isinstance(t, T.Tagged):
+            stack.extend((s, p, owner, depth + 1) for _n, s in t.variants)
+        elif isinstance(t, T.Untagged):
+            stack.extend((a, p, owner, depth + 1) for a in t.alternatives)
+    return out
+
+
+def test_every_f32_field_of_the_schema_is_named():
+    fields = _leaf_pointers(T.F32)
+    assert len(fields) == 10
+    for pointer, owner in fields.items():
+        name = f32_field(pointer)
+        assert name is not None, pointer
+        struct, field = owner.split(".", 1)
+        # events are named by their wire tag (memory_stored.importance), structs by their type
+        assert name.endswith("." + field), (pointer, name)
+        if "::" not in struct:
+            assert name == owner, (pointer, name)
+
+
+def test_no_other_number_is_taken_for_an_f32():
+    for kind in (T.F64, T.U64, T.USIZE, T.U32, T.I64):
+        for pointer in _leaf_pointers(kind):
+            assert f32_field(pointer) is None, pointer
