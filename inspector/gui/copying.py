@@ -127,10 +127,11 @@ class CopyService(QObject):
         i = depth - 1
         while idx.isValid():
             item = idx.internalPointer()
-            if isinstance(item.key, int):
-                arrays.add(i)
+            if item.kind != "range":  # range rows ("[1000 … 1999]") are not pointer tokens
+                if isinstance(item.key, int):
+                    arrays.add(i)
+                i -= 1
             idx = idx.parent()
-            i -= 1
         return arrays
 
     # -- copying ---------------------------------------------------------------------------------

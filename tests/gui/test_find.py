@@ -147,3 +147,33 @@ def test_a_500000_element_array_opens_with_rows_made_on_demand(qtbot, window, tm
     assert m.rowCount() < 1000  # not 500,000 rows at once
     idx = m.index_for_pointer("/499999")
     assert idx.isValid() and m.data(idx.siblingAtColumn(1)) == "499999"
+
+
+def test_large_arrays_show_range_rows_and_navigation_goes_through_them(qtbot, window, tmp_path):
+    doc = json.loads(GOLDEN_P.read_bytes())
+    doc["snapshot"]["session"]["messages"] = [
+        {"content": [{"text": f"m{i}", "type": "text"}], "role": "user"} for i in range(2500)]
+    p = tmp_path / "long.payload.json"
+    p.write_bytes(json.dumps(doc, separators=(",", ":")).encode())
+    open_and_wait(qtbot, window, [p])
+    m = window.snap_model
+    msgs = m.index_for_pointer("/snapshot/session/messages")
+    m.fetchMore(msgs)
+    assert m.rowCount(msgs) == 3  # [0 … 999], [1,000 … 1,999], [2,000 … 2,499]
+    assert [m.data(m.index(r, 0, msgs)) for r in range(3)] == ["[0 … 999]", "[1,000 … 1,999]", "[2,000 … 2,499]"]
+    assert m.data(m.index(2, 1, msgs)) == "500 items"
+    idx = m.index_for_pointer("/snapshot/session/messages/2499/content/0/text")
+    assert idx.isValid() and m.data(idx.siblingAtColumn(1)) == "“m2499”"
+    assert m.data(idx.parent().parent().parent().parent(), 0) == "[2,000 … 2,499]"
+    assert m.index_for_offset(p.read_bytes().rindex(b"m2499")) == idx
+    view = window.snap_pane.view
+    window.focus_pane(view)
+    view.setCurrentIndex(idx)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
+    text, _ = _menu(qtbot, view, "Copy as jq Path")
+    assert text == ".snapshot.session.messages[2499].content[0].text"
+
+
+def _menu(qtbot, view, label):
+    from .test_copy import _menu_pick
+    return _menu_pick(qtbot, view, lambda: QTest.keyClick(view, Qt.Key.Key_Menu), label)

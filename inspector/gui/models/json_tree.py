@@ -28,6 +28,8 @@ from .annotate import ToolPairs, is_timestamp_key, preview, summary, timestamp_t
 __all__ = ["JsonTreeModel", "TreeItem", "escape_token"]
 
 BATCH = 64
+#: At most this many rows under one row: larger containers are shown in ranges of 1000**k children.
+BUCKET = 1000
 _PREVIEW = 160
 # Flag combinations computed once: views call flags()/hasChildren() for every laid-out row.
 _SEL = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
@@ -61,7 +63,7 @@ class TreeItem:
     """One row: a JSON value with its key, kind, byte span and (once fetched) children."""
 
     __slots__ = ("parent", "row", "key", "key_start", "start", "end", "kind", "pointer", "children", "infos",
-                 "_cache", "nonempty", "pos", "scan")
+                 "_cache", "nonempty", "pos", "scan", "lo", "hi", "step")
 
     def __init__(self, parent, row, key, key_start, start, end, kind, pointer, pos=0):
         self.parent = parent
@@ -77,11 +79,16 @@ class TreeItem:
         self._cache = None
         self.nonempty = None
         self.pos = pos  # position among the parent's children in the file (the root's may be filtered)
-        self.scan = 0  # how many of ``infos`` were looked at (children are made in file order)
+        self.scan = 0  # how many child slots were made (children are made in file order)
+        # The positions [lo, hi) of the container's children this row holds, ``step`` positions
+        # per child row: 1 for real children, 1000**k for range rows ("[1000 … 1999]").
+        self.lo = 0
+        self.hi = None
+        self.step = None
 
     @property
     def is_container(self) -> bool:
-        return self.kind in ("object", "array")
+        return self.kind in ("object", "array", "range")
 
 
 class JsonTreeModel(QAbstractItemModel):
@@ -116,6 +123,7 @@ class JsonTreeModel(QAbstractItemModel):
     def set_document(self, data: bytes | None, index: dict | None, *, editable: bool = False) -> None:
         """Show ``data`` (with its span ``index``); ``None`` or an unparsed document clears the tree."""
         self.beginResetModel()
+        _release(self._root)
         self._data = data
         self._index = index
         self._editable = editable
@@ -160,16 +168,50 @@ class JsonTreeModel(QAbstractItemModel):
         return item is self._root and ((self._include is not None and key not in self._include)
                                        or key in self._exclude)
 
+    def _prepare(self, item: TreeItem) -> None:
+        """Find ``item``'s children (once) and how many positions each child row holds: a
+        container of more than :data:`BUCKET` children shows range rows of ``BUCKET**k``
+        children each, so no level of the tree has more than ``BUCKET`` rows."""
+        if item.step is not None:
+            return
+        if item.infos is None:
+            item.infos = children_of(self._data, self._index, item.start, item.end)
+        if item.hi is None:
+            item.lo, item.hi = 0, len(item.infos)
+        step = 1
+        if not (item is self._root and item.infos.kind == "object" and (self._include is not None or self._exclude)):
+            while -(-(item.hi - item.lo) // step) > BUCKET:
+                step *= BUCKET
+        item.step = step
+
+    def _slots(self, item: TreeItem) -> int:
+        self._prepare(item)
+        return -(-(item.hi - item.lo) // item.step)
+
     def _fill(self, item: TreeItem, *, limit: int | None = None) -> list[TreeItem]:
         """Create up to ``limit`` more of ``item``'s children (no model signals); the root skips
         the keys this tree does not show (at most ``limit`` of them are looked at per call, or
         until ``limit`` rows were made)."""
-        if item.infos is None:
-            item.infos = children_of(self._data, self._index, item.start, item.end)
+        self._prepare(item)
         ch = item.infos
         made = []
-        i = item.scan
-        n = len(ch) if limit is None else min(len(ch), i + max(limit, 1) * (64 if item is self._root else 1))
+        if item.step > 1:  # range rows
+            i, n = item.scan, self._slots(item)
+            if limit is not None:
+                n = min(n, i + limit)
+            while i < n:
+                lo = item.lo + i * item.step
+                hi = min(item.hi, lo + item.step)
+                s = ch.key_starts[lo] if ch.key_starts is not None else ch.starts[lo]
+                r = TreeItem(item, len(item.children), None, None, s, ch.ends[hi - 1], "range", item.pointer, lo)
+                r.infos, r.lo, r.hi, r.nonempty = ch, lo, hi, True
+                item.children.append(r)
+                made.append(r)
+                i += 1
+            item.scan = i
+            return made
+        i = item.lo + item.scan
+        n = item.hi if limit is None else min(item.hi, i + max(limit, 1) * (64 if item is self._root else 1))
         base = item.pointer
         data = self._data
         while i < n and (limit is None or len(made) < limit):
@@ -183,14 +225,14 @@ class JsonTreeModel(QAbstractItemModel):
             item.children.append(it)
             made.append(it)
             i += 1
-        item.scan = i
+        item.scan = i - item.lo
         return made
 
     def _count_next(self, item: TreeItem, limit: int) -> int:
         """How many rows the next ``_fill(item, limit=limit)`` will make (for beginInsertRows)."""
         ch = item.infos
-        if item is not self._root:
-            return min(len(ch) - item.scan, limit)
+        if item is not self._root or item.step > 1:
+            return min(self._slots(item) - item.scan, limit)
         n, i = 0, item.scan
         end = min(len(ch), i + max(limit, 1) * 64)
         while i < end and n < limit:
@@ -242,7 +284,9 @@ class JsonTreeModel(QAbstractItemModel):
         """A container with at least one child (first byte after the bracket is not the closer)."""
         ne = item.nonempty
         if ne is None:
-            if item.kind != "object" and item.kind != "array":
+            if item.kind == "range":
+                ne = True
+            elif item.kind != "object" and item.kind != "array":
                 ne = False
             elif item.children:
                 ne = True
@@ -261,15 +305,14 @@ class JsonTreeModel(QAbstractItemModel):
         item = self._item(parent)
         if item is None or not item.is_container:
             return False
-        return item.infos is None or item.scan < len(item.infos)
+        return item.step is None or item.scan < self._slots(item)
 
     def fetchMore(self, parent=QModelIndex(), batch: int = BATCH):
         """Make the next ``batch`` rows under ``parent`` (the root included)."""
         if not self.canFetchMore(parent):
             return
         item = self._item(parent)
-        if item.infos is None:
-            item.infos = children_of(self._data, self._index, item.start, item.end)
+        self._prepare(item)
         first = len(item.children)
         count = self._count_next(item, batch)
         if count <= 0:
@@ -290,7 +333,7 @@ class JsonTreeModel(QAbstractItemModel):
         item = index.internalPointer()
         if self._nonempty(item):
             return _SEL
-        if self._editable and index.column() == 1 and item.kind != "object" and item.kind != "array":
+        if self._editable and index.column() == 1 and not item.is_container:
             return _EDIT_LEAF
         return _SEL_LEAF
 
@@ -302,6 +345,8 @@ class JsonTreeModel(QAbstractItemModel):
             return None
         item: TreeItem = index.internalPointer()
         col = index.column()
+        if item.kind == "range":
+            return self._range_data(item, col, role)
         if role == _DISPLAY:
             if col == 0:
                 return f"[{item.key}]" if isinstance(item.key, int) else visible(str(item.key))
@@ -349,6 +394,31 @@ class JsonTreeModel(QAbstractItemModel):
             return False
         emit(self.editRequested, self.source, item.pointer, (item.start, item.end), item.kind, text)
         return True
+
+    def _range_data(self, item: TreeItem, col: int, role: int):
+        """A range row: ``[1000 … 1999]``, how many children it holds, their bytes."""
+        what = "keys" if item.infos.kind == "object" else "items"
+        if role == _DISPLAY or role == _ACCESSIBLE:
+            return (f"[{item.lo:,} … {item.hi - 1:,}]", f"{item.hi - item.lo:,} {what}",
+                    f"{item.start}–{item.end}")[col] if role == _DISPLAY else \
+                f"{what} {item.lo} to {item.hi - 1} of {item.pointer or '/'}"
+        if role == _TOOLTIP:
+            return f"{what} {item.lo:,} to {item.hi - 1:,} of {self.source} {item.pointer or '/'}\nbytes {item.start}–{item.end}"
+        if role == LocationRole:
+            return Location(self.source, item.pointer, (item.start, item.end))
+        if role == PointerRole:
+            return item.pointer
+        if role == SpanRole:
+            return (item.start, item.end)
+        if role == KindRole:
+            return "range"
+        if role == VerdictRole or (col == 0 and role in (_DECORATION, _FOREGROUND)):
+            v = self._marker(item)
+            if role == VerdictRole:
+                return v
+            if v is not None:
+                return style.icon(v) if role == _DECORATION else style.colour(v)
+        return None
 
     # -- display helpers ------------------------------------------------------------------------
     def _marker(self, item: TreeItem) -> Verdict | None:
@@ -424,7 +494,9 @@ class JsonTreeModel(QAbstractItemModel):
         span = find_span(self._data, self._index, base)
         if span is None:
             return
-        value = load_value(self._data, *span, limit=16 << 20)
+        # Decoded on the GUI thread, so only while small (512 KiB: a few ms); a longer
+        # conversation pairs its tool calls as its rows are read.
+        value = load_value(self._data, *span, limit=512 << 10)
         if isinstance(value, list):
             for i, msg in enumerate(value):
                 pairs.add(i, msg)
@@ -459,24 +531,34 @@ class JsonTreeModel(QAbstractItemModel):
 
     # -- navigation -----------------------------------------------------------------------------
     def _child_at(self, item: TreeItem, idx: QModelIndex, pos: int) -> TreeItem | None:
-        """The child of ``item`` at file position ``pos`` (fetching rows up to it); None if not shown."""
-        if item is self._root:
-            key = item.infos.keys[pos] if item.infos.keys is not None else pos
-            if self._filtered(item, key):
+        """The child of container ``item`` at file position ``pos``, through any range rows
+        (fetching rows up to it); None if not shown."""
+        while True:
+            self._prepare(item)
+            if item is self._root and item.step == 1 and (self._include is not None or self._exclude):
+                key = item.infos.keys[pos] if item.infos.keys is not None else pos
+                if self._filtered(item, key):
+                    return None
+                while item.scan <= pos:
+                    self.fetchMore(idx, batch=max(BATCH, pos + 1 - item.scan))
+                kids = item.children
+                lo, hi = 0, len(kids) - 1
+                while lo <= hi:  # children are in file order
+                    mid = (lo + hi) // 2
+                    if kids[mid].pos < pos:
+                        lo = mid + 1
+                    elif kids[mid].pos > pos:
+                        hi = mid - 1
+                    else:
+                        return kids[mid]
                 return None
-        while item.scan <= pos:
-            self.fetchMore(idx, batch=max(BATCH, pos + 1 - item.scan))
-        kids = item.children
-        lo, hi = 0, len(kids) - 1
-        while lo <= hi:  # children are in file order
-            mid = (lo + hi) // 2
-            if kids[mid].pos < pos:
-                lo = mid + 1
-            elif kids[mid].pos > pos:
-                hi = mid - 1
-            else:
-                return kids[mid]
-        return None
+            slot = (pos - item.lo) // item.step
+            while item.scan <= slot:
+                self.fetchMore(idx, batch=max(BATCH, slot + 1 - item.scan))
+            child = item.children[slot]
+            if item.step == 1:
+                return child
+            item, idx = child, self.createIndex(child.row, 0, child)
 
     def index_for_pointer(self, pointer: str) -> QModelIndex:
         """The row for ``pointer`` (fetching lazily along the way); invalid when not shown here."""
@@ -490,8 +572,7 @@ class JsonTreeModel(QAbstractItemModel):
             token = raw.replace("~1", "/").replace("~0", "~")
             if not item.is_container:
                 return QModelIndex()
-            if item.infos is None:
-                item.infos = children_of(self._data, self._index, item.start, item.end)
+            self._prepare(item)
             infos = item.infos
             if infos.kind == "array":
                 if not token.isdigit() or int(token) >= len(infos):
@@ -521,8 +602,7 @@ class JsonTreeModel(QAbstractItemModel):
         while True:
             if not item.is_container or not self._nonempty(item):
                 return best
-            if item.infos is None:
-                item.infos = children_of(self._data, self._index, item.start, item.end)
+            self._prepare(item)
             infos = item.infos
             # binary search the child whose [key_start or start, end) contains offset
             lo, hi = 0, len(infos) - 1
@@ -545,3 +625,14 @@ class JsonTreeModel(QAbstractItemModel):
             item = child
             idx = self.createIndex(item.row, 0, item)
             best = idx
+
+
+def _release(root: TreeItem | None) -> None:
+    """Break the parent/child links of a tree being dropped, so reference counting frees its rows
+    at once (no collector pass over 100,000s of rows later); an explicit stack, any depth."""
+    stack = [root] if root is not None else []
+    while stack:
+        item = stack.pop()
+        stack.extend(item.children)
+        item.children = []
+        item.parent = None

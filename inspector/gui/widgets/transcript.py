@@ -51,12 +51,14 @@ class TranscriptModel(QAbstractListModel):
         self.tr = transcript
         self.data_bytes = data
         self._cache.clear()
+        self._rows = 0 if transcript is None else len(transcript) + (1 if transcript.boundary is not None else 0)
         self.endResetModel()
 
+    _rows = 0
+
     def rowCount(self, parent=QModelIndex()):  # noqa: N802 (Qt override)
-        if parent.isValid() or self.tr is None:
-            return 0
-        return len(self.tr) + (1 if self.tr.boundary is not None else 0)
+        # Computed once per transcript: a list view asks for it once per row while laying out.
+        return 0 if parent.isValid() else self._rows
 
     def message_index(self, row: int) -> int | None:
         """The message shown in ``row`` (``None`` for the boundary row)."""
@@ -223,6 +225,9 @@ class TranscriptPane(QWidget):
         self.view.setModel(self.model)
         self.view.setItemDelegate(TranscriptDelegate(self.view))
         self.view.setUniformItemSizes(True)
+        # Lay out 120,000 messages a batch per event-loop turn, not all in one (a 1 s stall).
+        self.view.setLayoutMode(QListView.LayoutMode.Batched)
+        self.view.setBatchSize(2000)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.detail = QTextBrowser()

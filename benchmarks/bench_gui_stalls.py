@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The longest event-loop stall of the window while it opens, finds and expands (target: < 100 ms).
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_stalls.py [--messages 120000] [--reps 3]
+
+Inputs, made in ``benchmarks/out/``:
+
+* ``array-500k.json``: a JSON array of 500,000 numbers (3.4 MB; not a checkpoint);
+* ``messages-<n>.payload.json``: the golden payload with ``n`` short chat messages (11 MB for
+  120,000), canonical bytes; the last message holds the text that Find looks for.
+
+Scenarios (each in a fresh window): open the array; open the checkpoint; Find a text that only
+the last message holds (the whole document is searched); Expand All on the snapshot tree (stops
+at 200,000 rows). A 5 ms timer runs throughout; a *stall* is the time between two of its ticks
+minus 5 ms, so 0 means the event loop never waited. Reported: the longest stall per scenario
+(median over ``--reps``) and the scenario's wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QSettings, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from inspector.checkpoint import encode  # noqa: E402
+
+NEEDLE = "zebra-quartz-needle"
+TICK_MS = 5
+
+
+def make_inputs(out: Path, messages: int) -> tuple[Path, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    arr = out / "array-500k.json"
+    if not arr.exists():
+        arr.write_bytes(json.dumps(list(range(500_000))).encode())
+    cp = out / f"messages-{messages}.payload.json"
+    if not cp.exists():
+        golden = json.loads((ROOT / "tests" / "data" / "fixtures" / "golden" / "payload-with-resume.json").read_bytes())
+        msgs = []
+        for i in range(messages):
+            role = "user" if i % 2 == 0 else "assistant"
+            text = f"message {i}: please look at file src/module_{i % 97}.rs line {i % 1000}"
+            if i == messages - 1:
+                text += f" {NEEDLE}"
+            msgs.append({"content": [{"text": text, "type": "text"}], "role": role})
+        golden["snapshot"]["session"]["messages"] = msgs
+        cp.write_bytes(encode(golden))
+    return arr, cp
+
+
+class StallMeter:
+    """Longest gap between ticks of a 5 ms timer, minus 5 ms (seconds)."""
+
+    def __init__(self):
+        self.timer = QTimer()
+        self.timer.setInterval(TICK_MS)
+        self.timer.timeout.connect(self._tick)
+        self.reset()
+
+    def reset(self):
+        self.last = time.perf_counter()
+        self.worst = 0.0
+
+    def _tick(self):
+        now = time.perf_counter()
+        self.worst = max(self.worst, now - self.last - TICK_MS / 1000)
+        self.last = now
+
+    def start(self):
+        self.reset()
+        self.timer.start()
+
+
+def run_until(app, done, timeout=300.0, settle=0.3):
+    t0 = time.perf_counter()
+    while not done() and time.perf_counter() - t0 < timeout:
+        app.processEvents()
+        time.sleep(0.0005)
+    wall = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    while time.perf_counter() - t1 < settle:
+        app.processEvents()
+        time.sleep(0.0005)
+    if not done():
+        raise TimeoutError("scenario did not finish")
+    return wall
+
+
+def fresh_window(tmp: Path):
+    from inspector.gui.window import MainWindow
+
+    s = QSettings(str(tmp / "bench-settings.ini"), QSettings.Format.IniFormat)
+    s.clear()
+    w = MainWindow(settings=s)
+    w.resize(1560, 960)
+    w.show()
+    return w
+
+
+def scenario_open(app, meter, tmp, path):
+    w = fresh_window(tmp)
+    ready = []
+    w.analysisReady.connect(lambda: ready.append(1))
+    meter.start()
+    wall = run_until(app, lambda: bool(ready), settle=0.5) if w.open_paths([str(path)]) else None
+    worst = meter.worst
+    return w, worst, wall
+
+
+def scenario_find(app, meter, w):
+    found = []
+    w.finder.searched.connect(lambda n: found.append(n))
+    w.find_bar.open()
+    meter.start()
+    w.find_bar.edit.setText(NEEDLE)
+    w.find_bar.edit.returnPressed.emit()
+    wall = run_until(app, lambda: bool(found))
+    assert found[0] == 1, found
+    return meter.worst, wall
+
+
+def scenario_expand(app, meter, w):
+    done = []
+    w.expander.finished.connect(lambda n: done.append(n))
+    view = w.snap_pane.view
+    meter.start()
+    w.expander.start(view)
+    wall = run_until(app, lambda: bool(done))
+    return meter.worst, wall, done[0]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--messages", type=int, default=120_000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=HERE / "out")
+    args = ap.parse_args(argv)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    arr, cp = make_inputs(args.out, args.messages)
+    meter = StallMeter()
+    rows = {k: [] for k in ("open 500,000-element array", "open checkpoint", "find (whole document)",
+                            "expand all (snapshot tree)")}
+    info = {}
+    for _ in range(args.reps):
+        w, worst, wall = scenario_open(app, meter, args.out, arr)
+        rows["open 500,000-element array"].append((worst, wall))
+        w.close()
+        w.deleteLater()
+        w, worst, wall = scenario_open(app, meter, args.out, cp)
+        rows["open checkpoint"].append((worst, wall))
+        worst, wall = scenario_find(app, meter, w)
+        rows["find (whole document)"].append((worst, wall))
+        worst, wall, n = scenario_expand(app, meter, w)
+        rows["expand all (snapshot tree)"].append((worst, wall))
+        info["expanded rows"] = n
+        w.close()
+        w.deleteLater()
+        app.processEvents()
+    print(f"checkpoint: {cp.name}, {cp.stat().st_size:,} bytes, {args.messages:,} messages; "
+          f"array: {arr.stat().st_size:,} bytes; {args.reps} reps; load average {os.getloadavg()[0]:.1f}")
+    print("| scenario | longest stall ms (median) | worst rep ms | wall s (median) |")
+    print("|---|---:|---:|---:|")
+    for name, vals in rows.items():
+        stalls = [v[0] * 1000 for v in vals]
+        walls = [v[1] for v in vals]
+        print(f"| {name} | {statistics.median(stalls):.0f} | {max(stalls):.0f} | {statistics.median(walls):.2f} |")
+    print(f"expand all made {info.get('expanded rows', 0):,} rows visible")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
