@@ -96,3 +96,24 @@ def test_find_count_of_the_previous_checkpoint_is_not_left_showing(qtbot, window
     with qtbot.waitSignal(window.finder.moved, timeout=30000):
         QTest.keyClick(edit, Qt.Key.Key_Return)
     assert window.find_bar.status.text() == "1 of 3 matches"
+
+
+def test_a_banner_is_as_tall_as_its_text_and_the_verdict_is_not_stretched(qtbot, window):
+    # In the tool bar at the top, a wrapped banner asked for its text's height at a guessed narrow
+    # width (101 px for a 42 px three-line note at 1024 px; ~90 px for the one-line EDITED banner), and
+    # the verdict under it was stretched to fill the bar, its lines pulled apart.
+    from .test_trial import _edit_name_with_f2
+
+    window.resize(1024, 700)
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    _edit_name_with_f2(qtbot, window)
+    banner = window._banners["edited"]
+    qtbot.waitUntil(lambda: banner.isVisible())
+    QApplication.processEvents()
+    label = banner.label
+    m = banner.layout().contentsMargins()
+    text_h = label.heightForWidth(label.width())
+    assert text_h < 3 * label.fontMetrics().lineSpacing()  # the sentence fits on a line or two at 1024 px
+    buttons = max(b.sizeHint().height() for b in banner.buttons.values())
+    assert banner.height() <= max(text_h, buttons) + m.top() + m.bottom() + 2
+    assert window.header.height() <= window.header.sizeHint().height() + 2

@@ -22,6 +22,40 @@ __all__ = ["Banner", "ElidedLabel", "JsonTreeView", "VerdictHeader", "TreePane",
            "finding_html"]
 
 
+class _WrappedLabel(QLabel):
+    """A word-wrapped label whose size hint is its height at its current width.
+
+    In the tool bar at the top (no height-for-width there) a plain wrapped QLabel asks for the
+    height of its text wrapped at a guessed narrow width: a three-line note took 101 px instead of
+    42 at 1024 px, and the verdict below it was stretched to fill the bar.
+    """
+
+    def __init__(self, text: str = "", parent=None):
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        if self.width() > 0:
+            hint.setHeight(self.heightForWidth(self.width()))
+        return hint
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().minimumSizeHint()
+        if self.width() > 0:
+            hint.setHeight(self.heightForWidth(self.width()))
+        return hint
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt override)
+        # The box layouts would otherwise size the banner for the text wrapped at its *hint* width.
+        return False
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()
+
+
 class Banner(QFrame):
     """A message strip at the top of the window: an icon, a sentence and optional buttons.
 
@@ -43,8 +77,7 @@ class Banner(QFrame):
         icon = QLabel()
         icon.setPixmap(style.icon(verdict).pixmap(20, 20))
         lay.addWidget(icon)
-        self.label = QLabel(text)
-        self.label.setWordWrap(True)
+        self.label = _WrappedLabel(text)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.label, 1)
         self.buttons = {}
