@@ -373,9 +373,12 @@ def decode_fast(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: int
     if not canonical:
         if spans:
             spans.clear()
-        if _same_layout(value, data):
-            raise NotCanonical(value)
-        raise NotFast
+        layout = _same_layout(value, data)
+        if layout is None:
+            raise NotFast
+        if spans is not None and layout[1]:
+            _layout_spans(value, layout[0], spans, big)
+        raise NotCanonical(value)
     return value
 
 
@@ -421,8 +424,10 @@ class NotCanonical(NotFast):
         self.value = value
 
 
-def _same_layout(value, data: bytes) -> bool:
-    """True when ``data`` is one of the printings :class:`NotCanonical` accepts for ``value``."""
+def _same_layout(value, data: bytes) -> tuple[int, bool] | None:
+    """``(orjson option, same offsets)`` when ``data`` is one of the printings :class:`NotCanonical`
+    accepts for ``value``, else ``None``; ``same offsets``: no CR was dropped to compare, so byte
+    offsets of that printing are offsets in ``data``."""
     import orjson
 
     text = data
@@ -434,8 +439,49 @@ def _same_layout(value, data: bytes) -> bool:
         try:
             enc = orjson.dumps(value, option=opt)
         except TypeError:  # orjson.JSONEncodeError: not printable as JSON (an integer over 64 bits)
-            return False
+            return None
         extra = len(text) - len(enc)
         if extra in (0, 1) and text.startswith(enc) and text[len(enc):] in (b"", b"\n"):
-            return True
-    return False
+            return opt, text is data
+    return None
+
+
+def _layout_spans(value, opt: int, spans: dict, big: int) -> None:
+    """Fill ``spans`` (as :func:`decode_fast` does for canonical files) for a file that is exactly
+    ``orjson.dumps(value, option=opt)``: every child's length is its own printing's length plus the
+    indentation its lines get at its depth, so no byte is scanned. Explicit stack, no recursion."""
+    import orjson
+
+    indent = bool(opt & orjson.OPT_INDENT_2)
+    ordered = bool(opt & orjson.OPT_SORT_KEYS)
+    dumps = orjson.dumps
+    stack = [(value, 0, 0)]  # (container, its start, its depth)
+    while stack:
+        v, pos, level = stack.pop()
+        obj = type(v) is dict
+        starts, ends = array("q"), array("q")
+        key_starts, keys = (array("q"), []) if obj else (None, None)
+        if not v:
+            end = pos + 2
+        else:
+            pad = (level + 1) * 2 if indent else 0
+            p = pos + 1 + (1 if indent else 0)  # "{\n" or "{"
+            items = (sorted(v.items()) if ordered else v.items()) if obj else enumerate(v)
+            for n, (k, x) in enumerate(items):
+                if n:
+                    p += 2 if indent else 1  # ",\n" or ","
+                p += pad
+                if obj:
+                    key_starts.append(p)
+                    keys.append(k)
+                    p += len(dumps(k)) + (2 if indent else 1)  # '": ' or '":'
+                enc = dumps(x, option=opt)
+                n_bytes = len(enc) + (enc.count(b"\n") * pad if indent else 0)
+                starts.append(p)
+                ends.append(p + n_bytes)
+                if (type(x) is dict or type(x) is list) and n_bytes >= big:
+                    stack.append((x, p, level + 1))
+                p += n_bytes
+            end = p + ((1 + level * 2) if indent else 0) + 1  # "\n" + indent + "}"
+        if end - pos >= big or level == 0:
+            spans[pos] = ("object" if obj else "array", end, starts, ends, key_starts, keys)

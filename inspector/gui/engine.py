@@ -233,9 +233,9 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     verdict (``Analysis.stage``). Then one child process parses the payload once: the engine's
     fast path verifies it and, while comparing the re-encoding, records the child spans the
     trees need (``verify(spans=...)``), so verdicts and trees come together with no second parse
-    or hash. A payload that is not canonical (the fast path gives no spans) is indexed by a second
-    child after the verdicts (at once, in parallel, with four cores or more); the verifying child
-    sends the structure stage as soon as it is known.
+    or hash (also for a pretty-printed, CRLF or reordered payload the fast path reads). Any other
+    payload (the fast path gives no spans) is indexed by a second child after the verdicts; the
+    verifying child sends the structure stage as soon as it is known.
     """
     if descriptor is not None:
         _index_small(descriptor)
@@ -250,14 +250,10 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
         raise Cancelled()
     verifier = ChildTask(_child_analyse, (payload.path, descriptor.data if descriptor else None, payload.size,
                                          payload.mtime_ns, digest, BIG))
-    # Canonical JSON has no raw line breaks (strings escape them): with one, the spans cannot come
-    # from the verifier, so a second child indexes the bytes: at once with four cores or more, else
-    # after the verdicts (which come first: on two cores, two children at once slowed both).
-    parallel = (os.cpu_count() or 1) >= 4
-    indexer = ChildTask(_child_index, (payload.path, BIG)) if parallel and b"\n" in payload.data else None
+    # The verifier's fast path gives the spans of a canonical payload and of a pretty-printed or
+    # reordered one; only for anything else does a second child index the bytes, after the verdicts.
+    indexer = None
     verifier.start()
-    if indexer is not None:
-        indexer.start()
     # Rough rate measured here (verify of a 247 MiB payload: about 5 s), for an honest estimate.
     est_verify = max(1.0, payload.size / 50e6)
     index_done = report = None
@@ -431,8 +427,8 @@ def _child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_n
 
     ``digest`` is the parent's SHA-256 of the bytes it read: reused only when the file still has
     the size and modification time it had then. The index (``{start: Children}``) comes from the
-    fast path's spans, ``None`` when the payload is not canonical (or ``big`` is ``None``: no index
-    wanted, no stages sent).
+    fast path's spans, ``None`` when the fast path did not read the payload (or ``big`` is ``None``:
+    no index wanted, no stages sent).
     """
     with open(path, "rb") as fh:
         st = os.fstat(fh.fileno())
