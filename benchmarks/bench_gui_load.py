@@ -178,7 +178,8 @@ def _measure_window(p: str, d: str) -> dict:
 
     def done():
         result["verdicts_s"] = clock.nsecsElapsed() / 1e9
-        QTimer.singleShot(50, app.quit)
+        # the trees may come with the verdicts: leave time for the simulated click (150 ms after them)
+        QTimer.singleShot(400, app.quit)
 
     def presented(p):
         if p.analysis.stage is not None and "first_partial_s" not in result:
