@@ -53,8 +53,9 @@ class Lane:
     """One run record. ``seq``/``ts``/``kind`` are parallel arrays over its events (``kind`` codes
     index :data:`EVENT_KINDS`, ``len(EVENT_KINDS)`` for an unknown type); ``starts``/``ends`` the
     events' byte spans in the payload (``None`` when unavailable); ``rounds`` are ``(turn, first,
-    last)`` event indexes (``last`` ``None`` when the round did not end); ``tools`` are ``(id, name,
-    first, last)`` likewise; ``errors`` the indexes of error events; ``boundary`` the event index
+    last)`` event indexes (``last`` ``None`` when the round did not end) and ``tools`` ``(first, last)``
+    likewise, both flattened into arrays by :meth:`compact` (read them with :meth:`iter_rounds` and
+    :meth:`iter_tools`); ``errors`` the indexes of error events; ``boundary`` the event index
     after which the resume continues (source run only; -1 before the first event), ``None``
     elsewhere; ``index`` the run's position in ``run_records``."""
 
@@ -74,6 +75,28 @@ class Lane:
     tools: list = field(default_factory=list)
     errors: list = field(default_factory=list)
     boundary: int | None = None
+
+    def compact(self) -> None:
+        """Store ``rounds`` as ``array('q')`` triples and ``tools`` as ``(first, last)`` pairs (-1 for
+        ``None``; tool ids and names are read from the file when shown), ``errors`` as an array:
+        flat arrays cross a process boundary and unpickle far faster than lists of tuples."""
+        def n(x):
+            return -1 if x is None else x
+        self.rounds = array("q", [v for t, a, b in self.rounds for v in (t if isinstance(t, int) else -1, a, n(b))])
+        self.tools = array("q", [v for _i, _n, a, b in self.tools for v in (a, n(b))])
+        self.errors = array("q", self.errors)
+
+    def iter_rounds(self):
+        """``(turn, first, last or None)`` per tool round (after :meth:`compact`)."""
+        r = self.rounds
+        for k in range(0, len(r), 3):
+            yield r[k], r[k + 1], (None if r[k + 2] < 0 else r[k + 2])
+
+    def iter_tools(self):
+        """``(first, last or None)`` event indexes per tool call (after :meth:`compact`)."""
+        t = self.tools
+        for k in range(0, len(t), 2):
+            yield t[k], (None if t[k + 1] < 0 else t[k + 1])
 
     @property
     def terminal(self) -> bool:
@@ -121,6 +144,27 @@ class Block:
     is_error: bool | None = None
     media: str | None = None
     size: int = 0
+
+
+class Roles:
+    """A message role per message, stored as one byte each (``names`` holds the distinct roles)."""
+
+    def __init__(self, roles: list):
+        self.names: list = []
+        index: dict = {}
+        self.codes = array("H")
+        for r in roles:
+            k = index.get(r)
+            if k is None:
+                k = index[r] = len(self.names)
+                self.names.append(r)
+            self.codes.append(k)
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i: int) -> str:
+        return self.names[self.codes[i]]
 
 
 @dataclass
@@ -206,6 +250,7 @@ def build_timeline(pay: dict, item_spans=None) -> Timeline:
             # at or before checkpoint_ms (-1: before the first event)
             lane.boundary = last_end_before_cut if last_end_before_cut is not None else (
                 last_before_cut if last_before_cut is not None else -1)
+        lane.compact()
         tl.lanes.append(lane)
     return tl
 
@@ -248,7 +293,7 @@ def build_transcript(pay: dict, item_spans=None) -> Transcript:
     session = ((pay.get("snapshot") or {}).get("session")) or {}
     msgs = session.get("messages") or []
     spans = item_spans("/snapshot/session/messages", msgs) if item_spans is not None else None
-    tr = Transcript([str(m.get("role")) for m in msgs], *(spans or (None, None)))
+    tr = Transcript(Roles([str(m.get("role")) for m in msgs]), *(spans or (None, None)))
     for i, m in enumerate(msgs):
         for b in m.get("content") or ():
             if not isinstance(b, dict):
@@ -277,3 +322,42 @@ def build_transcript(pay: dict, item_spans=None) -> Transcript:
 def build_views(pay: dict, item_spans=None) -> tuple[Timeline, Transcript]:
     """Both views of a decoded payload."""
     return build_timeline(pay, item_spans), build_transcript(pay, item_spans)
+
+
+class PackedViews:
+    """Views pickled in small chunks (``chunks``: bytes), to cross a process boundary.
+
+    Unpickling holds Python's GIL for the whole call; one chunk of :data:`LANES_PER_CHUNK` lanes
+    takes a few milliseconds, so a thread that calls :meth:`unpack` lets the GUI thread run between
+    chunks (the whole timeline of a 256 MiB checkpoint at once would hold it for ~100 ms).
+    """
+
+    LANES_PER_CHUNK = 64
+
+    def __init__(self, views: tuple):
+        import pickle
+        tl, tr = views
+        head = Timeline([], tl.source_run, tl.boundary_turn, tl.checkpoint_ms)
+        calls, tr.calls = tr.calls, {}
+        try:
+            self.chunks = [pickle.dumps((head, tr), protocol=pickle.HIGHEST_PROTOCOL)]
+        finally:
+            tr.calls = calls
+        items = list(calls.items())
+        self.chunks += [pickle.dumps(("calls", items[i:i + 4096]), protocol=pickle.HIGHEST_PROTOCOL)
+                        for i in range(0, len(items), 4096)]
+        n = self.LANES_PER_CHUNK
+        self.chunks += [pickle.dumps(tl.lanes[i:i + n], protocol=pickle.HIGHEST_PROTOCOL)
+                        for i in range(0, len(tl.lanes), n)]
+
+    def unpack(self) -> tuple:
+        """``(Timeline, Transcript)`` again, one chunk at a time."""
+        import pickle
+        head, tr = pickle.loads(self.chunks[0])
+        for c in self.chunks[1:]:
+            part = pickle.loads(c)
+            if isinstance(part, tuple):
+                tr.calls.update(part[1])
+            else:
+                head.lanes.extend(part)
+        return head, tr

@@ -310,6 +310,8 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                     else:
                         index_done = spans_index
                         _set_index(payload, index_done)
+                if isinstance(getattr(report, "views", None), PackedViews):
+                    report.views = report.views.unpack()
             elapsed = time.perf_counter() - t0
             v_frac = 1.0 if report is not None else min(0.95, elapsed / est_verify)
             pct = int(5 + 95 * v_frac)
@@ -450,6 +452,9 @@ def _child_main(conn, fn, args, nice: int = 10) -> None:
         conn.close()
 
 
+from inspector.checkpoint.views import PackedViews  # noqa: E402  (the views' transport)
+
+
 def _child_verify(conn, path: str, descriptor: bytes | None, size: int):
     """Verify the payload file in a child process (folder scans); returns the report."""
     return _child_analyse(conn, path, descriptor, size, None, None, None)[0]
@@ -481,6 +486,8 @@ def _child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_n
                                spans=spans, on_stage=send_stage if big is not None else None)
     # The canonical re-encoding can be as large as the file; the window does not need it.
     report.canonical_bytes = None
+    if report.views is not None:  # unpacked chunk by chunk on the loading thread (_load_large)
+        report.views = PackedViews(report.views)
     # the fast path records the root container whenever it proved the file canonical
     index = {s: Children(kind, starts, ends, key_starts, keys) for s, (kind, e, starts, ends, key_starts, keys)
              in spans.items() if e - s >= big} if spans else None

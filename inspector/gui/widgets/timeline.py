@@ -385,7 +385,7 @@ class TimelineView(QAbstractScrollArea):
             lo_i = bisect_left(values, vis_lo)
             hi_i = bisect_right(values, vis_hi)
         # rounds (bands) and tool calls (bars)
-        for turn, a, b in lane.rounds:
+        for turn, a, b in lane.iter_rounds():
             xa = self.x_of(values[a])
             xb = self.x_of(values[b]) if b is not None else (self.x_of(values[-1]) + 8)
             if xb < _HEADER_W or xa > w:
@@ -399,7 +399,7 @@ class TimelineView(QAbstractScrollArea):
             p.drawRect(rect)
             if rect.width() > fm.horizontalAdvance(f"T{turn}") + 4:
                 p.drawText(rect.adjusted(2, 0, 0, 0), Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, f"T{turn}")
-        for tid, name, a, b in lane.tools:
+        for a, b in lane.iter_tools():
             xa = self.x_of(values[a])
             xb = self.x_of(values[b]) if b is not None else self.x_of(values[-1]) + 8
             if xb < _HEADER_W or xa > w:
