@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QDockWidget, QHeaderView, QLabel, QProgressBar, QPushButton, QSizePolicy, QSplitter,
     QTableView, QTabWidget, QToolBar, QTreeView, QVBoxLayout, QWidget,
@@ -100,6 +100,23 @@ def _dock(w, title: str, name: str, widget, area) -> QDockWidget:
     return d
 
 
+class _NarrowTable(QObject):
+    """Switches column ``col`` between fitting its contents and stretching when the table's
+    viewport is narrower than ``width`` pixels."""
+
+    def __init__(self, header, col: int, width: int, parent=None):
+        super().__init__(parent)
+        self.header, self.col, self.width = header, col, width
+
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Resize:
+            mode = (QHeaderView.ResizeMode.Stretch if event.size().width() < self.width
+                    else QHeaderView.ResizeMode.ResizeToContents)
+            if self.header.sectionResizeMode(self.col) != mode:
+                self.header.setSectionResizeMode(self.col, mode)
+        return False
+
+
 def _table(w, name: str, model, accessible: str) -> QTableView:
     """A read-only table of whole-row single selection over ``model``."""
     t = QTableView()
@@ -161,6 +178,8 @@ def _build_docks(w):
     for col, mode in ((0, QHeaderView.ResizeMode.ResizeToContents), (1, QHeaderView.ResizeMode.ResizeToContents),
                       (2, QHeaderView.ResizeMode.Stretch), (3, QHeaderView.ResizeMode.Stretch)):
         hh.setSectionResizeMode(col, mode)
+    # In a narrow pane the labels share the width too (elided in the middle), so nothing scrolls sideways.
+    w.digests_view.viewport().installEventFilter(_NarrowTable(hh, 0, 520, w.digests_view))
     w.digests_view.setWordWrap(False)
     w.digests_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     w.digest_detail = DigestDetail(HexView)

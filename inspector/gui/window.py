@@ -236,9 +236,11 @@ class MainWindow(QMainWindow):
         # The bytes dock is never narrower than 8 bytes a row with their text (else the text is cut).
         bytes_w = max(int(w * 0.36), self.hex_payload.narrow_width() + 12)
         self.resizeDocks([self.trees_dock, self.bytes_dock], [int(w * 0.30), bytes_w], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.bytes_dock, self.digests_dock], [int(self.height() * 0.45), int(self.height() * 0.45)],
+        self.resizeDocks([self.bytes_dock, self.digests_dock], [int(self.height() * 0.38), int(self.height() * 0.52)],
                          Qt.Orientation.Vertical)
-        self.resizeDocks([self.resume_panes.dock], [int(self.height() * 0.28)], Qt.Orientation.Vertical)
+        # The Resume dock gets less of a short window (1024x700: the trees and digests need the rows).
+        share = 0.28 if self.height() >= 900 else 0.2
+        self.resizeDocks([self.resume_panes.dock], [int(self.height() * share)], Qt.Orientation.Vertical)
 
     def reset_layout(self) -> None:
         """Restore the default dock layout."""

@@ -35,7 +35,10 @@ class DigestsModel(RowsTableModel):
     The match column says ``match``/``MISMATCH``/``n/a`` in words and with a shaped icon.
     """
 
-    COLUMNS = ("Digest / size", "Match", "Stated in descriptor", "Recomputed from payload")
+    COLUMNS = ("Digest / size", "Match", "Stated", "Recomputed")
+    #: Header tooltips: where each value comes from.
+    HEADER_TIPS = ("The descriptor field", "Stated and recomputed values compared", "As stated in the descriptor",
+                   "As recomputed from the payload bytes")
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -9,6 +9,7 @@ class RowsTableModel(QAbstractTableModel):
     """Rows held in ``self._rows``; column titles in the subclass's ``COLUMNS`` tuple."""
 
     COLUMNS: tuple = ()
+    HEADER_TIPS: tuple = ()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -23,4 +24,6 @@ class RowsTableModel(QAbstractTableModel):
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.COLUMNS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and self.HEADER_TIPS:
+            return self.HEADER_TIPS[section]
         return None
