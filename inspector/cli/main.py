@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="explain one rule")
     e.add_argument("rule_id")
     compare.add_parsers(sub)
+    p.commands = dict(sub.choices)  # for _parse: verify/report take options between their files
     return p
 
 
@@ -218,7 +219,7 @@ def cmd_report(args) -> int:
     for target in (args.output, args.redacted_payload):
         if target and os.path.lexists(target):
             raise UsageError(f"{display_path(target)} exists; choose a new file name")
-    if args.output and args.output == args.redacted_payload:
+    if args.output and args.redacted_payload and _same_path(args.output, args.redacted_payload):
         raise UsageError("the report and the redacted payload need two different new files")
     files = [_read(p) for p in args.files]
     reason = not_a_checkpoint(files)
@@ -252,6 +253,11 @@ def cmd_report(args) -> int:
     return _exit_code(report)
 
 
+def _same_path(a: str, b: str) -> bool:
+    """Two spellings of one file name (``./x`` and ``x``, ``d/../x``), before either exists."""
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+
+
 def _emit(text: str, output: str | None) -> None:
     if output:
         _write_new(output, text.encode("utf-8"))
@@ -260,8 +266,15 @@ def _emit(text: str, output: str | None) -> None:
 
 
 def cmd_describe(args) -> int:
-    """``describe PAYLOAD``: the canonical descriptor bytes the payload should have; exit 1 if a payload rule fails."""
+    """``describe PAYLOAD``: the canonical descriptor bytes the payload should have; exit 1 if a payload rule fails,
+    2 for a file that is not a checkpoint file or is clearly a descriptor (as ``verify``)."""
     f = _read(args.payload)
+    reason = not_a_checkpoint([f])
+    if reason:
+        raise _not_a_checkpoint_error(reason)
+    if f.role == "descriptor" and f.doubt is None:
+        raise UsageError(f"{display_path(args.payload)} is a descriptor; describe takes a payload "
+                         "('checkpoint-inspector verify PAYLOAD DESCRIPTOR' checks the pair)")
     report = verify(f.data, None, payload_size=f.size)
     if report.root_cause is not None:
         _err(f"checkpoint-inspector: the payload fails {report.root_cause.rule.id}: {report.root_cause.message}")
@@ -343,8 +356,23 @@ def main(argv: list[str] | None = None) -> int:
     return guarded(_run, parser, argv)
 
 
+#: Subcommands whose files may have options between them (``verify P --format json D``).
+_INTERMIXED = ("verify", "report")
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, except that ``verify``/``report`` accept options between their files
+    (argparse's ``nargs="+"`` alone stops at the first option and calls the rest "unrecognized")."""
+    sub = getattr(parser, "commands", {}).get(argv[0]) if argv[0] in _INTERMIXED else None
+    if sub is None:
+        return parser.parse_args(argv)
+    args = sub.parse_intermixed_args(argv[1:])
+    args.command = argv[0]
+    return args
+
+
 def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     handler = {"verify": cmd_verify, "report": cmd_report, "describe": cmd_describe, "canon": cmd_canon,
                "rules": cmd_rules, "explain": cmd_explain,
                "diff": lambda a: compare.cmd_diff(a, _read, UsageError, _out)}[args.command]
