@@ -76,3 +76,35 @@ def test_describe_refuses_a_descriptor_and_a_file_that_is_not_a_checkpoint(tmp_p
         "checkpoint-inspector: the payload fails P-PARSE: invalid session checkpoint payload: EOF while parsing a "
         "string at line 1 column 12219\n")
     assert _state(RD) == before
+
+
+def _with_unknown_key(value_text: bytes) -> bytes:
+    """The rich payload with ``"zzzz_unknown": VALUE`` appended to ``snapshot.session`` (a struct that
+    is not ``deny_unknown_fields``: serde skips the value unchecked, so the verdict is P-CANONICAL)."""
+    data = RP.read_bytes()
+    anchor = b'"updated_at":1788003600}'  # the session's last member
+    assert data.count(anchor) == 1
+    return data.replace(anchor, b'"updated_at":1788003600,"zzzz_unknown":' + value_text + b"}")
+
+
+def test_canon_diff_of_deep_nesting_in_a_skipped_value_stays_linear(tmp_path):
+    """100,000 nested brackets inside an unknown key (a 220 KB file) made ``canon --diff`` indent each line by its
+    depth: ~20 GB of spaces, killed by the OOM killer. Indentation now stops at serde's 128 levels."""
+    from inspector.checkpoint.canondiff import pretty_lines
+
+    depth = 100_000
+    data = _with_unknown_key(b"[" * depth + b"]" * depth)
+    lines = pretty_lines(data)
+    assert max(len(x.text) for x in lines) == 2 * 128 + 2  # "  " * 128 + "[]" (the innermost) or "],"
+    deepest = lines[[x.text.strip() for x in lines].index("[") + 200]
+    assert deepest.text == "  " * 128 + "[" and data[deepest.start:deepest.start + 1] == b"["
+    f = tmp_path / "deep.payload.json"
+    f.write_bytes(data)
+    p = cli("canon", "--diff", str(f))
+    assert p.returncode == 1, p.stderr
+    assert len(p.stdout) < 300 * len(data)  # linear in the file (it was quadratic)
+    assert p.stdout.startswith(f"--- {f} (the file, 224454 bytes)\n+++ canonical (what the reference writes, 24438 bytes)\n"
+                               "@@ file bytes 23533..223635, canonical bytes 23533..23619 @@\n".encode())
+    assert b'\n- 23599       "zzzz_unknown": [\n- 23615         [\n- 23616           [\n' in p.stdout
+    assert p.stdout.splitlines()[-3:-1] == [b"First differing byte: file offset 23598.",
+                                            b"Difference classes (P-CANONICAL):"]
