@@ -15,9 +15,9 @@ SETTINGS = settings(max_examples=int(__import__("os").environ.get("ROBUSTNESS_EX
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def rebind(payload: bytes) -> bytes:
-    """The golden descriptor re-pointed at ``payload`` (outer size/digest + descriptor digest)."""
-    d = decode(DESCRIPTOR, S.DESCRIPTOR)
+def rebind(payload: bytes, descriptor: bytes = DESCRIPTOR) -> bytes:
+    """``descriptor`` (the golden one by default) re-pointed at ``payload`` (outer size/digest + descriptor digest)."""
+    d = decode(descriptor, S.DESCRIPTOR)
     d["size_bytes"] = max(len(payload), 1)
     d["content_digest"] = "sha256:" + hashlib.sha256(payload).hexdigest()
     d["descriptor_digest"] = domain_digest(DESCRIPTOR_DOMAIN, descriptor_digest_input(d))

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from inspector.checkpoint import DESCRIPTOR_DOMAIN, decode, domain_digest, encode, parse_value
+from inspector.checkpoint import decode, encode, parse_value
 from inspector.checkpoint import schema as S
-from inspector.checkpoint.digest import descriptor_digest_input
 from inspector.cli import main
+from tests.checkpoint.test_robustness import _pointers, _set, rebind as _rebind
 from tests.conftest import CASES_PINNED
 
 PAYLOAD = (CASES_PINNED / "001-valid-rich-resume.payload.json").read_bytes()
@@ -33,11 +33,7 @@ SECRET = "pinned-secret-7f3a"
 
 def rebind(payload: bytes) -> bytes:
     """The rich descriptor re-pointed at ``payload`` (outer size/digest + descriptor digest)."""
-    d = decode(DESCRIPTOR, S.DESCRIPTOR)
-    d["size_bytes"] = max(len(payload), 1)
-    d["content_digest"] = "sha256:" + hashlib.sha256(payload).hexdigest()
-    d["descriptor_digest"] = domain_digest(DESCRIPTOR_DOMAIN, descriptor_digest_input(d))
-    return encode(d)
+    return _rebind(payload, DESCRIPTOR)
 
 
 def _state(paths):
@@ -96,29 +92,8 @@ def _get(value, pointer):
     return value
 
 
-def _pointers(value, prefix=""):
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _pointers(v, f"{prefix}/{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _pointers(v, f"{prefix}/{i}")
-
-
 POINTERS = [p for p in _pointers(_value(BASE)) if p]
 OBJECTS = [p for p in POINTERS if isinstance(_get(_value(BASE), p), dict)]
-
-
-def _set(value, pointer, new):
-    parts = pointer.lstrip("/").split("/")
-    node = value
-    for part in parts[:-1]:
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    if isinstance(node, list):
-        node[int(parts[-1])] = new
-    else:
-        node[parts[-1]] = new
 
 
 #: JSON texts spliced in place of a value: nesting past serde's 127 levels, numbers serde refuses
