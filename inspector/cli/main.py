@@ -249,7 +249,13 @@ def cmd_report(args) -> int:
         for r in replacements:
             _err(f"  {r.pointer}: {r.what} ({r.kind}, {r.size} bytes{', ' + r.digest if r.digest else ''})")
     ticket = build_ticket(report, payload, descriptor, hash_prefix=args.sha256_prefixes, redacted_payload=facts)
-    _emit(render_ticket(ticket, args.format), args.output)
+    try:
+        _emit(render_ticket(ticket, args.format), args.output)
+    except UsageError as e:
+        if facts is not None:  # no half-done job: the copy was created just now (O_EXCL), so it is ours
+            os.remove(args.redacted_payload)
+            raise UsageError(f"{e}; the redacted payload {display_path(args.redacted_payload)} was removed") from None
+        raise
     return _exit_code(report)
 
 

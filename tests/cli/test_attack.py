@@ -108,3 +108,14 @@ def test_canon_diff_of_deep_nesting_in_a_skipped_value_stays_linear(tmp_path):
     assert b'\n- 23599       "zzzz_unknown": [\n- 23615         [\n- 23616           [\n' in p.stdout
     assert p.stdout.splitlines()[-3:-1] == [b"First differing byte: file offset 23598.",
                                             b"Difference classes (P-CANONICAL):"]
+
+
+def test_report_that_cannot_be_written_leaves_no_redacted_copy(tmp_path):
+    """``-o`` in a folder that does not exist: the redacted copy (written first, its facts go in the report)
+    used to stay behind while the command failed with exit 2."""
+    p = cli("report", str(RP), str(RD), "-o", str(tmp_path / "nope" / "r.txt"), "--redacted-payload",
+            str(tmp_path / "red.json"))
+    assert p.returncode == 2 and list(tmp_path.iterdir()) == []
+    assert p.stderr.decode().splitlines()[-1] == (
+        f"checkpoint-inspector: {tmp_path / 'nope' / 'r.txt'}: cannot write (No such file or directory); "
+        f"the redacted payload {tmp_path / 'red.json'} was removed")
