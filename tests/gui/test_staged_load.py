@@ -91,15 +91,20 @@ def test_fast_path_spans_are_the_scanners_index(name):
             decode_fast(data, spans=spans, big=big)
         except NotFast:
             continue
-        index = build_index(data, big=big)
-        root = min(spans)
-        assert set(index) | {root} == set(spans)
-        for start, (kind, end, starts, ends, key_starts, keys) in spans.items():
-            if start not in index:
-                assert start == root and end - start < big
-                continue
-            ch = index[start]
-            assert (ch.kind, ch.starts, ch.ends, ch.key_starts, ch.keys) == (kind, starts, ends, key_starts, keys)
+        _assert_spans_are_the_index(spans, build_index(data, big=big), big)
+
+
+def _assert_spans_are_the_index(spans: dict, index: dict, big: int, label: str = "") -> None:
+    """The fast path's spans hold exactly the scanner's index (plus the root when it is small)."""
+    root = min(spans)
+    assert set(index) | {root} == set(spans), (label, big)
+    for start, (kind, end, starts, ends, key_starts, keys) in spans.items():
+        if start not in index:
+            assert start == root and end - start < big, (label, big)
+            continue
+        ch = index[start]
+        assert (ch.kind, ch.starts, ch.ends, ch.key_starts, ch.keys) == (
+            kind, starts, ends, key_starts, keys), (label, big, start)
 
 
 @pytest.mark.parametrize("name", _canonical_cases()[::4])
@@ -125,14 +130,7 @@ def test_fast_path_spans_of_pretty_and_reordered_payloads_are_the_scanners_index
                 pass
             if not spans:
                 continue
-            index = build_index(variant, big=big)
-            root = min(spans)
-            assert set(index) | {root} == set(spans), (label, big)
-            for start, (kind, end, starts, ends, key_starts, keys) in spans.items():
-                if start in index:
-                    ch = index[start]
-                    assert (ch.kind, ch.starts, ch.ends, ch.key_starts, ch.keys) == (
-                        kind, starts, ends, key_starts, keys), (label, big, start)
+            _assert_spans_are_the_index(spans, build_index(variant, big=big), big, label)
             checked += 1
     if name.startswith("01-valid"):
         assert checked >= 9  # four layouts x three sizes (a compact newline variant: not canonical)
