@@ -112,6 +112,8 @@ def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, 
     report = Report(ordered, root, payload_size=ctx.payload_size,
                     descriptor_size=None if descriptor is None else len(descriptor),
                     has_payload=ctx.payload_size is not None, has_descriptor=descriptor is not None)
+    # the same list, so the resumability answer below sees the rules' internal errors (and later ones)
+    report.internal_errors = internal_errors
     if ctx.pay_result[0] is not None:
         report.canonical_bytes = ctx.canonical
         report.expected_descriptor = encode(ctx.expected_descriptor)
@@ -138,7 +140,6 @@ def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, 
             report.views = build_views(pay, ctx.item_spans)
         except Exception as e:  # pragma: no cover - defensive, as above
             internal_errors.append(f"views: {type(e).__name__}")
-    report.internal_errors = internal_errors
     return report
 
 
