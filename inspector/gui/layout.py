@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QDockWidget, QHeaderView, QLabel, QProgressBar, QPushButton, QSizePolicy, QSplitter,
+    QAbstractItemView, QCheckBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSizePolicy, QSplitter,
     QTableView, QTabWidget, QToolBar, QTreeView, QVBoxLayout, QWidget,
 )
 
@@ -84,7 +84,14 @@ def _build_central(w):
     w.verdict_splitter = split
     cap = QLabel("<b>Verdicts</b> — every rule, grouped by stage; the root cause first")
     cap.setContentsMargins(2, 4, 2, 2)
-    lay.addWidget(cap)
+    cap.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # never widens the window
+    w.failures_only = QCheckBox("&Failures only")
+    w.failures_only.setObjectName("failuresOnly")
+    w.failures_only.setToolTip("Show only the rules that failed (on by default when one did)")
+    row = QHBoxLayout()
+    row.addWidget(cap, 1)
+    row.addWidget(w.failures_only)
+    lay.addLayout(row)
     lay.addWidget(split, 1)
     w.setCentralWidget(central)
 

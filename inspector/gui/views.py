@@ -79,7 +79,20 @@ def expand_defaults(w):
                 view.expand(idx)
 
 
+def show_findings(w) -> None:
+    """Lay out the verdicts list after its rows changed: group rows span, everything expanded."""
+    for r in range(w.findings_model.group_rows()):
+        w.findings_view.setFirstColumnSpanned(r, QModelIndex(), True)
+    w.findings_view.expandAll()
+
+
 def set_report(w, report):
+    # Failures only by default when something failed (60 PASS rows would surround 1-4 failures).
+    failed = report is not None and any(f.failed for f in report.findings)
+    w.failures_only.blockSignals(True)
+    w.failures_only.setChecked(failed)
+    w.failures_only.blockSignals(False)
+    w.findings_model.failures_only = failed
     w.findings_model.set_report(report)
     for r in range(w.findings_model.group_rows()):
         w.findings_view.setFirstColumnSpanned(r, QModelIndex(), True)

@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self.folder_view.activated.connect(self._folder_activated)
         self.folder_view.doubleClicked.connect(self._folder_activated)
         self.cancel_button.clicked.connect(self.cancel_load)
+        self.failures_only.toggled.connect(self._failures_only)
 
     # ==========================================================================================
     # actions the menus, tests and app call
@@ -417,6 +418,16 @@ class MainWindow(QMainWindow):
         views.set_report(self, a.report)
         if p.opened and not p.partial:
             self.folder_dock.setVisible(self.folder_model.rowCount() > 0)
+
+    def _failures_only(self, on: bool) -> None:
+        """The Failures only box: the verdicts list shows failing rules only, or all of them."""
+        cur = self.findings_model.data(self.findings_view.currentIndex(), ObjectRole)
+        self.findings_model.set_failures_only(on)
+        views.show_findings(self)
+        if cur is not None:
+            idx = self.findings_model.index_for_rule(cur.rule.id)
+            if idx.isValid():
+                self.findings_view.setCurrentIndex(idx)
 
     def _analysed(self, keep_view: bool):
         report = self.doc.report

@@ -165,3 +165,29 @@ def test_long_headline_is_elided_and_the_window_fits_1024x700(qtbot, window):
     # and the digests' Match column is on screen
     hh = window.digests_view.horizontalHeader()
     assert hh.sectionViewportPosition(1) + hh.sectionSize(1) <= window.digests_view.viewport().width()
+
+
+def test_failures_only_is_on_when_something_failed_and_a_click_shows_every_rule(qtbot, window):
+    from inspector.gui.roles import ObjectRole
+
+    def shown(m):
+        out = []
+        for g in range(m.rowCount()):
+            gi = m.index(g, 0)
+            out += [m.data(m.index(r, 0, gi), ObjectRole) for r in range(m.rowCount(gi))]
+        return [f for f in out if f is not None]
+
+    report = open_and_wait(qtbot, window, [CASES / "25-p-flip-byte.payload.json",
+                                           CASES / "25-p-flip-byte.descriptor.json"])
+    m = window.findings_model
+    assert window.failures_only.isChecked()
+    rows = shown(m)
+    assert {f.verdict.value for f in rows} == {"fail"}
+    assert len({f.rule.id for f in rows}) == sum(1 for f in report.findings if f.failed)
+    box = window.failures_only
+    QTest.mouseClick(box, Qt.MouseButton.LeftButton, pos=box.rect().center())
+    assert not box.isChecked()
+    assert len(shown(m)) == len(report.findings) + 1  # every rule, and the root cause section
+    assert window.findings_model.data(window.findings_view.currentIndex(), ObjectRole) is report.root_cause
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    assert not window.failures_only.isChecked()  # nothing failed: every rule

@@ -48,9 +48,17 @@ class FindingsModel(QAbstractItemModel):
         self._report = None
         self._groups: list[_Node] = []
         self._pending_text: str | None = None
+        #: Show only the failing rules (and the root cause); groups with none are left out.
+        self.failures_only = False
+
+    def set_failures_only(self, on: bool) -> None:
+        """Show only failing rules (True) or every rule (False)."""
+        if on != self.failures_only:
+            self.failures_only = on
+            self.set_report(self._report)
 
     def set_report(self, report) -> None:
-        """Show ``report`` (``None``: empty)."""
+        """Show ``report`` (``None``: empty); with :attr:`failures_only`, only its failing rules."""
         self.beginResetModel()
         self._report = report
         self._groups = []
@@ -63,6 +71,8 @@ class FindingsModel(QAbstractItemModel):
             order = []
             by_group: dict[str, list[Finding]] = {}
             for f in report.findings:
+                if self.failures_only and f.verdict is not Verdict.FAIL:
+                    continue
                 if f.rule.group not in by_group:
                     order.append(f.rule.group)
                 by_group.setdefault(f.rule.group, []).append(f)
