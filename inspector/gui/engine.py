@@ -213,38 +213,19 @@ def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None) ->
     cancel = cancel or (lambda: False)
     progress = progress or (lambda pct, text: None)
     progress(0, "Reading files…")
-    # A large file: spawn its verifying process now, while this thread reads and hashes (the child
-    # imports the engine meanwhile and waits for its arguments).
-    early = ChildTask(_child_analyse, None, nice=0) if any(
-        PROCESS_THRESHOLD < _file_size(p) <= checkpoint.MAX_CONTENT_BYTES for p in paths) else None
-    if early is not None:
-        early.start()
-    try:
-        payload, descriptor = read_paths(paths)
-        if cancel():
-            raise Cancelled()
-        if payload is None or payload.data is None or payload.size <= PROCESS_THRESHOLD:
-            if early is not None:
-                early.terminate()
-            progress(30, "Verifying…")
-            result = analyse_bytes(payload, descriptor, cancel=cancel)
-            if payload is not None and payload.data is None:
-                payload.parse_error = (payload.hint or "the file is over the 256 MiB ceiling and was not read", None)
-            return result
-        return _load_large(payload, descriptor, progress, partial, cancel, early)
-    finally:
-        if early is not None:
-            early.terminate()
+    payload, descriptor = read_paths(paths)
+    if cancel():
+        raise Cancelled()
+    if payload is None or payload.data is None or payload.size <= PROCESS_THRESHOLD:
+        progress(30, "Verifying…")
+        result = analyse_bytes(payload, descriptor, cancel=cancel)
+        if payload is not None and payload.data is None:
+            payload.parse_error = (payload.hint or "the file is over the 256 MiB ceiling and was not read", None)
+        return result
+    return _load_large(payload, descriptor, progress, partial, cancel)
 
 
-def _file_size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
-
-
-def _load_large(payload: Side, descriptor: Side | None, progress, partial, cancel, verifier=None) -> Analysis:
+def _load_large(payload: Side, descriptor: Side | None, progress, partial, cancel) -> Analysis:
     """Verify and index a large payload in a worker process while this thread waits.
 
     Hash before parse: the descriptor's rules, the payload's size and its content digest are
@@ -267,15 +248,12 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
         partial(Analysis(replace(payload), descriptor, None, stage=stage))
     if cancel():
         raise Cancelled()
-    if verifier is None:
-        verifier = ChildTask(_child_analyse, None, nice=0)
-    if not verifier.started:
-        verifier.start()
-    verifier.send_args((payload.path, descriptor.data if descriptor else None, payload.size, payload.mtime_ns,
-                        digest, BIG))
+    verifier = ChildTask(_child_analyse, (payload.path, descriptor.data if descriptor else None, payload.size,
+                                         payload.mtime_ns, digest, BIG), nice=0)
     # The verifier's fast path gives the spans of a canonical payload and of a pretty-printed or
     # reordered one; only for anything else does a second child index the bytes, after the verdicts.
     indexer = None
+    verifier.start()
     # Rough rate measured here (verify of a 247 MiB payload: about 5 s), for an honest estimate.
     est_verify = max(1.0, payload.size / 50e6)
     index_done = report = None
@@ -363,21 +341,14 @@ class ChildTask:
         self._error = None
         self._stages: list = []
 
-    def send_args(self, args: tuple) -> None:
-        """Give a child started without arguments the arguments of its function."""
-        self.args = args
-        self._conn.send(args)
-
     def stages(self) -> list:
         """Partial verdicts (``checkpoint.Stage``) received since the last call."""
         out, self._stages = self._stages, []
         return out
 
     def start(self) -> None:
-        """Spawn the child. With ``args`` ``None`` it imports the engine and then waits for
-        :meth:`send_args` (so the spawn overlaps the caller's own work)."""
         ctx = multiprocessing.get_context("spawn")
-        self._conn, child = ctx.Pipe(duplex=self.args is None)
+        self._conn, child = ctx.Pipe(duplex=False)
         self._t0 = time.perf_counter()
         self._proc = ctx.Process(target=_child_main, args=(child, self.fn, self.args, self.nice), daemon=True)
         self._proc.start()
@@ -438,8 +409,6 @@ def _child_main(conn, fn, args, nice: int = 10) -> None:
         pass
     try:
         try:
-            if args is None:
-                args = conn.recv()  # started early: the arguments come when the parent has them
             value = fn(conn, *args)
             conn.send(("ok", value))
         except (BrokenPipeError, EOFError):
