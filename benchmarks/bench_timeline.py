@@ -87,8 +87,12 @@ def measure(p: str, d: str, screenshot: str | None = None) -> dict:
     at = presented[-1] if presented else done[0]
     near = [g for g, t in gaps if at - 1.0 <= t <= at + 1.0]
     result["max_gap_present_ms"] = round(max(near) * 1000, 1) if near else None
+    worst = max(gaps)
+    result["max_gap_at_s"] = round(worst[1] - at, 3)  # when the longest gap ended, relative to the report's arrival
     tl = panes.timeline
     timeline = tl.timeline
+    if timeline is None:  # no views (e.g. a build without them, for comparison)
+        return result
     result["lanes"] = len(timeline.lanes)
     result["events"] = timeline.event_total
     result["messages"] = len(panes.transcript.model.tr)

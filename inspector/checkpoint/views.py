@@ -352,7 +352,17 @@ class PackedViews:
 
     def unpack(self) -> tuple:
         """``(Timeline, Transcript)`` again, one chunk at a time."""
+        import gc
         import pickle
+        was = gc.isenabled()
+        gc.disable()  # a full collection triggered by the new objects would hold the GIL for long
+        try:
+            return self._unpack(pickle)
+        finally:
+            if was:
+                gc.enable()
+
+    def _unpack(self, pickle) -> tuple:
         head, tr = pickle.loads(self.chunks[0])
         for c in self.chunks[1:]:
             part = pickle.loads(c)

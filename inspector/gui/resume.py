@@ -11,7 +11,7 @@ its bytes), and a selection in the snapshot tree selects the event or message he
 from __future__ import annotations
 
 import orjson
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import (
     QButtonGroup, QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QRadioButton,
     QTabWidget, QVBoxLayout, QWidget,
@@ -94,6 +94,7 @@ class ResumePanes(QObject):
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
         self.dock = d
         self._report = None
+        self._pending = None
         window.doc.presented.connect(self._present)
         window.doc.changed.connect(self._changed)
         self.timeline.pointerActivated.connect(self._activated)
@@ -153,9 +154,21 @@ class ResumePanes(QObject):
 
     def _changed(self) -> None:
         if self.w.doc.is_empty:
+            self._pending = None
             self._clear("No checkpoint open.")
 
     def _present(self, presentation) -> None:
+        """Show the presentation in the next event-loop turn: the window shows its verdicts in this
+        one, and doing both in one turn would freeze it twice as long on a large checkpoint."""
+        self._pending = presentation
+        QTimer.singleShot(0, self._present_pending)
+
+    def _present_pending(self) -> None:
+        p, self._pending = self._pending, None
+        if p is not None:
+            self._present_now(p)
+
+    def _present_now(self, presentation) -> None:
         report = presentation.analysis.report
         if report is None:
             self._clear("Verifying… the timeline appears with the verdicts.")
