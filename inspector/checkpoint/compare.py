@@ -114,6 +114,11 @@ class Comparison:
     bytes_equal: bool | None = None
     #: the compared values (set by :func:`compare_documents`)
     values: tuple = field(default=(None, None), repr=False)
+    #: sides (``"A"``/``"B"``) that ``serde_json::Value`` cannot read but the reference's typed
+    #: read can (a value nested deeper than 128 or a number out of range under a key the
+    #: reference does not know, skipped like serde's ``IgnoredAny``); when non-empty both sides
+    #: are compared as the reference reads them (typed, FORMAT.md 4), so unknown keys are dropped
+    typed_sides: tuple = ()
     #: arrays whose elements moved: A pointer of the array -> ``[(i1, i2, j1), ...]`` (A's
     #: elements ``i1..i2-1`` are B's ``j1..``); see :meth:`map_pointer`
     index_map: dict = field(default_factory=dict, repr=False)
@@ -545,6 +550,43 @@ def _component_digest(value, key: str) -> str | None:
         return None
 
 
+def _load_pair(a: bytes, b: bytes, kind: str) -> tuple[tuple, tuple]:
+    """``((a_value, b_value), typed_sides)``: both sides as ``serde_json::Value`` when both read
+    so; else, when a side only reads typed (see :attr:`Comparison.typed_sides`), both sides as the
+    reference's typed values (:func:`.typed.decode`; a side that fails typed keeps its ``Value``).
+
+    Raises:
+        SerdeError: a side the reference reads neither way (``.side`` ``"A"``/``"B"``; the
+        ``Value`` error, the one a user fixing the file meets first).
+    """
+    from . import schema as S
+    from .jsontext import SerdeError
+    from .typed import decode
+
+    schema = S.PAYLOAD if kind == "payload" else S.DESCRIPTOR
+    parsed, errors = [], []
+    for data in (a, b):
+        try:
+            parsed.append(load_document(data, kind))
+            errors.append(None)
+        except SerdeError as e:
+            parsed.append(None)
+            errors.append(e)
+    if not any(errors):
+        return tuple(parsed), ()
+    typed_sides = []
+    for i, (side, data) in enumerate((("A", a), ("B", b))):
+        try:
+            parsed[i] = decode(data, schema)
+            if errors[i] is not None:
+                typed_sides.append(side)
+        except SerdeError:
+            if errors[i] is not None:
+                errors[i].side = side
+                raise errors[i] from None
+    return tuple(parsed), tuple(typed_sides)
+
+
 def compare_documents(a: bytes, b: bytes, kind: str = "payload", values: tuple | None = None) -> Comparison:
     """Compare two files of the same kind (``payload`` or ``descriptor``).
 
@@ -554,24 +596,18 @@ def compare_documents(a: bytes, b: bytes, kind: str = "payload", values: tuple |
 
     Returns:
         a :class:`Comparison` with the changes, ``bytes_equal`` and, for payloads, the content
-        digests of the payload bytes and of the snapshot and loop checkpoint components.
+        digests of the payload bytes and of the snapshot and loop checkpoint components. When a
+        side reads only typed (:attr:`Comparison.typed_sides`), both are compared typed.
 
     Raises:
         SerdeError: a file is not JSON serde_json accepts (``.side`` is ``"A"`` or ``"B"``).
     """
-    from .jsontext import SerdeError
-
+    typed_sides: tuple = ()
     if values is None:
-        parsed = []
-        for side, data in (("A", a), ("B", b)):
-            try:
-                parsed.append(load_document(data, kind))
-            except SerdeError as e:
-                e.side = side
-                raise
-        values = tuple(parsed)
+        values, typed_sides = _load_pair(a, b, kind)
     va, vb = values
     result = compare_values(va, vb, kind)
+    result.typed_sides = typed_sides
     result.bytes_equal = a == b
     result.values = (va, vb)
     if kind == "payload":

@@ -87,15 +87,31 @@ def string_window(old: str, new: str, width: int = 60) -> tuple[int, str, str]:
     return i, cut(old), cut(new)
 
 
+def typed_note(c: Comparison) -> str:
+    """The line saying both sides were compared as the reference's typed values
+    (:attr:`Comparison.typed_sides` non-empty): keys the reference does not know are dropped."""
+    sides = " and ".join(c.typed_sides)
+    return (f"Note: {sides} {'holds' if len(c.typed_sides) == 1 else 'hold'} a value serde_json::Value cannot read "
+            "(nested deeper than 128, or a number out of range) under a key the reference does not know and "
+            "skips; both files are compared as the reference reads them (typed): keys it does not know are "
+            "dropped (see 'checkpoint-inspector check')")
+
+
 def diff_text(c: Comparison, files) -> str:
     """The text report: inputs, summary, component digests, then each change."""
     a, b = files
     lines = [f"A: {display_path(a.path)} ({a.role}, {a.size} bytes)",
              f"B: {display_path(b.path)} ({b.role}, {b.size} bytes)"]
+    if c.typed_sides:
+        lines.append(typed_note(c))
     if c.equal:
-        lines.append("Same " + c.kind + (": the files are byte-identical" if c.bytes_equal else
-                     ": the values are equal; the files differ only in formatting, key order or number spelling "
-                     "(see 'checkpoint-inspector canon --diff')"))
+        if c.typed_sides and not c.bytes_equal:
+            lines.append("Same " + c.kind + " as the reference reads it: the typed values are equal; the files "
+                         "differ only in keys the reference drops, defaults, formatting, key order or number spelling")
+        else:
+            lines.append("Same " + c.kind + (": the files are byte-identical" if c.bytes_equal else
+                         ": the values are equal; the files differ only in formatting, key order or number spelling "
+                         "(see 'checkpoint-inspector canon --diff')"))
         return "\n".join(lines) + "\n"
     lines.append(f"Summary: {c.summary()}")
     if c.components:
@@ -161,7 +177,8 @@ def _char_byte(span, text: str, i: int) -> int | None:
 
 def diff_json(c: Comparison, files) -> bytes:
     """The JSON report (``--format json``): inputs, ``equal``, ``summary``, ``counts``,
-    ``components``, ``changes`` (``op``, ``kind``, ``item``, ``a_pointer``, ``b_pointer``,
+    ``components``, ``typed_read`` (sides only the reference's typed read reads; when non-empty
+    both were compared typed, unknown keys dropped), ``changes`` (``op``, ``kind``, ``item``, ``a_pointer``, ``b_pointer``,
     ``a_value``/``b_value`` when present, ``invalidates``)."""
     def side(f):
         return {"path": display_path(f.path), "uri": file_uri(f.path), "role": f.role, "size": f.size}
@@ -176,6 +193,7 @@ def diff_json(c: Comparison, files) -> bytes:
         row["invalidates"] = list(ch.invalidates)
         changes.append(row)
     doc = {"kind": c.kind, "a": side(files[0]), "b": side(files[1]), "equal": c.equal, "bytes_equal": c.bytes_equal,
+           "typed_read": list(c.typed_sides),
            "summary": c.summary(),
            "counts": [{"kind": k, "op": op, "count": n} for (k, op), n in sorted(c.counts().items())],
            "components": [{"name": d.name, "a": d.old, "b": d.new, "changed": d.changed} for d in c.components],

@@ -8,7 +8,7 @@ import pytest
 
 from inspector.cli import main
 from tests.checkpoint.compare_helpers import add_tool_rounds, apply_patch, export
-from tests.conftest import CASES, GOLDEN, SAMPLES
+from tests.conftest import CASES, CASES_PINNED, GOLDEN, SAMPLES
 
 GP = GOLDEN / "payload-with-resume.json"
 GD = GOLDEN / "descriptor-with-resume.json"
@@ -141,3 +141,48 @@ def test_canon_diff(capsysbinary, tmp_path):
 def test_diff_formats_on_descriptor_pair(capsysbinary, fmt):
     code, out, _ = run(capsysbinary, "diff", GD, SAMPLES / "broken.descriptor.json", "--format", fmt)
     assert code == 0
+
+
+def _with_unknown_session_key(value: bytes) -> bytes:
+    """The rich pinned payload with ``"zzzz_unknown": value`` first in ``snapshot.session``."""
+    data = (CASES_PINNED / "001-valid-rich-resume.payload.json").read_bytes()
+    i = data.index(b'"session":{') + len(b'"session":{')
+    return data[:i] + b'"zzzz_unknown":' + value + b"," + data[i:]
+
+
+def test_diff_reads_what_the_reference_reads_typed(capsysbinary, tmp_path):
+    """A value ``serde_json::Value`` cannot read (100000 deep, ``1e400``) under a key the
+    reference skips: ``diff`` compares both files as the reference reads them (typed), not exit 2."""
+    rich = CASES_PINNED / "001-valid-rich-resume.payload.json"
+    deep = tmp_path / "deep.payload.json"
+    deep.write_bytes(_with_unknown_session_key(b"[" * 100000 + b"]" * 100000))
+    note = ("Note: B holds a value serde_json::Value cannot read (nested deeper than 128, or a number out of "
+            "range) under a key the reference does not know and skips; both files are compared as the reference "
+            "reads them (typed): keys it does not know are dropped (see 'checkpoint-inspector check')")
+    code, out, err = run(capsysbinary, "diff", rich, deep)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[2:] == [
+        note, "Same payload as the reference reads it: the typed values are equal; the files differ only in keys "
+              "the reference drops, defaults, formatting, key order or number spelling"]
+    big = tmp_path / "big.payload.json"
+    data = _with_unknown_session_key(b"1e400")
+    j = data.index(b'"text":"', data.index(b'"logical_resume"')) + len(b'"text":"')
+    big.write_bytes(data[:j] + b"X" + data[j:])
+    code, out, err = run(capsysbinary, "diff", big, rich, "--format", "json")
+    doc = json.loads(out)
+    assert (code, err, doc["typed_read"], doc["equal"]) == (1, "", ["A"], False)
+    assert [(c["op"], c["a_pointer"], c["a_value"][:12]) for c in doc["changes"]] == [
+        ("changed", "/logical_resume/messages/0/content/0/text", "XParser erro")]
+    assert [(c["name"], c["changed"]) for c in doc["components"]] == [
+        ("payload", True), ("snapshot", False), ("logical_resume", True)]
+    # both sides typed: the unknown key is dropped on both; only the text differs
+    code, out, _ = run(capsysbinary, "diff", deep, big, "--format", "json")
+    assert (code, json.loads(out)["typed_read"]) == (1, ["A", "B"])
+    # a value too deep where the reference reads a Value (a known key): still not readable, exit 2
+    data = rich.read_bytes()
+    k = data.index(b'"metadata":{') + len(b'"metadata":')
+    bad = tmp_path / "bad.payload.json"
+    bad.write_bytes(data[:k] + b'{"x":' + b"[" * 200 + b"]" * 200 + b"," + data[k + 1:])
+    code, _, err = run(capsysbinary, "diff", rich, bad)
+    assert code == 2 and err.startswith(f"checkpoint-inspector: B: {bad} is not JSON the reference reads: "
+                                        "recursion limit exceeded")
