@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 
+from . import jsonstack
 from .allowlist import AllowList, allowlist
 
 __all__ = ["Replacement", "marker", "redact_value", "redact_payload", "Redactor", "PARSE_LIMIT"]
@@ -54,7 +55,7 @@ def _prefix(data: bytes) -> str:
 
 
 def _compact(v) -> str:
-    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+    return jsonstack.dumps(v)
 
 
 def _esc(key: str) -> str:
@@ -135,10 +136,11 @@ def redact_value(value, source: str, *, hash_prefix: bool = False, trusted: bool
 
 
 def _parse(data: bytes):
-    """Parse JSON leniently for redaction (orjson; Python's json for integers beyond 64 bits).
+    """Parse JSON leniently for redaction, at any nesting depth (orjson; past its 1024 levels
+    or its 64-bit integers, the explicit-stack reader :func:`.jsonstack.loads`).
 
     Raises:
-        ValueError: not JSON (or nested too deeply to read).
+        ValueError: not JSON (``not valid JSON (<reason> at character N)``).
     """
     import orjson
 
@@ -148,9 +150,9 @@ def _parse(data: bytes):
     except orjson.JSONDecodeError:
         pass
     try:
-        return json.loads(body.decode("utf-8"))
-    except (ValueError, RecursionError) as e:
-        raise ValueError(f"not valid JSON ({type(e).__name__})") from None
+        return jsonstack.loads(body.decode("utf-8"))
+    except ValueError as e:
+        raise ValueError(f"not valid JSON ({e})") from None
 
 
 def redact_payload(data: bytes, *, source: str = "payload", hash_prefix: bool = False,
@@ -171,7 +173,7 @@ def redact_payload(data: bytes, *, source: str = "payload", hash_prefix: bool = 
         ValueError: the file is not JSON, so no redacted copy can be made.
     """
     value, reps = redact_value(_parse(data), source, hash_prefix=hash_prefix, trusted=trusted)
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"), reps
+    return jsonstack.dumps(value).encode("utf-8", "surrogatepass"), reps
 
 
 # Quoted parts of a message: Rust/JSON "…" (with escapes), serde's `…`, Python's '…' (a quote
