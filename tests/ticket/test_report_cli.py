@@ -212,3 +212,26 @@ def test_self_test_fails_when_the_allow_list_is_missing(monkeypatch):
     monkeypatch.setattr(ticket, "allowlist", missing)
     result = selftest.check_rules()
     assert not result.ok and result.detail == "the ticket report's allow-list does not load (FileNotFoundError)"
+
+
+def test_redacted_copy_of_a_deep_payload(tmp_path, capsysbinary):
+    """A valid payload with a 100000-deep value under a key the reference skips is redacted
+    (explicit-stack read and write), not refused as "not valid JSON (RecursionError)"."""
+    rich = (GOLDEN / "payload-with-resume.json").read_bytes()
+    i = rich.index(b'"session":{') + len(b'"session":{')
+    deep = tmp_path / "deep.payload.json"
+    deep.write_bytes(rich[:i] + b'"zzzz_unknown":' + b"[" * 100000 + b"]" * 100000 + b"," + rich[i:])
+    red = tmp_path / "deep.redacted.json"
+    code, _, err = run(capsysbinary, "report", deep, "--redacted-payload", red)
+    assert code == 1 and "RecursionError" not in err
+    assert "  /snapshot/session/[redacted key #1: 12 bytes]: value (value, 200000 bytes)" in err.splitlines()
+    session = json.loads(red.read_bytes())["snapshot"]["session"]
+    assert session["[redacted key #1: 12 bytes]"] == "[redacted: value, 200000 bytes]"
+    assert session["id"] == "session-checkpoint-1"
+    # a payload that is not JSON at all still gets no copy, with the place it breaks
+    bad = tmp_path / "bad.payload.json"
+    bad.write_bytes(rich[:i] + b"\"k\":" + b"[" * 5000 + b"1,,")
+    code, _, err = run(capsysbinary, "report", bad, "--redacted-payload", tmp_path / "bad.redacted.json")
+    assert code == 2 and err.endswith(f"bad.payload.json: no redacted copy can be made: the payload is not valid "
+                                      f"JSON (expected a value at character {i + 5006})\n")
+    assert not (tmp_path / "bad.redacted.json").exists()
