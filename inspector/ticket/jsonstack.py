@@ -45,6 +45,16 @@ def loads(text: str):
             i += 1
         return i
 
+    def member_key(i: int) -> tuple[str, int]:
+        """The key at ``i`` and the index after its ``:``."""
+        if i >= n or text[i] != '"':
+            raise _error("expected a string key", i)
+        key, i = scanstring(text, i + 1)
+        i = skip(i)
+        if i >= n or text[i] != ":":
+            raise _error("expected ':'", i)
+        return key, i + 1
+
     while True:
         i = skip(i)
         if i >= n:
@@ -56,14 +66,8 @@ def loads(text: str):
             if j < n and text[j] == "}":
                 value, i = {}, j + 1
             else:
-                if j >= n or text[j] != '"':
-                    raise _error("expected a string key", j)
-                key, j = scanstring(text, j + 1)
-                j = skip(j)
-                if j >= n or text[j] != ":":
-                    raise _error("expected ':'", j)
+                key, i = member_key(j)
                 stack.append([{}, key])
-                i = j + 1
                 continue
         elif c == "[":
             j = skip(i + 1)
@@ -109,14 +113,7 @@ def loads(text: str):
                 raise _error(f"expected ',' or '{close}'", i)
             i = skip(i + 1)
             if close == "}":
-                if i >= n or text[i] != '"':
-                    raise _error("expected a string key", i)
-                key, i = scanstring(text, i + 1)
-                i = skip(i)
-                if i >= n or text[i] != ":":
-                    raise _error("expected ':'", i)
-                frame[1] = key
-                i += 1
+                frame[1], i = member_key(i)
             break
         if root_set:
             i = skip(i)
