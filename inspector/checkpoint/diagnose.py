@@ -166,7 +166,7 @@ def _diagnose(ctx) -> CanonicalDiagnosis:
         try:
             parse_value(data)
         except SerdeError as e:
-            diffs.append(Difference("unknown-key-dropped", e.offset or 0, "",
+            diffs.append(Difference("unknown-key-dropped", _skipped_value_start(data, e.offset or 0), "",
                                     f"an unknown key's value is skipped unvalidated by the reference and is not "
                                     f"valid JSON data on its own ({e})", "key dropped", f"value rejected: {e.message}"))
     diffs.sort(key=lambda d: d.offset)
@@ -201,6 +201,22 @@ def _diagnose(ctx) -> CanonicalDiagnosis:
         diag.notes.append(newer)
     diag.notes.extend(unreproducible_order_notes(ctx.pay))
     return diag
+
+
+def _skipped_value_start(data: bytes, offset: int) -> int:
+    """Byte offset where the unknown key's value holding ``offset`` (the place a plain parse
+    fails: a number out of range, or the depth limit hit deep inside) starts; ``offset`` itself
+    when no skipped value starts at or before it. Skipped values do not nest, so the last start
+    at or before ``offset`` is the one holding it."""
+    from . import schema as S
+    from .typed import decode
+
+    starts: list[int] = []
+    try:
+        decode(data, S.PAYLOAD, skipped=starts)
+    except SerdeError:
+        return offset
+    return max((s for s in starts if s <= offset), default=offset)
 
 
 def _walk(data: bytes, root: Node, typed_root, out: list) -> None:

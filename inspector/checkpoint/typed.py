@@ -41,8 +41,9 @@ __all__ = ["decode", "decode_value", "decode_fast", "NotFast", "rust_debug_str",
 # Streaming decode (serde_json Deserializer)
 # ---------------------------------------------------------------------------------------------
 class _Decoder:
-    def __init__(self, data: bytes):
+    def __init__(self, data: bytes, skipped: list | None = None):
         self.r = Reader(data)
+        self.skipped = skipped  # value starts (byte offsets) of unknown keys skipped, when asked
 
     # peek_invalid_type: consume the offending value and build "invalid type" (positioned at
     # the value's end as serde does; its offset, the byte shown to users, is the value's start)
@@ -207,6 +208,9 @@ class _Decoder:
                 if t.deny:
                     raise _at(_unknown_field(key, t.keys), key_start)
                 r.parse_object_colon()
+                if self.skipped is not None:
+                    r.parse_whitespace()
+                    self.skipped.append(r.i)
                 r.ignore_value()
                 continue
             if f.key in got:
@@ -378,12 +382,14 @@ def _at(err: SerdeError, offset: int | None) -> SerdeError:
     return err
 
 
-def decode(data: bytes, t=S.PAYLOAD) -> dict:
+def decode(data: bytes, t=S.PAYLOAD, skipped: list | None = None) -> dict:
     """``serde_json::from_slice::<T>(data)`` for a schema type ``t``; serialized form out.
 
     Args:
         data: the file bytes.
         t: a :mod:`.schema` type, :data:`~.schema.PAYLOAD` or :data:`~.schema.DESCRIPTOR`.
+        skipped: when a list, receives the byte offset where each value of an unknown key
+            skipped unvalidated (serde's ``IgnoredAny``) starts, in file order.
 
     Returns:
         the value as ``serde_json::to_value`` of the typed value would give it (a ``dict``).
@@ -391,7 +397,7 @@ def decode(data: bytes, t=S.PAYLOAD) -> dict:
     Raises:
         SerdeError: the reference's parse error, positioned (``line``/``column``/``index``).
     """
-    d = _Decoder(data)
+    d = _Decoder(data, skipped)
     try:
         value = d.de(t)
         d.r.end()

@@ -275,3 +275,23 @@ def test_yolo_lanes_with_two_lanes_gets_a_note_on_any_verdict(tmp_path):
 ])
 def test_timestamp_change_names_what_chrono_rewrites(text, change):
     assert timestamp_change(text) == change
+
+
+@pytest.mark.parametrize("value, reason", [
+    (b"1e400", "number out of range at line 1 column 18139"),
+    (b"[" * 100000 + b"]" * 100000, "recursion limit exceeded at line 1 column 18259"),
+    (b'{"a":' * 500 + b"1" + b"}" * 500, "recursion limit exceeded at line 1 column 18755"),
+])
+def test_unknown_value_not_json_on_its_own_is_placed_at_its_start(value, reason):
+    """An unknown key's value that a plain parse rejects (out of range, too deep): the note gives
+    where the value starts (byte 18134), not where the parse failed inside it."""
+    rich = (CASES_PINNED / "001-valid-rich-resume.payload.json").read_bytes()
+    i = rich.index(b'"session":{') + len(b'"session":{')
+    payload = rich[:i] + b'"zzzz_unknown":' + value + b"," + rich[i:]
+    assert i + len(b'"zzzz_unknown":') == 18134
+    descriptor = orjson.loads((CASES_PINNED / "001-valid-rich-resume.descriptor.json").read_bytes())
+    rc = verify(payload, rebind(payload, descriptor)).root_cause
+    assert rc.rule.id == "P-CANONICAL"
+    assert [n for n in rc.notes if n.startswith("unknown key")] == [
+        "unknown key, dropped by the reference's decode: first at byte 18134; an unknown key's value is skipped "
+        f"unvalidated by the reference and is not valid JSON data on its own ({reason})"]

@@ -105,7 +105,11 @@ def test_canon_diff_of_deep_nesting_in_a_skipped_value_stays_linear(tmp_path):
     assert len(p.stdout) < 300 * len(data)  # linear in the file (it was quadratic)
     assert p.stdout.startswith(f"--- {f} (the file, 224454 bytes)\n+++ canonical (what the reference writes, 24438 bytes)\n"
                                "@@ file bytes 23533..223635, canonical bytes 23533..23619 @@\n".encode())
-    assert b'\n- 23599       "zzzz_unknown": [\n- 23615         [\n- 23616           [\n' in p.stdout
+    # the class marker sits on the line where the unknown key's value starts (byte 23614, not deep inside it)
+    assert b'\n- 23599       "zzzz_unknown": [    <- unknown-key-dropped\n- 23615         [\n- 23616           [\n' \
+        in p.stdout
+    assert p.stdout.splitlines()[-1].startswith(b"  unknown-key-dropped: unknown key, dropped by the reference's "
+                                                b"decode: 1 place, first at byte 23614; ")
     assert p.stdout.splitlines()[-3:-1] == [b"First differing byte: file offset 23598.",
                                             b"Difference classes (P-CANONICAL):"]
 
