@@ -10,6 +10,7 @@ which could quote payload content).
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 import time
@@ -31,8 +32,13 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 EXIT_INTERNAL = EXIT_INCONCLUSIVE
 
 
+_UNRECOGNIZED = "unrecognized arguments: "
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # exit 2 with usage, as argparse does, but never a traceback
+        if message.startswith(_UNRECOGNIZED):
+            message += unknown_options_hint(self, message[len(_UNRECOGNIZED):].split(" "))
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
@@ -368,13 +374,32 @@ _INTERMIXED = ("verify", "report")
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
     """``parser.parse_args(argv)``, except that ``verify``/``report`` accept options between their files
-    (argparse's ``nargs="+"`` alone stops at the first option and calls the rest "unrecognized")."""
-    sub = getattr(parser, "commands", {}).get(argv[0]) if argv[0] in _INTERMIXED else None
+    (argparse's ``nargs="+"`` alone stops at the first option and calls the rest "unrecognized"), and that
+    an unknown option is reported by the subcommand's parser (its usage, a "did you mean" hint), not the
+    top-level one."""
+    commands = getattr(parser, "commands", {})
+    sub = commands.get(argv[0]) if argv[0] in _INTERMIXED else None
     if sub is None:
-        return parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:
+            commands.get(args.command, parser).error(_UNRECOGNIZED + ' '.join(extras))
+        return args
     args = sub.parse_intermixed_args(argv[1:])
     args.command = argv[0]
     return args
+
+
+def unknown_options_hint(parser: argparse.ArgumentParser, extras: list[str]) -> str:
+    """``"; did you mean --format?"`` for arguments ``extras`` that ``parser`` did not take, naming the
+    options of ``parser`` close to the mistyped ones (``--formt`` -> ``--format``); ``""`` when none is close."""
+    own = [o for o in parser._option_string_actions if o.startswith("--")]
+    hints = []
+    for arg in extras:
+        if arg.startswith("--"):
+            close = difflib.get_close_matches(arg.split("=", 1)[0], own, n=1, cutoff=0.6)
+            if close and close[0] not in hints:
+                hints.append(close[0])
+    return f"; did you mean {', '.join(hints)}?" if hints else ""
 
 
 def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:

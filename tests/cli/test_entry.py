@@ -67,7 +67,25 @@ def test_anything_but_existing_files_exits_2_with_usage(argv, message):
 def test_subcommand_options_still_go_to_argparse():
     p = cli("verify", str(GP), "--formt", "json")
     assert p.returncode == 2
-    assert "error: unrecognized arguments: --formt json" in p.stderr.decode()
+    err = p.stderr.decode()
+    # The subcommand's usage (not the general one), and the option it was probably meant to be.
+    assert err.startswith("usage: checkpoint-inspector verify [-h] [--format {text,json,sarif}]"), err
+    assert err.endswith("checkpoint-inspector verify: error: unrecognized arguments: --formt json; "
+                        "did you mean --format?\n"), err
+
+
+@pytest.mark.parametrize("argv, tail", [
+    (["report", "--formt=html", "--sha265-prefixes"], "report: error: unrecognized arguments: --formt=html "
+                                                     "--sha265-prefixes; did you mean --format, --sha256-prefixes?\n"),
+    (["rules", "--zzz"], "rules: error: unrecognized arguments: --zzz\n"),
+    (["canon", str(GP), "--dfif"], "canon: error: unrecognized arguments: --dfif; did you mean --diff?\n"),
+])
+def test_unknown_subcommand_option_gets_that_subcommands_usage_and_a_hint(argv, tail):
+    p = cli(*argv)
+    err = p.stderr.decode()
+    assert p.returncode == 2, err
+    assert err.startswith(f"usage: checkpoint-inspector {argv[0]} "), err
+    assert err.endswith(f"checkpoint-inspector {tail}"), err
 
 
 def test_window_paths_decides_without_opening_anything(tmp_path):
