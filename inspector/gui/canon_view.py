@@ -155,7 +155,7 @@ class CanonicalDiffWindow(JobWindow):
             a.triggered.connect(lambda _=False, d=delta: self.step(d))
             self.addAction(a)
         close = QAction("Close", self)
-        close.setShortcut(QKeySequence.StandardKey.Close)
+        close.setShortcuts([QKeySequence(QKeySequence.StandardKey.Close), QKeySequence("Esc")])
         close.triggered.connect(self.close)
         self.addAction(close)
         self.resize(1100, 700)

@@ -198,7 +198,7 @@ class CompareWindow(JobWindow):
         for text, keys, slot, name in (("Next Change", ["F8", "Ctrl+Down"], lambda: self.step(+1), "nextChange"),
                                        ("Previous Change", ["Shift+F8", "Ctrl+Up"], lambda: self.step(-1),
                                         "previousChange"),
-                                       ("Close", [QKeySequence.StandardKey.Close], self.close, "closeCompare")):
+                                       ("Close", [QKeySequence.StandardKey.Close, "Esc"], self.close, "closeCompare")):
             a = QAction(text, self)
             a.setObjectName(name)
             a.setShortcuts([QKeySequence(k) for k in keys])

@@ -72,6 +72,22 @@ def test_dropping_two_payloads_opens_the_comparison(qtbot, window):
     win.close()
 
 
+def test_escape_closes_the_comparison_and_the_canonical_diff(qtbot, window, rounds):
+    def canonical_diff():
+        open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+        QTest.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+
+    for action in (lambda: window.open_paths([str(p) for p in rounds]), canonical_diff):
+        win = _opened(qtbot, window, action)
+        win.activateWindow()
+        qtbot.waitUntil(win.isActiveWindow, timeout=5000)
+        assert win.isVisible()
+        QTest.keyClick(win.focusWidget() or win, Qt.Key.Key_Escape)
+        qtbot.waitUntil(lambda: not win.isVisible(), timeout=5000)
+
+
 def test_trees_kept_in_step_and_change_list(qtbot, window, rounds):
     win = _opened(qtbot, window, lambda: window.open_paths([str(p) for p in rounds]))
     assert win.summary.text().startswith(
