@@ -15,6 +15,7 @@ __all__ = ["summary", "timestamp_text", "preview", "ToolPairs", "is_timestamp_ke
 _MSG = re.compile(r"^(/snapshot/session|/logical_resume)/messages/(\d+)$")
 _BLOCK = re.compile(r"^(/snapshot/session|/logical_resume)/messages/(\d+)/content/(\d+)$")
 _RUN = re.compile(r"^/snapshot/run_records/(\d+)$")
+_EVENT = re.compile(r"/run_records/\d+/events/\d+$")
 _ART = re.compile(r"^/snapshot/artifacts/(\d+)$")
 _TASK = re.compile(r"^/snapshot/subagent_tasks/(\d+)$")
 _SECONDS_KEYS = {"created_at", "updated_at"}
@@ -136,6 +137,8 @@ def summary(source: str, pointer: str, key, value, *, pairs: ToolPairs | None = 
             snap = value.get("snapshot") if isinstance(value.get("snapshot"), dict) else {}
             mark = " · ⟲ RESUME SOURCE" if resume_run_id is not None and snap.get("id") == resume_run_id else ""
             return f"run {snap.get('id')} · {snap.get('status')} · {len(value.get('events') or [])} events{mark}"
+        if _EVENT.search(pointer):
+            return _event_summary(value)
         if _ART.match(pointer):
             return f"{value.get('tool_name')} · {value.get('artifact_uri')} · {value.get('shown_bytes')} bytes shown"
         if _TASK.match(pointer):
@@ -170,6 +173,21 @@ def summary(source: str, pointer: str, key, value, *, pairs: ToolPairs | None = 
         if pointer == "/snapshot/run_records":
             return f"{len(value)} run records"
     return None
+
+
+def _event_summary(record: dict) -> str | None:
+    """``#12 tool_end (tool toolu_1)`` for a run event record ``{sequence, timestamp_ms, event}``
+    (FORMAT.md run records): the sequence and the event's ``type``, then its tool call id or turn."""
+    event = record.get("event")
+    if not isinstance(event, dict):
+        return None
+    seq = record.get("sequence")
+    text = (f"#{seq} " if isinstance(seq, int) and not isinstance(seq, bool) else "") + str(event.get("type", "?"))
+    if isinstance(event.get("id"), str):
+        return text + f" (tool {preview(event['id'], 40)})"
+    if isinstance(event.get("turn"), int) and not isinstance(event.get("turn"), bool):
+        return text + f" (turn {event['turn']})"
+    return text
 
 
 def _block_summary(block: dict, pairs: ToolPairs | None) -> str:
