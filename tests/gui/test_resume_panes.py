@@ -100,7 +100,12 @@ def test_tree_selection_selects_event_and_message(qtbot, window):
     assert panes.timeline.selected == (0, 2)
     _click_tree_row(window, "/snapshot/session/messages/1")
     assert panes.transcript.view.currentIndex().row() == 1
-    assert panes.transcript.detail.toPlainText().startswith("#2 assistant")
+    # numbered from 0 as in the tree and the pointer (/messages/1); the text is shown once, not also as a heading
+    detail = panes.transcript.detail.toPlainText()
+    assert detail.startswith("[1] assistant\n") and detail.count("Running the tests first.") == 1, detail
+    assert "⚙ bash(toolu_1) → result in [2]\n" in detail
+    assert panes.transcript.caption.text() == ("3 message(s); resume boundary after message [2] (the first 3). "
+                                               "Select a message to see it in full.")
 
 
 def test_transcript_pairs_calls_and_selects_the_message(qtbot, window):
@@ -108,8 +113,8 @@ def test_transcript_pairs_calls_and_selects_the_message(qtbot, window):
     tp = _show_tab(window, 1).transcript
     m = tp.model
     assert m.rowCount() == 4 and m.boundary_row() == 3
-    assert "⚙ bash(toolu_1) → result in #3" in m.data(m.index(1))
-    assert "↳ result ERROR for toolu_1 (answers #2): test result: FAILED." in m.data(m.index(2))
+    assert "⚙ bash(toolu_1) → result in [2]: " in m.data(m.index(1))
+    assert "↳ result ERROR for toolu_1 (answers [1]): test result: FAILED." in m.data(m.index(2))
     assert m.data(m.index(3)).startswith("Resume boundary: the loop checkpoint holds the first 3 of these messages")
     rect = tp.view.visualRect(m.index(2))
     _click(tp.view.viewport(), rect.center())

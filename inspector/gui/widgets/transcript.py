@@ -108,7 +108,7 @@ class TranscriptModel(QAbstractListModel):
             return (i, self.tr.roles[i], self.blocks(i))
         if role == Qt.ItemDataRole.DisplayRole:
             blocks = self.blocks(i) or []
-            return f"#{i + 1} {self.tr.roles[i]}: " + " | ".join(_summary(self.tr, i, b) for b in blocks)
+            return f"[{i}] {self.tr.roles[i]}: " + " | ".join(_summary(self.tr, i, b) for b in blocks)
         return None
 
 
@@ -117,25 +117,37 @@ def _first_lines(text: str, n: int = 2) -> str:
     return " ⏎ ".join(x.strip() for x in lines[:n])
 
 
-def _summary(tr, i: int, b) -> str:
-    """One line for a block."""
+def _heading(tr, i: int, b) -> str:
+    """What a block of message ``i`` is, without its text: ``⚙ bash(toolu_1) → result in [2]``.
+    Messages are numbered from 0, as in the trees and JSON Pointers (``/messages/2``); ``""``
+    for a text block (its text says it all)."""
     if b.kind == "text":
-        return _first_lines(b.text)
+        return ""
     if b.kind == "reasoning":
-        return "(reasoning) " + _first_lines(b.text, 1)
+        return "(reasoning)"
     if b.kind == "image":
         return f"[image {b.media or '?'}, about {b.size * 3 // 4:,} bytes]"
     if b.kind == "tool_use":
         call = tr.calls.get(b.tool_id)
         res = call[1] if call is not None and call[0] == i else -1
-        where = f"→ result in #{res + 1}" if res >= 0 else "→ NO RESULT"
-        return f"⚙ {b.name}({b.tool_id}) {where}: {_first_lines(b.text, 1)}"
+        where = f"→ result in [{res}]" if res >= 0 else "→ NO RESULT"
+        return f"⚙ {b.name}({b.tool_id}) {where}"
     if b.kind == "tool_result":
         call = tr.calls.get(b.tool_id)
-        src = f"answers #{call[0] + 1}" if call is not None and call[0] < i else "NO MATCHING CALL"
+        src = f"answers [{call[0]}]" if call is not None and call[0] < i else "NO MATCHING CALL"
         err = " ERROR" if b.is_error else ""
-        return f"↳ result{err} for {b.tool_id} ({src}): {_first_lines(b.text, 1)}"
+        return f"↳ result{err} for {b.tool_id} ({src})"
     return f"[{b.kind}]"
+
+
+def _summary(tr, i: int, b) -> str:
+    """One line for a block: its heading, then the first line(s) of its text."""
+    head = _heading(tr, i, b)
+    if b.kind == "text":
+        return _first_lines(b.text)
+    if b.kind in ("reasoning", "tool_use", "tool_result"):
+        return f"{head}{':' if b.kind != 'reasoning' else ''} {_first_lines(b.text, 1)}"
+    return head
 
 
 class TranscriptDelegate(QStyledItemDelegate):
@@ -181,7 +193,7 @@ class TranscriptDelegate(QStyledItemDelegate):
         p.setPen(QColor("white"))
         p.drawText(badge, Qt.AlignmentFlag.AlignCenter, fm.elidedText(role.upper(), Qt.TextElideMode.ElideRight, 86))
         p.setPen(text_col if selected else pal.placeholderText().color())
-        p.drawText(QRect(r.left() + 4, badge.bottom() + 2, 90, fm.height()), Qt.AlignmentFlag.AlignCenter, f"#{i + 1}")
+        p.drawText(QRect(r.left() + 4, badge.bottom() + 2, 90, fm.height()), Qt.AlignmentFlag.AlignCenter, f"[{i}]")
         x = r.left() + 102
         width = r.width() - 108
         y = r.top() + 3 + fm.ascent()
@@ -251,8 +263,9 @@ class TranscriptPane(QWidget):
             self.caption.setText(message)
             return
         n = len(transcript)
-        where = (f"; resume boundary after message {transcript.boundary}" if transcript.boundary is not None
-                 else "; no loop checkpoint")
+        b = transcript.boundary
+        where = ("; no loop checkpoint" if b is None else "; resume boundary before message [0]" if b == 0
+                 else f"; resume boundary after message [{b - 1}] (the first {b:,})")
         self.caption.setText(f"{n:,} message(s){where}. Select a message to see it in full.")
 
     def select_message(self, i: int, *, notify: bool = False) -> None:
@@ -298,10 +311,12 @@ class TranscriptPane(QWidget):
             self.detail.setHtml(f"<h3>Resume boundary</h3><p>{html.escape(row[1])}.</p>")
             return
         i, role, blocks = row
-        parts = [f"<h3>#{i + 1} {html.escape(role)}</h3>"]
+        parts = [f"<h3>[{i}] {html.escape(role)}</h3>"]
         elided = False
         for b in blocks or []:
-            parts.append(f"<p><b>{html.escape(_summary(self.model.tr, i, b)[:200])}</b></p>")
+            head = _heading(self.model.tr, i, b)  # the text itself follows in full: not repeated here
+            if head:
+                parts.append(f"<p><b>{html.escape(head[:200])}</b></p>")
             if b.kind in ("text", "reasoning", "tool_use", "tool_result") and b.text:
                 text = b.text
                 if not self._full and len(text) > PREVIEW_CHARS:
