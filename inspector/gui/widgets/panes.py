@@ -17,6 +17,7 @@ from inspector.checkpoint import Verdict
 from .. import style
 from ..visible import visible
 from ..qtcompat import emit
+from .field_column import FieldColumnFitter
 
 __all__ = ["Banner", "ElidedLabel", "JsonTreeView", "VerdictHeader", "TreePane", "FindingDetail", "DigestDetail", "FindBar", "RawEditor",
            "finding_html"]
@@ -290,13 +291,13 @@ class TreePane(QWidget):
         self.stack = QStackedWidget()
         self.view = JsonTreeView()
         self.view.setModel(model)
+        self.field_column = FieldColumnFitter(self.view)
         self.view.setUniformRowHeights(True)
         self.view.setAlternatingRowColors(True)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                   | QAbstractItemView.EditTrigger.EditKeyPressed)
         self.view.header().setStretchLastSection(False)
-        self.view.setColumnWidth(0, 220)
         self.view.setColumnWidth(1, 360)
         self.view.setColumnWidth(2, 110)
         self.placeholder = QLabel("")
