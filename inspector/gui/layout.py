@@ -235,3 +235,23 @@ def _build_status(w):
         sb.addPermanentWidget(w)
         w.hide()
 
+
+
+def scale_docks(w, old, new) -> None:
+    """Keep the docks' share of the window when it grows from ``old`` to ``new`` (QSize).
+
+    QMainWindow gives all the growth to the central widget (the verdicts): enlarged from 1024 to
+    1600 px, the Trees and Digests docks kept their widths (digests showed as ``2…9``) and the
+    Resume dock its height (the top timeline lane half hidden) until Reset Layout. A shrink is
+    left to QMainWindow (the verdicts give up room first; by then the docks may already have
+    shrunk, so their old share is unknown). Docks that are hidden or floating are left alone.
+    """
+    if not old.isValid() or old.width() <= 0 or old.height() <= 0 or old == new:
+        return
+    sx, sy = new.width() / old.width(), new.height() / old.height()
+    docked = [d for d in (w.trees_dock, w.bytes_dock) if d.isVisible() and not d.isFloating()]
+    if docked and sx > 1:
+        w.resizeDocks(docked, [max(1, round(d.width() * sx)) for d in docked], Qt.Orientation.Horizontal)
+    bottom = [d for d in (w.resume_panes.dock,) if d.isVisible() and not d.isFloating()]
+    if bottom and sy > 1:
+        w.resizeDocks(bottom, [max(1, round(d.height() * sy)) for d in bottom], Qt.Orientation.Vertical)

@@ -25,7 +25,7 @@ from .controllers.folder import FolderController
 from .controllers.loading import LoadController
 from .drops import paths_from_mime
 from .document import Document, Presentation, display_path, sample_paths
-from .layout import build_layout
+from .layout import build_layout, scale_docks
 from .qtcompat import emit
 from .recent import RecentFiles
 from .resume import ResumePanes
@@ -258,6 +258,11 @@ class MainWindow(QMainWindow):
             if not self._restored_state:
                 self._default_dock_sizes()
                 self._default_state = self.saveState()
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        if self._sized:
+            scale_docks(self, event.oldSize(), event.size())
 
     def closeEvent(self, event):
         if self.doc.edited and not dialogs.confirm_discard(self):
