@@ -83,7 +83,7 @@ def test_field_column_grows_to_show_a_deep_key(qtbot, window):
 def test_docks_keep_their_share_when_the_window_grows(qtbot, window):
     open_and_wait(qtbot, window, CASE_056)
     window.resize(1000, 700)
-    qtbot.waitUntil(lambda: window.width() == 1000 and window.height() == 700)
+    qtbot.waitUntil(lambda: window.width() == 1000 and window.height() == 700, timeout=1000)
     qtbot.wait(50)
     before = (window.trees_dock.width(), window.bytes_dock.width(), window.resume_panes.dock.height())
     window.resize(1600, 1000)
