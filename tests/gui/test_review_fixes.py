@@ -359,3 +359,26 @@ def test_emit_keeps_true_alive():
     for _ in range(5000):
         emit(s.sig, 1)
     assert sys.getrefcount(True) >= before
+
+
+def test_a_load_already_finished_but_not_yet_shown_is_not_shown_after_open_folder(qtbot, window, tmp_path):
+    """The race a loaded machine showed: the load's result is queued when Open Folder cancels it.
+
+    The worker has finished (its ``finished`` signal waits in the event queue) when the folder is
+    opened; the cancelled load must end as cancelled and never present its checkpoint.
+    """
+    from PySide6.QtCore import QThreadPool
+
+    folder = tmp_path / "f"
+    folder.mkdir()
+    shutil.copyfile(GOLDEN_P, folder / GOLDEN_P.name)
+    shutil.copyfile(GOLDEN_D, folder / GOLDEN_D.name)
+    window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])
+    load = window.loader.job
+    assert QThreadPool.globalInstance().waitForDone(20000)  # done on the worker; not yet delivered
+    assert window.payload is None
+    with qtbot.waitSignal(window.folderScanned, timeout=30000) as blocker:
+        window.open_paths([str(folder)])
+    assert load.is_cancelled and blocker.args == [1]
+    qtbot.waitUntil(lambda: load not in window.doc.jobs.running, timeout=20000)
+    assert window.payload is None and window.report is None

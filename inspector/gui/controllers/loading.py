@@ -73,8 +73,12 @@ class LoadController(QObject):
         doc.pending_paths = list(paths)
         cur = doc.jobs.current
         job.signals.progress.connect(lambda pct, text, j=job: cur(j) and doc.set_busy(True, text, pct))
-        job.signals.partial.connect(lambda a, j=job: cur(j) and doc.present(a, paths, partial=True))
-        job.signals.finished.connect(lambda a, j=job: cur(j) and self._finished(a, paths))
+        # a result already on its way when the load was cancelled (by Cancel, another open, a folder
+        # scan) is never shown: the cancelled load ends as cancelled, whatever it had finished
+        job.signals.partial.connect(lambda a, j=job: cur(j) and not j.is_cancelled
+                                    and doc.present(a, paths, partial=True))
+        job.signals.finished.connect(lambda a, j=job: cur(j) and (
+            self._cancelled() if j.is_cancelled else self._finished(a, paths)))
         job.signals.failed.connect(lambda msg, j=job: cur(j) and self.failed(msg))
         job.signals.cancelled.connect(lambda j=job: cur(j) and self._cancelled())
         doc.set_busy(True, "Opening…", -1)
