@@ -79,6 +79,7 @@ def build_menus(w) -> None:
                               "previousFailure")
     _act(w, g, "&Root Cause", sel.goto_root_cause, "Ctrl+F8", "rootCause")
     _act(w, g, "Go to JSON &Pointer…", w.find_bar.open_pointer, "Ctrl+G", "gotoPointer")
+    _act(w, g, "Go to &Offset…", lambda: _goto_offset(w), "Ctrl+L", "gotoOffset")
     g.addSeparator()
     _act(w, g, "&Expand All", w.expand_all, "Ctrl+Shift+X", "expandAll")
     _act(w, g, "&Collapse All", w.collapse_all, "Ctrl+Shift+L", "collapseAll")
@@ -107,6 +108,13 @@ def build_menus(w) -> None:
     _act(w, h, "&About Checkpoint Inspector", lambda: dialogs.about(w))
     _act(w, h, "&Keyboard Shortcuts", lambda: dialogs.shortcuts_help(w), QKeySequence.StandardKey.HelpContents)
     rebuild_recent_menu(w)
+
+
+def _goto_offset(w) -> None:
+    """Show the Bytes dock and open the go-to-offset field of the shown file's bytes."""
+    w.bytes_dock.show()
+    w.bytes_dock.raise_()
+    w.hex_tabs.currentWidget().open_goto()
 
 
 def _focus_resume_tab(panes, index: int, widget) -> None:

@@ -2,23 +2,40 @@
 
 Only the visible rows are painted, so the file size does not matter. ``highlight(span)``
 marks a half-open byte range and scrolls it into view; clicking a byte (or moving the
-cursor with the keyboard) emits :attr:`HexView.offsetActivated`.
+cursor with the keyboard) emits :attr:`HexView.offsetActivated`. Ctrl+L (or Go ▸ Go to Offset…) opens
+a small field at the top of the pane that accepts a decimal or ``0x`` hex offset.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QKeySequence, QPainter, QPalette
-from PySide6.QtWidgets import QAbstractScrollArea
+from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QHBoxLayout, QLabel, QLineEdit
 
 from inspector.checkpoint import Verdict
 
 from .. import style
 from ..qtcompat import emit
 
-__all__ = ["HexView"]
+__all__ = ["HexView", "parse_offset"]
 
 ROW = 16  # bytes per row when there is room; 8 when the view is narrow
+
+
+def parse_offset(text: str, size: int) -> tuple[int | None, str]:
+    """Parse a go-to-offset entry: decimal (``1234``) or hex (``0x4d2``), against a file of ``size`` bytes.
+
+    Returns ``(offset, "")`` when it names a byte of the file, else ``(None, reason)`` with a short
+    message for the user (never raises).
+    """
+    t = text.strip().replace("_", "")
+    try:
+        off = int(t[2:], 16) if t.lower().startswith("0x") else int(t, 10)
+    except ValueError:
+        return None, f"not an offset: {text.strip()!r} (use decimal or 0x hex)"
+    if off < 0 or off >= size:
+        return None, f"offset {off} (0x{off:x}) is out of range: the file has {size} bytes (last is {max(size - 1, 0)})"
+    return off, ""
 
 
 class HexView(QAbstractScrollArea):
@@ -43,6 +60,7 @@ class HexView(QAbstractScrollArea):
         self.viewport().setCursor(Qt.CursorShape.IBeamCursor)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setAccessibleName("Bytes")
+        self._goto_bar: QFrame | None = None
 
     # -- public API ---------------------------------------------------------------------------
     def set_data(self, data: bytes | None, placeholder: str = "No file") -> None:
@@ -84,6 +102,72 @@ class HexView(QAbstractScrollArea):
         if offset is not None:
             self._scroll_to(offset)
         self.viewport().update()
+
+    def go_to(self, offset: int) -> None:
+        """Scroll to byte ``offset``, select it and emit :attr:`offsetActivated` (so the trees follow).
+
+        Raises ValueError when ``offset`` is not a byte of the shown data.
+        """
+        n = len(self._data or b"")
+        if not 0 <= offset < n:
+            raise ValueError(f"offset {offset} outside 0..{n - 1}")
+        self.highlight((offset, offset + 1))
+        emit(self.offsetActivated, offset)
+        self._cursor = offset  # the relay highlights the node span and moves the cursor to its start
+        self._scroll_to(offset)
+        self.viewport().update()
+
+    def open_goto(self) -> None:
+        """Show (and focus) the go-to-offset field at the top of the pane."""
+        if self._goto_bar is None:
+            bar = self._goto_bar = QFrame(self)
+            bar.setFrameShape(QFrame.Shape.StyledPanel)
+            bar.setAutoFillBackground(True)
+            lay = QHBoxLayout(bar)
+            lay.setContentsMargins(4, 2, 4, 2)
+            lay.addWidget(QLabel("Offset:", bar))
+            self.goto_edit = QLineEdit(bar)
+            self.goto_edit.setPlaceholderText("decimal or 0x hex")
+            self.goto_edit.setAccessibleName("Go to offset")
+            lay.addWidget(self.goto_edit, 1)
+            self.goto_message = QLabel("", bar)
+            self.goto_message.setWordWrap(True)
+            lay.addWidget(self.goto_message, 2)
+            self.goto_edit.installEventFilter(self)
+        self.goto_message.setText("")
+        self._place_goto()
+        self._goto_bar.show()
+        self._goto_bar.raise_()
+        self.goto_edit.selectAll()
+        self.goto_edit.setFocus()
+
+    def _place_goto(self) -> None:
+        if getattr(self, "_goto_bar", None) is not None:
+            self._goto_bar.setGeometry(self.frameWidth(), self.frameWidth(),
+                                       self.width() - 2 * self.frameWidth(), self._goto_bar.sizeHint().height())
+
+    def _goto_entered(self) -> None:
+        off, why = parse_offset(self.goto_edit.text(), len(self._data or b""))
+        if off is None:
+            self.goto_message.setText(why or "no file")  # said in place: no dialog
+            return
+        self._goto_bar.hide()
+        self.setFocus()
+        self.go_to(off)
+
+    def eventFilter(self, obj, event):
+        from PySide6.QtCore import QEvent
+
+        if getattr(self, "_goto_bar", None) is not None and obj is getattr(self, "goto_edit", None) \
+                and event.type() == QEvent.Type.KeyPress:
+            if event.key() == Qt.Key.Key_Escape:
+                self._goto_bar.hide()
+                self.setFocus()
+                return True
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):  # handled here: never reaches the hex view
+                self._goto_entered()
+                return True
+        return super().eventFilter(obj, event)
 
     # -- geometry ----------------------------------------------------------------------------
     def _metrics(self):
@@ -133,6 +217,7 @@ class HexView(QAbstractScrollArea):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._update_scroll()
+        self._place_goto()
 
     def sizeHint(self):
         cw, lh, digits, x_hex, x_txt = self._metrics()
@@ -238,6 +323,9 @@ class HexView(QAbstractScrollArea):
     def keyPressEvent(self, event):
         if not self._data:
             return super().keyPressEvent(event)
+        if event.key() == Qt.Key.Key_L and event.modifiers() == Qt.KeyboardModifier.ControlModifier:
+            self.open_goto()
+            return
         n = len(self._data)
         key = event.key()
         page = self.verticalScrollBar().pageStep() * self._row

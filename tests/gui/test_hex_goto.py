@@ -1,0 +1,74 @@
+"""Bytes pane: Go to Offset (Ctrl+L) driven by real keys; the trees follow as on a click."""
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtWidgets import QApplication, QDialog  # noqa: E402
+
+from inspector.gui.roles import PointerRole  # noqa: E402
+from inspector.gui.widgets.hex_view import parse_offset  # noqa: E402
+
+from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
+
+
+def test_parse_offset_decimal_hex_and_out_of_range():
+    assert parse_offset("1234", 2000) == (1234, "")
+    assert parse_offset(" 0x4D2 ", 2000) == (1234, "")
+    assert parse_offset("1999", 2000) == (1999, "")
+    assert parse_offset("2000", 2000) == (None, "offset 2000 (0x7d0) is out of range: the file has 2000 bytes "
+                                                "(last is 1999)")
+    assert parse_offset("zz", 10) == (None, "not an offset: 'zz' (use decimal or 0x hex)")
+
+
+def _type_offset(hexv, text):
+    QTest.keyClick(hexv, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    assert hexv.goto_edit.isVisible() and hexv.goto_edit.hasFocus()
+    QTest.keyClicks(hexv.goto_edit, text)
+    QTest.keyClick(hexv.goto_edit, Qt.Key.Key_Return)
+
+
+def test_ctrl_l_goes_to_offset_and_tree_follows(qtbot, window):
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    data = GOLDEN_P.read_bytes()
+    at = data.index(b'"max_output_bytes":102400') + len(b'"max_output_bytes":')
+    hexv = window.hex_payload
+    window.hex_tabs.setCurrentWidget(hexv)
+    hexv.setFocus()
+    QApplication.processEvents()
+    _type_offset(hexv, hex(at + 2))
+    assert not hexv.goto_edit.isVisible()
+    assert hexv.cursor_offset == at + 2
+    view = window.snap_pane.view
+    assert view.model().data(view.currentIndex(), PointerRole) == \
+        "/snapshot/session/config/tool_result_transform_policy/max_output_bytes"
+    assert hexv.highlighted == (at, at + 6)
+    first = hexv.verticalScrollBar().value()
+    assert first <= (at + 2) // hexv._row < first + hexv.verticalScrollBar().pageStep()
+    # decimal, in the resume boundary: that tree selects the node
+    turn = data.index(b'"turn":3') + 7
+    _type_offset(hexv, str(turn))
+    rv = window.resume_pane.view
+    assert rv.model().data(rv.currentIndex(), PointerRole) == "/logical_resume/turn"
+    assert hexv.cursor_offset == turn and hexv.highlighted == (turn, turn + 1)
+
+
+def test_out_of_range_offset_is_said_in_place(qtbot, window):
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    n = len(GOLDEN_P.read_bytes())
+    hexv = window.hex_payload
+    window.hex_tabs.setCurrentWidget(hexv)
+    hexv.setFocus()
+    before = hexv.cursor_offset
+    for _ in range(3):
+        _type_offset(hexv, str(n))
+        assert hexv.goto_edit.isVisible()
+        assert hexv.goto_message.text() == (f"offset {n} (0x{n:x}) is out of range: the file has {n} bytes "
+                                            f"(last is {n - 1})")
+        hexv.goto_edit.clear()
+    assert not [t for t in QApplication.topLevelWidgets() if isinstance(t, QDialog) and t.isVisible()]
+    assert hexv.cursor_offset == before
+    QTest.keyClick(hexv.goto_edit, Qt.Key.Key_Escape)
+    assert not hexv.goto_edit.isVisible() and hexv.hasFocus()
