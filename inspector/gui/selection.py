@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QTreeView
 
 from inspector.checkpoint import Location
 
+from .history import SelectionHistory
 from .roles import LocationRole, ObjectRole
 from .widgets.panes import TreePane, finding_html
 
@@ -28,6 +29,7 @@ class SelectionRelay(QObject):
         self.w = window
         self.relaying = False
         self.last_tree_view: QTreeView | None = None
+        self.history = SelectionHistory(200)
         w = window
         for pane in w.tree_panes():
             pane.view.selectionModel().currentChanged.connect(
@@ -80,6 +82,8 @@ class SelectionRelay(QObject):
         if loc is None or self.relaying:
             return
         w = self.w
+        if origin != "history":
+            self.history.push(loc)
         self.relaying = True
         try:
             pane = self.tree_for(loc.source, loc.pointer)
@@ -99,7 +103,7 @@ class SelectionRelay(QObject):
                 hexv.highlight(span)
             elif span is not None:
                 hexv.highlight(span, scroll=False)
-            if origin in ("tree", "bytes"):
+            if origin in ("tree", "bytes", "history"):
                 hits = w.findings_model.indexes_at(loc.source, loc.pointer)
                 exact = [i for i in hits
                          if any(x.source == loc.source and x.pointer == loc.pointer
@@ -167,6 +171,23 @@ class SelectionRelay(QObject):
         w.digest_detail.show_row(row, payload_span)
         if not self.relaying:
             self.relay(Location("descriptor", row.pointer, None), "digest")
+
+    # -- back/forward ----------------------------------------------------------------------------
+    def go_back(self) -> None:
+        """Go ▸ Back (Alt+Left): re-select the previous selection in its tree, bytes and verdicts."""
+        self._go(self.history.back(), "No earlier selection.")
+
+    def go_forward(self) -> None:
+        """Go ▸ Forward (Alt+Right): re-select the selection that Back left."""
+        self._go(self.history.forward(), "No later selection.")
+
+    def _go(self, loc: Location | None, none_text: str) -> None:
+        if loc is None:
+            self.w.statusBar().showMessage(none_text, 3000)
+            return
+        self.relay(loc, "history")
+        pane = self.tree_for(loc.source, loc.pointer)
+        self.last_tree_view = pane.view
 
     # -- verdict navigation ----------------------------------------------------------------------
     def select_rule(self, rule_id: str) -> None:

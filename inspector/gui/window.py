@@ -379,6 +379,8 @@ class MainWindow(QMainWindow):
         a = p.analysis
         if p.new_documents:
             kept = views.capture_views(self) if p.keep_view else None
+            if not p.keep_view:
+                self.selection.history.clear()  # another checkpoint: its selections only
             views.show_side(self, "payload", a.payload)
             views.show_side(self, "descriptor", a.descriptor)
             for source in ("payload", "descriptor"):
