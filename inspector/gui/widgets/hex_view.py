@@ -17,7 +17,33 @@ from inspector.checkpoint import Verdict
 from .. import style
 from ..qtcompat import emit
 
-__all__ = ["HexView", "parse_offset"]
+__all__ = ["HexView", "invalid_utf8_offsets", "parse_offset"]
+
+BAD_GLYPH = "\ufffd"  # shown in the text column for a byte that is not part of valid UTF-8
+
+
+def invalid_utf8_offsets(data: bytes, start: int, end: int) -> set[int]:
+    """Offsets in ``[start, end)`` of bytes that are not part of a valid UTF-8 sequence.
+
+    Decodes from the lead byte of the sequence that ``start`` may sit in (at most 3 bytes back)
+    to 3 bytes past ``end``, so the answer for a window equals that for the whole file. Cost is
+    proportional to ``end - start`` (bytes), not the file size.
+    """
+    s0 = max(0, start)
+    while s0 > 0 and start - s0 < 3 and (data[s0] & 0xC0) == 0x80:
+        s0 -= 1
+    text = data[s0:min(len(data), end + 3)].decode("utf-8", "surrogateescape")
+    bad, pos = set(), s0
+    for ch in text:
+        if pos >= end:
+            break
+        if 0xDC80 <= ord(ch) <= 0xDCFF:
+            if pos >= start:
+                bad.add(pos)
+            pos += 1
+        else:
+            pos += len(ch.encode("utf-8"))
+    return bad
 
 ROW = 16  # bytes per row when there is room; 8 when the view is narrow
 
@@ -150,6 +176,7 @@ class HexView(QAbstractScrollArea):
         off, why = parse_offset(self.goto_edit.text(), len(self._data or b""))
         if off is None:
             self.goto_message.setText(why or "no file")  # said in place: no dialog
+            self._place_goto()  # the message may need a second line
             return
         self._goto_bar.hide()
         self.setFocus()
@@ -250,6 +277,7 @@ class HexView(QAbstractScrollArea):
         data = self._data
         n = len(data)
         span = self._span
+        bad = invalid_utf8_offsets(data, first * self._row, (first + nrows) * self._row)
         for r in range(nrows):
             row = first + r
             base = row * self._row
@@ -277,6 +305,10 @@ class HexView(QAbstractScrollArea):
                     p.drawRect(QRect(hx - 1, y, cw * 2 + 1, lh - 1))
                 p.setPen(text_col)
                 p.drawText(hx, y + fm.ascent() + 1, f"{b:02x}")
+                if off in bad:  # glyph + colour + tooltip, never colour alone
+                    p.setPen(mark_col)
+                    p.drawText(tx, y + fm.ascent() + 1, BAD_GLYPH)
+                    continue
                 ch = chr(b) if 0x20 <= b < 0x7F else ("·" if b >= 0x80 else ".")
                 if ch in ("·", "."):
                     p.setPen(off_col)
@@ -353,6 +385,21 @@ class HexView(QAbstractScrollArea):
         self.viewport().update()
         if key not in (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown):
             emit(self.offsetActivated, self._cursor)
+
+    def viewportEvent(self, event):
+        from PySide6.QtCore import QEvent
+        from PySide6.QtWidgets import QToolTip
+
+        if event.type() == QEvent.Type.ToolTip:
+            off = self._offset_at(event.pos())
+            if off is not None and off in invalid_utf8_offsets(self._data, off, off + 1):
+                QToolTip.showText(event.globalPos(), f"Invalid UTF-8: byte 0x{self._data[off]:02x} at offset {off} "
+                                  f"(0x{off:x}) is not part of a valid UTF-8 sequence", self.viewport())
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().viewportEvent(event)
 
     def focusInEvent(self, event):
         super().focusInEvent(event)

@@ -1,4 +1,4 @@
-"""Bytes pane: Go to Offset (Ctrl+L) driven by real keys; the trees follow as on a click."""
+"""Bytes pane: Go to Offset (Ctrl+L) and invalid UTF-8 marks, driven by real keys and mouse."""
 
 import pytest
 
@@ -72,3 +72,37 @@ def test_out_of_range_offset_is_said_in_place(qtbot, window):
     assert hexv.cursor_offset == before
     QTest.keyClick(hexv.goto_edit, Qt.Key.Key_Escape)
     assert not hexv.goto_edit.isVisible() and hexv.hasFocus()
+
+
+def test_invalid_utf8_offsets_exact():
+    from inspector.gui.widgets.hex_view import invalid_utf8_offsets
+
+    data = b'ab\xffc\xe2\x82\xac d\xe2\x82e\xc0\xaf' + "é".encode() + b"\x80"
+    # 0xff at 2; euro sign 4..6 valid; truncated e2 82 at 9,10; c0 af (overlong) at 12,13; é 14,15; lone 80 at 16
+    assert invalid_utf8_offsets(data, 0, len(data)) == {2, 9, 10, 12, 13, 16}
+    # a window that starts inside a valid sequence gives the same answer as the whole file
+    assert invalid_utf8_offsets(data, 5, 8) == set()
+    assert invalid_utf8_offsets(data, 10, 15) == {10, 12, 13}
+
+
+def test_invalid_byte_has_glyph_and_tooltip(qtbot):
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QToolTip
+
+    from inspector.gui.widgets.hex_view import HexView
+
+    v = HexView()
+    qtbot.addWidget(v)
+    v.resize(700, 200)
+    v.show()
+    v.set_data(b'{"a":"x\xffy"}')
+    pos = v.offset_position(7)
+    QTest.mouseMove(v.viewport(), pos)
+    QApplication.sendEvent(v.viewport(), QHelpEvent(QEvent.Type.ToolTip, pos, v.viewport().mapToGlobal(pos)))
+    assert QToolTip.text() == "Invalid UTF-8: byte 0xff at offset 7 (0x7) is not part of a valid UTF-8 sequence"
+    QTest.mouseClick(v.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, v.offset_position(6))
+    assert v.cursor_offset == 6
+    pos6 = v.offset_position(6)
+    QApplication.sendEvent(v.viewport(), QHelpEvent(QEvent.Type.ToolTip, pos6, v.viewport().mapToGlobal(pos6)))
+    assert not QToolTip.isVisible()  # a valid byte has no such tooltip
