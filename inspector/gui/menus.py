@@ -80,6 +80,7 @@ def build_menus(w) -> None:
     _act(w, g, "&Root Cause", sel.goto_root_cause, "Ctrl+F8", "rootCause")
     _act(w, g, "Go to JSON &Pointer…", w.find_bar.open_pointer, "Ctrl+G", "gotoPointer")
     _act(w, g, "Go to &Offset…", lambda: _goto_offset(w), "Ctrl+L", "gotoOffset")
+    _act(w, g, "Find in &Bytes…", lambda: _goto_offset(w, "find"), "Ctrl+Shift+B", "findBytes")
     g.addSeparator()
     _act(w, g, "&Back", sel.go_back, "Alt+Left", "goBack")
     _act(w, g, "For&ward", sel.go_forward, "Alt+Right", "goForward")
@@ -113,11 +114,11 @@ def build_menus(w) -> None:
     rebuild_recent_menu(w)
 
 
-def _goto_offset(w) -> None:
-    """Show the Bytes dock and open the go-to-offset field of the shown file's bytes."""
+def _goto_offset(w, mode: str = "offset") -> None:
+    """Show the Bytes dock and open the go-to-offset (``mode`` "find": find) field of the shown file's bytes."""
     w.bytes_dock.show()
     w.bytes_dock.raise_()
-    w.hex_tabs.currentWidget().open_goto()
+    w.hex_tabs.currentWidget().open_goto(mode)
 
 
 def _focus_resume_tab(panes, index: int, widget) -> None:

@@ -106,3 +106,70 @@ def test_invalid_byte_has_glyph_and_tooltip(qtbot):
     pos6 = v.offset_position(6)
     QApplication.sendEvent(v.viewport(), QHelpEvent(QEvent.Type.ToolTip, pos6, v.viewport().mapToGlobal(pos6)))
     assert not QToolTip.isVisible()  # a valid byte has no such tooltip
+
+
+def test_parse_needle_and_find_all():
+    from inspector.gui.widgets.hex_search import find_all, parse_needle
+
+    assert parse_needle("hex: 7b 22ff") == (b'{"\xff', "")
+    assert parse_needle("hex: 7") == (None, "hex: needs pairs of hex digits, e.g. hex: 7b 22 ff")
+    assert parse_needle("turn") == (b"turn", "")
+    assert find_all(b"aaaa", b"aa") == ([0, 1, 2], False)
+    assert find_all(b"aaaa", b"aa", limit=2) == ([0, 1], True)
+
+
+def _find(hexv, text, shift=False):
+    mods = Qt.KeyboardModifier.ShiftModifier if shift else Qt.KeyboardModifier.NoModifier
+    if text is not None:
+        QTest.keyClick(hexv, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+        assert hexv.goto_edit.hasFocus() and hexv.goto_label.text() == "Find:"
+        hexv.goto_edit.clear()
+        QTest.keyClicks(hexv.goto_edit, text)
+    QTest.keyClick(hexv.goto_edit, Qt.Key.Key_Return, mods)
+
+
+def test_ctrl_shift_b_finds_text_and_hex_next_previous(qtbot, window):
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    data = GOLDEN_P.read_bytes()
+    hexv = window.hex_payload
+    window.hex_tabs.setCurrentWidget(hexv)
+    hexv.setFocus()
+    QApplication.processEvents()
+    hits = [i for i in range(len(data)) if data.startswith(b"102400", i)]
+    assert len(hits) >= 2
+    _find(hexv, "102400")
+    assert hexv.matches == hits and hexv.highlighted == (hits[0], hits[0] + 6)
+    assert hexv.goto_message.text() == f"match 1 of {len(hits)} at offset {hits[0]} (0x{hits[0]:x})"
+    _find(hexv, None)
+    assert hexv.highlighted == (hits[1], hits[1] + 6)
+    _find(hexv, None, shift=True)
+    _find(hexv, None, shift=True)  # wraps to the last
+    assert hexv.highlighted == (hits[-1], hits[-1] + 6)
+    at = data.index(b'"turn":3')
+    _find(hexv, 'hex: 22 74 75 72 6e 22 3a 33')
+    assert hexv.highlighted == (at, at + 8) and hexv.matches == [at]
+    _find(hexv, "no such text here")
+    assert hexv.goto_message.text() == "no match"
+
+
+def test_large_file_is_searched_off_the_gui_thread(qtbot):
+    from inspector.gui.widgets.hex_view import HexView
+
+    v = HexView()
+    qtbot.addWidget(v)
+    v.resize(700, 300)
+    v.show()
+    data = bytearray(6 * 1024 * 1024)
+    for off in (5, 4 * 1024 * 1024 - 2, 6 * 1024 * 1024 - 4):  # one straddles the 4 MiB search window
+        data[off:off + 4] = b"NEED"
+    v.set_data(bytes(data))
+    v.activateWindow()
+    v.setFocus()
+    qtbot.waitUntil(v.hasFocus, timeout=2000)
+    _find(v, "NEED")
+    assert v._search_job is not None  # the search runs as a job
+    qtbot.waitUntil(lambda: v._search_job is None, timeout=10000)
+    assert v.matches == [5, 4 * 1024 * 1024 - 2, 6 * 1024 * 1024 - 4]
+    assert v.highlighted == (5, 9)
+    _find(v, None)
+    assert v.highlighted == (4 * 1024 * 1024 - 2, 4 * 1024 * 1024 + 2)

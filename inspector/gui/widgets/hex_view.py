@@ -87,6 +87,13 @@ class HexView(QAbstractScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setAccessibleName("Bytes")
         self._goto_bar: QFrame | None = None
+        self._bar_mode = "offset"  # or "find"
+        self._matches: list[int] = []
+        self._match_len = 0
+        self._match_i = -1
+        self._searched: str | None = None
+        self._search_job = None
+        self._more = False
 
     # -- public API ---------------------------------------------------------------------------
     def set_data(self, data: bytes | None, placeholder: str = "No file") -> None:
@@ -143,15 +150,20 @@ class HexView(QAbstractScrollArea):
         self._scroll_to(offset)
         self.viewport().update()
 
-    def open_goto(self) -> None:
-        """Show (and focus) the go-to-offset field at the top of the pane."""
+    def open_search(self) -> None:
+        """Show (and focus) the find field: text, or ``hex:`` and byte values; Enter next, Shift+Enter previous."""
+        self.open_goto("find")
+
+    def open_goto(self, mode: str = "offset") -> None:
+        """Show (and focus) the go-to-offset field (``mode`` "find": the search field) at the top of the pane."""
         if self._goto_bar is None:
             bar = self._goto_bar = QFrame(self)
             bar.setFrameShape(QFrame.Shape.StyledPanel)
             bar.setAutoFillBackground(True)
             lay = QHBoxLayout(bar)
             lay.setContentsMargins(4, 2, 4, 2)
-            lay.addWidget(QLabel("Offset:", bar))
+            self.goto_label = QLabel("Offset:", bar)
+            lay.addWidget(self.goto_label)
             self.goto_edit = QLineEdit(bar)
             self.goto_edit.setPlaceholderText("decimal or 0x hex")
             self.goto_edit.setAccessibleName("Go to offset")
@@ -160,6 +172,12 @@ class HexView(QAbstractScrollArea):
             self.goto_message.setWordWrap(True)
             lay.addWidget(self.goto_message, 2)
             self.goto_edit.installEventFilter(self)
+        if mode != self._bar_mode:
+            self.goto_edit.clear()
+        self._bar_mode = mode
+        self.goto_label.setText("Offset:" if mode == "offset" else "Find:")
+        self.goto_edit.setPlaceholderText("decimal or 0x hex" if mode == "offset" else "text, or hex: 7b 22")
+        self.goto_edit.setAccessibleName("Go to offset" if mode == "offset" else "Find in bytes")
         self.goto_message.setText("")
         self._place_goto()
         self._goto_bar.show()
@@ -192,9 +210,70 @@ class HexView(QAbstractScrollArea):
                 self.setFocus()
                 return True
             if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):  # handled here: never reaches the hex view
-                self._goto_entered()
+                if self._bar_mode == "find":
+                    back = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+                    self._find_entered(-1 if back else +1)
+                else:
+                    self._goto_entered()
                 return True
         return super().eventFilter(obj, event)
+
+    @property
+    def matches(self) -> list[int]:
+        """Start offsets of the last search's matches (bytes)."""
+        return self._matches
+
+    def _say(self, text: str) -> None:
+        self.goto_message.setText(text)
+        self._place_goto()
+
+    def _find_entered(self, step: int) -> None:
+        from .hex_search import BACKGROUND_BYTES, find_all, parse_needle
+
+        text = self.goto_edit.text()
+        if text == self._searched and self._search_job is None:
+            return self._step_match(step)
+        needle, why = parse_needle(text)
+        if needle is None or not self._data:
+            return self._say(why or "no file")
+        self._searched, self._match_len = text, len(needle)
+        data = self._data
+        if len(data) <= BACKGROUND_BYTES:
+            return self._found(*find_all(data, needle), step)
+        from ..jobs import Job, start_job
+
+        if self._search_job is not None:
+            self._search_job.cancel()
+        job = self._search_job = Job(lambda ctx: find_all(data, needle, ctx), name="searching the bytes")
+        job.signals.finished.connect(lambda res: self._search_job is job and self._found(*res, step))
+        job.signals.failed.connect(lambda msg: self._search_job is job and self._say(msg))
+        job.signals.progress.connect(lambda pct, _t: self._search_job is job and self._say(f"Searching… {pct}%"))
+        self._say("Searching…")
+        start_job(job)
+
+    def _found(self, matches: list[int], more: bool, step: int) -> None:
+        self._search_job = None
+        self._more = False
+        self._matches, self._more = matches, more
+        if not matches:
+            self._match_i = -1
+            return self._say("no match")
+        after = [i for i, m in enumerate(matches) if m >= self._cursor] if step > 0 else \
+            [i for i, m in enumerate(matches) if m < self._cursor]
+        self._match_i = (after[0] if after else 0) if step > 0 else (after[-1] if after else len(matches) - 1)
+        self._show_match()
+
+    def _step_match(self, step: int) -> None:
+        if not self._matches:
+            return self._say("no match")
+        self._match_i = (self._match_i + step) % len(self._matches)
+        self._show_match()
+
+    def _show_match(self) -> None:
+        s = self._matches[self._match_i]
+        self.highlight((s, s + self._match_len))
+        more = "+" if self._more else ""
+        self._say(f"match {self._match_i + 1} of {len(self._matches)}{more} at offset {s} (0x{s:x})")
 
     # -- geometry ----------------------------------------------------------------------------
     def _metrics(self):
@@ -357,6 +436,10 @@ class HexView(QAbstractScrollArea):
             return super().keyPressEvent(event)
         if event.key() == Qt.Key.Key_L and event.modifiers() == Qt.KeyboardModifier.ControlModifier:
             self.open_goto()
+            return
+        if event.key() == Qt.Key.Key_B and event.modifiers() == (Qt.KeyboardModifier.ControlModifier
+                                                                 | Qt.KeyboardModifier.ShiftModifier):
+            self.open_search()
             return
         n = len(self._data)
         key = event.key()
