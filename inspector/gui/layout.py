@@ -9,12 +9,12 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSizePolicy, QSplitter,
-    QTableView, QTabWidget, QToolBar, QTreeView, QVBoxLayout, QWidget,
+    QLineEdit, QTableView, QTabWidget, QToolBar, QTreeView, QVBoxLayout, QWidget,
 )
 
 from .models.digests import DigestsModel
 from .models.findings import FindingsModel
-from .models.folder import FolderModel
+from .models.folder import FolderFilterProxy, FolderModel
 from .models.json_tree import JsonTreeModel
 from .widgets.hex_view import HexView
 from .widgets.panes import DigestDetail, FindBar, FindingDetail, RawEditor, TreePane, VerdictHeader
@@ -205,11 +205,29 @@ def _build_docks(w):
     w.raw_dock = _dock(w, "Raw text (sandbox)", "rawDock", w.raw_editor, Qt.DockWidgetArea.BottomDockWidgetArea)
     w.raw_dock.hide()
 
-    w.folder_view = _table(w, "folderView", w.folder_model, "Checkpoints in folder")
-    w.folder_view.horizontalHeader().setStretchLastSection(True)
-    w.folder_view.setColumnWidth(0, 300)
-    w.folder_view.setColumnWidth(1, 300)
-    w.folder_dock = _dock(w, "Folder", "folderDock", w.folder_view, Qt.DockWidgetArea.BottomDockWidgetArea)
+    w.folder_proxy = FolderFilterProxy(w)
+    w.folder_proxy.setSourceModel(w.folder_model)
+    w.folder_view = _table(w, "folderView", w.folder_proxy, "Checkpoints in folder")
+    hh = w.folder_view.horizontalHeader()
+    hh.setStretchLastSection(True)
+    hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # scan order until a header is clicked
+    w.folder_view.setSortingEnabled(True)
+    w.folder_view.setColumnWidth(0, 260)
+    w.folder_view.setColumnWidth(1, 260)
+    w.folder_view.setColumnWidth(2, 360)
+    w.folder_filter = QLineEdit()
+    w.folder_filter.setObjectName("folderFilter")
+    w.folder_filter.setPlaceholderText("Filter: file name, verdict or rule id")
+    w.folder_filter.setClearButtonEnabled(True)
+    w.folder_filter.setAccessibleName("Filter the folder table")
+    w.folder_filter.textChanged.connect(w.folder_proxy.set_filter_text)
+    fbox = QWidget()
+    fl = QVBoxLayout(fbox)
+    fl.setContentsMargins(0, 0, 0, 0)
+    fl.setSpacing(2)
+    fl.addWidget(w.folder_filter)
+    fl.addWidget(w.folder_view)
+    w.folder_dock = _dock(w, "Folder", "folderDock", fbox, Qt.DockWidgetArea.BottomDockWidgetArea)
     w.folder_dock.hide()
     w._default_state = None
     w._sized = False

@@ -454,11 +454,11 @@ class MainWindow(QMainWindow):
 
     def _folder_scanned(self, n: int):
         if n:
-            self.folder_view.setCurrentIndex(self.folder_model.index(0, 0))
+            self.folder_view.setCurrentIndex(self.folder_proxy.index(0, 0))
         emit(self.folderScanned, n)
 
     def _folder_activated(self, index):
-        why = self.folders.open_row(self.folder_model.data(index, ObjectRole))
+        why = self.folders.open_row(index.model().data(index, ObjectRole))
         if why:
             self.statusBar().showMessage(why, 5000)
 

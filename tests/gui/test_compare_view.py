@@ -154,7 +154,7 @@ def test_compare_with_menu_and_folder_row(qtbot, window, tmp_path):
         window.open_paths([str(folder)])
     view = window.folder_view
     view.setFocus()
-    view.setCurrentIndex(window.folder_model.index(0, 0))
+    view.setCurrentIndex(view.model().index(0, 0))
 
     def choose():
         menu = window.comparer.menu

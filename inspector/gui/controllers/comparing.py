@@ -100,7 +100,7 @@ class CompareController(QObject):
         idx = view.indexAt(pos)
         if idx.isValid() and idx != view.currentIndex():
             view.setCurrentIndex(idx)
-        row = self.w.folder_model.data(view.currentIndex(), ObjectRole) if view.currentIndex().isValid() else None
+        row = view.model().data(view.currentIndex(), ObjectRole) if view.currentIndex().isValid() else None
         path = getattr(row, "payload", None) or getattr(row, "descriptor", None)
         if not path:
             return

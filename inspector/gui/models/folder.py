@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 
 from .table import RowsTableModel
 
@@ -13,17 +13,19 @@ from inspector.checkpoint import Verdict
 from .. import style
 from ..roles import ObjectRole, VerdictRole
 
-__all__ = ["FolderModel"]
+__all__ = ["FolderModel", "FolderFilterProxy"]
 
 
 class FolderModel(RowsTableModel):
-    """Rows of :class:`~inspector.gui.engine.FolderRow`; columns: payload, descriptor, verdict.
+    """Rows of :class:`~inspector.gui.engine.FolderRow`; columns: payload, descriptor, verdict, root cause.
 
     A file that is not a checkpoint (``row.other``) shows its name in the first column, a dash in
     the second, and "not a checkpoint: why" with the n/a icon (never a failure) as its verdict.
+    "Root cause" is the rule id (FORMAT.md) of the failure the reference reports first, empty when
+    none failed.
     """
 
-    COLUMNS = ("Payload", "Descriptor", "Verdict")
+    COLUMNS = ("Payload", "Descriptor", "Verdict", "Root cause")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -56,6 +58,8 @@ class FolderModel(RowsTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 2:
                 return r.summary
+            if col == 3:
+                return r.root_rule or ""
             other = getattr(r, "other", None)
             if other is not None:
                 return os.path.basename(other) if col == 0 else "—"
@@ -70,3 +74,29 @@ class FolderModel(RowsTableModel):
         if role == ObjectRole:
             return r
         return None
+
+
+class FolderFilterProxy(QSortFilterProxyModel):
+    """The folder table as shown: sorted by a clicked header, filtered by the filter field.
+
+    A row is kept when the filter text (case-insensitive, plain substring) occurs in its payload or
+    descriptor file name, its verdict text or its root cause rule id. Sorting compares the shown
+    texts; with no sort column the scan order is kept.
+    """
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._needle = ""
+        self.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+
+    def set_filter_text(self, text: str) -> None:
+        """Keep only the rows whose file names, verdict or rule contain ``text`` (all when empty)."""
+        self._needle = text.strip().casefold()
+        self.invalidateFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
+        if not self._needle:
+            return True
+        m = self.sourceModel()
+        return any(self._needle in str(m.data(m.index(source_row, c, source_parent)) or "").casefold()
+                   for c in range(m.columnCount()))
