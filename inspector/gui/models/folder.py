@@ -91,8 +91,13 @@ class FolderFilterProxy(QSortFilterProxyModel):
 
     def set_filter_text(self, text: str) -> None:
         """Keep only the rows whose file names, verdict or rule contain ``text`` (all when empty)."""
-        self._needle = text.strip().casefold()
-        self.invalidateFilter()
+        if hasattr(self, "beginFilterChange"):  # Qt >= 6.9 (invalidateFilter is deprecated there)
+            self.beginFilterChange()
+            self._needle = text.strip().casefold()
+            self.endFilterChange()
+        else:
+            self._needle = text.strip().casefold()
+            self.invalidateFilter()
 
     def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
         if not self._needle:
