@@ -40,6 +40,18 @@ def open_and_wait(qtbot, window, paths, timeout=20000):
     return window.report
 
 
+def open_mixed_folder(qtbot, window, folder):
+    """Fill ``folder`` with two pairs, a lone descriptor and notes.txt, open it; returns the scan's count."""
+    folder.mkdir()
+    for src in (GOLDEN_P, GOLDEN_D, SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json",
+                CASES / "44-p-f32-08.descriptor.json"):
+        shutil.copyfile(src, folder / src.name)
+    (folder / "notes.txt").write_text("not a checkpoint")
+    with qtbot.waitSignal(window.folderScanned, timeout=30000) as blocker:
+        window.open_paths([str(folder)])
+    return blocker.args[0]
+
+
 @pytest.fixture
 def copies(tmp_path):
     """Copy named fixture files into tmp_path (so tests can change or watch them)."""
@@ -54,4 +66,4 @@ def copies(tmp_path):
     return make
 
 
-__all__ = ["GOLDEN_P", "GOLDEN_D", "CASES", "SAMPLES", "open_and_wait"]
+__all__ = ["GOLDEN_P", "GOLDEN_D", "CASES", "SAMPLES", "open_and_wait", "open_mixed_folder"]

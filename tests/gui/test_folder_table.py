@@ -1,14 +1,13 @@
 """Folder table: clickable headers sort, the filter field filters, a Root cause column (issue 9, item 4)."""
 
 import os
-import shutil
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
 from inspector.gui.roles import ObjectRole
 
-from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES
+from .conftest import open_mixed_folder
 
 
 def _column(view, col):
@@ -33,14 +32,7 @@ def _click_header(view, section):
 
 
 def test_folder_table_sorts_filters_and_shows_root_cause(qtbot, window, tmp_path):
-    folder = tmp_path / "f"
-    folder.mkdir()
-    for src in (GOLDEN_P, GOLDEN_D, SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json",
-                CASES / "44-p-f32-08.descriptor.json"):
-        shutil.copyfile(src, folder / src.name)
-    (folder / "notes.txt").write_text("not a checkpoint")
-    with qtbot.waitSignal(window.folderScanned, timeout=30000):
-        window.open_paths([str(folder)])
+    assert open_mixed_folder(qtbot, window, tmp_path / "f") == 3
     view = window.folder_view
     m = view.model()
     assert [m.headerData(c, Qt.Orientation.Horizontal) for c in range(4)] == [

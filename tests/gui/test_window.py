@@ -243,17 +243,9 @@ def test_stale_input_is_detected_and_reload_offered(qtbot, window, copies):
 
 
 def test_folder_lists_every_checkpoint_with_its_verdict(qtbot, window, tmp_path, copies):
-    import shutil
+    from .conftest import open_mixed_folder
 
-    folder = tmp_path / "many"
-    folder.mkdir()
-    for src in (GOLDEN_P, GOLDEN_D, SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json",
-                CASES / "44-p-f32-08.descriptor.json"):
-        shutil.copyfile(src, folder / src.name)
-    (folder / "notes.txt").write_text("not a checkpoint")
-    with qtbot.waitSignal(window.folderScanned, timeout=30000) as blocker:
-        window.open_paths([str(folder)])
-    assert blocker.args == [3]
+    assert open_mixed_folder(qtbot, window, tmp_path / "many") == 3
     m = window.folder_model
     rows = [m.data(m.index(r, 0), ObjectRole) for r in range(m.rowCount())]
     # notes.txt is listed last, as not a checkpoint (not as a failing payload)
