@@ -173,3 +173,24 @@ def test_large_file_is_searched_off_the_gui_thread(qtbot):
     assert v.highlighted == (5, 9)
     _find(v, None)
     assert v.highlighted == (4 * 1024 * 1024 - 2, 4 * 1024 * 1024 + 2)
+
+
+def test_drag_selects_a_byte_range_and_copies_it_as_hex(qtbot, window):
+    from .test_copy import _menu_pick
+
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    data = GOLDEN_P.read_bytes()
+    hexv = window.hex_payload
+    window.hex_tabs.setCurrentWidget(hexv)
+    hexv.setFocus()
+    QApplication.processEvents()
+    a = data.index(b'"turn":3')
+    vp = hexv.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(a + 7))
+    QTest.mouseMove(vp, hexv.offset_position(a + 3))
+    QTest.mouseMove(vp, hexv.offset_position(a))
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(a))
+    assert hexv.highlighted == (a, a + 8)
+    text, _labels = _menu_pick(qtbot, hexv, lambda: QTest.keyClick(hexv, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier),
+                               "Copy Bytes as Hex")
+    assert text == "22 74 75 72 6e 22 3a 33"  # "turn":3

@@ -425,11 +425,26 @@ class HexView(QAbstractScrollArea):
 
     def mousePressEvent(self, event):
         off = self._offset_at(event.position().toPoint())
+        self._anchor = off if event.button() == Qt.MouseButton.LeftButton else None
         if off is not None:
             self._cursor = off
             self.viewport().update()
             emit(self.offsetActivated, off)
         super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event):
+        """Dragging with the left button selects the bytes from the pressed one to the one under the pointer."""
+        anchor = getattr(self, "_anchor", None)
+        if anchor is not None and event.buttons() & Qt.MouseButton.LeftButton:
+            off = self._offset_at(event.position().toPoint())
+            if off is not None and off != anchor:
+                self._cursor = off
+                self.highlight((min(anchor, off), max(anchor, off) + 1), scroll=False)
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event):
+        self._anchor = None
+        super().mouseReleaseEvent(event)
 
     def keyPressEvent(self, event):
         if not self._data:
