@@ -194,3 +194,21 @@ def test_drag_selects_a_byte_range_and_copies_it_as_hex(qtbot, window):
     text, _labels = _menu_pick(qtbot, hexv, lambda: QTest.keyClick(hexv, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier),
                                "Copy Bytes as Hex")
     assert text == "22 74 75 72 6e 22 3a 33"  # "turn":3
+
+
+def test_bytes_per_row_follow_the_width(qtbot):
+    from inspector.gui.widgets.hex_view import HexView
+
+    v = HexView()
+    qtbot.addWidget(v)
+    v.set_data(bytes(range(256)))
+    v.show()
+    for width, row in ((900, 16), (v.narrow_width(), 8), (900, 16)):
+        v.resize(width, 300)
+        qtbot.waitUntil(lambda: v.viewport().width() > 0)
+        QApplication.processEvents()
+        v.viewport().update()
+        QTest.mouseClick(v.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                         v.offset_position(37))
+        assert (v._row, v.cursor_offset) == (row, 37)
+        assert v.verticalScrollBar().maximum() == max(0, 256 // row - v.verticalScrollBar().pageStep())
