@@ -554,103 +554,6 @@ def p_session_id(ctx):
     yield from _id("P-SESSION-ID", "payload", "/snapshot/session/id", _sid(ctx))
 
 
-# ---------------------------------------------------------------------------------- L rules
-@check("L-SCHEMA")
-def l_schema(ctx):
-    """L-SCHEMA: Loop checkpoint schema_version is exactly 1 (FORMAT.md 6.4). Yields a Violation per failure."""
-    yield from _eq("L-SCHEMA", "payload", "/logical_resume/schema_version", ctx.lr["schema_version"], 1)
-
-
-@check("L-LOADABLE-VERSION")
-def l_loadable_version(ctx):
-    """L-LOADABLE-VERSION: Loop checkpoint is not from a future version (FORMAT.md 6.4). Yields a Violation per failure."""
-    lr = ctx.lr
-    if lr["schema_version"] > 1:
-        yield Violation(f"loop checkpoint for run {lr['run_id']} has schema version {lr['schema_version']} but this build supports at most 1; refusing to resume from an incompatible future checkpoint",
-                        "payload", "/logical_resume/schema_version", expected="<= 1", actual=lr["schema_version"])
-
-
-@check("L-ADDRESS")
-def l_address(ctx):
-    """L-ADDRESS: Loop checkpoint is addressed by its own run id (FORMAT.md 6.4). Yields a Violation per failure."""
-    ctx.lr  # the checkpoint is looked up by its own run id, so this cannot fire here
-    return ()
-
-
-@check("L-OWNER")
-def l_owner(ctx):
-    """L-OWNER: Loop checkpoint belongs to the snapshot's session (FORMAT.md 6.4). Yields a Violation per failure."""
-    lr, sid = ctx.lr, _sid(ctx)
-    if lr["session_id"] != sid:
-        yield Violation(f"loop checkpoint ownership mismatch for run {q(lr['run_id'])}: current session is {q(sid)}, payload belongs to {q(lr['session_id'])}",
-                        "payload", "/logical_resume/session_id", expected=sid, actual=lr["session_id"],
-                        extra=(("payload", "/snapshot/session/id"),))
-
-
-@check("L-BOUNDARY")
-def l_boundary(ctx):
-    """L-BOUNDARY: Loop checkpoint is at a completed tool round (FORMAT.md 6.4). Yields a Violation per failure."""
-    if ctx.lr["turn"] == 0:
-        yield Violation(_msg("L-BOUNDARY"), "payload", "/logical_resume/turn", expected=">= 1", actual=0)
-
-
-def _source(ctx):
-    run = ctx.lr["run_id"]
-    for i, rec in enumerate(_runs(ctx)):
-        if rec["snapshot"]["id"] == run:
-            return i, rec
-    return None, None
-
-
-@check("L-SOURCE-RUN")
-def l_source_run(ctx):
-    """L-SOURCE-RUN: Source run is in the snapshot (FORMAT.md 6.4). Yields a Violation per failure."""
-    run = ctx.lr["run_id"]
-    i, _rec = _source(ctx)
-    if i is None:
-        yield Violation(f"logical resume source run {q(run)} is absent from the same Session snapshot", "payload",
-                        "/logical_resume/run_id", actual=run,
-                        expected="a run record with this id in /snapshot/run_records")
-
-
-@check("L-SOURCE-TERMINAL")
-def l_source_terminal(ctx):
-    """L-SOURCE-TERMINAL: Source run is not terminal (FORMAT.md 6.4). Yields a Violation per failure."""
-    i, rec = _source(ctx)
-    if rec is not None and rec["snapshot"]["status"] in ("completed", "failed", "cancelled"):
-        yield Violation(f"logical resume source run {q(ctx.lr['run_id'])} is already terminal", "payload",
-                        f"/snapshot/run_records/{i}/snapshot/status", expected="created, planning, executing or verifying",
-                        actual=rec["snapshot"]["status"])
-
-
-@check("L-COGNITIVE-MATCH")
-def l_cognitive_match(ctx):
-    """L-COGNITIVE-MATCH: Source run and snapshot carry the same cognitive authority (FORMAT.md 6.4). Yields a Violation per failure."""
-    i, rec = _source(ctx)
-    if rec is None:
-        return
-    a = ctx.pay["snapshot"]["session"].get("cognitive_package_binding")
-    b = rec["snapshot"].get("cognitive_package_binding")
-    if not json_equal(a, b):
-        yield Violation(f"logical resume source run {q(ctx.lr['run_id'])} and its portable Session snapshot carry different cognitive authorities",
-                        "payload", f"/snapshot/run_records/{i}/snapshot/cognitive_package_binding",
-                        expected=_short(a), actual=_short(b), extra=(("payload", "/snapshot/session/cognitive_package_binding"),))
-
-
-@check("L-CAPABILITY-MATCH")
-def l_capability_match(ctx):
-    """L-CAPABILITY-MATCH: Source run and checkpoint carry the same capability generation (FORMAT.md 6.4). Yields a Violation per failure."""
-    i, rec = _source(ctx)
-    if rec is None:
-        return
-    a = rec["snapshot"].get("capability_binding")
-    b = ctx.lr.get("capability_binding")
-    if not json_equal(a, b):
-        yield Violation(f"logical resume source run {q(ctx.lr['run_id'])} and its checkpoint carry different capability generations",
-                        "payload", "/logical_resume/capability_binding", expected=_short(a), actual=_short(b),
-                        extra=(("payload", f"/snapshot/run_records/{i}/snapshot/capability_binding"),))
-
-
 def _short(v) -> str:
     s = "absent" if v is None else orjson.dumps(v, option=orjson.OPT_SORT_KEYS).decode()
     return s if len(s) <= 200 else s[:197] + "..."
@@ -750,3 +653,4 @@ def x_logical_evidence(ctx):
 
 
 from . import checks_bindings as _checks_bindings  # noqa: E402,F401  (registers the binding rules)
+from . import checks_loop as _checks_loop  # noqa: E402,F401  (registers the loop-checkpoint rules)
