@@ -147,12 +147,15 @@ class _StageReached(Exception):
     pass
 
 
-def first_stage(payload: bytes | None, descriptor: bytes | None, *, payload_size: int | None = None) -> Stage | None:
+def first_stage(payload: bytes | None, descriptor: bytes | None, *, payload_size: int | None = None,
+                payload_digest: str | None = None) -> Stage | None:
     """Only the first partial verdict of :func:`verify` (hash before parse): the descriptor's own
     rules, the payload's size and its content digest (X-BYTES), without parsing the payload.
 
     The same evaluation as ``verify(on_stage=...)``'s :data:`STAGE_BYTES` (never contradicts the
-    full report). Costs one SHA-256 pass over the payload plus the descriptor's parse.
+    full report). Costs one SHA-256 pass over the payload plus the descriptor's parse; none when the
+    caller gives ``payload_digest`` (the ``sha256:`` digest of these very bytes, as for :func:`verify`):
+    then only ``len(payload)`` is used, so ``payload`` may be any sized buffer (an ``mmap``).
 
     Returns:
         the :class:`~.report.Stage`, or ``None`` without a payload (nothing to stage).
@@ -164,7 +167,7 @@ def first_stage(payload: bytes | None, descriptor: bytes | None, *, payload_size
         raise _StageReached
 
     try:
-        verify(payload, descriptor, payload_size=payload_size, on_stage=stop)
+        verify(payload, descriptor, payload_size=payload_size, on_stage=stop, payload_digest=payload_digest)
     except _StageReached:
         return got[0]
     return None

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 from inspector import checkpoint
 
-from .engine import PROCESS_THRESHOLD, Cancelled, ChildTask, UserError, _child_index, ensure_worker
+from .engine import PROCESS_THRESHOLD, Cancelled, UserError, ensure_worker
 from .lazyjson import BIG, ScanError, build_index
+from .workers import ChildTask, child_index
 
 __all__ = ["CompareSide", "ChangeRow", "CompareResult", "compare_paths", "same_kind", "canonical_path",
            "MAX_ROWS"]
@@ -215,7 +216,7 @@ def compare_paths(paths: list[str], *, progress=None, cancel=None) -> CompareRes
         raise Cancelled()
     large = max(fa.size, fb.size) > PROCESS_THRESHOLD
     if large:
-        tasks = [ChildTask(_child_index, (fa.path, BIG)), ChildTask(_child_index, (fb.path, BIG)),
+        tasks = [ChildTask(child_index, (fa.path, BIG)), ChildTask(child_index, (fb.path, BIG)),
                  ChildTask(_child_compare, (fa.path, fb.path, fa.role))]
         ia, ib, out = _run_children(tasks, progress, cancel, "Comparing")
         for side, idx in zip(sides, (ia, ib)):

@@ -16,21 +16,25 @@ and the worker thread only waits for them; Cancel terminates them.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
+import mmap
 import os
+import stat
 import threading
 import time
 from dataclasses import dataclass, field, replace
 
 from inspector import checkpoint
 
+from inspector.checkpoint.artifact import InputFile, detect_role
 from inspector.checkpoint.jsontext import RECURSION_LIMIT_EXCEEDED
+from inspector.checkpoint.views import PackedViews
 
-from .lazyjson import BIG, Children, ScanError, build_index, fast_index, find_span
+from .lazyjson import BIG, ScanError, build_index
+from .workers import ChildTask, WorkerError, child_analyse, child_index, child_verify, prewarm
 
 __all__ = ["PROCESS_THRESHOLD", "EDIT_LIMIT", "Side", "Analysis", "Cancelled", "UserError", "WorkerError", "ChildTask",
            "ensure_worker", "load_paths", "analyse_bytes", "apply_edit", "apply_edits", "Edit", "scan_folder",
-           "FolderRow"]
+           "FolderRow", "prewarm"]
 
 #: Payloads larger than this (bytes) are verified and indexed in worker processes.
 PROCESS_THRESHOLD = 4 * 1024 * 1024
@@ -44,15 +48,6 @@ class Cancelled(Exception):
 
 class UserError(Exception):
     """A problem to show the user as one sentence (unreadable file, bad pairing, bad edit)."""
-
-
-class WorkerError(Exception):
-    """A worker process failed. ``error_type`` names the child's exception type (or its exit code);
-    the exception's text is never sent back: it may quote payload content."""
-
-    def __init__(self, error_type: str):
-        super().__init__(error_type)
-        self.error_type = error_type
 
 
 def ensure_worker() -> None:
@@ -167,6 +162,34 @@ def _side(f, source: str) -> Side:
     return Side(source, f.path, f.data, f.size, f.mtime_ns, hint)
 
 
+def _read_input(path: str):
+    """``checkpoint.read_input``, except that a file over :data:`PROCESS_THRESHOLD` bytes (up to the
+    ceiling) is mapped read-only instead of read: its ``data`` is an ``mmap`` whose pages are not
+    touched yet, so the partial verdict (:func:`_load_large`) waits for no fresh buffer of the
+    file's size (page faults: 0.1-0.7 s for 247 MiB). The role comes from the same
+    ``detect_role`` (a file over 1 MiB is a payload unless its first bytes say gzip); anything
+    unusual falls back to ``read_input``, which says what is wrong.
+    """
+    try:
+        st = os.stat(path)
+        if not (stat.S_ISREG(st.st_mode) and PROCESS_THRESHOLD < st.st_size <= checkpoint.MAX_CONTENT_BYTES):
+            return checkpoint.read_input(path)
+        with open(path, "rb") as fh:
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return checkpoint.read_input(path)
+    # small enough to hold a descriptor: the role is read from the keys (orjson needs bytes)
+    role, hint, doubt = detect_role(mapped if len(mapped) > _SMALL_DOCUMENT else mapped[:])
+    if role != "payload" or len(mapped) != st.st_size:  # only a payload is worth mapping
+        mapped.close()
+        return checkpoint.read_input(path)
+    return InputFile(path, len(mapped), mapped, role, hint, st.st_mtime_ns, doubt)
+
+
+#: Files up to this size (bytes) may be descriptors; their role is read from their keys.
+_SMALL_DOCUMENT = 1 << 20
+
+
 def read_paths(paths: list[str]) -> tuple[Side | None, Side | None]:
     """Read one or two files and tell payload from descriptor by content.
 
@@ -177,7 +200,7 @@ def read_paths(paths: list[str]) -> tuple[Side | None, Side | None]:
     files = []
     for p in paths:
         try:
-            files.append(checkpoint.read_input(p))
+            files.append(_read_input(p))
         except checkpoint.UnreadableInput as e:
             raise UserError(str(e)) from None
     reason = checkpoint.not_a_checkpoint(files)
@@ -241,19 +264,27 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
         _index_small(descriptor)
     t0 = time.perf_counter()
     progress(5, "Checking the descriptor and hashing the payload…")
-    stage = checkpoint.first_stage(payload.data, descriptor.data if descriptor else None)
-    digest = next((r.recomputed for r in stage.digests if r.label == "payload content_digest"), None) if stage else None
+    # payload.data is the file's mapping (_read_input): hashed by reading the file through a small
+    # reused buffer, the mapping's pages untouched (only its length is used for the stage)
+    digest = _file_digest(payload.path, payload.size, payload.mtime_ns)
+    stage = checkpoint.first_stage(payload.data, descriptor.data if descriptor else None, payload_digest=digest)
+    if digest is None and stage is not None:  # the file changed under us: the mapping was hashed instead
+        digest = next((r.recomputed for r in stage.digests if r.label == "payload content_digest"), None)
     payload.sha256 = digest
     if partial is not None:
         partial(Analysis(replace(payload), descriptor, None, stage=stage))
     if cancel():
         raise Cancelled()
-    verifier = ChildTask(_child_analyse, (payload.path, descriptor.data if descriptor else None, payload.size,
-                                         payload.mtime_ns, digest, BIG), nice=0)
+    verifier = ChildTask(child_analyse, (payload.path, descriptor.data if descriptor else None, payload.size,
+                                        payload.mtime_ns, digest, BIG), nice=0, warm=True)
+    verifier.start()
+    # While the child verifies: the window's own copy of the bytes (its panes), from the page cache.
+    _read_mapped(payload)
+    if partial is not None:
+        partial(Analysis(replace(payload), descriptor, None, stage=stage))
     # The verifier's fast path gives the spans of a canonical payload and of a pretty-printed or
     # reordered one; only for anything else does a second child index the bytes, after the verdicts.
     indexer = None
-    verifier.start()
     # Rough rate measured here (verify of a 247 MiB payload: about 5 s), for an honest estimate.
     est_verify = max(1.0, payload.size / 50e6)
     index_done = report = None
@@ -283,7 +314,7 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                 verifier.terminate()
                 if index_done is None:
                     if spans_index is None:  # not canonical after all: index it now
-                        indexer = ChildTask(_child_index, (payload.path, BIG))
+                        indexer = ChildTask(child_index, (payload.path, BIG))
                         indexer.start()
                     else:
                         index_done = spans_index
@@ -301,6 +332,7 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
         if indexer is not None:
             indexer.terminate()
         verifier.terminate()
+        prewarm()  # the next open's verifier (this one is spent), now that this open is done
     result = Analysis(payload, descriptor, report, verify_seconds=verifier.seconds)
     try:
         st = os.stat(payload.path)
@@ -311,6 +343,39 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     return result
 
 
+def _file_digest(path: str, size: int, mtime_ns: int) -> str | None:
+    """``sha256:`` digest of the file, read through a small reused buffer (``hashlib.file_digest``:
+    no buffer of the file's size, the GIL released while hashing); ``None`` when the file no longer
+    has ``size`` bytes and modification time ``mtime_ns`` (or cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            before = os.fstat(fh.fileno())
+            h = hashlib.file_digest(fh, "sha256")
+            after = os.fstat(fh.fileno())
+    except OSError:
+        return None
+    if any((st.st_size, st.st_mtime_ns) != (size, mtime_ns) for st in (before, after)):
+        return None
+    return "sha256:" + h.hexdigest()
+
+
+def _read_mapped(payload: Side) -> None:
+    """Replace a mapped payload's ``data`` with the bytes of the file (at most ``size`` bytes).
+
+    The window keeps ``bytes``, not the mapping: a file truncated while mapped would kill the
+    process on the next access to a vanished page (SIGBUS). Raises :class:`UserError` when the
+    file cannot be read any more.
+    """
+    mapped = payload.data
+    if not isinstance(mapped, mmap.mmap):
+        return
+    try:
+        with open(payload.path, "rb") as fh:
+            payload.data = fh.read(payload.size)
+    except OSError as e:
+        raise UserError(f"{payload.path}: cannot read ({e.strerror or e})") from None
+
+
 def _set_index(payload: Side, index) -> None:
     if isinstance(index, ScanError):
         payload.parse_error = (str(index), index.offset)
@@ -319,304 +384,6 @@ def _set_index(payload: Side, index) -> None:
         payload.index = index
 
 
-# ----------------------------------------------------------------------------------------------
-# Worker processes.
-
-class ChildTask:
-    """One function run in a spawned process; results come back through a pipe.
-
-    The child runs at lower priority (``nice``, 10 unless given) so the window gets the CPU as soon as it needs
-    it; the verifier of an open runs at the window's own priority (nice 0): at nice 10 on a busy machine it got
-    a fraction of a core and the verdicts took twice the engine's own time. Messages are
-    ``("progress", fraction)``, ``("stage", checkpoint.Stage)``, ``("ok", value)`` or ``("error", type_name)``.
-    """
-
-    def __init__(self, fn, args, nice: int = 10):
-        self.fn, self.args, self.nice = fn, args, nice
-        self.started = False
-        self.done = False
-        self.progress: float | None = None
-        self.seconds = 0.0
-        self._value = None
-        self._error = None
-        self._stages: list = []
-
-    def stages(self) -> list:
-        """Partial verdicts (``checkpoint.Stage``) received since the last call."""
-        out, self._stages = self._stages, []
-        return out
-
-    def start(self) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self._conn, child = ctx.Pipe(duplex=False)
-        self._t0 = time.perf_counter()
-        self._proc = ctx.Process(target=_child_main, args=(child, self.fn, self.args, self.nice), daemon=True)
-        self._proc.start()
-        self.started = True
-        child.close()
-
-    def pump(self, timeout: float) -> None:
-        """Wait up to ``timeout`` seconds for messages from the child (releases the GIL)."""
-        if self.done:
-            time.sleep(timeout)
-            return
-        try:
-            while self._conn.poll(timeout):
-                msg = self._conn.recv()
-                timeout = 0
-                if msg[0] == "progress":
-                    self.progress = msg[1]
-                    continue
-                if msg[0] == "stage":
-                    self._stages.append(msg[1])
-                    continue
-                self.done = True
-                self.seconds = time.perf_counter() - self._t0
-                if msg[0] == "ok":
-                    self._value = msg[1]
-                else:
-                    self._error = msg[1]  # the exception's type name only (never its text)
-                # No join here: a child freeing gigabytes takes a while to exit; terminate() reaps it.
-                return
-        except (EOFError, OSError):
-            pass
-        if not self._proc.is_alive() and not self.done:
-            self.done = True
-            self._error = f"exit code {self._proc.exitcode}"
-
-    def result(self):
-        """The child's return value; raises :class:`WorkerError` naming the child's exception type."""
-        if self._error is not None:
-            raise WorkerError(self._error)
-        return self._value
-
-    def terminate(self) -> None:
-        """Stop the child if it is still running."""
-        proc = getattr(self, "_proc", None)
-        if proc is not None and proc.is_alive():
-            proc.terminate()
-            proc.join(5)
-        if proc is not None and not getattr(self, "_closed", False):
-            self._closed = True
-            self._conn.close()
-
-
-def _child_main(conn, fn, args, nice: int = 10) -> None:
-    try:
-        if nice:
-            os.nice(nice)
-    except (AttributeError, OSError):
-        pass
-    try:
-        try:
-            value = fn(conn, *args)
-            conn.send(("ok", value))
-        except (BrokenPipeError, EOFError):
-            pass  # the window went away or cancelled: nobody is listening
-        except BaseException as e:  # reported to the parent by type only: its text may quote the payload
-            conn.send(("error", type(e).__name__))
-    except (BrokenPipeError, EOFError, OSError):
-        pass
-    finally:
-        conn.close()
-
-
-from inspector.checkpoint.views import PackedViews  # noqa: E402  (the views' transport)
-
-
-def _child_verify(conn, path: str, descriptor: bytes | None, size: int):
-    """Verify the payload file in a child process (folder scans); returns the report."""
-    return _child_analyse(conn, path, descriptor, size, None, None, None)[0]
-
-
-def _child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns: int | None, digest: str | None,
-                   big: int | None):
-    """Verify the payload file (one parse), sending each stage; returns ``(report, index or None)``.
-
-    ``digest`` is the parent's SHA-256 of the bytes it read: reused only when the file still has
-    the size and modification time it had then. The index (``{start: Children}``) comes from the
-    fast path's spans, ``None`` when the fast path did not read the payload (or ``big`` is ``None``:
-    no index wanted, no stages sent).
-    """
-    with open(path, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
-    if len(data) != size or st.st_mtime_ns != mtime_ns:
-        digest = None  # not the bytes the parent hashed
-    spans: dict | None = {} if big is not None else None
-    sent = [0]
-
-    def send_stage(stage) -> None:
-        sent[0] += 1
-        if sent[0] > 1 or digest is None:  # the parent showed the bytes stage already
-            conn.send(("stage", stage))
-
-    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=True, payload_digest=digest,
-                               spans=spans, on_stage=send_stage if big is not None else None)
-    # The canonical re-encoding can be as large as the file; the window does not need it.
-    report.canonical_bytes = None
-    if report.views is not None:  # unpacked chunk by chunk on the loading thread (_load_large)
-        report.views = PackedViews(report.views)
-    # the fast path records the root container whenever it proved the file canonical
-    index = {s: Children(kind, starts, ends, key_starts, keys) for s, (kind, e, starts, ends, key_starts, keys)
-             in spans.items() if e - s >= big} if spans else None
-    return report, index
-
-
-def _child_index(conn, path: str, big: int):
-    with open(path, "rb") as fh:
-        data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
-    last = [0.0]
-
-    def progress(done, total):
-        now = time.perf_counter()
-        if now - last[0] > 0.2:
-            last[0] = now
-            conn.send(("progress", done / max(total, 1)))
-
-    try:
-        return fast_index(data, big=big, progress=progress)
-    except ScanError as e:
-        return e
-
-
-# ----------------------------------------------------------------------------------------------
-# Sandbox edits.
-
-@dataclass(frozen=True)
-class Edit:
-    """One sandbox edit, as the user asked for it.
-
-    ``op``: ``value`` (replace one scalar: ``pointer``, ``span`` in the document the window
-    showed when the edit was made, ``kind`` and ``text`` as for :func:`apply_edit`) or ``raw``
-    (replace the whole ``source`` document with ``data``).
-    """
-
-    op: str
-    source: str
-    pointer: str = ""
-    span: tuple = (0, 0)
-    kind: str = ""
-    text: str = ""
-    data: bytes = b""
-
-
-def _encode_edit(kind: str, text: str) -> bytes:
-    if kind == "string":
-        value = text
-    else:
-        try:
-            value = checkpoint.parse_value(text.strip().encode("utf-8"))
-        except checkpoint.SerdeError as e:
-            raise UserError(f"{text!r} is not a JSON value ({e}); put quotes around text") from None
-    return checkpoint.encode(value)
-
-
-def apply_edits(payload: Side | None, descriptor: Side | None, edits: list[Edit]) -> Analysis:
-    """Apply ``edits`` in order to the sandbox copies, then recompute once (worker thread).
-
-    Every ``value`` edit's span refers to the document the window showed (``payload`` /
-    ``descriptor`` as passed): spans after an earlier edit are shifted by its change in length,
-    and editing the same value twice replaces the first new value. After a ``raw`` edit of a
-    document its tree spans no longer apply, so later value edits of it are located by pointer.
-    An edit that cannot be applied (not a JSON value, the value is gone) is skipped and its
-    message returned in ``Analysis.edit_errors``; when none can be applied :class:`UserError`
-    is raised with the first message.
-
-    Returns:
-        the recomputed :class:`Analysis`; ``edited_sources`` says which documents were changed.
-    """
-    ensure_worker()
-    sides = {"payload": payload, "descriptor": descriptor}
-    data = {k: (v.data if v is not None else None) for k, v in sides.items()}
-    # Per document: [orig_start, orig_end, current_new_length] of each value replaced so far.
-    done: dict[str, list[list[int]]] = {"payload": [], "descriptor": []}
-    raw = {"payload": False, "descriptor": False}
-    errors: list[str] = []
-    changed: set[str] = set()
-    for ed in edits:
-        src = ed.source
-        if ed.op == "raw":
-            data[src] = ed.data
-            raw[src] = True
-            done[src] = []
-            changed.add(src)
-            continue
-        try:
-            if data[src] is None:
-                raise UserError(f"there is no {src} to edit")
-            new = _encode_edit(ed.kind, ed.text)
-            cur = data[src]
-            if raw[src]:
-                try:
-                    span = find_span(cur, build_index(cur), ed.pointer)
-                except ScanError:
-                    span = None
-                if span is None:
-                    raise UserError(f"{ed.pointer} is no longer in the edited {src}")
-                s, e = span
-            else:
-                s0, e0 = ed.span
-                same = next((r for r in done[src] if r[0] == s0 and r[1] == e0), None)
-                if any(r is not same and r[0] < e0 and s0 < r[1] for r in done[src]):
-                    raise UserError(f"{ed.pointer} overlaps an earlier edit")
-                s = s0 + sum(r[2] - (r[1] - r[0]) for r in done[src] if r[1] <= s0)
-                e = s + (same[2] if same is not None else e0 - s0)
-                if same is not None:
-                    same[2] = len(new)
-                else:
-                    done[src].append([s0, e0, len(new)])
-            data[src] = cur[:s] + new + cur[e:]
-            changed.add(src)
-        except UserError as err:
-            errors.append(str(err))
-    if not changed:
-        raise UserError(errors[0] if errors else "nothing to change")
-    out = {}
-    for src, side in sides.items():
-        if src in changed:
-            path = side.path if side is not None else None
-            mtime = side.mtime_ns if side is not None else 0
-            out[src] = Side(src, path, data[src], len(data[src]), mtime, None)
-        else:
-            out[src] = _fresh(side)
-    result = analyse_bytes(out["payload"], out["descriptor"])
-    result.edit_errors = errors
-    result.edited_sources = changed
-    return result
-
-
-def apply_edit(payload: Side | None, descriptor: Side | None, source: str, span: tuple[int, int],
-               kind: str, text: str) -> Analysis:
-    """Replace one scalar value in the sandbox copy and recompute (worker thread).
-
-    Args:
-        source: ``payload`` or ``descriptor``: which document is edited.
-        span: byte span of the value being replaced.
-        kind: the value's JSON kind; for ``string`` the text is taken literally, otherwise it
-            must be a JSON value (``42``, ``true``, ``null``, ``"text"``...).
-        text: the new value.
-
-    Returns:
-        the recomputed :class:`Analysis`; the edited side's ``data`` holds the new bytes,
-        with the new value written as canonical JSON (the engine's ``encode``).
-
-    Raises:
-        UserError: the text is not a JSON value.
-    """
-    return apply_edits(payload, descriptor, [Edit("value", source, "", tuple(span), kind, text)])
-
-
-def replace_bytes(payload: Side | None, descriptor: Side | None, source: str, data: bytes) -> Analysis:
-    """Recompute with one side's sandbox bytes replaced wholesale (raw text editor)."""
-    return apply_edits(payload, descriptor, [Edit("raw", source, data=data)])
-
-
-def _fresh(side: Side | None) -> Side | None:
-    if side is None:
-        return None
-    return Side(side.source, side.path, side.data, side.size, side.mtime_ns, side.hint)
-
-
-# Folder scans live in .folderscan (re-exported here for the window and the tests).
+# Sandbox edits live in .edits, folder scans in .folderscan (re-exported here for the window and the tests).
+from .edits import Edit, apply_edit, apply_edits, replace_bytes  # noqa: E402,F401
 from .folderscan import FolderRow, scan_folder  # noqa: E402,F401

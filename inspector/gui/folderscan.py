@@ -191,7 +191,7 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
             progress(50 + int(50 * i / max(len(pairs), 1)), f"Verifying {os.path.basename((p or d).path)}…")
         ddata = d.data if d else None
         if p is not None and p.size > engine.PROCESS_THRESHOLD and p.size <= checkpoint.MAX_CONTENT_BYTES:
-            task = engine.ChildTask(engine._child_verify, (p.path, ddata, p.size))
+            task = engine.ChildTask(engine.child_verify, (p.path, ddata, p.size))
             task.start()
             try:
                 while not task.done:

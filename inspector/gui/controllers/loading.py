@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 
 from .. import engine
 from ..document import Document, display_name
@@ -35,6 +35,9 @@ class LoadController(QObject):
         self.folders = None
         self.comparer = None
         self.job: Job | None = None
+        # the verifying process of the first large open, started (imports done) before it: one per
+        # process, whatever the number of windows (engine.prewarm does nothing when one is waiting)
+        QTimer.singleShot(0, self, engine.prewarm)
 
     def open_paths(self, paths: list[str]) -> bool:
         """Open one or two files, or one folder. Returns False when refused (the reason is said)."""

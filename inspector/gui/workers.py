@@ -1,0 +1,281 @@
+"""Worker processes of the window's engine adapter (no Qt): :class:`ChildTask`, the warm worker, and
+the functions the children run (verify and index one payload file).
+
+Why processes: a C call that holds the GIL (a parse of 256 MiB, a regular expression over a long
+string) would block the GUI thread for as long as it runs (see :mod:`.engine`).
+
+The warm worker: a spawned process pays for the interpreter's start and the engine's imports
+(0.2-0.5 s, more on a busy machine) before it can read a byte. :func:`prewarm` starts one process
+ahead of need, which imports the engine and then waits; the verifier of the next large open
+(``ChildTask(..., warm=True)``) takes it and sends it its job, so the verification starts at once.
+Each worker runs one job and exits (its gigabytes go back to the system); the next one is started
+after the open has finished, never while it competes with the verification for the CPU.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+
+from inspector import checkpoint
+from inspector.checkpoint.views import PackedViews
+
+from .lazyjson import Children, ScanError, fast_index
+
+__all__ = ["ChildTask", "WorkerError", "prewarm", "warm_ready", "waiting_process", "child_verify", "child_analyse", "child_index"]
+
+
+class WorkerError(Exception):
+    """A worker process failed. ``error_type`` names the child's exception type (or its exit code);
+    the exception's text is never sent back: it may quote payload content."""
+
+    def __init__(self, error_type: str):
+        super().__init__(error_type)
+        self.error_type = error_type
+
+
+# ----------------------------------------------------------------------------------------------
+# The warm worker (one per window process).
+
+_warm_lock = threading.Lock()
+_warm: list = []  # [(process, connection, ready flag holder)] : at most one
+
+
+def prewarm() -> None:
+    """Start a warm worker process unless one is already waiting (any thread; returns at once).
+
+    The process imports the engine and waits for one job (:meth:`ChildTask.start` with ``warm=True``);
+    it exits with the window (its pipe closes) and is never given a job that is not the window's.
+    """
+    with _warm_lock:
+        if _warm and _warm[0][0].is_alive():
+            return
+        _warm.clear()
+        ctx = multiprocessing.get_context("spawn")
+        parent, child = ctx.Pipe(duplex=True)
+        proc = ctx.Process(target=_warm_main, args=(child,), daemon=True, name="inspector-warm-worker")
+        proc.start()
+        child.close()
+        _warm.append((proc, parent, [False]))
+
+
+def warm_ready(timeout: float = 0.0) -> bool:
+    """True when a warm worker has finished its imports (waits up to ``timeout`` seconds for it)."""
+    with _warm_lock:
+        if not _warm:
+            return False
+        proc, conn, ready = _warm[0]
+        if not ready[0] and conn.poll(timeout):
+            try:
+                ready[0] = conn.recv() == ("ready",)
+            except (EOFError, OSError):
+                return False
+        return ready[0] and proc.is_alive()
+
+
+def waiting_process():
+    """The warm worker process still waiting for a job (``multiprocessing.Process``), or ``None``."""
+    with _warm_lock:
+        return _warm[0][0] if _warm else None
+
+
+def _take_warm():
+    """The waiting warm worker ``(process, connection)``, or ``None``; it is no longer waiting after this."""
+    with _warm_lock:
+        if not _warm:
+            return None
+        proc, conn, ready = _warm.pop()
+        if not proc.is_alive():
+            conn.close()
+            return None
+        return proc, conn, ready[0]
+
+
+def _warm_main(conn) -> None:
+    """The warm worker: the imports are done (this module); say so, then run the one job sent."""
+    try:
+        conn.send(("ready",))
+        fn, args, nice = conn.recv()
+    except (EOFError, OSError, BrokenPipeError):
+        return  # the window went away before giving a job
+    _child_main(conn, fn, args, nice)
+
+
+# ----------------------------------------------------------------------------------------------
+# One job in a child process.
+
+class ChildTask:
+    """One function run in a spawned process; results come back through a pipe.
+
+    The child runs at lower priority (``nice``, 10 unless given) so the window gets the CPU as soon as it needs
+    it; the verifier of an open runs at the window's own priority (nice 0): at nice 10 on a busy machine it got
+    a fraction of a core and the verdicts took twice the engine's own time. With ``warm=True`` the waiting
+    warm worker (:func:`prewarm`) runs the job when there is one (no start-up cost), else a new process.
+    Messages are ``("progress", fraction)``, ``("stage", checkpoint.Stage)``, ``("ok", value)`` or
+    ``("error", type_name)``.
+    """
+
+    def __init__(self, fn, args, nice: int = 10, warm: bool = False):
+        self.fn, self.args, self.nice, self.warm = fn, args, nice, warm
+        self.started = False
+        self.done = False
+        self.progress: float | None = None
+        self.seconds = 0.0
+        #: True when the job ran in a warm worker whose imports were already done.
+        self.was_warm = False
+        self._value = None
+        self._error = None
+        self._stages: list = []
+
+    def stages(self) -> list:
+        """Partial verdicts (``checkpoint.Stage``) received since the last call."""
+        out, self._stages = self._stages, []
+        return out
+
+    def start(self) -> None:
+        """Start the child (or hand the job to the warm worker)."""
+        self._t0 = time.perf_counter()
+        taken = _take_warm() if self.warm else None
+        if taken is not None:
+            self._proc, self._conn, self.was_warm = taken
+            try:
+                self._conn.send((self.fn, self.args, self.nice))
+            except (BrokenPipeError, OSError):
+                taken = None
+                self._conn.close()
+        if taken is None:
+            ctx = multiprocessing.get_context("spawn")
+            self._conn, child = ctx.Pipe(duplex=False)
+            self._proc = ctx.Process(target=_child_main, args=(child, self.fn, self.args, self.nice), daemon=True)
+            self._proc.start()
+            child.close()
+        self.started = True
+
+    def pump(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for messages from the child (releases the GIL)."""
+        if self.done:
+            time.sleep(timeout)
+            return
+        try:
+            while self._conn.poll(timeout):
+                msg = self._conn.recv()
+                timeout = 0
+                if msg[0] == "ready":  # a warm worker's imports finished
+                    continue
+                if msg[0] == "progress":
+                    self.progress = msg[1]
+                    continue
+                if msg[0] == "stage":
+                    self._stages.append(msg[1])
+                    continue
+                self.done = True
+                self.seconds = time.perf_counter() - self._t0
+                if msg[0] == "ok":
+                    self._value = msg[1]
+                else:
+                    self._error = msg[1]  # the exception's type name only (never its text)
+                # No join here: a child freeing gigabytes takes a while to exit; terminate() reaps it.
+                return
+        except (EOFError, OSError):
+            pass
+        if not self._proc.is_alive() and not self.done:
+            self.done = True
+            self._error = f"exit code {self._proc.exitcode}"
+
+    def result(self):
+        """The child's return value; raises :class:`WorkerError` naming the child's exception type."""
+        if self._error is not None:
+            raise WorkerError(self._error)
+        return self._value
+
+    def terminate(self) -> None:
+        """Stop the child if it is still running."""
+        proc = getattr(self, "_proc", None)
+        if proc is not None and proc.is_alive():
+            proc.terminate()
+            proc.join(5)
+        if proc is not None and not getattr(self, "_closed", False):
+            self._closed = True
+            self._conn.close()
+
+
+def _child_main(conn, fn, args, nice: int = 10) -> None:
+    try:
+        if nice:
+            os.nice(nice)
+    except (AttributeError, OSError):
+        pass
+    try:
+        try:
+            value = fn(conn, *args)
+            conn.send(("ok", value))
+        except (BrokenPipeError, EOFError):
+            pass  # the window went away or cancelled: nobody is listening
+        except BaseException as e:  # reported to the parent by type only: its text may quote the payload
+            conn.send(("error", type(e).__name__))
+    except (BrokenPipeError, EOFError, OSError):
+        pass
+    finally:
+        conn.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# What the children run.
+
+def child_verify(conn, path: str, descriptor: bytes | None, size: int):
+    """Verify the payload file in a child process (folder scans); returns the report."""
+    return child_analyse(conn, path, descriptor, size, None, None, None)[0]
+
+
+def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns: int | None, digest: str | None,
+                  big: int | None):
+    """Verify the payload file (one parse), sending each stage; returns ``(report, index or None)``.
+
+    ``digest`` is the parent's SHA-256 of the file (``sha256:`` form): reused only when the file
+    still has the size and modification time it had then. The index (``{start: Children}``) comes
+    from the fast path's spans, ``None`` when the fast path did not read the payload (or ``big`` is
+    ``None``: no index wanted, no stages sent). The canonical re-encoding (as large as the file) is
+    not sent back: the window does not show it.
+    """
+    with open(path, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
+    if len(data) != size or st.st_mtime_ns != mtime_ns:
+        digest = None  # not the bytes the parent hashed
+    spans: dict | None = {} if big is not None else None
+    sent = [0]
+
+    def send_stage(stage) -> None:
+        sent[0] += 1
+        if sent[0] > 1 or digest is None:  # the parent showed the bytes stage already
+            conn.send(("stage", stage))
+
+    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=True, payload_digest=digest,
+                               spans=spans, on_stage=send_stage if big is not None else None)
+    report.canonical_bytes = None
+    if report.views is not None:  # unpacked chunk by chunk on the loading thread (engine._load_large)
+        report.views = PackedViews(report.views)
+    # the fast path records the root container whenever it proved the file canonical
+    index = {s: Children(kind, starts, ends, key_starts, keys) for s, (kind, e, starts, ends, key_starts, keys)
+             in spans.items() if e - s >= big} if spans else None
+    return report, index
+
+
+def child_index(conn, path: str, big: int):
+    """Index the payload file's large containers (``{start: Children}``) in a child, or return the ScanError."""
+    with open(path, "rb") as fh:
+        data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
+    last = [0.0]
+
+    def progress(done, total):
+        now = time.perf_counter()
+        if now - last[0] > 0.2:
+            last[0] = now
+            conn.send(("progress", done / max(total, 1)))
+
+    try:
+        return fast_index(data, big=big, progress=progress)
+    except ScanError as e:
+        return e
