@@ -123,3 +123,30 @@ def test_descriptor_alone_has_no_stages():
     stages = []
     verify(None, (folder / case["descriptor"]).read_bytes(), on_stage=stages.append)
     assert stages == []
+
+
+@pytest.mark.parametrize("name", ["01-valid", "25-p-flip-byte"])
+def test_first_stage_with_the_callers_digest_reads_only_the_length(name, tmp_path):
+    """``first_stage(payload_digest=...)`` (the window hashed the file by streaming it) is the same stage
+    as hashing the bytes, and touches nothing but the payload's length: an ``mmap`` of the file serves."""
+    import hashlib
+    import mmap
+
+    from inspector.checkpoint import first_stage
+
+    p = next(CASES.glob(f"{name}*.payload.json"))
+    d = p.with_name(p.name.replace(".payload.json", ".descriptor.json")).read_bytes()
+    data = p.read_bytes()
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    with open(p, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        got = first_stage(mapped, d, payload_digest=digest)
+    want = first_stage(data, d)
+    assert [_key(f) for f in got.findings] == [_key(f) for f in want.findings]
+    assert (got.root_cause and got.root_cause.rule.id) == (want.root_cause and want.root_cause.rule.id)
+    assert [(r.label, r.stated, r.recomputed) for r in got.digests] == [
+        (r.label, r.stated, r.recomputed) for r in want.digests]
+    x_bytes = next(f for f in got.findings if f.rule.id == "X-BYTES")
+    assert x_bytes.failed == (name == "25-p-flip-byte")
+    # the digest given is the one judged (a wrong one fails X-BYTES on the same bytes)
+    wrong = first_stage(data, d, payload_digest="sha256:" + "0" * 64)
+    assert next(f for f in wrong.findings if f.rule.id == "X-BYTES").failed

@@ -134,3 +134,54 @@ def test_fast_path_spans_of_pretty_and_reordered_payloads_are_the_scanners_index
             checked += 1
     if name.startswith("01-valid"):
         assert checked >= 9  # four layouts x three sizes (a compact newline variant: not canonical)
+
+
+def test_large_open_stages_from_a_streamed_hash_of_the_mapped_file(qtbot, window, monkeypatch):
+    """The bytes stage needs no file-sized buffer: the payload is mapped (not read), hashed by
+    streaming the file, and the stage gets that digest; the window then keeps the file's bytes
+    (not the mapping) for its panes."""
+    import hashlib
+    import mmap
+
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    staged = []
+    real = checkpoint.first_stage
+    monkeypatch.setattr(checkpoint, "first_stage", lambda p, d, **kw: staged.append((type(p), kw)) or real(p, d, **kw))
+    kinds = []
+    window.doc.presented.connect(lambda p: kinds.append((p.partial, type(p.analysis.payload.data))))
+    report = open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D], timeout=60000)
+    data = GOLDEN_P.read_bytes()
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    assert staged == [(mmap.mmap, {"payload_digest": digest})]
+    assert kinds[0] == (True, mmap.mmap)  # the bytes stage is shown from the mapping...
+    assert kinds[-1] == (False, bytes)  # ...and the verdicts with the file's bytes
+    assert window.doc.payload.data == data and window.doc.payload.sha256 == digest
+    assert report.verified
+    assert {r.label: r.recomputed for r in report.digests}["payload content_digest"] == digest
+
+
+def test_a_warm_worker_verifies_the_open_and_the_next_one_waits(qtbot, window, monkeypatch):
+    """The verifier of a large open is the process started ahead of it (imports done); once the
+    open is finished another one waits for the next open."""
+    from inspector.gui import workers
+
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    workers.prewarm()
+    assert workers.warm_ready(60)
+    first = workers.waiting_process()
+    started = []
+    real_start = workers.ChildTask.start
+    monkeypatch.setattr(workers.ChildTask, "start", lambda self: real_start(self) or started.append(self))
+    report = open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D], timeout=60000)
+    assert report.verified
+    assert [(t.warm, t.was_warm) for t in started] == [(True, True)]
+    assert not first.is_alive()  # its one job done, it was stopped
+    nxt = workers.waiting_process()
+    assert nxt is not None and nxt is not first and nxt.is_alive()
+    # the next open is verified by that one
+    started.clear()
+    assert workers.warm_ready(60)
+    open_and_wait(qtbot, window, [CASES / "25-p-flip-byte.payload.json", CASES / "25-p-flip-byte.descriptor.json"],
+                  timeout=60000)
+    assert window.report.root_cause.rule.id == "X-BYTES"
+    assert [t.was_warm for t in started] == [True] and not nxt.is_alive()
