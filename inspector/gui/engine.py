@@ -259,6 +259,12 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     or hash (also for a pretty-printed, CRLF or reordered payload the fast path reads). Any other
     payload (the fast path gives no spans) is indexed by a second child after the verdicts; the
     verifying child sends the structure stage as soon as it is known.
+
+    Order (issue 13): the payload is mapped, not read (:func:`_read_input`); the bytes stage comes
+    from a streamed hash of the file (no buffer of its size, no other work before it); the
+    verifier is the warm worker when one waits (:func:`.workers.prewarm`: imports done), and the
+    bytes pane shows the mapping meanwhile. The window reads its own copy of the bytes only once
+    the verifier has exited, so the two copies and the verifier's parsed value never add up.
     """
     if descriptor is not None:
         _index_small(descriptor)
@@ -278,10 +284,6 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     verifier = ChildTask(child_analyse, (payload.path, descriptor.data if descriptor else None, payload.size,
                                         payload.mtime_ns, digest, BIG), nice=0, warm=True)
     verifier.start()
-    # While the child verifies: the window's own copy of the bytes (its panes), from the page cache.
-    _read_mapped(payload)
-    if partial is not None:
-        partial(Analysis(replace(payload), descriptor, None, stage=stage))
     # The verifier's fast path gives the spans of a canonical payload and of a pretty-printed or
     # reordered one; only for anything else does a second child index the bytes, after the verdicts.
     indexer = None
@@ -311,7 +313,9 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                     partial(Analysis(replace(payload), descriptor, None, stage=st))
             if report is None and verifier.done:
                 report, spans_index = verifier.result()
-                verifier.terminate()
+                verifier.terminate()  # waits until the child has exited: its memory is free again
+                # only now the window's own copy of the bytes, so the two never add up (peak memory)
+                _read_mapped(payload)
                 if index_done is None:
                     if spans_index is None:  # not canonical after all: index it now
                         indexer = ChildTask(child_index, (payload.path, BIG))
@@ -362,9 +366,10 @@ def _file_digest(path: str, size: int, mtime_ns: int) -> str | None:
 def _read_mapped(payload: Side) -> None:
     """Replace a mapped payload's ``data`` with the bytes of the file (at most ``size`` bytes).
 
-    The window keeps ``bytes``, not the mapping: a file truncated while mapped would kill the
-    process on the next access to a vanished page (SIGBUS). Raises :class:`UserError` when the
-    file cannot be read any more.
+    The window keeps ``bytes``, not the mapping, once the verdicts are shown: a file truncated in
+    place while mapped would kill the process on the next access to a vanished page (SIGBUS), so
+    the mapping only serves the few seconds of the verification. Raises :class:`UserError` when
+    the file cannot be read any more.
     """
     mapped = payload.data
     if not isinstance(mapped, mmap.mmap):
