@@ -138,8 +138,8 @@ def test_fast_path_spans_of_pretty_and_reordered_payloads_are_the_scanners_index
 
 def test_large_open_stages_from_a_streamed_hash_of_the_mapped_file(qtbot, window, monkeypatch):
     """The bytes stage needs no file-sized buffer: the payload is mapped (not read), hashed by
-    streaming the file, and the stage gets that digest; the window then keeps the file's bytes
-    (not the mapping) for its panes."""
+    streaming the file, and the stage gets that digest; with the verdicts the window keeps the
+    file's bytes (not the mapping) for its panes."""
     import hashlib
     import mmap
 
@@ -153,7 +153,8 @@ def test_large_open_stages_from_a_streamed_hash_of_the_mapped_file(qtbot, window
     data = GOLDEN_P.read_bytes()
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
     assert staged == [(mmap.mmap, {"payload_digest": digest})]
-    assert kinds[0] == (True, mmap.mmap)  # the bytes stage is shown from the mapping...
+    # every stage is shown from the mapping (the window reads its copy once the verifier has exited)...
+    assert len(kinds) >= 2 and all(k == (True, mmap.mmap) for k in kinds[:-1])
     assert kinds[-1] == (False, bytes)  # ...and the verdicts with the file's bytes
     assert window.doc.payload.data == data and window.doc.payload.sha256 == digest
     assert report.verified
