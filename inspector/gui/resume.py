@@ -97,9 +97,10 @@ class ResumePanes(QObject):
         self._pending = None
         window.doc.presented.connect(self._present)
         window.doc.changed.connect(self._changed)
-        self.timeline.pointerActivated.connect(self._activated)
-        self.transcript.pointerActivated.connect(self._activated)
-        self.lint_list.currentRowChanged.connect(self._lint_selected)
+        self.timeline.pointerActivated.connect(lambda ptr: self._activated(ptr, "timeline"))
+        self.transcript.pointerActivated.connect(lambda ptr: self._activated(ptr, "transcript"))
+        # (selection, not current row: the focus alone makes the first row current, selecting nothing)
+        self.lint_list.itemSelectionChanged.connect(lambda: self._lint_selected(self.lint_list.currentRow()))
         window.snap_pane.view.selectionModel().currentChanged.connect(self._tree_changed)
         self._clear("No checkpoint open.")
 
@@ -218,14 +219,14 @@ class ResumePanes(QObject):
             self.lint_list.addItem(item)
 
     # -- selection ---------------------------------------------------------------------------------
-    def _activated(self, pointer: str) -> None:
-        self.w.selection.relay(Location("payload", pointer, None), "timeline")
+    def _activated(self, pointer: str, origin: str) -> None:
+        self.w.selection.relay(Location("payload", pointer, None), origin)
 
     def _lint_selected(self, row: int) -> None:
         item = self.lint_list.item(row)
         f = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
         if f is not None and f.locations:
-            self.w.selection.relay(f.locations[0], "lint")
+            self.w.selection.relay(f.locations[0], "lint", ("lint", row))
             self.timeline.select_pointer(f.locations[0].pointer)
 
     def _tree_changed(self, current, _previous) -> None:

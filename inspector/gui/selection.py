@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QTreeView
 
 from inspector.checkpoint import Location
 
-from .history import SelectionHistory
+from .history import SelectionHistory, Stop
 from .roles import LocationRole, ObjectRole
 from .widgets.panes import TreePane, finding_html
 
@@ -72,18 +72,20 @@ class SelectionRelay(QObject):
         return self.last_tree_view or self.w.snap_pane.view
 
     # -- the relay -------------------------------------------------------------------------------
-    def relay(self, loc: Location | None, origin: str) -> None:
+    def relay(self, loc: Location | None, origin: str, place: tuple | None = None) -> None:
         """Forward a selection to every pane but ``origin``.
 
-        ``origin``: ``tree``, ``bytes``, ``finding`` or ``digest``. Trees select the node at the
-        pointer, the bytes view highlights its exact span, the verdicts select the first failing
-        rule whose evidence is there.
+        ``origin``: ``tree``, ``bytes``, ``finding``, ``digest``, ``timeline``, ``transcript``,
+        ``lint`` (or ``history``: Back/Forward). Trees select the node at the pointer, the bytes
+        view highlights its exact span, the verdicts select the first failing rule whose evidence
+        is there. ``place`` (see :class:`~.history.Stop`) is where the user selected it, so
+        Back/Forward can select it there again.
         """
         if loc is None or self.relaying:
             return
         w = self.w
         if origin != "history":
-            self.history.push(loc)
+            self.history.push(loc, place if place is not None else (origin,))
         self.relaying = True
         try:
             pane = self.tree_for(loc.source, loc.pointer)
@@ -133,7 +135,7 @@ class SelectionRelay(QObject):
                 model = w.snap_model
                 idx = model.index_for_offset(offset)
         if idx.isValid():
-            self.relay(model.data(idx, LocationRole), "bytes")
+            self.relay(model.data(idx, LocationRole), "bytes", ("bytes", source))
 
     def _finding_current_changed(self, current):
         if not current.isValid():
@@ -143,14 +145,18 @@ class SelectionRelay(QObject):
         if f is None:
             return
         w.detail.setHtml(finding_html(f, w.doc.report))
-        if not self.relaying and f.locations:
-            self.relay(f.locations[0], "finding")
+        if self.relaying:
+            return
+        if f.locations:
+            self.relay(f.locations[0], "finding", ("finding", f.rule.id))
+        else:  # a verdict with no location (most PASS rows) is a stop too
+            self.history.push(Location("", "", None), ("finding", f.rule.id))
 
     def _detail_location(self, i: int):
         w = self.w
         f = w.findings_model.data(w.findings_view.currentIndex(), ObjectRole)
         if f is not None and i < len(f.locations):
-            self.relay(f.locations[i], "finding")
+            self.relay(f.locations[i], "finding", ("finding", f.rule.id))
 
     def _digest_current_changed(self, current):
         if not current.isValid():
@@ -170,7 +176,7 @@ class SelectionRelay(QObject):
                     payload_span = model.data(idx, LocationRole).span
         w.digest_detail.show_row(row, payload_span)
         if not self.relaying:
-            self.relay(Location("descriptor", row.pointer, None), "digest")
+            self.relay(Location("descriptor", row.pointer, None), "digest", ("digest", current.row()))
 
     # -- back/forward ----------------------------------------------------------------------------
     def go_back(self) -> None:
@@ -181,13 +187,58 @@ class SelectionRelay(QObject):
         """Go ▸ Forward (Alt+Right): re-select the selection that Back left."""
         self._go(self.history.forward(), "No later selection.")
 
-    def _go(self, loc: Location | None, none_text: str) -> None:
-        if loc is None:
+    def _go(self, stop: Stop | None, none_text: str) -> None:
+        if stop is None:
             self.w.statusBar().showMessage(none_text, 3000)
             return
-        self.relay(loc, "history")
-        pane = self.tree_for(loc.source, loc.pointer)
-        self.last_tree_view = pane.view
+        pane = None
+        if stop.source:  # (a verdict with no location has none)
+            self.relay(stop.location, "history")
+            pane = self.tree_for(stop.source, stop.pointer)
+            self.last_tree_view = pane.view
+        self.relaying = True  # the place re-selected below must not relay (or push) again
+        try:
+            view = self._restore_place(stop)
+        finally:
+            self.relaying = False
+        if view is None and pane is not None:
+            view = (self.w.hex_payload if stop.source == "payload" else self.w.hex_descriptor) \
+                if stop.place and stop.place[0] == "bytes" else pane.view
+        if view is not None and view.isVisible():
+            view.setFocus()
+
+    def _restore_place(self, stop: Stop):
+        """Select ``stop`` again where it was selected (digests row, verdict, timeline event,
+        transcript message, lint row); returns that view, or None for a tree or the bytes."""
+        w = self.w
+        kind = stop.place[0] if stop.place else None
+        if kind == "digest" and stop.place[1] < w.digests_model.rowCount():
+            idx = w.digests_model.index(stop.place[1], 0)
+            w.digests_view.setCurrentIndex(idx)  # (its detail follows; relaying: no new stop)
+            w.digests_view.scrollTo(idx)
+            return w.digests_view
+        if kind == "finding":
+            idx = w.findings_model.index_for_rule(stop.place[1])
+            if idx.isValid():
+                w.findings_view.setCurrentIndex(idx)
+                w.findings_view.scrollTo(idx)
+                return w.findings_view
+            return None
+        panes = getattr(w, "resume_panes", None)
+        if panes is None or kind not in ("timeline", "transcript", "lint"):
+            return None
+        if kind == "timeline" and panes.timeline.select_pointer(stop.pointer):
+            panes.tabs.setCurrentIndex(0)
+            return panes.timeline
+        if kind == "transcript" and panes.transcript.select_pointer(stop.pointer):
+            panes.tabs.setCurrentIndex(1)
+            return panes.transcript.view
+        if kind == "lint" and stop.place[1] < panes.lint_list.count():
+            panes.tabs.setCurrentIndex(2)
+            panes.lint_list.setCurrentRow(stop.place[1])
+            panes.timeline.select_pointer(stop.pointer)
+            return panes.lint_list
+        return None
 
     # -- verdict navigation ----------------------------------------------------------------------
     def select_rule(self, rule_id: str) -> None:

@@ -254,6 +254,7 @@ class TranscriptPane(QWidget):
         lay.addWidget(split, 1)
         self._full = False
         self.view.selectionModel().currentChanged.connect(self._current_changed)
+        self.view.selectionModel().selectionChanged.connect(self._selection_changed)
 
     def set_transcript(self, transcript, data: bytes | None, message: str = "") -> None:
         """Show ``transcript`` (or ``message`` when it is ``None``)."""
@@ -293,7 +294,13 @@ class TranscriptPane(QWidget):
     def _current_changed(self, current, _previous):
         self._full = False
         self._show(current)
-        i = self.model.message_index(current.row()) if current.isValid() else None
+
+    def _selection_changed(self, selected, _deselected):
+        # A click or a key selects the row; the focus alone (switching to the tab) only makes the
+        # first row current: that shows it here but selects nothing in the trees (nor adds a
+        # Back/Forward stop nobody chose).
+        rows = selected.indexes()
+        i = self.model.message_index(rows[0].row()) if rows else None
         if i is not None:
             self.pointerActivated.emit(self.model.tr.pointer(i))
 
