@@ -9,7 +9,18 @@ from . import dialogs
 from .document import display_name, display_path, sample_paths
 from .recent import recent_labels
 
-__all__ = ["build_menus", "rebuild_recent_menu", "shortcut_rows"]
+__all__ = ["build_menus", "rebuild_recent_menu", "shortcut_rows", "shortcut_sections", "action_rows", "PANE_KEYS"]
+
+# Keys that panes handle themselves (no QAction): listed in Help ▸ Keyboard Shortcuts as they are.
+PANE_KEYS = (
+    ("Context menu of a tree, the verdicts, the digests or the bytes (copy value, pointer, JSON, jq path)",
+     "Shift+F10, Menu"),
+    ("Find field, go-to field: next / previous match", "Enter, Shift+Enter"),
+    ("Find bar, go-to-offset field: close", "Esc"),
+    ("Timeline: zoom in / out", "+, -"),
+    ("Timeline: previous / next event; previous / next run", "Left, Right; Up, Down"),
+    ("Timeline: zoom around the pointer", "Ctrl+wheel"),
+)
 
 
 def _act(w, menu, text, slot, shortcut=None, name=None) -> QAction:
@@ -54,6 +65,9 @@ def build_menus(w) -> None:
     w.act_reload = _act(w, m, "&Reload from Disk", w.reload,
                         [QKeySequence(QKeySequence.StandardKey.Refresh).toString() or "F5", "Ctrl+R"], "reload")
     w.act_discard = _act(w, m, "Discard &Edits", w.loader.discard_edits, None, "discard")
+    m.addSeparator()
+    w.act_stop = _act(w, m, "S&top Loading", w.cancel_load, "Esc", "stopLoading")
+    w.act_stop.setEnabled(False)  # only while something runs: Esc is the find bar's otherwise
     m.addSeparator()
     _act(w, m, "&Quit", w.close, QKeySequence.StandardKey.Quit, "quit")
 
@@ -146,13 +160,53 @@ def rebuild_recent_menu(w) -> None:
         menu.addAction("Clear Recent", lambda: (w.recent_files.clear(), rebuild_recent_menu(w)))
 
 
+def action_rows(actions) -> list[tuple[str, str]]:
+    """(action text without ``&``, its shortcuts joined by ", ") for each of ``actions``
+    (QAction or QShortcut) that has a key, in order."""
+    rows = []
+    for a in actions:
+        seqs = a.shortcuts() if hasattr(a, "shortcuts") else a.keys()
+        keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in seqs]
+        keys = [k for k in keys if k]
+        if keys:
+            text = a.text() if hasattr(a, "text") else a.whatsThis() or a.objectName()
+            rows.append((text.split("\t")[0].replace("&", ""), ", ".join(keys)))
+    return rows
+
+
 def shortcut_rows(w) -> list[tuple[str, str]]:
-    """(action, every shortcut of it) for each menu action that has one, as Help ▸ Keyboard Shortcuts lists them."""
+    """(action, every shortcut of it) for each menu action of the main window that has one."""
     rows = []
     for menu in w.menuBar().findChildren(type(w.recent_menu)):
-        for a in menu.actions():
-            keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in a.shortcuts()]
-            keys = [k for k in keys if k]
-            if keys:
-                rows.append((a.text().split("\t")[0].replace("&", ""), ", ".join(keys)))
+        rows += action_rows(menu.actions())
     return rows
+
+
+def window_actions(win) -> list:
+    """Every QAction and QShortcut with a key that ``win`` (a QMainWindow) owns, menus included."""
+    from PySide6.QtGui import QShortcut
+
+    out = []
+    for a in win.findChildren(QAction) + win.findChildren(QShortcut):
+        if a not in out:
+            out.append(a)
+    return out
+
+
+def shortcut_sections(w) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Help ▸ Keyboard Shortcuts: ``[(section title, [(what, keys)])]``, read from the actions
+    themselves (the main window's menus, the Compare and Canonical Diff windows' actions), so the
+    list cannot drift from what the keys do; then :data:`PANE_KEYS`."""
+    from .canon_view import CanonicalDiffWindow
+    from .compare_view import CompareWindow
+
+    sections = [("Main window", shortcut_rows(w))]
+    for title, cls in (("Compare window (File ▸ Compare With…)", CompareWindow),
+                       ("Canonical Diff window (View ▸ Canonical Diff)", CanonicalDiffWindow)):
+        win = cls()  # never shown: only its actions are read
+        try:
+            sections.append((title, action_rows(window_actions(win))))
+        finally:
+            win.deleteLater()
+    sections.append(("In the panes", list(PANE_KEYS)))
+    return sections

@@ -342,9 +342,10 @@ class MainWindow(QMainWindow):
 
     def _set_busy(self, busy: bool, text: str = "", pct: int = -1):
         """Show or hide the progress label, bar and Cancel button (cheap when nothing changed)."""
-        if busy != self.cancel_button.isVisible():
+        if busy == self.cancel_button.isHidden():
             for w in (self.progress_label, self.progress, self.cancel_button):
                 w.setVisible(busy)
+            self.act_stop.setEnabled(busy)  # Esc stops it (else Esc is the find bar's)
         if not busy:
             return
         if text != self.progress_label.text():
