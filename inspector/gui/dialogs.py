@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
 from . import engine
+from .pathnames import resolve_chosen_path
 
 __all__ = ["open_dialog", "open_folder_dialog", "save_dialog", "save_descriptor_dialog", "confirm_discard",
            "about", "shortcuts_help", "no_dialogs"]
@@ -21,12 +22,66 @@ def no_dialogs() -> bool:
     return QApplication.platformName() == "offscreen" or bool(os.environ.get("CHECKPOINT_INSPECTOR_NO_DIALOGS"))
 
 
+class OpenDialog(QFileDialog):
+    """File ▸ Open: one or two files. A name the dialog returns that does not exist as given (a
+    byte that is not valid UTF-8: Qt shows it as U+FFFD, the window as ``\\xNN``, which the user
+    may type) is mapped back to the file on disk (:func:`~.pathnames.resolve_chosen_path`).
+
+    Attributes:
+        chosen: the paths to open (exact bytes of each name), set when accepted.
+    """
+
+    def __init__(self, parent, start: str):
+        super().__init__(parent, "Open checkpoint payload and/or descriptor", start,
+                         "JSON files (*.json);;All files (*)")
+        self.setObjectName("openDialog")
+        self.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        self.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
+        self.chosen: list[str] = []
+
+    def typed_names(self) -> list[str]:
+        """The names in the file name field (``"a" "b"`` for several), as full paths; Qt's own
+        list (``selectedFiles``) leaves out a typed name it cannot find."""
+        import re
+
+        from PySide6.QtWidgets import QLineEdit
+
+        edit = self.findChild(QLineEdit, "fileNameEdit")
+        text = edit.text().strip() if edit is not None else ""
+        if not text:
+            return self.selectedFiles()
+        # "a" "b" for several names (Qt's completer may have eaten the first quote: a" "b")
+        names = [n.strip().strip('"') for n in re.split(r'"\s+"', text)] if '"' in text else [text]
+        names = [n for n in names if n]
+        folder = self.directory().absolutePath()
+        return [os.path.join(folder, os.path.expanduser(n)) for n in names]
+
+    def accept(self):
+        names = self.typed_names()
+        found = [resolve_chosen_path(n) for n in names]
+        if names and all(found) and not any(os.path.isdir(p) for p in found):
+            self.chosen = found
+            QDialog.accept(self)  # (QFileDialog's own check would say "file not found")
+            return
+        super().accept()  # a folder to go into, or a name that is really not there: Qt says so
+
+    def done(self, result):
+        if result == QDialog.DialogCode.Accepted and not self.chosen:  # accepted by QFileDialog or a native dialog
+            self.chosen = [resolve_chosen_path(n) or n for n in self.selectedFiles()]
+        super().done(result)
+
+
 def open_dialog(w) -> None:
+    """File ▸ Open…: the dialog opens over the window (not blocking it); the chosen files open."""
     start = os.path.dirname(w.doc.paths[0]) if w.doc.paths else ""
-    paths, _ = QFileDialog.getOpenFileNames(w, "Open checkpoint payload and/or descriptor", start,
-                                            "JSON files (*.json);;All files (*)")
-    if paths:
-        w.open_paths(paths)
+    if start and (not os.path.isdir(start) or start != start.encode("utf-8", "replace").decode("utf-8")):
+        start = ""  # (a folder name Qt cannot hold: start where Qt does)
+    dlg = OpenDialog(w, start)
+    dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    if no_dialogs():
+        dlg.setOption(QFileDialog.Option.DontUseNativeDialog)
+    dlg.accepted.connect(lambda: dlg.chosen and w.open_paths(dlg.chosen))
+    dlg.open()
 
 
 def open_folder_dialog(w) -> None:
