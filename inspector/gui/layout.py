@@ -19,7 +19,7 @@ from .models.json_tree import JsonTreeModel
 from .widgets.hex_view import HexView
 from .widgets.panes import DigestDetail, FindBar, FindingDetail, RawEditor, TreePane, VerdictHeader
 
-__all__ = ["build_layout"]
+__all__ = ["build_layout", "fit_folder_columns"]
 
 
 def build_layout(w) -> None:
@@ -212,9 +212,12 @@ def _build_docks(w):
     hh.setStretchLastSection(True)
     hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # scan order until a header is clicked
     w.folder_view.setSortingEnabled(True)
-    w.folder_view.setColumnWidth(0, 260)
-    w.folder_view.setColumnWidth(1, 260)
-    w.folder_view.setColumnWidth(2, 360)
+    # Root cause (a short rule id) before the long verdict sentence, which takes the rest and is
+    # cut at the right (its tooltip has all of it): the rule id is never off-screen.
+    hh.moveSection(3, 2)
+    w.folder_view.setTextElideMode(Qt.TextElideMode.ElideRight)
+    w.folder_view.setWordWrap(False)
+    fit_folder_columns(w)
     w.folder_filter = QLineEdit()
     w.folder_filter.setObjectName("folderFilter")
     w.folder_filter.setPlaceholderText("Filter: file name, verdict or rule id")
@@ -231,6 +234,25 @@ def _build_docks(w):
     w.folder_dock.hide()
     w._default_state = None
     w._sized = False
+
+
+def fit_folder_columns(w) -> int:
+    """Size the folder table's columns (names fit up to 240 px, the rule id fits); returns the
+    width in px the dock needs to show them and 300 px of the verdict."""
+    view = w.folder_view
+    fm = view.fontMetrics()
+    pad = 24
+    names = [fm.horizontalAdvance("sample.descriptor.json") + pad] * 2
+    m = view.model()
+    for r in range(min(m.rowCount(), 200)):  # (at most 200 rows measured)
+        for c in (0, 1):
+            names[c] = max(names[c], fm.horizontalAdvance(str(m.data(m.index(r, c)) or "")) + pad)
+    for c in (0, 1):
+        view.setColumnWidth(c, min(240, names[c]))
+    rule = max(fm.horizontalAdvance("X-LOGICAL-EVIDENCE"), view.horizontalHeader().fontMetrics().horizontalAdvance(
+        "Root cause")) + pad
+    view.setColumnWidth(3, rule)
+    return view.columnWidth(0) + view.columnWidth(1) + rule + 300 + view.verticalScrollBar().sizeHint().width() + 8
 
 
 def _build_status(w):

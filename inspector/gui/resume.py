@@ -10,11 +10,13 @@ its bytes), and a selection in the snapshot tree selects the event or message he
 
 from __future__ import annotations
 
+import html
+
 import orjson
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QButtonGroup, QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QRadioButton,
-    QTabWidget, QVBoxLayout, QWidget,
+    QSizePolicy, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from inspector.checkpoint import Location, Verdict
@@ -65,6 +67,40 @@ def resumability_line(res) -> tuple[str, str, Verdict]:
     return text, "\n".join(tip), tone
 
 
+class _CaptionRow(QWidget):
+    """The caption (cut at the right when narrow; its tooltip has all of it) and, when there is
+    room for both, the legend beside it. Never asks for more width than the caption's first words."""
+
+    def __init__(self, caption: QLabel, legend: QLabel):
+        super().__init__()
+        self.caption, self.legend = caption, legend
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(4, 0, 4, 0)
+        caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        lay.addWidget(caption, 1)
+        lay.addWidget(legend)
+
+    def minimumSizeHint(self):  # noqa: N802 (Qt override)
+        h = super().minimumSizeHint()
+        return QSize(120, h.height())
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        need = self.caption.sizeHint().width() + self.legend.sizeHint().width() + 24
+        show = self.width() >= need
+        if show != self.legend.isVisible():
+            self.legend.setVisible(show)
+
+    def set_caption(self, text: str) -> None:
+        self.caption.setText(text)
+        # (the legend is hidden when there is no room: its marks are in the tooltip too)
+        self.caption.setToolTip(f"{html.escape(text)}<br><br>{self.legend.text()}" if text else self.legend.text())
+        self._fit()
+
+
 class ResumePanes(QObject):
     """Builds the Resume dock of ``window`` and keeps it in step with ``window.doc``.
 
@@ -88,6 +124,8 @@ class ResumePanes(QObject):
         self.tabs.addTab(self._timeline_page(), "Timeline")
         self.tabs.addTab(self.transcript, "Transcript")
         self.tabs.addTab(self.lint_list, "Integrity lint")
+        self.tabs.setCornerWidget(self.timeline_controls, Qt.Corner.TopRightCorner)
+        self.tabs.currentChanged.connect(lambda i: self.timeline_controls.setVisible(i == 0))
         d = QDockWidget("Resume — timeline, transcript, integrity lint", window)
         d.setObjectName("resumeDock")
         d.setWidget(self.tabs)
@@ -105,10 +143,12 @@ class ResumePanes(QObject):
         self._clear("No checkpoint open.")
 
     def _timeline_page(self) -> QWidget:
+        """The Timeline tab: the x-axis controls sit in the tab bar's corner and the caption and
+        legend share one row, so a short window (1024x700) still shows whole lanes."""
         page = QWidget()
         lay = QVBoxLayout(page)
         lay.setContentsMargins(0, 0, 0, 0)
-        bar = QHBoxLayout()
+        lay.setSpacing(2)
         self.mode_seq = QRadioButton("Sequence")
         self.mode_time = QRadioButton("Time")
         self.mode_seq.setChecked(True)
@@ -119,15 +159,24 @@ class ResumePanes(QObject):
         fit = QPushButton("Fit")
         fit.setToolTip("Show every event (Ctrl+wheel or +/- to zoom)")
         fit.clicked.connect(lambda: self.timeline.set_mode(self.timeline.mode))
-        self.timeline_caption = QLabel("")
-        legend = QLabel("  ".join(f"<span style='color:{CATEGORY_COLOURS[c]}'>{sym} {c}</span>" for c, sym in (
-            ("run", "┃"), ("turn", "│"), ("tool", "╵"), ("model", "╷"), ("cognitive", "◆"), ("error", "✕")))
-            + "  <span style='color:#2e7d32'>▌ resume boundary</span>  ✖○ failing rule  ! □ lint")
+        corner = QWidget()
+        corner.setObjectName("timelineControls")
+        cl = QHBoxLayout(corner)
+        cl.setContentsMargins(0, 0, 4, 0)
         for wdg in (QLabel("x:"), self.mode_seq, self.mode_time, fit):
-            bar.addWidget(wdg)
-        bar.addWidget(legend, 1)
-        lay.addLayout(bar)
-        lay.addWidget(self.timeline_caption)
+            cl.addWidget(wdg)
+        self.timeline_controls = corner
+        legend_html = "  ".join(f"<span style='color:{CATEGORY_COLOURS[c]}'>{sym} {c}</span>" for c, sym in (
+            ("run", "┃"), ("turn", "│"), ("tool", "╵"), ("model", "╷"), ("cognitive", "◆"), ("error", "✕"))) \
+            + "  <span style='color:#2e7d32'>▌ resume boundary</span>  ✖○ failing rule  ! □ lint"
+        self.timeline_caption = QLabel("")
+        self.timeline_caption.setObjectName("timelineCaption")
+        self.timeline_legend = QLabel(legend_html)
+        self.timeline_legend.setObjectName("timelineLegend")
+        row = _CaptionRow(self.timeline_caption, self.timeline_legend)
+        self.timeline_row = row
+        self.timeline_legend.setToolTip("Legend of the timeline's marks")
+        lay.addWidget(row)
         lay.addWidget(self.timeline, 1)
         return page
 
@@ -135,7 +184,7 @@ class ResumePanes(QObject):
     def _clear(self, message: str) -> None:
         self._report = None
         self.timeline.set_timeline(None, message=message)
-        self.timeline_caption.setText("")
+        self.timeline_row.set_caption("")
         self.transcript.set_transcript(None, None, message)
         self.lint_list.clear()
         self.tabs.setTabText(2, "Integrity lint")
@@ -184,7 +233,7 @@ class ResumePanes(QObject):
             why = ("No payload open." if payload is None else
                    "The payload does not decode, so there are no runs or messages to show (see the verdicts).")
             self.timeline.set_timeline(None, message=why)
-            self.timeline_caption.setText("")
+            self.timeline_row.set_caption("")
             self.transcript.set_transcript(None, None, why)
             return
         tl, tr = views
@@ -198,7 +247,7 @@ class ResumePanes(QObject):
                     + ("" if src is not None else " — that run is NOT in the snapshot") + ".")
         else:
             cap += " No loop checkpoint: nothing to resume."
-        self.timeline_caption.setText(cap)
+        self.timeline_row.set_caption(cap)
         self.transcript.set_transcript(tr, data)
 
     def _show_lint(self, report) -> None:

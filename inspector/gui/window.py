@@ -25,7 +25,7 @@ from .controllers.folder import FolderController
 from .controllers.loading import LoadController
 from .drops import paths_from_mime
 from .document import Document, Presentation, display_path, sample_paths
-from .layout import build_layout, scale_docks
+from .layout import build_layout, fit_folder_columns, scale_docks
 from .qtcompat import emit
 from .recent import RecentFiles
 from .resume import ResumePanes
@@ -137,6 +137,7 @@ class MainWindow(QMainWindow):
         self.folder_view.doubleClicked.connect(self._folder_activated)
         self.cancel_button.clicked.connect(self.cancel_load)
         self.failures_only.toggled.connect(self._failures_only)
+        self.folder_dock.visibilityChanged.connect(self._remember_folder_width)
 
     # ==========================================================================================
     # actions the menus, tests and app call
@@ -230,6 +231,8 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/state", self.saveState())
         self.settings.setValue("window/treeSplitter", self.tree_splitter.saveState())
         self.settings.setValue("window/verdictSplitter", self.verdict_splitter.saveState())
+        if self.folder_dock.isVisible() and not self.folder_dock.isFloating():
+            self.settings.setValue("window/folderDockWidth", self.folder_dock.width())
         self.settings.sync()
 
     def _default_dock_sizes(self):
@@ -240,7 +243,8 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.bytes_dock, self.digests_dock], [int(self.height() * 0.38), int(self.height() * 0.52)],
                          Qt.Orientation.Vertical)
         # The Resume dock gets less of a short window (1024x700: the trees and digests need the rows).
-        share = 0.28 if self.height() >= 900 else 0.2
+        # At 1024x700 its share (0.23) still shows the axis and two whole lanes of the timeline.
+        share = 0.28 if self.height() >= 900 else 0.23
         self.resizeDocks([self.resume_panes.dock], [int(self.height() * share)], Qt.Orientation.Vertical)
 
     def reset_layout(self) -> None:
@@ -451,9 +455,38 @@ class MainWindow(QMainWindow):
         self.folder_dock.show()
         if not was_visible:
             self.resizeDocks([self.folder_dock], [max(160, self.height() // 5)], Qt.Orientation.Vertical)
+            self._size_folder_dock()
+            QTimer.singleShot(0, self._size_folder_dock)  # (again once the dock is laid out)
         self.folder_dock.raise_()
 
+    def _size_folder_dock(self) -> None:
+        """Give the folder dock the width the user last gave it, else room for every column
+        (it shares the bottom with the Resume dock, and opened so narrow that only the file
+        names showed)."""
+        if self.folder_dock.isFloating():
+            return
+        need = fit_folder_columns(self)
+        try:
+            width = int(self.settings.value("window/folderDockWidth", 0) or 0)
+        except (TypeError, ValueError):
+            width = 0
+        width = width or need
+        width = max(320, min(width, self.width() - 240))
+        other = self.resume_panes.dock
+        if other.isVisible() and not other.isFloating() and self.dockWidgetArea(other) == \
+                self.dockWidgetArea(self.folder_dock):  # side by side: say both (Qt splits the change oddly otherwise)
+            total = other.width() + self.folder_dock.width()
+            self.resizeDocks([self.folder_dock, other], [width, max(1, total - width)], Qt.Orientation.Horizontal)
+        else:
+            self.resizeDocks([self.folder_dock], [width], Qt.Orientation.Horizontal)
+
+    def _remember_folder_width(self, visible: bool) -> None:
+        d = self.folder_dock
+        if not visible and d.width() > 0 and not d.isFloating() and self._sized:
+            self.settings.setValue("window/folderDockWidth", d.width())
+
     def _folder_scanned(self, n: int):
+        fit_folder_columns(self)  # (the names are known now)
         if n:
             self.folder_view.setCurrentIndex(self.folder_proxy.index(0, 0))
         emit(self.folderScanned, n)

@@ -71,3 +71,50 @@ def test_folder_table_sorts_filters_and_shows_root_cause(qtbot, window, tmp_path
     with qtbot.waitSignal(window.analysisReady, timeout=20000):
         QTest.keyClick(view, Qt.Key.Key_Return)
     assert window.report.root_cause.rule.id == "X-BYTES"
+
+
+def _root_cause_visible(view):
+    hh = view.horizontalHeader()
+    x = hh.sectionViewportPosition(3)
+    return 0 <= x and x + hh.sectionSize(3) <= view.viewport().width()
+
+
+def test_folder_dock_opens_wide_enough_for_the_root_cause_and_keeps_the_users_width(qtbot, window, tmp_path,
+                                                                                        settings):
+    from PySide6.QtCore import QSettings
+
+    from inspector.gui.window import MainWindow
+
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.width() == 1280, timeout=1000)
+    open_mixed_folder(qtbot, window, tmp_path / "f")
+    view = window.folder_view
+    dock = window.folder_dock
+    hh = view.horizontalHeader()
+    assert [hh.logicalIndex(v) for v in range(4)] == [0, 1, 3, 2]  # Root cause before the long verdict
+    assert _root_cause_visible(view), (dock.width(), [hh.sectionSize(c) for c in range(4)])
+    assert hh.sectionSize(2) >= 250  # and room for the verdict
+    assert dock.width() <= 1280 - 240  # the Resume dock beside it keeps room
+
+    # the user drags the dock's edge (the separator between it and the Resume dock) 120 px left
+    before = dock.width()
+    edge = dock.geometry().right() + 1 + window.style().pixelMetric(window.style().PixelMetric.PM_DockWidgetSeparatorExtent) // 2
+    y = dock.geometry().center().y()
+    QTest.mousePress(window, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(edge, y))
+    for dx in (-30, -60, -90, -120):
+        QTest.mouseMove(window, QPoint(edge + dx, y))
+        QTest.qWait(20)  # (QMainWindow moves its separators on a timer)
+    QTest.mouseRelease(window, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(edge - 120, y))
+    assert abs(dock.width() - (before - 120)) <= 4, (before, dock.width())
+    dragged = dock.width()
+    window.close()  # remembers it
+
+    again = MainWindow(settings=QSettings(settings.fileName(), QSettings.Format.IniFormat))
+    qtbot.addWidget(again)
+    again.resize(1280, 800)
+    again.show()
+    qtbot.waitUntil(lambda: again.width() == 1280, timeout=1000)
+    with qtbot.waitSignal(again.folderScanned, timeout=30000):
+        again.open_paths([str(tmp_path / "f")])
+    assert abs(again.folder_dock.width() - dragged) <= 4, (dragged, again.folder_dock.width())
+    again.cancel_load()

@@ -61,6 +61,9 @@ class TimelineView(QAbstractScrollArea):
         self.setMouseTracking(True)
         self.viewport().setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        # the axis and one whole lane at least (with the horizontal scroll bar when zoomed)
+        self.setMinimumHeight(_AXIS_H + _LANE_H + 2 * self.frameWidth()
+                              + self.style().pixelMetric(self.style().PixelMetric.PM_ScrollBarExtent))
         self.timeline = None
         self.mode = "sequence"  # or "time"
         self.describe = None
@@ -131,14 +134,23 @@ class TimelineView(QAbstractScrollArea):
         tl = self.timeline
         n = len(tl.lanes) if tl is not None else 0
         vh = self.viewport().height() - _AXIS_H
-        self.verticalScrollBar().setRange(0, max(0, n * _LANE_H - vh))
-        self.verticalScrollBar().setPageStep(max(1, vh))
+        # Scrolled by whole lanes: the top lane is never cut (at 1024x700 the source lane was
+        # scrolled into view with the lane above it half hidden).
+        over = max(0, n * _LANE_H - vh)
+        vsb = self.verticalScrollBar()
+        vsb.setRange(0, -(-over // _LANE_H) * _LANE_H)
+        vsb.setSingleStep(_LANE_H)
+        vsb.setPageStep(max(_LANE_H, vh // _LANE_H * _LANE_H))
         total = (self._hi - self._lo + 1) * self._scale
         self.horizontalScrollBar().setRange(0, int(max(0, total - self._plot_width())))
         self.horizontalScrollBar().setPageStep(self._plot_width())
         self.horizontalScrollBar().setValue(int((self._x0 - self._lo) * self._scale))
 
     def scrollContentsBy(self, dx, dy):  # noqa: N802 (Qt override)
+        vsb = self.verticalScrollBar()
+        if vsb.value() % _LANE_H:  # (a dragged scroll bar) whole lanes only
+            vsb.setValue(round(vsb.value() / _LANE_H) * _LANE_H)
+            return
         self._x0 = self._lo + self.horizontalScrollBar().value() / self._scale
         self.viewport().update()
 
@@ -184,7 +196,8 @@ class TimelineView(QAbstractScrollArea):
         sb = self.verticalScrollBar()
         vh = self.viewport().height() - _AXIS_H
         if top < sb.value() or top + _LANE_H > sb.value() + vh:
-            sb.setValue(max(0, top - vh // 3))
+            above = max(0, (vh // _LANE_H - 1) // 3)  # whole lanes above it for context
+            sb.setValue(max(0, min(sb.maximum(), (lane - above) * _LANE_H)))
 
     def ensure_event_visible(self, lane: int, e: int) -> None:
         """Scroll so event ``e`` of lane ``lane`` is on screen."""
