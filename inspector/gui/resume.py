@@ -95,6 +95,7 @@ class _CaptionRow(QWidget):
             self.legend.setVisible(show)
 
     def set_caption(self, text: str) -> None:
+        """Show ``text`` as the caption (its tooltip: the text and the legend)."""
         self.caption.setText(text)
         # (the legend is hidden when there is no room: its marks are in the tooltip too)
         self.caption.setToolTip(f"{html.escape(text)}<br><br>{self.legend.text()}" if text else self.legend.text())
