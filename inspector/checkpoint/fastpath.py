@@ -373,11 +373,8 @@ def decode_fast(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: int
     if not canonical:
         if spans:
             spans.clear()
-        layout = _same_layout(value, data)
-        if layout is None:
+        if _same_layout(value, data, spans, big) is None:
             raise NotFast
-        if spans is not None and layout[1]:
-            _layout_spans(value, layout[0], spans, big)
         raise NotCanonical(value)
     return value
 
@@ -424,10 +421,12 @@ class NotCanonical(NotFast):
         self.value = value
 
 
-def _same_layout(value, data: bytes) -> tuple[int, bool] | None:
+def _same_layout(value, data: bytes, spans: dict | None = None, big: int = 1 << 16) -> tuple[int, bool] | None:
     """``(orjson option, same offsets)`` when ``data`` is one of the printings :class:`NotCanonical`
     accepts for ``value``, else ``None``; ``same offsets``: no CR was dropped to compare, so byte
-    offsets of that printing are offsets in ``data``."""
+    offsets of that printing are offsets in ``data``. With ``spans`` and same offsets, the children
+    of every container of at least ``big`` bytes are recorded as :func:`decode_fast` does for
+    canonical files (left empty when this returns ``None``)."""
     import orjson
 
     text = data
@@ -435,53 +434,125 @@ def _same_layout(value, data: bytes) -> tuple[int, bool] | None:
         text = data.replace(b"\r\n", b"\n")  # CR never occurs raw inside a JSON string
     pretty = b"\n" in text[: 1 << 16]
     options = ((orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS, orjson.OPT_INDENT_2, 0) if pretty else (0,))
+    same = text is data
     for opt in options:
         try:
-            enc = orjson.dumps(value, option=opt)
+            if _relaid_end(value, text, opt, spans if same else None, big) is not None:
+                return opt, same
         except TypeError:  # orjson.JSONEncodeError: not printable as JSON (an integer over 64 bits)
             return None
-        extra = len(text) - len(enc)
-        if extra in (0, 1) and text.startswith(enc) and text[len(enc):] in (b"", b"\n"):
-            return opt, text is data
+        if spans:
+            spans.clear()
     return None
 
 
-def _layout_spans(value, opt: int, spans: dict, big: int) -> None:
-    """Fill ``spans`` (as :func:`decode_fast` does for canonical files) for a file that is exactly
-    ``orjson.dumps(value, option=opt)``: every child's length is its own printing's length plus the
-    indentation its lines get at its depth, so no byte is scanned. Explicit stack, no recursion."""
+def _relaid_end(value, text: bytes, opt: int, spans: dict | None, big: int) -> int | None:
+    """Compare ``orjson.dumps(value, option=opt)`` with ``text`` piece by piece, without printing the
+    whole value (``opt``: ``OPT_INDENT_2``, ``OPT_SORT_KEYS``, both or neither); return the end
+    offset when ``text`` is that printing, maybe with one final ``\\n``, else ``None``.
+
+    Large containers near the top are walked (explicit stack, no recursion per level); other values
+    are printed on their own, their lines shifted by their depth's indentation, and compared with
+    ``bytes.startswith``. With ``spans``, every container of at least ``big`` bytes is walked and
+    its children's byte spans recorded, as :func:`_encoded_end` does (the root always)."""
     import orjson
 
+    dumps = orjson.dumps
     indent = bool(opt & orjson.OPT_INDENT_2)
     ordered = bool(opt & orjson.OPT_SORT_KEYS)
-    dumps = orjson.dumps
-    stack = [(value, 0, 0)]  # (container, its start, its depth)
-    while stack:
-        v, pos, level = stack.pop()
+    nl = b"\n" if indent else b""
+    colon = b": " if indent else b":"
+    sep = b"," + nl
+    startswith = text.startswith
+    rec = spans is not None
+
+    def open_frame(v, pos, level):
+        """The frame of container ``v`` starting at ``pos``, or its end offset when it is empty."""
         obj = type(v) is dict
-        starts, ends = array("q"), array("q")
-        key_starts, keys = (array("q"), []) if obj else (None, None)
         if not v:
-            end = pos + 2
+            if not startswith(b"{}" if obj else b"[]", pos):
+                return None
+            if rec and (2 >= big or level == 0):
+                spans[pos] = ("object" if obj else "array", pos + 2, array("q"), array("q"),
+                              array("q") if obj else None, [] if obj else None)
+            return pos + 2
+        if not startswith((b"{" if obj else b"[") + nl, pos):
+            return None
+        items = (sorted(v.items()) if ordered else list(v.items())) if obj else v
+        pad = b" " * ((level + 1) * 2) if indent else b""
+        return [items, 0, level, pos, pos + 1 + len(nl), obj, pad,
+                array("q"), array("q"), array("q") if obj else None, [] if obj else None]
+
+    root = open_frame(value, 0, 0) if type(value) in (dict, list) else None
+    if root is None:
+        if type(value) in (dict, list):
+            return None
+        enc = dumps(value, option=opt)
+        return len(enc) if startswith(enc, 0) and text[len(enc):] in (b"", b"\n") else None
+    if type(root) is int:
+        return root if text[root:] in (b"", b"\n") else None
+    stack = [root]
+    end = None
+    while stack:
+        frame = stack[-1]
+        items, i, level, start, pos, obj, pad, starts, ends, key_starts, keys = frame
+        if end is not None:  # a child container just closed at ``end``
+            pos = end
+            ends.append(pos)
+            end = None
+        if i == len(items):  # close this container
+            close = (nl + b" " * (level * 2) if indent else b"") + (b"}" if obj else b"]")
+            if not startswith(close, pos):
+                return None
+            pos += len(close)
+            stack.pop()
+            if rec and (pos - start >= big or level == 0):
+                spans[start] = ("object" if obj else "array", pos, starts, ends, key_starts, keys)
+            end = pos
+            continue
+        if i:
+            if not startswith(sep, pos):
+                return None
+            pos += len(sep)
+        if pad:
+            if not startswith(pad, pos):
+                return None
+            pos += len(pad)
+        if obj:
+            k, x = items[i]
+            kb = dumps(k) + colon
+            if not startswith(kb, pos):
+                return None
+            if rec:
+                key_starts.append(pos)
+                keys.append(k)
+            pos += len(kb)
         else:
-            pad = (level + 1) * 2 if indent else 0
-            p = pos + 1 + (1 if indent else 0)  # "{\n" or "{"
-            items = (sorted(v.items()) if ordered else v.items()) if obj else enumerate(v)
-            for n, (k, x) in enumerate(items):
-                if n:
-                    p += 2 if indent else 1  # ",\n" or ","
-                p += pad
-                if obj:
-                    key_starts.append(p)
-                    keys.append(k)
-                    p += len(dumps(k)) + (2 if indent else 1)  # '": ' or '":'
-                enc = dumps(x, option=opt)
-                n_bytes = len(enc) + (enc.count(b"\n") * pad if indent else 0)
-                starts.append(p)
-                ends.append(p + n_bytes)
-                if (type(x) is dict or type(x) is list) and n_bytes >= big:
-                    stack.append((x, p, level + 1))
-                p += n_bytes
-            end = p + ((1 + level * 2) if indent else 0) + 1  # "\n" + indent + "}"
-        if end - pos >= big or level == 0:
-            spans[pos] = ("object" if obj else "array", end, starts, ends, key_starts, keys)
+            x = items[i]
+        frame[1] = i + 1
+        if rec:
+            starts.append(pos)
+        tx = type(x)
+        walk = (tx is dict or tx is list) and (level < 2 or len(x) > 16)
+        if not walk:
+            enc = dumps(x, option=opt)
+            if indent and (tx is dict or tx is list) and x:
+                enc = enc.replace(b"\n", b"\n" + pad)
+            if not startswith(enc, pos):
+                return None
+            walk = rec and (tx is dict or tx is list) and len(enc) >= big  # large: record its children
+        if walk:
+            child = open_frame(x, pos, level + 1)
+            if child is None:
+                return None
+            frame[4] = pos
+            if type(child) is int:
+                end = child
+            else:
+                stack.append(child)
+            continue
+        pos += len(enc)
+        if rec:
+            ends.append(pos)
+        frame[4] = pos
+    return end if text[end:] in (b"", b"\n") else None

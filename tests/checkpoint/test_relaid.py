@@ -145,3 +145,62 @@ def test_integer_over_64_bits_in_a_free_form_value_takes_the_exact_path():
     assert not isinstance(e.value, NotCanonical)
     report = verify(big, None)
     assert report.root_cause is not None and report.root_cause.rule.id == "P-CANONICAL"
+
+
+def _layout_doc():
+    """A value whose printing has walked containers (near the top, or over 16 elements), printed-whole
+    children with nested lines, and empty containers at several depths."""
+    return {
+        "a": [{"k": i, "nested": {"x": [i, i + 1, {"deep": [1.5, "é\n"]}], "e": {}}} for i in range(20)],
+        "b": {"empty": [], "small": {"z": 1, "y": [{}, []]}},
+        "c": "text",
+    }
+
+
+@pytest.mark.parametrize("opt", [orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS, orjson.OPT_INDENT_2, 0])
+def test_piecewise_layout_comparison_accepts_exactly_orjsons_printing(opt):
+    from inspector.checkpoint.fastpath import _relaid_end, _same_layout
+
+    value = _layout_doc()
+    text = orjson.dumps(value, option=opt)
+    assert _relaid_end(value, text, opt, None, 1 << 16) == len(text)
+    assert _relaid_end(value, text + b"\n", opt, None, 1 << 16) == len(text)
+    assert _relaid_end(value, text + b"\n\n", opt, None, 1 << 16) is None
+    assert _relaid_end(value, text[:-1], opt, None, 1 << 16) is None
+    # every single-byte change is refused, wherever it falls (walked frame, printed child, separator)
+    for i in range(0, len(text), 7):
+        changed = text[:i] + (b" " if text[i:i + 1] != b" " else b"x") + text[i + 1:]
+        assert _relaid_end(value, changed, opt, None, 1 << 16) is None, i
+        spans = {}
+        assert _same_layout(value, changed, spans, 0) is None, i
+        assert spans == {}, i
+    # an indentation one space short inside a printed-whole child, with the same length
+    deep = b'"deep": [' if opt else b'"deep":['
+    if opt & orjson.OPT_INDENT_2:
+        at = text.index(deep)
+        moved = text[: at - 1] + text[at:at + 9] + b" " + text[at + 9:]
+        assert len(moved) == len(text) and moved != text
+        assert _relaid_end(value, moved, opt, None, 1 << 16) is None
+
+
+@pytest.mark.parametrize("opt", [orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS, orjson.OPT_INDENT_2, 0])
+@pytest.mark.parametrize("big", [0, 40, 400, 1 << 16])
+def test_piecewise_layout_spans_are_the_byte_scanners_index(opt, big):
+    from inspector.checkpoint.fastpath import _same_layout
+    from inspector.gui.lazyjson import build_index
+
+    value = _layout_doc()
+    text = orjson.dumps(value, option=opt)
+    spans = {}
+    assert _same_layout(value, text, spans, big) == (opt if b"\n" in text else 0, True)
+    index = build_index(text, big=big)
+    assert set(index) | {0} == set(spans)
+    for start, (kind, end, starts, ends, key_starts, keys) in spans.items():
+        if start in index:
+            ch = index[start]
+            assert (ch.kind, ch.starts, ch.ends, ch.key_starts, ch.keys) == (kind, starts, ends, key_starts, keys)
+    root = spans[0]
+    assert root[1] == len(text) and root[0] == "object"
+    assert list(root[5]) == (sorted(value) if opt != orjson.OPT_INDENT_2 else list(value))
+    assert [text[s:e] for s, e in zip(root[2], root[3])] == [
+        orjson.dumps(value[k], option=opt).replace(b"\n", b"\n  ") for k in root[5]]
