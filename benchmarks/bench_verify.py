@@ -5,8 +5,8 @@
 
 Without arguments it uses ``benchmarks/out/bench-250.*`` (make them with
 ``benchmarks/gen_checkpoint.py``). Every tool runs as its own child process; wall time is
-measured around the child and peak RSS comes from ``os.wait4`` (the child's own
-``ru_maxrss``), so the numbers of one tool never include another's. Rows:
+measured around the child; CPU time and peak RSS are the child's own (GNU ``time``'s report, see
+``run_child``), so the numbers of one tool never include another's or this process's. Rows:
 
 * ``sha256sum``: one hashing pass over the file (the yardstick: ratio 1.0);
 * ``oracle2 verify``: the Rust reference import path (when built; ``$ORACLE2``);
@@ -31,6 +31,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -71,15 +72,33 @@ st.sort_stats("tottime").print_stats(top)
 
 
 def run_child(argv: list[str]) -> tuple[float, float, int, bytes, int]:
-    """Run ``argv``; return (wall seconds, CPU seconds, peak RSS bytes, stdout, exit status)."""
-    t = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out = proc.stdout.read()
-    proc.stderr.read()
-    _, status, ru = os.wait4(proc.pid, 0)
-    dt = time.perf_counter() - t
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return dt, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, out, proc.returncode
+    """Run ``argv``; return (wall seconds, CPU seconds, peak RSS bytes, stdout, exit status).
+
+    Peak RSS and CPU come from GNU ``time`` (``/usr/bin/time``) when installed: it forks the tool
+    from its own small process, so the tool's ``ru_maxrss`` is its own. A child forked straight from
+    this process starts with our resident set as its high-water mark (Linux keeps it across
+    ``exec``), so without GNU ``time`` a small tool's peak reads as this process's size (say so).
+    """
+    timed = os.access(GNU_TIME, os.X_OK)
+    with tempfile.NamedTemporaryFile(prefix="bench-rusage-", suffix=".txt") as rusage:
+        full = [GNU_TIME, "-f", "%e %U %S %M", "-o", rusage.name, *argv] if timed else argv
+        t = time.perf_counter()
+        proc = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out = proc.stdout.read()
+        proc.stderr.read()
+        _, status, ru = os.wait4(proc.pid, 0)
+        dt = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        cpu, peak = ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024
+        if timed:
+            fields = rusage.read().split()[-4:]  # "Command exited with non-zero status N" may come first
+            if len(fields) == 4:
+                cpu, peak = float(fields[1]) + float(fields[2]), int(fields[3]) * 1024
+    return dt, cpu, peak, out, proc.returncode
+
+
+#: GNU time: reports the tool's own rusage (see :func:`run_child`).
+GNU_TIME = "/usr/bin/time"
 
 
 def measure_all(tools: list[tuple], reps: int) -> list[dict]:
