@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from . import schema as S
 from .canonical import format_f64
+from .fastcheck import checker
 from .serde_errors import INT_RANGES, widen_f32
 from .timestamp import TimestampError, normalize_timestamp
 
@@ -357,11 +358,14 @@ def decode_fast(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: int
     from .jsontext import serde_f64_from_text
 
     value = _parse(data)
-    check = _COMPILED.get(id(t))
-    if check is None:
-        check = _COMPILED[id(t)] = _compile(t)
+    checks = _COMPILED.get(id(t))
+    if checks is None:
+        checks = _COMPILED[id(t)] = (t, _compile(t), checker(t, _compile))  # t kept: its id stays unique
+    _, check, fast_check = checks
     floats: list = []
-    check(value, 0, floats)
+    if fast_check is None or not fast_check(value, floats):  # msgspec's typed check did not prove it
+        floats = []
+        check(value, 0, floats)  # the Python walk decides (NotFast)
     for x in set(floats):
         text = format_f64(x)
         if serde_f64_from_text(text) != x:
