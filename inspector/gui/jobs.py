@@ -29,6 +29,11 @@ log = logging.getLogger(__name__)
 #: is paid by the GUI thread at *each* call from Qt into Python (every model ``data()`` while
 #: painting) whenever a job runs Python code: dozens of such calls per repaint made the window
 #: stall for 100-300 ms during a search or an index build. 1 ms keeps every handover short.
+#: Still needed for those jobs (searches, index builds, small documents verified on a thread).
+#: It costs the engine nothing measurable in-process (issue 13, benchmarks/README.md: the same
+#: verify time at 1 ms and 5 ms, with the GUI thread idle or busy), and the verification of a
+#: large payload runs in a worker process (:mod:`.workers`), which never imports this module:
+#: neither this setting nor :func:`gc_paused` applies there (``verify`` pauses the collector itself).
 SWITCH_INTERVAL = 0.001
 sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
 
