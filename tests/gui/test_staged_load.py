@@ -186,3 +186,26 @@ def test_a_warm_worker_verifies_the_open_and_the_next_one_waits(qtbot, window, m
                   timeout=60000)
     assert window.report.root_cause.rule.id == "X-BYTES"
     assert [t.was_warm for t in started] == [True] and not nxt.is_alive()
+
+
+def test_the_bytes_pane_reads_the_mapping_while_verifying(qtbot, window, monkeypatch):
+    """While the verifier runs the bytes pane shows the mapped file: keys move through it (Ctrl+End
+    reaches the last byte), and the verdicts bring the same bytes as ``bytes``."""
+    import mmap
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    data = GOLDEN_P.read_bytes()
+    seen = []
+
+    def during(p):
+        hexv = window.hex_payload
+        if p.partial and not seen:
+            QTest.keyClick(hexv, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+            seen.append((type(hexv.data), hexv.cursor_offset, hexv.data[hexv.cursor_offset:hexv.cursor_offset + 1]))
+    window.doc.presented.connect(during)
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D], timeout=60000)
+    assert seen == [(mmap.mmap, len(data) - 1, data[-1:])]
+    assert type(window.hex_payload.data) is bytes and window.hex_payload.data == data
