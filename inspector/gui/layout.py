@@ -195,7 +195,7 @@ def _build_docks(w):
     dsplit.addWidget(w.digest_detail)
     dsplit.setStretchFactor(0, 1)
     dsplit.setStretchFactor(1, 1)
-    w.digest_detail.setMinimumHeight(140)
+    w.digest_detail.setMinimumHeight(96)
     w.digests_splitter = dsplit
     dl.addWidget(dsplit)
     w.digests_dock = _dock(w, "Digests", "digestsDock", dig, Qt.DockWidgetArea.RightDockWidgetArea)

@@ -240,8 +240,13 @@ class MainWindow(QMainWindow):
         # The bytes dock is never narrower than 8 bytes a row with their text (else the text is cut).
         bytes_w = max(int(w * 0.36), self.hex_payload.narrow_width() + 12)
         self.resizeDocks([self.trees_dock, self.bytes_dock], [int(w * 0.30), bytes_w], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.bytes_dock, self.digests_dock], [int(self.height() * 0.38), int(self.height() * 0.52)],
+        # A short window (1024x700) gives the digests more: their table showed two of nine rows.
+        short = self.height() < 900
+        self.resizeDocks([self.bytes_dock, self.digests_dock],
+                         [int(self.height() * (0.3 if short else 0.38)), int(self.height() * (0.6 if short else 0.52))],
                          Qt.Orientation.Vertical)
+        # the table 3/5 and what was hashed 2/5 when short; half and half when tall
+        self.digests_splitter.setSizes([3000, 2000] if short else [1000, 1000])
         # The Resume dock gets less of a short window (1024x700: the trees and digests need the rows).
         # At 1024x700 its share (0.23) still shows the axis and two whole lanes of the timeline.
         share = 0.28 if self.height() >= 900 else 0.23
