@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 
 import orjson
-from PySide6.QtCore import QObject, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QButtonGroup, QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QRadioButton,
     QSizePolicy, QTabWidget, QVBoxLayout, QWidget,
@@ -126,7 +126,9 @@ class ResumePanes(QObject):
         self.tabs.addTab(self.transcript, "Transcript")
         self.tabs.addTab(self.lint_list, "Integrity lint")
         self.tabs.setCornerWidget(self.timeline_controls, Qt.Corner.TopRightCorner)
-        self.tabs.currentChanged.connect(lambda i: self.timeline_controls.setVisible(i == 0))
+        self._controls_in_row = False
+        self.tabs.installEventFilter(self)  # (a narrow dock: the controls go to the caption row)
+        self.tabs.currentChanged.connect(lambda i: self.timeline_controls.setVisible(i == 0 or self._controls_in_row))
         d = QDockWidget("Resume — timeline, transcript, integrity lint", window)
         d.setObjectName("resumeDock")
         d.setWidget(self.tabs)
@@ -180,6 +182,29 @@ class ResumePanes(QObject):
         lay.addWidget(row)
         lay.addWidget(self.timeline, 1)
         return page
+
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt override)
+        """Place the x-axis controls when the Resume tabs are resized."""
+        if obj is self.tabs and event.type() == QEvent.Type.Resize:
+            self._place_controls()
+        return super().eventFilter(obj, event)
+
+    def _place_controls(self) -> None:
+        """The x-axis controls sit in the tab bar's corner, or at the start of the caption row when
+        the dock is too narrow for both the tabs and them (beside the folder table at 1024 px the
+        tabs were pushed under them)."""
+        controls, tabs = self.timeline_controls, self.tabs
+        narrow = tabs.width() < tabs.tabBar().sizeHint().width() + controls.sizeHint().width() + 16
+        if narrow == self._controls_in_row:
+            return
+        self._controls_in_row = narrow
+        if narrow:
+            tabs.setCornerWidget(None, Qt.Corner.TopRightCorner)
+            self.timeline_row.layout().insertWidget(0, controls)
+        else:
+            self.timeline_row.layout().removeWidget(controls)
+            tabs.setCornerWidget(controls, Qt.Corner.TopRightCorner)
+        controls.setVisible(narrow or tabs.currentIndex() == 0)
 
     # -- showing a report --------------------------------------------------------------------------
     def _clear(self, message: str) -> None:

@@ -476,7 +476,8 @@ class MainWindow(QMainWindow):
         except (TypeError, ValueError):
             width = 0
         width = width or need
-        width = max(320, min(width, self.width() - 240))
+        # (the Resume dock beside it keeps 480 px, or 40% of a narrow window)
+        width = max(320, min(width, max(int(self.width() * 0.6), self.width() - 480)))
         other = self.resume_panes.dock
         if other.isVisible() and not other.isFloating() and self.dockWidgetArea(other) == \
                 self.dockWidgetArea(self.folder_dock):  # side by side: say both (Qt splits the change oddly otherwise)

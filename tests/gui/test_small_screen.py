@@ -33,3 +33,32 @@ def test_digests_table_shows_most_rows_at_1024x700(qtbot, settings):
         assert view.currentIndex().row() == 1
     finally:
         window.cancel_load()
+
+
+def test_folder_and_resume_docks_share_1024_px(qtbot, settings, tmp_path):
+    """Beside the folder table at 1024 px the Resume dock's tabs were pushed under the timeline's
+    x-axis controls (in the tab bar's corner): those now go to the caption row, and the folder
+    table shows its Root cause column."""
+    from inspector.gui.window import MainWindow
+
+    from .conftest import open_mixed_folder
+
+    window = MainWindow(settings=settings)
+    qtbot.addWidget(window)
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitUntil(lambda: window.width() == 1024 and window.height() == 700, timeout=1000)
+    try:
+        assert open_mixed_folder(qtbot, window, tmp_path / "f") == 3
+        panes = window.resume_panes
+        bar = panes.tabs.tabBar()
+        qtbot.waitUntil(lambda: bar.width() >= bar.sizeHint().width(), timeout=1000)  # every tab whole
+        controls = panes.timeline_controls
+        assert controls.isVisible() and panes.timeline_row.isAncestorOf(controls)
+        assert panes.dock.width() >= 380
+        hh = window.folder_view.horizontalHeader()
+        assert hh.sectionViewportPosition(3) + hh.sectionSize(3) <= window.folder_view.viewport().width()
+        QTest.mouseClick(panes.mode_time, Qt.MouseButton.LeftButton)  # still usable there
+        assert panes.timeline.mode == "time"
+    finally:
+        window.cancel_load()
