@@ -33,6 +33,21 @@ def window(qtbot, settings):
     w.edited = False
 
 
+@pytest.fixture
+def window_1024(qtbot, settings):
+    """A main window shown at 1024x700 from the start (its default dock sizes for that size)."""
+    from inspector.gui.window import MainWindow
+
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    w.resize(1024, 700)
+    w.show()
+    qtbot.waitUntil(lambda: w.width() == 1024 and w.height() == 700, timeout=1000)
+    yield w
+    w.cancel_load()
+    QThreadPool.globalInstance().waitForDone(20000)
+
+
 def open_and_wait(qtbot, window, paths, timeout=20000):
     """Open ``paths`` and wait until trees, verdicts and digests are shown."""
     with qtbot.waitSignal(window.analysisReady, timeout=timeout):

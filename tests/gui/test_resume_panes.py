@@ -194,48 +194,39 @@ def test_long_message_elided_until_show_all(qtbot, window, tmp_path):
     assert "Show all" not in full and long_text.rstrip("\n") in full and "more characters" not in full
 
 
-def test_timeline_usable_at_1024x700_whole_lanes_caption_and_controls(qtbot, settings):
+def test_timeline_usable_at_1024x700_whole_lanes_caption_and_controls(qtbot, window_1024):
     """At 1024x700 the Resume dock cut the top lane in half (scrolled to the source lane by a
     third of a lane height); now it shows the axis and both lanes whole, the caption uncut, and
     scrolling (keys, scroll bar) moves by whole lanes."""
     from inspector.gui.widgets.timeline import _AXIS_H, _LANE_H
-    from inspector.gui.window import MainWindow
+    window = window_1024
+    open_and_wait(qtbot, window, RICH)
+    panes = _show_tab(window, 0)
+    tl = panes.timeline
+    qtbot.waitUntil(lambda: tl.timeline is not None, timeout=5000)
+    assert len(tl.timeline.lanes) == 2
+    vsb = tl.verticalScrollBar()
+    assert tl.viewport().height() >= _AXIS_H + 2 * _LANE_H, tl.viewport().height()
+    assert vsb.maximum() == 0 and tl.lane_top(0) == _AXIS_H  # both lanes, the top one whole
+    cap = panes.timeline_caption
+    assert cap.text().startswith("2 run(s), 58 event(s). Loop checkpoint: source run 'run-source'")
+    qtbot.waitUntil(lambda: cap.width() >= cap.sizeHint().width(), timeout=1000)  # not cut
+    assert not panes.timeline_legend.isVisible()  # (no room for the legend too at 1024 px)
+    assert panes.timeline_controls.isVisible() and panes.mode_time.isVisible()
 
-    window = MainWindow(settings=settings)
-    qtbot.addWidget(window)
-    window.resize(1024, 700)
-    window.show()
-    qtbot.waitUntil(lambda: window.width() == 1024 and window.height() == 700, timeout=1000)
-    try:
-        open_and_wait(qtbot, window, RICH)
-        panes = _show_tab(window, 0)
-        tl = panes.timeline
-        qtbot.waitUntil(lambda: tl.timeline is not None, timeout=5000)
-        assert len(tl.timeline.lanes) == 2
-        vsb = tl.verticalScrollBar()
-        assert tl.viewport().height() >= _AXIS_H + 2 * _LANE_H, tl.viewport().height()
-        assert vsb.maximum() == 0 and tl.lane_top(0) == _AXIS_H  # both lanes, the top one whole
-        cap = panes.timeline_caption
-        assert cap.text().startswith("2 run(s), 58 event(s). Loop checkpoint: source run 'run-source'")
-        qtbot.waitUntil(lambda: cap.width() >= cap.sizeHint().width(), timeout=1000)  # not cut
-        assert not panes.timeline_legend.isVisible()  # (no room for the legend too at 1024 px)
-        assert panes.timeline_controls.isVisible() and panes.mode_time.isVisible()
-
-        # a shorter dock: one lane at a time, and never half a lane at the top
-        window.resizeDocks([panes.dock], [panes.dock.minimumSizeHint().height()], Qt.Orientation.Vertical)
-        qtbot.waitUntil(lambda: tl.viewport().height() < _AXIS_H + 2 * _LANE_H, timeout=1000)
-        tl.setFocus()
-        QTest.keyClick(tl, Qt.Key.Key_Down)  # the first lane
-        QTest.keyClick(tl, Qt.Key.Key_Down)  # the second
-        assert tl.selected == (1, None)
-        assert vsb.value() % _LANE_H == 0 and tl.lane_top(1) >= _AXIS_H
-        assert tl.lane_top(1) + _LANE_H <= tl.viewport().height()
-        QTest.keyClick(tl, Qt.Key.Key_Up)
-        assert tl.selected == (0, None) and tl.lane_top(0) == _AXIS_H
-        vsb.setValue(_LANE_H // 2 + 3)  # a dragged scroll bar lands on a whole lane
-        assert vsb.value() % _LANE_H == 0
-        assert not panes.timeline_controls.isHidden()
-        panes.tabs.setCurrentIndex(1)  # the x-axis controls belong to the Timeline tab
-        assert panes.timeline_controls.isHidden()
-    finally:
-        window.cancel_load()
+    # a shorter dock: one lane at a time, and never half a lane at the top
+    window.resizeDocks([panes.dock], [panes.dock.minimumSizeHint().height()], Qt.Orientation.Vertical)
+    qtbot.waitUntil(lambda: tl.viewport().height() < _AXIS_H + 2 * _LANE_H, timeout=1000)
+    tl.setFocus()
+    QTest.keyClick(tl, Qt.Key.Key_Down)  # the first lane
+    QTest.keyClick(tl, Qt.Key.Key_Down)  # the second
+    assert tl.selected == (1, None)
+    assert vsb.value() % _LANE_H == 0 and tl.lane_top(1) >= _AXIS_H
+    assert tl.lane_top(1) + _LANE_H <= tl.viewport().height()
+    QTest.keyClick(tl, Qt.Key.Key_Up)
+    assert tl.selected == (0, None) and tl.lane_top(0) == _AXIS_H
+    vsb.setValue(_LANE_H // 2 + 3)  # a dragged scroll bar lands on a whole lane
+    assert vsb.value() % _LANE_H == 0
+    assert not panes.timeline_controls.isHidden()
+    panes.tabs.setCurrentIndex(1)  # the x-axis controls belong to the Timeline tab
+    assert panes.timeline_controls.isHidden()

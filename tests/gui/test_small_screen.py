@@ -8,57 +8,39 @@ from inspector.gui.document import sample_paths
 from .conftest import open_and_wait
 
 
-def test_digests_table_shows_most_rows_at_1024x700(qtbot, settings):
+def test_digests_table_shows_most_rows_at_1024x700(qtbot, window_1024):
     """The digests table showed two of its nine rows at 1024x700 (the rest went to the bytes pane
     and an empty "What was hashed"); now at least five, and the detail keeps its lines."""
-    from inspector.gui.window import MainWindow
-
-    window = MainWindow(settings=settings)
-    qtbot.addWidget(window)
-    window.resize(1024, 700)
-    window.show()
-    qtbot.waitUntil(lambda: window.width() == 1024 and window.height() == 700, timeout=1000)
-    try:
-        open_and_wait(qtbot, window, sample_paths("broken"))
-        view = window.digests_view
-        qtbot.waitUntil(lambda: view.viewport().height() > 0, timeout=1000)
-        m = window.digests_model
-        assert m.rowCount() == 9
-        whole = [r for r in range(m.rowCount()) if view.visualRect(m.index(r, 0)).bottom() < view.viewport().height()]
-        assert len(whole) >= 5, (len(whole), view.viewport().height())
-        assert window.digest_detail.height() >= 96
-        assert window.hex_payload.height() >= 4 * window.hex_payload.fontMetrics().height()  # bytes: 4 rows at least
-        view.setFocus()
-        QTest.keyClick(view, Qt.Key.Key_Down)  # (the MISMATCH row) its detail fits: stated and recomputed
-        assert view.currentIndex().row() == 1
-    finally:
-        window.cancel_load()
+    window = window_1024
+    open_and_wait(qtbot, window, sample_paths("broken"))
+    view = window.digests_view
+    qtbot.waitUntil(lambda: view.viewport().height() > 0, timeout=1000)
+    m = window.digests_model
+    assert m.rowCount() == 9
+    whole = [r for r in range(m.rowCount()) if view.visualRect(m.index(r, 0)).bottom() < view.viewport().height()]
+    assert len(whole) >= 5, (len(whole), view.viewport().height())
+    assert window.digest_detail.height() >= 96
+    assert window.hex_payload.height() >= 4 * window.hex_payload.fontMetrics().height()  # bytes: 4 rows at least
+    view.setFocus()
+    QTest.keyClick(view, Qt.Key.Key_Down)  # (the MISMATCH row) its detail fits: stated and recomputed
+    assert view.currentIndex().row() == 1
 
 
-def test_folder_and_resume_docks_share_1024_px(qtbot, settings, tmp_path):
+def test_folder_and_resume_docks_share_1024_px(qtbot, window_1024, tmp_path):
     """Beside the folder table at 1024 px the Resume dock's tabs were pushed under the timeline's
     x-axis controls (in the tab bar's corner): those now go to the caption row, and the folder
     table shows its Root cause column."""
-    from inspector.gui.window import MainWindow
-
     from .conftest import open_mixed_folder
 
-    window = MainWindow(settings=settings)
-    qtbot.addWidget(window)
-    window.resize(1024, 700)
-    window.show()
-    qtbot.waitUntil(lambda: window.width() == 1024 and window.height() == 700, timeout=1000)
-    try:
-        assert open_mixed_folder(qtbot, window, tmp_path / "f") == 3
-        panes = window.resume_panes
-        bar = panes.tabs.tabBar()
-        qtbot.waitUntil(lambda: bar.width() >= bar.sizeHint().width(), timeout=1000)  # every tab whole
-        controls = panes.timeline_controls
-        assert controls.isVisible() and panes.timeline_row.isAncestorOf(controls)
-        assert panes.dock.width() >= 380
-        hh = window.folder_view.horizontalHeader()
-        assert hh.sectionViewportPosition(3) + hh.sectionSize(3) <= window.folder_view.viewport().width()
-        QTest.mouseClick(panes.mode_time, Qt.MouseButton.LeftButton)  # still usable there
-        assert panes.timeline.mode == "time"
-    finally:
-        window.cancel_load()
+    window = window_1024
+    assert open_mixed_folder(qtbot, window, tmp_path / "f") == 3
+    panes = window.resume_panes
+    bar = panes.tabs.tabBar()
+    qtbot.waitUntil(lambda: bar.width() >= bar.sizeHint().width(), timeout=1000)  # every tab whole
+    controls = panes.timeline_controls
+    assert controls.isVisible() and panes.timeline_row.isAncestorOf(controls)
+    assert panes.dock.width() >= 380
+    hh = window.folder_view.horizontalHeader()
+    assert hh.sectionViewportPosition(3) + hh.sectionSize(3) <= window.folder_view.viewport().width()
+    QTest.mouseClick(panes.mode_time, Qt.MouseButton.LeftButton)  # still usable there
+    assert panes.timeline.mode == "time"
