@@ -264,7 +264,8 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     from a streamed hash of the file (no buffer of its size, no other work before it); the
     verifier is the warm worker when one waits (:func:`.workers.prewarm`: imports done), and the
     bytes pane shows the mapping meanwhile. The window reads its own copy of the bytes only once
-    the verifier has exited, so the two copies and the verifier's parsed value never add up.
+    the verifier has returned from ``verify``, so the two copies and the verifier's parsed value
+    never add up.
     """
     if descriptor is not None:
         _index_small(descriptor)
@@ -313,9 +314,11 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                     partial(Analysis(replace(payload), descriptor, None, stage=st))
             if report is None and verifier.done:
                 report, spans_index = verifier.result()
-                verifier.terminate()  # waits until the child has exited: its memory is free again
-                # only now the window's own copy of the bytes, so the two never add up (peak memory)
+                # Only now the window's own copy of the bytes, so it never adds up with the verifier's
+                # parsed value (peak memory): the child has returned from verify (its value is freed;
+                # about 0.7x the payload is still mapped until it exits) and exits while this reads.
                 _read_mapped(payload)
+                verifier.terminate()
                 if index_done is None:
                     if spans_index is None:  # not canonical after all: index it now
                         indexer = ChildTask(child_index, (payload.path, BIG))

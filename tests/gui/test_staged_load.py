@@ -153,7 +153,7 @@ def test_large_open_stages_from_a_streamed_hash_of_the_mapped_file(qtbot, window
     data = GOLDEN_P.read_bytes()
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
     assert staged == [(mmap.mmap, {"payload_digest": digest})]
-    # every stage is shown from the mapping (the window reads its copy once the verifier has exited)...
+    # every stage is shown from the mapping (the window reads its copy once the verifier has sent its verdicts)...
     assert len(kinds) >= 2 and all(k == (True, mmap.mmap) for k in kinds[:-1])
     assert kinds[-1] == (False, bytes)  # ...and the verdicts with the file's bytes
     assert window.doc.payload.data == data and window.doc.payload.sha256 == digest
