@@ -74,8 +74,13 @@ def _build_central(w):
     w.findings_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     w.findings_view.setAccessibleName("Verdicts")
     w.findings_view.header().setStretchLastSection(True)
-    w.findings_view.setColumnWidth(0, 172)
-    w.findings_view.setColumnWidth(1, 160)
+    # The verdict fits "FAIL · consequence" after the indents and icon (was cut to "FAIL · consequ…")
+    # (a rule's row is a group's child: two indents, the branch and its own); the rule column
+    # fits the longest rule id.
+    fv, fm = w.findings_view, w.findings_view.fontMetrics()
+    icon = fv.style().pixelMetric(fv.style().PixelMetric.PM_SmallIconSize)
+    fv.setColumnWidth(0, 2 * fv.indentation() + icon + fm.horizontalAdvance("FAIL · consequence") + 24)
+    fv.setColumnWidth(1, fm.horizontalAdvance("X-LOGICAL-EVIDENCE") + 20)
     w.detail = FindingDetail()
     split.addWidget(w.findings_view)
     split.addWidget(w.detail)

@@ -44,3 +44,25 @@ def test_folder_and_resume_docks_share_1024_px(qtbot, window_1024, tmp_path):
     assert hh.sectionViewportPosition(3) + hh.sectionSize(3) <= window.folder_view.viewport().width()
     QTest.mouseClick(panes.mode_time, Qt.MouseButton.LeftButton)  # still usable there
     assert panes.timeline.mode == "time"
+
+
+def test_verdict_labels_and_rule_ids_are_not_cut_at_1024x700(qtbot, window_1024):
+    """The failures-only verdicts showed "FAIL · consequ…"; the label and the rule id fit."""
+    window = window_1024
+    open_and_wait(qtbot, window, sample_paths("broken"))
+    assert window.failures_only.isChecked()
+    view, m = window.findings_view, window.findings_model
+    fm = view.fontMetrics()
+    icon = view.style().pixelMetric(view.style().PixelMetric.PM_SmallIconSize)
+    labels = []
+    for g in range(m.rowCount()):
+        group = m.index(g, 0)
+        view.expand(group)
+        for r in range(m.rowCount(group)):
+            idx = m.index(r, 0, group)
+            text = m.data(idx)
+            labels.append(text)
+            assert view.visualRect(idx).width() >= icon + fm.horizontalAdvance(text) + 6, text
+            rule = m.index(r, 1, group)
+            assert view.visualRect(rule).width() >= fm.horizontalAdvance(m.data(rule)) + 6, m.data(rule)
+    assert "FAIL · consequence" in labels and "FAIL · root cause" in labels
