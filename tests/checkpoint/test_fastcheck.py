@@ -196,3 +196,33 @@ def test_u64_over_the_range_passes_msgspec_but_not_the_fast_path():
     value["snapshot"]["run_records"][0]["snapshot"]["event_count"] = 1 << 64
     assert FAST(value, [])
     assert not _walk(value)[0]
+
+
+def _exact_report(monkeypatch, data):
+    from inspector.checkpoint import context
+
+    def refuse(*a, **kw):
+        raise NotFast
+    with monkeypatch.context() as m:
+        m.setattr(context, "decode_fast", refuse)
+        return verify(data, None)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.integers(0, _SLOTS - 1), st.integers(0, len(_REPLACEMENTS) - 1))
+def test_verdicts_equal_the_exact_paths_under_canonical_value_mutation(monkeypatch, slot, r):
+    """A typed value changed anywhere, written canonically (so the fast path's checks, not the parse,
+    decide): verify's report equals the exact path's, finding by finding."""
+    value = copy.deepcopy(_RICH_VALUE)
+    parent, key = _leaves(value)[slot]
+    parent[key] = copy.deepcopy(_REPLACEMENTS[r])
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # 2**64: not printable by orjson
+        return
+    fast = verify(data, None)
+    exact = _exact_report(monkeypatch, data)
+    key_of = lambda f: (f.rule.id, f.verdict, f.message, f.locations, f.expected, f.actual, f.notes, f.order)
+    assert [key_of(f) for f in fast.findings] == [key_of(f) for f in exact.findings]
+    assert (fast.canonical_bytes, fast.expected_descriptor) == (exact.canonical_bytes, exact.expected_descriptor)
