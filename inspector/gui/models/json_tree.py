@@ -23,75 +23,25 @@ from ..lazyjson import children_of, find_span, kind_at, load_value, value_span
 from ..qtcompat import emit
 from ..roles import CopyValueRole, KindRole, LocationRole, PointerRole, SpanRole, VerdictRole
 from ..visible import visible
-from .annotate import ToolPairs, is_timestamp_key, preview, summary, timestamp_text
+from .annotate import ToolPairs
+from .tree_display import (
+    _ACCESSIBLE, _DECORATION, _DISPLAY, _EDIT, _FOREGROUND, _ROLES, _TOOLTIP, TreeDisplay,
+)
+from .tree_item import TreeItem, escape_token, release
 
 __all__ = ["JsonTreeModel", "TreeItem", "escape_token"]
 
 BATCH = 64
 #: At most this many rows under one row: larger containers are shown in ranges of 1000**k children.
 BUCKET = 1000
-_PREVIEW = 160
 # Flag combinations computed once: views call flags()/hasChildren() for every laid-out row.
 _SEL = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _SEL_LEAF = _SEL | Qt.ItemFlag.ItemNeverHasChildren
 _EDIT_LEAF = _SEL_LEAF | Qt.ItemFlag.ItemIsEditable
 _NONE = Qt.ItemFlag.NoItemFlags
-_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
-_EDIT = int(Qt.ItemDataRole.EditRole)
-_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
-_DECORATION = int(Qt.ItemDataRole.DecorationRole)
-_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
-_ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole)
-_ROLES = frozenset({_DISPLAY, _EDIT, _TOOLTIP, _DECORATION, _FOREGROUND, _ACCESSIBLE, LocationRole, PointerRole,
-                    SpanRole, KindRole, CopyValueRole, VerdictRole})
 
 
-def _human(n: int) -> str:
-    """``141.6 MiB`` for a byte count."""
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} bytes"
-
-
-def escape_token(key) -> str:
-    """RFC 6901 escaping of one pointer token."""
-    return str(key).replace("~", "~0").replace("/", "~1")
-
-
-class TreeItem:
-    """One row: a JSON value with its key, kind, byte span and (once fetched) children."""
-
-    __slots__ = ("parent", "row", "key", "key_start", "start", "end", "kind", "pointer", "children", "infos",
-                 "_cache", "nonempty", "pos", "scan", "lo", "hi", "step")
-
-    def __init__(self, parent, row, key, key_start, start, end, kind, pointer, pos=0):
-        self.parent = parent
-        self.row = row
-        self.key = key
-        self.key_start = key_start
-        self.start = start
-        self.end = end
-        self.kind = kind
-        self.pointer = pointer
-        self.children: list[TreeItem] = []
-        self.infos = None
-        self._cache = None
-        self.nonempty = None
-        self.pos = pos  # position among the parent's children in the file (the root's may be filtered)
-        self.scan = 0  # how many child slots were made (children are made in file order)
-        # The positions [lo, hi) of the container's children this row holds, ``step`` positions
-        # per child row: 1 for real children, 1000**k for range rows ("[1000 … 1999]").
-        self.lo = 0
-        self.hi = None
-        self.step = None
-
-    @property
-    def is_container(self) -> bool:
-        return self.kind in ("object", "array", "range")
-
-
-class JsonTreeModel(QAbstractItemModel):
+class JsonTreeModel(TreeDisplay, QAbstractItemModel):
     """Tree model over one document (payload or descriptor).
 
     Args:
@@ -123,7 +73,7 @@ class JsonTreeModel(QAbstractItemModel):
     def set_document(self, data: bytes | None, index: dict | None, *, editable: bool = False) -> None:
         """Show ``data`` (with its span ``index``); ``None`` or an unparsed document clears the tree."""
         self.beginResetModel()
-        _release(self._root)
+        release(self._root)
         self._data = data
         self._index = index
         self._editable = editable
@@ -395,140 +345,6 @@ class JsonTreeModel(QAbstractItemModel):
         emit(self.editRequested, self.source, item.pointer, (item.start, item.end), item.kind, text)
         return True
 
-    def _range_data(self, item: TreeItem, col: int, role: int):
-        """A range row: ``[1000 … 1999]``, how many children it holds, their bytes."""
-        what = "keys" if item.infos.kind == "object" else "items"
-        if role == _DISPLAY or role == _ACCESSIBLE:
-            return (f"[{item.lo:,} … {item.hi - 1:,}]", f"{item.hi - item.lo:,} {what}",
-                    f"{item.start}–{item.end}")[col] if role == _DISPLAY else \
-                f"{what} {item.lo} to {item.hi - 1} of {item.pointer or '/'}"
-        if role == _TOOLTIP:
-            return f"{what} {item.lo:,} to {item.hi - 1:,} of {self.source} {item.pointer or '/'}\nbytes {item.start}–{item.end}"
-        if role == LocationRole:
-            return Location(self.source, item.pointer, (item.start, item.end))
-        if role == PointerRole:
-            return item.pointer
-        if role == SpanRole:
-            return (item.start, item.end)
-        if role == KindRole:
-            return "range"
-        if role == VerdictRole or (col == 0 and role in (_DECORATION, _FOREGROUND)):
-            v = self._marker(item)
-            if role == VerdictRole:
-                return v
-            if v is not None:
-                return style.icon(v) if role == _DECORATION else style.colour(v)
-        return None
-
-    # -- display helpers ------------------------------------------------------------------------
-    def _marker(self, item: TreeItem) -> Verdict | None:
-        if not self._markers:
-            return None
-        p = item.pointer
-        if p in self._markers:
-            return self._markers[p]
-        prefix = p + "/"
-        for q, v in self._markers.items():
-            if q.startswith(prefix):
-                return v
-        return None
-
-    def _scalar(self, item: TreeItem):
-        if item._cache is None:
-            raw = self._data[item.start:item.end]
-            if item.kind == "string":
-                v = load_value(self._data, item.start, item.end, limit=4 << 20)
-                if v is None:
-                    v = raw[1:65536].decode("utf-8", "replace") + "…"
-                item._cache = ("s", v)
-            else:
-                item._cache = ("r", raw.decode("utf-8", "replace"))
-        return item._cache
-
-    def _display_value(self, item: TreeItem) -> str:
-        if item.is_container:
-            return self._container_summary(item)
-        tag, v = self._scalar(item)
-        if tag == "s":
-            return "“" + preview(v, _PREVIEW) + "”"
-        unit = is_timestamp_key(item.key)
-        if unit and item.kind == "number" and v.isdigit():
-            ts = timestamp_text(int(v), unit)
-            if ts:
-                return f"{ts}  ({v})"
-        return v
-
-    def _container_summary(self, item: TreeItem) -> str:
-        if item._cache is None:
-            value = load_value(self._data, item.start, item.end, limit=256 * 1024)
-            pairs = None
-            ptr = item.pointer
-            if "/messages" in ptr:
-                base = ptr[: ptr.index("/messages") + len("/messages")]
-                pairs = self._pairs.setdefault(base, ToolPairs())
-                if ptr != base and base not in self._pairs_filled:
-                    self._fill_pairs(base, pairs)
-            text = summary(self.source, ptr, item.key, value, pairs=pairs, resume_run_id=self._resume_run)
-            if text is None:
-                known = item.infos if item.infos is not None else (self._index or {}).get(item.start)
-                n = len(value) if value is not None else (len(known) if known is not None else None)
-                size = item.end - item.start
-                big = f" · {_human(size)}" if size >= 1 << 20 else ""
-                count = "?" if n is None else str(n)
-                if item.kind == "object":
-                    text = f"{{{count} keys{big}}}"
-                else:
-                    text = f"[{count} items{big}]"
-            if "/content/" in ptr:
-                return text  # pairing may improve as more messages load: not cached
-            item._cache = ("c", text)
-        return item._cache[1]
-
-    @property
-    def _pairs_filled(self) -> set:
-        return self.__dict__.setdefault("_filled", set())
-
-    def _fill_pairs(self, base: str, pairs: ToolPairs) -> None:
-        """Pair tool calls over the whole messages array when it is small enough to decode."""
-        self._pairs_filled.add(base)
-        span = find_span(self._data, self._index, base)
-        if span is None:
-            return
-        # Decoded on the GUI thread, so only while small (512 KiB: a few ms); a longer
-        # conversation pairs its tool calls as its rows are read.
-        value = load_value(self._data, *span, limit=512 << 10)
-        if isinstance(value, list):
-            for i, msg in enumerate(value):
-                pairs.add(i, msg)
-
-    def _edit_text(self, item: TreeItem) -> str:
-        tag, v = self._scalar(item)
-        return v if tag == "s" else v
-
-    def _copy_text(self, item: TreeItem) -> str:
-        if item.kind == "string":
-            v = load_value(self._data, item.start, item.end, limit=1 << 62)
-            if isinstance(v, str):
-                return v
-        return self._data[item.start:item.end].decode("utf-8", "replace")
-
-    def _tooltip(self, item: TreeItem) -> str:
-        lines = [f"{self.source} {item.pointer or '/'}", f"bytes {item.start}–{item.end} ({item.end - item.start} bytes)"]
-        if not item.is_container:
-            tag, v = self._scalar(item)
-            text = visible(v if len(v) <= 600 else v[:600] + "…")
-            lines.append(("“" + text + "”") if tag == "s" else text)
-            unit = is_timestamp_key(item.key)
-            if unit and tag == "r" and v.isdigit():
-                ts = timestamp_text(int(v), unit)
-                if ts:
-                    lines.append(f"raw value {v} = {ts} (Unix {'milliseconds' if unit == 'ms' else 'seconds'})")
-        m = self._marker(item)
-        if m is not None:
-            lines.append(f"{style.label(m)}: a rule failed at this field" + ("" if item.pointer in self._markers
-                                                                              else " or below it"))
-        return "\n".join(lines)
-
     # -- navigation -----------------------------------------------------------------------------
     def _child_at(self, item: TreeItem, idx: QModelIndex, pos: int) -> TreeItem | None:
         """The child of container ``item`` at file position ``pos``, through any range rows
@@ -625,14 +441,3 @@ class JsonTreeModel(QAbstractItemModel):
             item = child
             idx = self.createIndex(item.row, 0, item)
             best = idx
-
-
-def _release(root: TreeItem | None) -> None:
-    """Break the parent/child links of a tree being dropped, so reference counting frees its rows
-    at once (no collector pass over 100,000s of rows later); an explicit stack, any depth."""
-    stack = [root] if root is not None else []
-    while stack:
-        item = stack.pop()
-        stack.extend(item.children)
-        item.children = []
-        item.parent = None

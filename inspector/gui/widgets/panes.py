@@ -1,26 +1,30 @@
-"""Small composite widgets: message banners, the verdict header, tree panes, detail panels, find bar."""
+"""Small composite widgets: message banners, the verdict header and the tree panes.
+
+The detail panels (:mod:`.details`), the find bar (:mod:`.find_bar`) and the raw-text editors
+(:mod:`.raw_editor`) live in their own modules and are re-exported here, so
+``from inspector.gui.widgets.panes import FindBar`` keeps working.
+"""
 
 from __future__ import annotations
 
-import html
-
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase, QPalette
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFrame, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSizePolicy,
-    QStackedWidget,
-    QTabWidget, QTextBrowser, QToolButton, QTreeView, QVBoxLayout, QWidget,
+    QAbstractItemView, QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QStackedWidget, QToolButton, QTreeView,
+    QVBoxLayout, QWidget,
 )
 
 from inspector.checkpoint import Verdict
 
 from .. import style
-from ..visible import visible
 from ..qtcompat import emit
+from .details import DigestDetail, FindingDetail, finding_html
 from .field_column import FieldColumnFitter
+from .find_bar import FindBar
+from .raw_editor import RawEditor
 
-__all__ = ["Banner", "ElidedLabel", "JsonTreeView", "VerdictHeader", "TreePane", "FindingDetail", "DigestDetail", "FindBar", "RawEditor",
-           "finding_html"]
+__all__ = ["Banner", "ElidedLabel", "JsonTreeView", "VerdictHeader", "TreePane", "FindingDetail", "DigestDetail",
+           "FindBar", "RawEditor", "finding_html"]
 
 
 class _WrappedLabel(QLabel):
@@ -316,307 +320,3 @@ class TreePane(QWidget):
     def show_message(self, text: str) -> None:
         self.placeholder.setText(text)
         self.stack.setCurrentIndex(1)
-
-
-def _esc(s) -> str:
-    """HTML-escaped text with invisible characters shown (control pictures, \\u2028 escapes)."""
-    return html.escape(visible(str(s)))
-
-
-def finding_html(f, report) -> str:
-    """HTML description of one finding: verdict, message, where, expected vs actual, notes."""
-    rc = report.root_cause if report is not None else None
-    label = style.label(f.verdict, root=f is rc, consequence=f.failed and rc is not None and f is not rc)
-    col = style.colour(f.verdict).name()
-    link = style.link_colour().name()
-    out = [f"<h3 style='margin:0'>{_esc(f.rule.id)} — {_esc(f.rule.title)}</h3>",
-           f"<p style='margin-top:4px'><b style='color:{col}'>{_esc(label)}</b>"]
-    if f.failed and rc is not None and f is not rc:
-        out.append(f" — a consequence of the root cause <a style='color:{link}' href='rule:{_esc(rc.rule.id)}'>{_esc(rc.rule.id)}</a>")
-    out.append("</p>")
-    plain = f.rule.plain
-    if f.failed and plain is not None:
-        out.append(f"<p><b>In plain words:</b> {_esc(plain.meaning)}<br><b>Likely causes:</b> "
-                   f"{_esc('; '.join(plain.causes))}<br><b>Next step:</b> {_esc(plain.next_step)}</p>")
-    if f.message:
-        out.append(f"<p><b>Message:</b> <code>{_esc(f.message)}</code></p>")
-    if f.verdict is Verdict.NOT_REACHED and f.blocked_by:
-        out.append(f"<p>Not checked because <a style='color:{link}' href='rule:{_esc(f.blocked_by)}'>{_esc(f.blocked_by)}</a> failed first.</p>")
-    if f.locations:
-        out.append("<p><b>Where:</b><br>")
-        for i, loc in enumerate(f.locations):
-            span = f"bytes {loc.span[0]}–{loc.span[1]}" if loc.span else "absent from the file"
-            out.append(f"&nbsp;&nbsp;<a style='color:{link}' href='loc:{i}'>{_esc(loc.source)} {_esc(loc.pointer or '/')}</a> ({span})<br>")
-        out.append("</p>")
-    if f.expected is not None or f.actual is not None:
-        out.append("<table cellspacing='0' cellpadding='3' border='1' style='border-collapse:collapse'>")
-        out.append(f"<tr><td><b>Expected</b></td><td><code>{_esc(f.expected if f.expected is not None else '—')}</code></td></tr>")
-        out.append(f"<tr><td><b>Actual</b></td><td><code>{_esc(f.actual if f.actual is not None else '—')}</code></td></tr>")
-        out.append("</table>")
-    if f.notes:
-        out.append("<ul>" + "".join(f"<li>{_esc(n)}</li>" for n in f.notes) + "</ul>")
-    if f.occurrences > 1:
-        out.append(f"<p>{f.occurrences} occurrences; the first is shown.</p>")
-    meta = [f"stage {_esc(f.rule.group)}"]
-    if f.rule.code:
-        meta.append(f"code <code>{_esc(f.rule.code)}</code>")
-    meta.append(_esc(f.rule.doc_ref))
-    out.append(f"<p style='color:gray'>{' · '.join(meta)}</p>")
-    return "".join(out)
-
-
-class FindingDetail(QTextBrowser):
-    """Read-only description of the selected finding; links jump to locations and rules."""
-
-    locationClicked = Signal(int)
-    ruleClicked = Signal(str)
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setOpenLinks(False)
-        self.anchorClicked.connect(self._anchor)
-        self.setPlaceholderText("Select a rule to see what it checks, where it failed, and what was expected.")
-        self.setAccessibleName("Finding details")
-
-    def _anchor(self, url):
-        s = url.toString()
-        if s.startswith("loc:"):
-            emit(self.locationClicked, int(s[4:]))
-        elif s.startswith("rule:"):
-            emit(self.ruleClicked, s[5:])
-
-
-class DigestDetail(QWidget):
-    """Shows exactly which bytes a digest hashes: domain string, the 0x00 separator, canonical JSON."""
-
-    def __init__(self, hex_view_cls, parent=None):
-        super().__init__(parent)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.tabs = QTabWidget()
-        self.text = QTextBrowser()
-        self.text.setAccessibleName("Digest details")
-        self.text.setPlaceholderText("Select a digest to see the exact bytes that were hashed.")
-        self.hex = hex_view_cls()
-        self.tabs.addTab(self.text, "What was hashed")
-        self.tabs.addTab(self.hex, "Hashed bytes")
-        lay.addWidget(self.tabs, 1)
-
-    def clear(self) -> None:
-        self.text.setHtml("")
-        self.hex.set_data(None, "Select a digest.")
-
-    def show_row(self, row, payload_span: tuple[int, int] | None) -> None:
-        """Describe ``row`` (a ``DigestRow``); ``payload_span`` is the payload bytes a content digest covers."""
-        verdict = style.match_label(row.matches)
-        col = style.match_colour(row.matches).name()
-        out = [f"<p style='margin:0'><b>{_esc(row.label)}</b> — <b style='color:{col}'>{_esc(verdict)}</b></p>",
-               "<table cellspacing='0' cellpadding='2'>",
-               f"<tr><td>stated</td><td><code>{_esc(row.stated if row.stated is not None else '—')}</code></td></tr>",
-               f"<tr><td>recomputed&nbsp;</td><td><code>{_esc(row.recomputed if row.recomputed is not None else '—')}"
-               "</code></td></tr></table>"]
-        pre = row.preimage
-        if row.domain:
-            dlen = len(row.domain.encode())
-            out.append(f"<p>SHA-256 over <b>{row.preimage_size}</b> bytes: the domain string (bytes 0–{dlen}), one "
-                       f"<b>0x00</b> separator (byte {dlen}), then the canonical JSON of the evidence without its "
-                       f"digest field (bytes {dlen + 1}–{row.preimage_size}):</p>")
-            json_part = (pre or b"")[dlen + 1:].decode("utf-8", "replace")
-            out.append(f"<pre style='white-space:pre-wrap'>{_esc(row.domain)}</pre><p style='margin:0'>"
-                       f"<b>⟨0x00⟩</b></p><pre style='white-space:pre-wrap'>{_esc(json_part)}</pre>")
-            self.hex.set_data(pre)
-            self.hex.highlight((dlen, dlen + 1))
-        elif row.preimage_size or pre is not None:
-            where = ""
-            if payload_span is not None:
-                where = f" They are bytes {payload_span[0]}–{payload_span[1]} of the payload file."
-            out.append(f"<p>SHA-256 over <b>{row.preimage_size}</b> bytes, with no domain string.{_esc(where)}</p>")
-            if pre is not None:
-                shown = pre[:20_000].decode("utf-8", "replace")
-                more = " …" if len(pre) > 20_000 else ""
-                lines = "\n".join(_esc(line) for line in shown.split("\n"))  # line breaks stay breaks
-                out.append(f"<pre style='white-space:pre-wrap'>{lines}{more}</pre>")
-                self.hex.set_data(pre)
-            else:
-                out.append("<p>Too large to keep; see the payload bytes view.</p>")
-                self.hex.set_data(None, "too large to keep; see the payload bytes view")
-        else:
-            out.append("<p>A size: compared as a number; nothing is hashed.</p>")
-            self.hex.set_data(None, "nothing hashed")
-        self.text.setHtml("".join(out))
-
-
-class FindBar(QWidget):
-    """Find in the trees (Enter: next, Shift+Enter: previous) and go to a JSON Pointer; Esc closes it.
-
-    Signals:
-        search(str, bool): find this text (backwards when True).
-        goto(str): go to this JSON Pointer.
-    """
-
-    search = Signal(str, bool)  # text, backwards
-    goto = Signal(str)
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        # Two rows (find; go to), so that in the Trees dock (about 400 px wide at 1024x700) each field
-        # keeps room for what is typed in it: on one row, beside four buttons, both shrank to ~4 characters.
-        lay = QGridLayout(self)
-        lay.setContentsMargins(4, 2, 4, 2)
-        lay.setVerticalSpacing(2)
-        lay.addWidget(QLabel("Find:"), 0, 0)
-        self.edit = QLineEdit()
-        self.edit.setPlaceholderText("key or value, whole document (Enter: next, Shift+Enter: previous)")
-        self.edit.setClearButtonEnabled(True)
-        self.edit.setAccessibleName("Find in the trees")
-        chars = self.edit.fontMetrics().horizontalAdvance("x" * 12)
-        self.edit.setMinimumWidth(chars)
-        row = QHBoxLayout()
-        row.addWidget(self.edit, 1)
-        self.status = QLabel("")
-        self.status.setAccessibleName("Find result")
-        row.addWidget(self.status)
-        # Arrow buttons, not "Previous"/"Next": worded buttons made the Trees dock ~450 px wide at least,
-        # which squeezed the Bytes and Digests docks at 1024 px.
-        prev, nxt = QToolButton(), QToolButton()
-        for b, arrow, name in ((prev, Qt.ArrowType.UpArrow, "Previous match (Shift+Enter, Shift+F3)"),
-                               (nxt, Qt.ArrowType.DownArrow, "Next match (Enter, F3)")):
-            b.setArrowType(arrow)
-            b.setToolTip(name)
-            b.setAccessibleName(name)
-            row.addWidget(b)
-        close = QToolButton()
-        close.setText("✕")
-        close.setAccessibleName("Close find bar")
-        close.setToolTip("Close (Esc)")
-        row.addWidget(close)
-        lay.addLayout(row, 0, 1)
-        lay.addWidget(QLabel("Go to:"), 1, 0)
-        self.pointer = QLineEdit()
-        self.pointer.setPlaceholderText("JSON Pointer, e.g. /snapshot/session/messages/0 (Enter: go)")
-        self.pointer.setAccessibleName("Go to JSON Pointer")
-        self.pointer.setMinimumWidth(chars)
-        lay.addWidget(self.pointer, 1, 1)
-        lay.setColumnStretch(1, 1)
-        nxt.clicked.connect(lambda: emit(self.search, self.edit.text(), False))
-        prev.clicked.connect(lambda: emit(self.search, self.edit.text(), True))
-        self.edit.returnPressed.connect(self._enter)
-        self.pointer.returnPressed.connect(lambda: emit(self.goto, self.pointer.text()))
-        close.clicked.connect(self.hide)
-
-    def _enter(self):
-        from PySide6.QtWidgets import QApplication
-
-        back = bool(QApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier)
-        emit(self.search, self.edit.text(), back)
-
-    def keyPressEvent(self, event):
-        if event.key() == Qt.Key.Key_Escape:
-            self.hide()
-            return
-        super().keyPressEvent(event)
-
-    def open(self):
-        self.show()
-        self.edit.setFocus()
-        self.edit.selectAll()
-
-    def open_pointer(self):
-        self.show()
-        self.pointer.setFocus()
-        self.pointer.selectAll()
-
-
-class RawEditor(QWidget):
-    """Raw-text editors over the sandbox copies of payload and descriptor.
-
-    Changes are debounced and emitted as ``textEdited(source, text)``; the window recomputes
-    off the GUI thread. A document the text editor could not round-trip byte for byte (CR,
-    U+2028, invalid UTF-8, or too large) is shown read-only with the reason.
-    """
-
-    textEdited = Signal(str, str)
-    LIMIT = 1 << 20
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.note = QLabel("Edits here change a sandbox copy only; the files on disk are never changed. "
-                           "Every digest and rule is recomputed as you type.")
-        self.note.setWordWrap(True)
-        self.note.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(self.note)
-        self.tabs = QTabWidget()
-        self.editors = {}
-        self._timers = {}
-        self._pending: dict[str, bytes | None] = {}  # documents not yet loaded into a (hidden) editor
-        for source in ("payload", "descriptor"):
-            ed = QPlainTextEdit()
-            ed.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-            ed.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-            ed.setAcceptDrops(False)
-            ed.setAccessibleName(f"{source} raw text")
-            t = QTimer(self)
-            t.setSingleShot(True)
-            t.setInterval(400)
-            t.timeout.connect(lambda s=source: emit(self.textEdited, s, self.text(s)))
-            ed.textChanged.connect(t.start)
-            self.editors[source] = ed
-            self._timers[source] = t
-            self.tabs.addTab(ed, source.capitalize())
-        lay.addWidget(self.tabs, 1)
-
-    def text(self, source: str) -> str:
-        """The editor's exact text (``toPlainText`` would turn no-break spaces into spaces)."""
-        if source in self._pending:
-            self._load(source)
-        return self.editors[source].document().toRawText().replace("\u2029", "\n")
-
-    def set_text(self, source: str, data: bytes | None) -> None:
-        """Load ``data`` into the editor of ``source`` without emitting an edit.
-
-        While the editor is hidden the text is only kept: laying out up to a mebibyte of text
-        is work for when the user opens the raw editor, not for every load.
-        """
-        self._pending[source] = data
-        if self.isVisible():
-            self._load(source)
-
-    def showEvent(self, event):
-        super().showEvent(event)
-        for source in list(self._pending):
-            self._load(source)
-
-    def _load(self, source: str) -> None:
-        data = self._pending.pop(source)
-        ed = self.editors[source]
-        ed.blockSignals(True)
-        try:
-            if data is None:
-                ed.setPlainText("")
-                ed.setReadOnly(True)
-                ed.setPlaceholderText(f"No {source}.")
-                return
-            reason = None
-            if len(data) > self.LIMIT:
-                reason = f"{len(data)} bytes is too large for the text editor; edit values in the tree instead."
-            else:
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    reason = "The file is not valid UTF-8, so the text editor cannot show it exactly."
-                else:
-                    if any(c in text for c in ("\r", "\u2028", "\u2029", "\x00")):
-                        reason = ("The file contains CR, U+2028/U+2029 or NUL characters that the text editor "
-                                  "would change; edit values in the tree instead.")
-            if reason:
-                ed.setPlainText("")
-                ed.setPlaceholderText(reason)
-                ed.setReadOnly(True)
-            else:
-                ed.setPlainText(text)
-                ed.setReadOnly(False)
-        finally:
-            ed.blockSignals(False)
-            self._timers[source].stop()
