@@ -3,8 +3,8 @@
 Tree rows are Qt model rows, so they are made on the GUI thread; :class:`TreeExpander` first makes
 the rows (nothing expanded yet, so no relayout grows), then expands them parents first, both in
 slices of at most :data:`SLICE_MS` milliseconds between event-loop turns (with progress and
-Cancel in the status bar), walks with an explicit stack (any depth), and stops after
-:data:`MAX_ROWS` rows, saying so.
+Cancel in the status bar; Esc in the tree cancels too), walks with an explicit stack (any depth),
+and stops after :data:`MAX_ROWS` rows, saying so.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import time
 
-from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 
 from .jobs import gc_paused
 from .qtcompat import emit
@@ -23,6 +23,8 @@ __all__ = ["TreeExpander", "MAX_ROWS", "SLICE_MS"]
 MAX_ROWS = 200_000
 #: Longest slice of work between two event-loop turns (milliseconds).
 SLICE_MS = 25
+#: Rows expanded between two looks at the clock in the expansion phase.
+BATCH = 64
 #: Expand All goes at most this deep.
 MAX_DEPTH = 256
 
@@ -58,25 +60,38 @@ class TreeExpander(QObject):
         """Expand ``index`` (None: the whole tree) and everything below it in ``view``."""
         self.cancel()
         self.view = view
+        view.installEventFilter(self)  # Esc in the tree cancels
         root = index if index is not None and index.isValid() else QModelIndex()
         self.stack = [(root, 0)]
         self.expand = []
         self.next = 0
         self.rows = 0
         self.capped = False
-        self.doc.set_busy(True, "Expanding…", -1)
+        self.doc.set_busy(True, "Expanding… (Esc: cancel)", -1)
         self.timer.start(0)
 
     def cancel(self) -> bool:
         if self.view is None:
             return False
         self.timer.stop()
-        self.view = None
+        self._release_view()
         self.stack = []
         self.expand = []
         self.doc.set_busy(False)
         emit(self.finished, -1)
         return True
+
+    def _release_view(self) -> None:
+        if self.view is not None:
+            self.view.removeEventFilter(self)
+        self.view = None
+
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt override)
+        if (event.type() == QEvent.Type.KeyPress and obj is self.view and event.key() == Qt.Key.Key_Escape
+                and event.modifiers() == Qt.KeyboardModifier.NoModifier):
+            self.cancel()
+            return True
+        return super().eventFilter(obj, event)
 
     def _slice(self) -> None:
         # No collector pass inside a slice: with 100,000s of rows alive, each full pass held the
@@ -97,7 +112,9 @@ class TreeExpander(QObject):
         model = view.model()
         t_end = time.perf_counter() + SLICE_MS / 1000
         stack = self.stack
-        while stack and time.perf_counter() < t_end:
+        first = True  # each slice makes progress, however late it starts
+        while stack and (first or time.perf_counter() < t_end):
+            first = False
             idx, depth = stack.pop()
             if model.canFetchMore(idx):
                 model.fetchMore(idx, batch=1024)
@@ -118,7 +135,7 @@ class TreeExpander(QObject):
                 if model.hasChildren(child):
                     stack.append((child, depth + 1))
         if stack:
-            self.doc.set_busy(True, f"Expanding… {self.rows:,} rows made", -1)
+            self.doc.set_busy(True, f"Expanding… {self.rows:,} rows made (Esc: cancel)", -1)
             self.timer.start(0)
             return
         if self.next < len(self.expand):
@@ -127,16 +144,18 @@ class TreeExpander(QObject):
             # them all at once would leave one layout of every row for a single event-loop turn.)
             t_end = time.perf_counter() + SLICE_MS / 1000
             expand, pending = view.expand, self.expand
-            while self.next < len(pending) and time.perf_counter() < t_end:
-                stop = min(len(pending), self.next + 64)
+            first = True
+            while self.next < len(pending) and (first or time.perf_counter() < t_end):
+                first = False
+                stop = min(len(pending), self.next + BATCH)
                 for k in range(self.next, stop):
                     expand(pending[k])
                 self.next = stop
             if self.next < len(pending):
-                self.doc.set_busy(True, f"Expanding… {len(pending) - self.next:,} rows to go", -1)
+                self.doc.set_busy(True, f"Expanding… {len(pending) - self.next:,} rows to go (Esc: cancel)", -1)
                 self.timer.start(0)
                 return
-        self.view = None
+        self._release_view()
         self.doc.set_busy(False)
         if self.capped:
             self.doc.say("info", "info", f"Expand All stopped after {self.rows:,} rows; expand further "
