@@ -28,13 +28,15 @@ log = logging.getLogger(__name__)
 #: How often (seconds) a thread holding the GIL is asked to hand it over. Python's 5 ms default
 #: is paid by the GUI thread at *each* call from Qt into Python (every model ``data()`` while
 #: painting) whenever a job runs Python code: dozens of such calls per repaint made the window
-#: stall for 100-300 ms during a search or an index build. 1 ms keeps every handover short.
+#: stall for 100-300 ms during a search or an index build. 1 ms kept each handover short, but the
+#: window's first paint (hundreds of such calls) beside a document parsed on a thread still stalled
+#: 145-220 ms; 0.2 ms brings it to 40-55 ms (``benchmarks/bench_gui_stalls.py``).
 #: Still needed for those jobs (searches, index builds, small documents verified on a thread).
 #: It costs the engine nothing measurable in-process (issue 13, benchmarks/README.md: the same
 #: verify time at 1 ms and 5 ms, with the GUI thread idle or busy), and the verification of a
 #: large payload runs in a worker process (:mod:`.workers`), which never imports this module:
 #: neither this setting nor :func:`gc_paused` applies there (``verify`` pauses the collector itself).
-SWITCH_INTERVAL = 0.001
+SWITCH_INTERVAL = 0.0002
 sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
 
 _gc_lock = threading.Lock()
