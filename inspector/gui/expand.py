@@ -3,8 +3,8 @@
 Tree rows are Qt model rows, so they are made on the GUI thread; :class:`TreeExpander` first makes
 the rows (nothing expanded yet, so no relayout grows), then expands them parents first, both in
 slices of at most :data:`SLICE_MS` milliseconds between event-loop turns (with progress and
-Cancel in the status bar; Esc in the tree cancels too), walks with an explicit stack (any depth),
-and stops after :data:`MAX_ROWS` rows, saying so.
+Cancel in the status bar; Esc is File ▸ Stop Loading while it runs), walks with an explicit
+stack (any depth), and stops after :data:`MAX_ROWS` rows, saying so.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import time
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
 
 from .jobs import gc_paused
 from .qtcompat import emit
@@ -60,7 +60,6 @@ class TreeExpander(QObject):
         """Expand ``index`` (None: the whole tree) and everything below it in ``view``."""
         self.cancel()
         self.view = view
-        view.installEventFilter(self)  # Esc in the tree cancels
         root = index if index is not None and index.isValid() else QModelIndex()
         self.stack = [(root, 0)]
         self.expand = []
@@ -74,24 +73,12 @@ class TreeExpander(QObject):
         if self.view is None:
             return False
         self.timer.stop()
-        self._release_view()
+        self.view = None
         self.stack = []
         self.expand = []
         self.doc.set_busy(False)
         emit(self.finished, -1)
         return True
-
-    def _release_view(self) -> None:
-        if self.view is not None:
-            self.view.removeEventFilter(self)
-        self.view = None
-
-    def eventFilter(self, obj, event):  # noqa: N802 (Qt override)
-        if (event.type() == QEvent.Type.KeyPress and obj is self.view and event.key() == Qt.Key.Key_Escape
-                and event.modifiers() == Qt.KeyboardModifier.NoModifier):
-            self.cancel()
-            return True
-        return super().eventFilter(obj, event)
 
     def _slice(self) -> None:
         # No collector pass inside a slice: with 100,000s of rows alive, each full pass held the
@@ -155,7 +142,7 @@ class TreeExpander(QObject):
                 self.doc.set_busy(True, f"Expanding… {len(pending) - self.next:,} rows to go (Esc: cancel)", -1)
                 self.timer.start(0)
                 return
-        self._release_view()
+        self.view = None
         self.doc.set_busy(False)
         if self.capped:
             self.doc.say("info", "info", f"Expand All stopped after {self.rows:,} rows; expand further "
