@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, Signal
 
-from inspector.checkpoint import Location, Verdict
+from inspector.checkpoint import Verdict
 
 from .. import style
 from ..lazyjson import children_of, find_span, kind_at, load_value, value_span
 from ..qtcompat import emit
-from ..roles import CopyValueRole, KindRole, LocationRole, PointerRole, SpanRole, VerdictRole
+from ..roles import CopyValueRole, VerdictRole
 from ..visible import visible
 from .annotate import ToolPairs
 from .tree_display import (
-    _ACCESSIBLE, _DECORATION, _DISPLAY, _EDIT, _FOREGROUND, _ROLES, _TOOLTIP, TreeDisplay,
+    _ACCESSIBLE, _DECORATION, _DISPLAY, _EDIT, _FOREGROUND, _ROLES, _SPAN_ROLES, _TOOLTIP, TreeDisplay,
 )
 from .tree_item import TreeItem, escape_token, release
 
@@ -309,14 +309,8 @@ class JsonTreeModel(TreeDisplay, QAbstractItemModel):
             return self.data(index, _DISPLAY)
         if role == _TOOLTIP:
             return self._tooltip(item)
-        if role == LocationRole:
-            return Location(self.source, item.pointer, (item.start, item.end))
-        if role == PointerRole:
-            return item.pointer
-        if role == SpanRole:
-            return (item.start, item.end)
-        if role == KindRole:
-            return item.kind
+        if role in _SPAN_ROLES:
+            return self._span_data(item, role)
         if role == CopyValueRole:
             return self._copy_text(item)
         if role == VerdictRole:

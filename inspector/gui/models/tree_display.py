@@ -27,6 +27,9 @@ _ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole)
 _ROLES = frozenset({_DISPLAY, _EDIT, _TOOLTIP, _DECORATION, _FOREGROUND, _ACCESSIBLE, LocationRole, PointerRole,
                     SpanRole, KindRole, CopyValueRole, VerdictRole})
 
+#: Roles answered by :meth:`TreeDisplay._span_data`.
+_SPAN_ROLES = frozenset({LocationRole, PointerRole, SpanRole, KindRole})
+
 
 class TreeDisplay:
     """Display helpers of the tree model; expects ``source``, ``_data``, ``_index``, ``_markers``,
@@ -41,14 +44,8 @@ class TreeDisplay:
                 f"{what} {item.lo} to {item.hi - 1} of {item.pointer or '/'}"
         if role == _TOOLTIP:
             return f"{what} {item.lo:,} to {item.hi - 1:,} of {self.source} {item.pointer or '/'}\nbytes {item.start}–{item.end}"
-        if role == LocationRole:
-            return Location(self.source, item.pointer, (item.start, item.end))
-        if role == PointerRole:
-            return item.pointer
-        if role == SpanRole:
-            return (item.start, item.end)
-        if role == KindRole:
-            return "range"
+        if role in _SPAN_ROLES:
+            return self._span_data(item, role)
         if role == VerdictRole or (col == 0 and role in (_DECORATION, _FOREGROUND)):
             v = self._marker(item)
             if role == VerdictRole:
@@ -56,6 +53,16 @@ class TreeDisplay:
             if v is not None:
                 return style.icon(v) if role == _DECORATION else style.colour(v)
         return None
+
+    def _span_data(self, item: TreeItem, role: int):
+        """Where a row is: its :class:`Location`, JSON Pointer, byte span or kind (``range`` for range rows)."""
+        if role == LocationRole:
+            return Location(self.source, item.pointer, (item.start, item.end))
+        if role == PointerRole:
+            return item.pointer
+        if role == SpanRole:
+            return (item.start, item.end)
+        return item.kind
 
     # -- display helpers ------------------------------------------------------------------------
     def _marker(self, item: TreeItem) -> Verdict | None:
