@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
 from . import engine
-from .pathnames import resolve_chosen_path
+from .pathnames import qt_holdable, resolve_chosen_path, resolve_new_path
 
 __all__ = ["open_dialog", "open_folder_dialog", "save_dialog", "save_descriptor_dialog", "confirm_discard",
            "about", "shortcuts_help", "no_dialogs"]
@@ -85,9 +85,11 @@ def open_dialog(w) -> None:
 
 
 def open_folder_dialog(w) -> None:
-    folder = QFileDialog.getExistingDirectory(w, "Open a folder of checkpoints")
+    """File ▸ Open Folder: the folder chosen is mapped back to its exact bytes on disk (see OpenDialog)."""
+    start = qt_holdable(os.path.dirname(w.doc.paths[0])) if w.doc.paths else ""
+    folder = QFileDialog.getExistingDirectory(w, "Open a folder of checkpoints", start)
     if folder:
-        w.open_paths([folder])
+        w.open_paths([resolve_chosen_path(folder) or folder])
 
 
 def confirm_discard(w) -> bool:
@@ -127,10 +129,12 @@ def _start(w, name: str) -> str:
     return os.path.join(os.path.dirname(doc.paths[0]), os.path.basename(name))
 
 
-def ask_new_file(w, title: str, suggestion: str) -> str | None:
-    path, _ = QFileDialog.getSaveFileName(w, title, suggestion, "JSON files (*.json);;All files (*)",
+def ask_new_file(w, title: str, suggestion: str, filters: str = "JSON files (*.json);;All files (*)") -> str | None:
+    """A save dialog for a new file starting at ``suggestion``; the path chosen, with the exact bytes
+    of its folder (and of the suggested name, if kept) even where they are not valid UTF-8."""
+    path, _ = QFileDialog.getSaveFileName(w, title, qt_holdable(suggestion), filters,
                                           options=QFileDialog.Option.DontConfirmOverwrite)
-    return path or None
+    return resolve_new_path(path, suggestion) if path else None
 
 
 def save_dialog(w) -> None:

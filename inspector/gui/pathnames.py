@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-__all__ = ["resolve_chosen_path", "unescape_name"]
+__all__ = ["resolve_chosen_path", "resolve_new_path", "qt_holdable", "unescape_name"]
 
 _ESCAPE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
 _REPLACEMENTS = re.compile("\ufffd+")
@@ -46,6 +46,27 @@ def _component(folder: str, part: str) -> str | None:
         return None
     hits = [n for n in names if _as_qt_shows(n) == want]
     return os.path.join(folder, os.fsdecode(hits[0])) if len(hits) == 1 else None  # ambiguous: none
+
+
+def qt_holdable(path: str) -> str:
+    """``path`` as Qt can hold it (a byte that is not valid UTF-8 becomes U+FFFD): what to hand a
+    dialog as its start; :func:`resolve_chosen_path` maps the answer back. (A ``str`` with
+    ``surrogateescape`` code points loses them on the way to a ``QString``: another folder.)"""
+    return os.fsencode(path).decode("utf-8", "replace")
+
+
+def resolve_new_path(path: str, suggested: str | None = None) -> str:
+    """The new file a save dialog's answer ``path`` names: its folder is the existing one it means
+    (:func:`resolve_chosen_path`), its name the ``suggested`` one's exact bytes when the user kept
+    it (as Qt shows it), else the name typed (``\\xNN`` escapes turned into bytes)."""
+    if not path or os.path.lexists(path):
+        return path
+    folder, name = os.path.split(path)
+    if suggested is not None and name == os.path.basename(qt_holdable(suggested)):
+        name = os.path.basename(suggested)
+    else:
+        name = unescape_name(name)
+    return os.path.join(resolve_chosen_path(folder) or folder, name) if folder else name
 
 
 def resolve_chosen_path(path: str) -> str | None:

@@ -13,7 +13,7 @@ import os
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QLabel, QMessageBox,
+    QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QMessageBox,
     QPlainTextEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
 )
 
@@ -193,9 +193,9 @@ class ExportReportDialog(QDialog):
 def ask_export_path(w, suggested: str) -> str:
     """Ask where to save the report (a new file); ``""`` when cancelled. The inspector refuses an
     existing file itself, so the dialog does not ask to overwrite."""
-    path, _ = QFileDialog.getSaveFileName(w, "Export report", suggested, "All files (*)",
-                                          options=QFileDialog.Option.DontConfirmOverwrite)
-    return path
+    from .dialogs import ask_new_file
+
+    return ask_new_file(w, "Export report", suggested, "All files (*)") or ""
 
 
 def export_dialog(w) -> None:

@@ -58,9 +58,11 @@ class CompareController(QObject):
         return super().eventFilter(obj, event)
 
     def _dialog(self, title: str) -> str | None:
-        start = os.path.dirname(self.w.doc.paths[0]) if self.w.doc.paths else ""
+        from ..pathnames import qt_holdable, resolve_chosen_path
+
+        start = qt_holdable(os.path.dirname(self.w.doc.paths[0])) if self.w.doc.paths else ""
         path, _ = QFileDialog.getOpenFileName(self.w, title, start, "JSON files (*.json);;All files (*)")
-        return path or None
+        return (resolve_chosen_path(path) or path) if path else None  # exact bytes of the name (see pathnames)
 
     # -- comparison ---------------------------------------------------------------------------------
     def wants(self, paths: list[str]) -> bool:
