@@ -143,6 +143,13 @@ _DECLINES = [
     ("snapshot/run_records/0/snapshot/event_count", True, "set"),                                 # bool in an integer field
     ("snapshot/run_records/1/events/26/event/type", "no_such_event", "set"),             # unknown tag
     ("snapshot/session/messages/0/content/0/text", [[["deep"]]], "deep"),                        # past serde's depth
+    ("snapshot/session/config/confirmation_policy/yolo_lanes", ["Query", "Query"], "set"),      # repeated set element
+    ("snapshot/session/config/enforce_active_skill_tool_restrictions", False, "add"),          # written, but omitted
+    ("snapshot/session/messages/2/content/0/redaction_reviewed", False, "add"),                 # written, but omitted
+    ("snapshot/session/messages/2/content/0/trust", "workspace_data", "add"),                   # written, but omitted
+    ("snapshot/session/messages/2/content/0/content", 5, "set"),                                # neither string nor array
+    ("snapshot/session/llm_config", {"provider": "p", "model": "m", "api_key": "k", "base_url": None},
+     "add"),                                                                                    # never written (api_key)
 ]
 
 
@@ -226,3 +233,18 @@ def test_verdicts_equal_the_exact_paths_under_canonical_value_mutation(monkeypat
     key_of = lambda f: (f.rule.id, f.verdict, f.message, f.locations, f.expected, f.actual, f.notes, f.order)
     assert [key_of(f) for f in fast.findings] == [key_of(f) for f in exact.findings]
     assert (fast.canonical_bytes, fast.expected_descriptor) == (exact.canonical_bytes, exact.expected_descriptor)
+
+
+def test_the_declined_edits_are_accepted_when_written_as_the_reference_writes_them():
+    """Controls for the decline cases above: the same places, written canonically, pass both checks."""
+    value = orjson.loads(RICH.read_bytes())
+    config = value["snapshot"]["session"]["config"]
+    value["snapshot"]["session"]["llm_config"] = {"provider": "p", "model": "m", "base_url": None}
+    config["enforce_active_skill_tool_restrictions"] = True
+    config["confirmation_policy"]["yolo_lanes"] = ["Query"]
+    block = value["snapshot"]["session"]["messages"][2]["content"][0]
+    block.update(redaction_reviewed=True, trust="external")
+    block["content"] = [{"type": "text", "text": "ok"}]
+    floats = []
+    assert FAST(value, floats)
+    assert _walk(value) == (True, floats)
