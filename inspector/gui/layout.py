@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import json
+
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSizePolicy, QSplitter,
@@ -19,7 +21,7 @@ from .models.json_tree import JsonTreeModel
 from .widgets.hex_view import HexView
 from .widgets.panes import DigestDetail, FindBar, FindingDetail, RawEditor, TreePane, VerdictHeader
 
-__all__ = ["build_layout", "fit_folder_columns"]
+__all__ = ["build_layout", "fit_folder_columns", "restore_folder_columns", "save_folder_columns"]
 
 
 def build_layout(w) -> None:
@@ -222,6 +224,9 @@ def _build_docks(w):
     hh.moveSection(3, 2)
     w.folder_view.setTextElideMode(Qt.TextElideMode.ElideRight)
     w.folder_view.setWordWrap(False)
+    w.folder_user_widths = {}  # column -> width the user dragged it to (kept by every fit, remembered)
+    w._fitting_folder = False
+    hh.sectionResized.connect(lambda col, _old, new: _folder_column_resized(w, col, new))
     fit_folder_columns(w)
     w.folder_filter = QLineEdit()
     w.folder_filter.setObjectName("folderFilter")
@@ -252,12 +257,38 @@ def fit_folder_columns(w) -> int:
     for r in range(min(m.rowCount(), 200)):  # (at most 200 rows measured)
         for c in (0, 1):
             names[c] = max(names[c], fm.horizontalAdvance(str(m.data(m.index(r, c)) or "")) + pad)
-    for c in (0, 1):
-        view.setColumnWidth(c, min(240, names[c]))
     rule = max(fm.horizontalAdvance("X-LOGICAL-EVIDENCE"), view.horizontalHeader().fontMetrics().horizontalAdvance(
         "Root cause")) + pad
-    view.setColumnWidth(3, rule)
-    return view.columnWidth(0) + view.columnWidth(1) + rule + 300 + view.verticalScrollBar().sizeHint().width() + 8
+    user = w.folder_user_widths
+    w._fitting_folder = True
+    try:
+        for c, width in ((0, min(240, names[0])), (1, min(240, names[1])), (3, rule)):
+            view.setColumnWidth(c, user.get(c, width))
+    finally:
+        w._fitting_folder = False
+    return sum(view.columnWidth(c) for c in (0, 1, 3)) + 300 + view.verticalScrollBar().sizeHint().width() + 8
+
+
+def _folder_column_resized(w, col: int, width: int) -> None:
+    """A folder-table column was resized: by the user (a header drag) unless a fit is running.
+    The verdict column (2) takes the rest of the row: its width is not the user's choice."""
+    if not w._fitting_folder and col != 2 and w.folder_view.isVisible():
+        w.folder_user_widths[col] = width
+
+
+def save_folder_columns(w, settings) -> None:
+    """Remember the folder-table column widths the user set (``folder/columnWidths``, JSON)."""
+    settings.setValue("folder/columnWidths", json.dumps({str(c): v for c, v in w.folder_user_widths.items()}))
+
+
+def restore_folder_columns(w, settings) -> None:
+    """Use the folder-table column widths remembered by :func:`save_folder_columns`."""
+    try:
+        saved = json.loads(settings.value("folder/columnWidths", "{}") or "{}")
+        w.folder_user_widths = {int(c): int(v) for c, v in saved.items() if int(c) in (0, 1, 3) and 16 <= int(v) <= 4000}
+    except (TypeError, ValueError, AttributeError):
+        w.folder_user_widths = {}
+    fit_folder_columns(w)
 
 
 def _build_status(w):

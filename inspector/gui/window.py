@@ -25,7 +25,7 @@ from .controllers.folder import FolderController
 from .controllers.loading import LoadController
 from .drops import paths_from_mime
 from .document import Document, Presentation, display_path, sample_paths
-from .layout import build_layout, fit_folder_columns, scale_docks
+from .layout import build_layout, fit_folder_columns, restore_folder_columns, save_folder_columns, scale_docks
 from .qtcompat import emit
 from .recent import RecentFiles
 from .resume import ResumePanes
@@ -224,6 +224,7 @@ class MainWindow(QMainWindow):
             s = self.settings.value(key)
             if isinstance(s, (QByteArray, bytes)):
                 split.restoreState(s)
+        restore_folder_columns(self, self.settings)
 
     def save_settings(self) -> None:
         """Remember geometry, dock layout and splitter positions."""
@@ -233,6 +234,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/verdictSplitter", self.verdict_splitter.saveState())
         if self.folder_dock.isVisible() and not self.folder_dock.isFloating():
             self.settings.setValue("window/folderDockWidth", self.folder_dock.width())
+        save_folder_columns(self, self.settings)
         self.settings.sync()
 
     def _default_dock_sizes(self):

@@ -118,3 +118,47 @@ def test_folder_dock_opens_wide_enough_for_the_root_cause_and_keeps_the_users_wi
         again.open_paths([str(tmp_path / "f")])
     assert abs(again.folder_dock.width() - dragged) <= 4, (dragged, again.folder_dock.width())
     again.cancel_load()
+
+
+def _drag_header_edge(qtbot, view, col, dx):
+    """Drag the right edge of column ``col``'s header ``dx`` px with the mouse."""
+    hh = view.horizontalHeader()
+    x, y = hh.sectionViewportPosition(col) + hh.sectionSize(col) - 1, hh.height() // 2
+    QTest.mousePress(hh.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(x, y))
+    for k in range(1, 5):
+        QTest.mouseMove(hh.viewport(), QPoint(x + dx * k // 4, y))
+        qtbot.wait(20)
+    QTest.mouseRelease(hh.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(x + dx, y))
+
+
+def test_column_widths_the_user_drags_stay_through_a_rescan_and_are_remembered(qtbot, window, tmp_path, settings):
+    # fit_folder_columns ran again at every scan's end and when the dock opened: a Payload column
+    # the user had widened went back to its fitted width, and the next session started fitted.
+    from PySide6.QtCore import QSettings
+
+    from inspector.gui.window import MainWindow
+
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.width() == 1280, timeout=1000)
+    open_mixed_folder(qtbot, window, tmp_path / "f")
+    view = window.folder_view
+    hh = view.horizontalHeader()
+    fitted = [hh.sectionSize(c) for c in (0, 3)]
+    _drag_header_edge(qtbot, view, 0, 60)
+    _drag_header_edge(qtbot, view, 3, 30)
+    assert [hh.sectionSize(c) for c in (0, 3)] == [fitted[0] + 60, fitted[1] + 30]
+    with qtbot.waitSignal(window.folderScanned, timeout=30000):
+        window.open_paths([str(tmp_path / "f")])  # the same folder again: rescanned
+    assert [hh.sectionSize(c) for c in (0, 3)] == [fitted[0] + 60, fitted[1] + 30]
+    window.close()  # remembers them
+
+    again = MainWindow(settings=QSettings(settings.fileName(), QSettings.Format.IniFormat))
+    qtbot.addWidget(again)
+    again.resize(1280, 800)
+    again.show()
+    with qtbot.waitSignal(again.folderScanned, timeout=30000):
+        again.open_paths([str(tmp_path / "f")])
+    hh2 = again.folder_view.horizontalHeader()
+    assert [hh2.sectionSize(c) for c in (0, 3)] == [fitted[0] + 60, fitted[1] + 30]
+    assert hh2.sectionSize(1) == hh.sectionSize(1)  # the column not dragged is fitted as before
+    again.cancel_load()
