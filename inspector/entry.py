@@ -17,7 +17,7 @@ import os
 import sys
 
 from inspector.checkpoint.artifact import display_path
-from inspector.cli.main import EXIT_USAGE, SUBCOMMANDS, guarded
+from inspector.cli.main import EXIT_USAGE, SUBCOMMANDS, guarded, retain_parsed_payloads
 
 _HEADLESS_FLAGS = ("-h", "--help", "--version")
 SELF_TEST_FLAG = "--self-test"
@@ -77,9 +77,25 @@ def opens_window(argv: list[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """Dispatch to :mod:`inspector.selftest`, :func:`inspector.cli.main` or :func:`inspector.gui.launch`;
-    returns the exit code (2 for bad usage; 3 for an internal error, never 0/1 on a crash)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    return guarded(_dispatch, argv)
+    returns the exit code (2 for bad usage; 3 for an internal error, never 0/1 on a crash).
+
+    Without ``argv`` (the process's own command line), a command that verified a payload ends the
+    process itself once its output is flushed (``os._exit`` with the same code), skipping the free
+    of the parsed value; with ``argv`` (a caller in-process) it always returns."""
+    if argv is not None:
+        return guarded(_dispatch, list(argv))
+    # the process's own command line: it exits right after, so a verified payload's parsed value
+    # (millions of objects) is not freed one by one (the operating system takes the memory back)
+    kept = retain_parsed_payloads()
+    code = guarded(_dispatch, list(sys.argv[1:]))
+    if kept:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 - a closed pipe: leave as usual, Python reports it
+            return code
+        os._exit(code)
+    return code
 
 
 def _dispatch(argv: list[str]) -> int:

@@ -38,7 +38,7 @@ _PREIMAGE_LIMIT = 1 << 20
 
 def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int | None = None,
            views: bool = False, on_stage=None, payload_digest: str | None = None,
-           spans: dict | None = None) -> Report:
+           spans: dict | None = None, keep: list | None = None) -> Report:
     """Verify a payload and/or descriptor against every rule.
 
     Args:
@@ -57,6 +57,9 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
         spans: a dict the fast path fills with the byte spans of the children of large
             containers when the payload is canonical (``fastpath.decode_fast``); left empty
             otherwise. For a front-end's tree index without a second parse.
+        keep: a list to append the verification's working state to (the parsed payload:
+            millions of Python objects) instead of freeing it on return; for a process that
+            exits right after and need not free it (about 0.2 s of CPU on a 250 MiB payload).
 
     Returns:
         a :class:`~.report.Report` with one finding per rule, the root cause, the digests
@@ -67,14 +70,16 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans)
+        return _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep)
     finally:
         if collecting:
             gc.enable()
 
 
-def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans) -> Report:
+def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep) -> Report:
     ctx = Context(payload, descriptor, payload_size, payload_digest, spans)
+    if keep is not None:
+        keep.append(ctx)
     findings: dict[str, Finding] = {}
     internal_errors: list[str] = []
     per_run_rank = next(r.rank for r in catalogue() if r.id == "S-RUN-COGNITIVE")

@@ -138,8 +138,22 @@ def _verified(files, on_stage=None):
     except PairingError as e:
         raise UsageError(str(e)) from None
     report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
-                    payload_size=payload.size if payload else None, on_stage=on_stage)
+                    payload_size=payload.size if payload else None, on_stage=on_stage, keep=_retained)
     return payload, descriptor, report
+
+
+_retained: list | None = None
+
+
+def retain_parsed_payloads() -> list:
+    """Make the commands keep each verification's parsed payload alive instead of freeing it
+    (``verify(keep=)``), for a process that exits right after the command; returns the list that
+    holds them (empty when nothing was verified). The console script then exits without freeing:
+    about 0.2 s of CPU on a 250 MiB payload (:func:`inspector.entry.main`)."""
+    global _retained
+    if _retained is None:
+        _retained = []
+    return _retained
 
 
 def _stage_printer(t0: float):

@@ -29,7 +29,10 @@ def _report(payload: bytes, descriptor: bytes | None, exact: bool):
     with pytest.MonkeyPatch.context() as mp:
         if exact:
             mp.setattr(context, "decode_fast", _declined)
-        r = verify(payload, descriptor)
+        return _shown(verify(payload, descriptor))
+
+
+def _shown(r):
     return ([(f.rule.id, f.verdict, f.detail, f.locations, f.expected, f.actual, f.notes, f.occurrences, f.order)
              for f in r.findings], r.root_cause and r.root_cause.rule.id, r.lint, r.notes)
 
@@ -99,3 +102,10 @@ def test_declined_and_the_verdict_is_the_exact_paths(reason):
         decode_fast(data)
     assert not isinstance(e.value, NotCanonical)
     _same_verdict(data, RICH_DESC)
+
+
+def test_keep_holds_the_parsed_payload_and_changes_no_verdict():
+    """``verify(keep=)``: the working state (the parsed payload) is appended instead of being freed."""
+    kept = []
+    assert _report(RICH, RICH_DESC, False) == _shown(verify(RICH, RICH_DESC, keep=kept))
+    assert len(kept) == 1 and kept[0].pay == json.loads(RICH)

@@ -209,3 +209,15 @@ def test_a_closed_stdout_keeps_the_verdict_exit_code():
     err = p.stderr.read().decode()
     assert p.wait(timeout=60) == 1, err
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+@pytest.mark.parametrize("case, code, root", [("01-valid", 0, None), ("25-p-flip-byte", 1, "X-BYTES")])
+def test_the_command_line_exits_without_freeing_after_its_whole_output(case, code, root):
+    """``python -m inspector verify`` (argv from the command line) keeps the parsed payload and ends the
+    process itself once stdout is flushed: the whole report is written and the verdict's code kept."""
+    p = cli("verify", str(CASES / f"{case}.payload.json"), str(CASES / f"{case}.descriptor.json"), "--format", "json")
+    assert p.returncode == code, p.stderr
+    out = json.loads(p.stdout)  # complete: the JSON document ends
+    assert out["verified"] is (code == 0)
+    assert (out["root_cause"] or {}).get("rule") == root
+    assert p.stdout.endswith(b"}\n") and p.stderr == b""
