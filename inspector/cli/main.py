@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import os
 import sys
 import time
@@ -139,6 +140,8 @@ def _verified(files, on_stage=None):
         raise UsageError(str(e)) from None
     report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
                     payload_size=payload.size if payload else None, on_stage=on_stage, keep=_retained)
+    if _retained:
+        gc.freeze()  # the kept objects would otherwise be scanned by every later collection
     return payload, descriptor, report
 
 
