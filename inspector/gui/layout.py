@@ -19,7 +19,7 @@ from .models.findings import FindingsModel
 from .models.folder import FolderFilterProxy, FolderModel
 from .models.json_tree import JsonTreeModel
 from .widgets.hex_view import HexView
-from .widgets.panes import DigestDetail, FindBar, FindingDetail, RawEditor, TreePane, VerdictHeader
+from .widgets.panes import DigestDetail, ElidedLabel, FindBar, FindingDetail, RawEditor, TreePane, VerdictHeader
 
 __all__ = ["build_layout", "fit_folder_columns", "restore_folder_columns", "save_folder_columns"]
 
@@ -89,14 +89,20 @@ def _build_central(w):
     split.setStretchFactor(0, 3)
     split.setStretchFactor(1, 2)
     w.verdict_splitter = split
-    cap = QLabel("<b>Verdicts</b> — every rule, grouped by stage; the root cause first")
-    cap.setContentsMargins(2, 4, 2, 2)
-    cap.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # never widens the window
+    title = QLabel("<b>Verdicts</b>")
+    title.setContentsMargins(2, 4, 0, 2)
+    # The explanation ends in "…" when the pane is narrow (full text in its tooltip): at 1024 px it
+    # was clipped mid-word by the Failures only box ("grouped by s"); it never widens the window.
+    w.verdicts_caption = ElidedLabel("— every rule, grouped by stage; the root cause first")
+    w.verdicts_caption.setObjectName("verdictsCaption")
+    w.verdicts_caption.setContentsMargins(0, 4, 2, 2)
     w.failures_only = QCheckBox("&Failures only")
     w.failures_only.setObjectName("failuresOnly")
     w.failures_only.setToolTip("Show only the rules that failed (on by default when one did)")
     row = QHBoxLayout()
-    row.addWidget(cap, 1)
+    row.setSpacing(4)
+    row.addWidget(title)
+    row.addWidget(w.verdicts_caption, 1)
     row.addWidget(w.failures_only)
     lay.addLayout(row)
     lay.addWidget(split, 1)
