@@ -38,3 +38,35 @@ def test_verdicts_caption_whole_when_there_is_room(qtbot, window):
     qtbot.waitUntil(lambda: window.width() == 1600, timeout=1000)
     open_and_wait(qtbot, window, sample_paths("sample"))
     qtbot.waitUntil(lambda: window.verdicts_caption.displayed_text() == FULL, timeout=3000)
+
+
+def test_subtitle_wraps_between_groups_not_inside_the_counts(qtbot, window):
+    # At 1600 px the line under the verdict wrapped as "… 4 MISMATCH   —   3 FAIL · 68 PASS" / "· 4 n/a".
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: window.width() == 1600, timeout=1000)
+    open_and_wait(qtbot, window, sample_paths("broken"))
+    sub = window.header.subtitle
+
+    def wrapped():
+        lines = sub.displayed_text().split("\n")
+        assert len(lines) == 2 and lines[1] == "3 FAIL · 68 PASS · 4 n/a", lines
+        assert lines[0].rstrip().endswith("4 MISMATCH   —")
+        assert " ".join(lines) == sub.text()  # nothing left out
+    qtbot.waitUntil(wrapped, timeout=3000)
+
+
+def test_elided_label_breaks_after_a_dash_only_when_the_line_stays_half_full(qtbot):
+    from inspector.gui.widgets.panes import ElidedLabel
+
+    lab = ElidedLabel("", lines=2)
+    qtbot.addWidget(lab)
+    lab.show()  # (a hidden widget gets its resize event only when shown)
+    fm = lab.fontMetrics()
+    text = "payload p.json (2,090 bytes)   —   3 FAIL · 68 PASS · 4 n/a"
+    lab.setText(text)
+    lab.resize(fm.horizontalAdvance("payload p.json (2,090 bytes)   —   3 FAIL · 68 PASS") + 4, 40)
+    assert lab.displayed_text().split("\n") == ["payload p.json (2,090 bytes)   —  ", "3 FAIL · 68 PASS · 4 n/a"]
+    short = "a   —   3 FAIL · 68 PASS · 4 n/a and more words here"
+    lab.setText(short)
+    lab.resize(fm.horizontalAdvance("a   —   3 FAIL · 68 PASS · 4 n/a and") + 4, 40)
+    assert lab.displayed_text().split("\n")[0] == "a   —   3 FAIL · 68 PASS · 4 n/a and"  # "a —" alone: too short

@@ -125,6 +125,23 @@ def _set_text_colour(label: QLabel, colour) -> None:
     label.setPalette(pal)
 
 
+def _break_at_dash(words: list[str], k: int, width: int, fm, last: bool) -> int:
+    """Where to break ``words`` (a line of ``words[:k]`` fits ``width``): after the last " — "
+    separator of that line when it is at least half full, so a line does not end with the start
+    of a group ("… 3 FAIL · 68 PASS" / "· 4 n/a"); ``last``: the rest must then fit one line."""
+    for j in range(k, 1, -1):
+        if words[j - 1] != "—":
+            continue
+        while j < k and words[j] == "":
+            j += 1  # the spaces after the dash stay on this line (the text is unchanged)
+        if fm.horizontalAdvance(" ".join(words[:j])) < width / 2:
+            return k
+        if last and fm.horizontalAdvance(" ".join(words[j:])) > width:
+            return k
+        return j
+    return k
+
+
 class ElidedLabel(QLabel):
     """A label of at most ``lines`` lines (default one) that fits any width: text too long for it
     breaks between words onto the next line and the last line ends in "…"; the full text is its
@@ -159,6 +176,7 @@ class ElidedLabel(QLabel):
             k = len(words) - 1
             while k > 1 and fm.horizontalAdvance(" ".join(words[:k])) > width:
                 k -= 1
+            k = _break_at_dash(words, k, width, fm, last=len(lines) + 2 >= self._lines)
             lines.append(" ".join(words[:k]))
             rest = " ".join(words[k:])
         lines.append(fm.elidedText(rest, Qt.TextElideMode.ElideRight, width))
