@@ -290,8 +290,8 @@ class Context:
         """Byte spans of every element of the payload array at ``pointer`` (whose decoded value is
         ``items``) as two ``array('q')`` (starts, ends), or ``None`` when spans are unavailable
         (a non-canonical payload over 32 MiB). One pass: each element is encoded once when the
-        payload is canonical (and remembered, so later spans below it cost only that element),
-        else read from the span tree."""
+        payload is canonical (and remembered, so later spans below it cost only that element; none
+        when the fast path recorded this array's element spans), else read from the span tree."""
         cached = self._items.get(pointer)
         if cached is not None:
             return cached[0], cached[1]
@@ -300,6 +300,10 @@ class Context:
             whole = self._canonical_span(pointer, start_only=True)
             if whole is None:
                 return None
+            rec = self.spans.get(whole[0])  # a large array: the fast path recorded its elements' spans
+            if rec is not None and rec[0] == "array" and len(rec[2]) == len(items):
+                self._items[pointer] = (rec[2], rec[3], items)
+                return rec[2], rec[3]
             pos = whole[0] + 1
             for item in items:
                 n = len(encode(item))

@@ -52,3 +52,33 @@ def test_indexed_spans_equal_arithmetic(path):
     for q in pointers + ["/nope", "/snapshot/nope", "/snapshot/run_records/99999", "/snapshot/run_records/x"]:
         assert ctx.span("payload", q) == _canonical_span(value, q), q
     assert ctx.span("payload", "") == (0, len(data))
+
+
+@pytest.mark.parametrize("path", _payloads()[1::7], ids=lambda p: p.name)
+def test_item_spans_taken_from_the_index_equal_arithmetic(path):
+    """``item_spans`` of an array the fast path indexed reuses its recorded element spans (no
+    encoding); they are the elements' exact spans."""
+    data = path.read_bytes()
+    spans = {}
+    try:
+        fastpath.decode_fast(data, spans=spans, big=64)
+    except fastpath.NotFast:
+        pytest.skip("not canonical: no index")
+    ctx = Context(data, None, spans=spans)
+    value = ctx.pay
+    reused = 0
+    for q in ["/snapshot/run_records", "/snapshot/session/messages", "/logical_resume/messages"]:
+        items = _canonical_span(value, q) and _at(value, q)
+        if not items:
+            continue
+        start = ctx.span("payload", q)[0]
+        reused += start in spans
+        starts, ends = ctx.item_spans(q, items)
+        assert [(s, e) for s, e in zip(starts, ends)] == [_canonical_span(value, f"{q}/{i}") for i in range(len(items))]
+    assert reused
+
+
+def _at(value, pointer):
+    for tok in pointer.split("/")[1:]:
+        value = value[tok]
+    return value
