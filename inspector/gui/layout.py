@@ -121,19 +121,29 @@ def _dock(w, title: str, name: str, widget, area) -> QDockWidget:
 
 
 class _NarrowTable(QObject):
-    """Switches column ``col`` between fitting its contents and stretching when the table's
-    viewport is narrower than ``width`` pixels."""
+    """Column ``col`` fits its contents, except when the table's viewport is narrower than
+    ``width`` pixels: then it gets what the other columns leave, keeping ``keep`` pixels for the
+    stretched ones (cut in the middle), so nothing scrolls sideways. (An equal share with the
+    stretched columns cut the digest labels to "snaps…igest" for both snapshot content_digest and
+    snapshot evidence_digest at 1024x700.)"""
 
-    def __init__(self, header, col: int, width: int, parent=None):
+    def __init__(self, header, col: int, width: int, parent=None, keep: int = 0):
         super().__init__(parent)
-        self.header, self.col, self.width = header, col, width
+        self.header, self.col, self.width, self.keep = header, col, width, keep
 
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Resize:
-            mode = (QHeaderView.ResizeMode.Stretch if event.size().width() < self.width
-                    else QHeaderView.ResizeMode.ResizeToContents)
+            narrow = event.size().width() < self.width
+            mode = QHeaderView.ResizeMode.Interactive if narrow else QHeaderView.ResizeMode.ResizeToContents
             if self.header.sectionResizeMode(self.col) != mode:
                 self.header.setSectionResizeMode(self.col, mode)
+            if narrow:
+                view, hh = self.parent(), self.header
+                want = max(view.sizeHintForColumn(self.col), hh.sectionSizeHint(self.col))
+                fixed = sum(hh.sectionSize(c) for c in range(hh.count()) if c != self.col
+                            and hh.sectionResizeMode(c) != QHeaderView.ResizeMode.Stretch)
+                room = event.size().width() - fixed - self.keep
+                hh.resizeSection(self.col, max(40, min(want, room)))
         return False
 
 
@@ -199,7 +209,10 @@ def _build_docks(w):
                       (2, QHeaderView.ResizeMode.Stretch), (3, QHeaderView.ResizeMode.Stretch)):
         hh.setSectionResizeMode(col, mode)
     # In a narrow pane the labels share the width too (elided in the middle), so nothing scrolls sideways.
-    w.digests_view.viewport().installEventFilter(_NarrowTable(hh, 0, 520, w.digests_view))
+    # (the stated and recomputed columns keep room for "12…e0" each: the match column compares them,
+    # the detail below and the tooltip show them whole)
+    keep = 2 * (w.digests_view.fontMetrics().horizontalAdvance("12…e0") + 12)
+    w.digests_view.viewport().installEventFilter(_NarrowTable(hh, 0, 520, w.digests_view, keep))
     w.digests_view.setWordWrap(False)
     w.digests_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     w.digest_detail = DigestDetail(HexView)
