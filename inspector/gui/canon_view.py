@@ -158,7 +158,7 @@ class CanonicalDiffWindow(JobWindow):
         close.setShortcuts([QKeySequence(QKeySequence.StandardKey.Close), QKeySequence("Esc")])
         close.triggered.connect(self.close)
         self.addAction(close)
-        self.resize(1100, 700)
+        self.fit_screen(1100, 700)
 
     def start(self, path: str) -> None:
         """Align the file at ``path`` with its canonical bytes, in the background."""

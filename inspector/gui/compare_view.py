@@ -204,7 +204,7 @@ class CompareWindow(JobWindow):
             a.setShortcuts([QKeySequence(k) for k in keys])
             a.triggered.connect(slot)
             self.addAction(a)
-        self.resize(1100, 780)
+        self.fit_screen(1100, 780)
 
     # -- running ---------------------------------------------------------------------------------
     def start(self, paths: list[str]) -> None:

@@ -27,6 +27,17 @@ class JobWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.cancel_button)
         self._busy(False)
 
+    def fit_screen(self, width: int, height: int) -> None:
+        """Resize to ``width`` x ``height`` px, or less on a smaller screen (1100x780 went past the
+        bottom and right of a 1024x700 screen, its status bar and Cancel button off it)."""
+        from PySide6.QtWidgets import QApplication
+
+        screen = self.screen() or QApplication.primaryScreen()
+        avail = screen.availableGeometry() if screen is not None else None
+        if avail is not None and avail.width() > 0 and avail.height() > 0:
+            width, height = min(width, avail.width() - 24), min(height, avail.height() - 40)
+        self.resize(width, height)
+
     def run(self, fn, name: str, first_text: str) -> None:
         """Start ``fn(ctx)`` in the background (cancelling a running job first)."""
         self.cancel()

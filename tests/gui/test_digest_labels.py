@@ -36,3 +36,21 @@ def test_digest_labels_are_told_apart_at_1024x700(qtbot, window_1024):
     r = view.currentIndex().row()
     assert labels[r] == "payload content_digest"
     assert _shown(view, m.data(m.index(r, 2)), hh.sectionSize(2)) != _shown(view, m.data(m.index(r, 3)), hh.sectionSize(3))
+
+
+def test_compare_and_canonical_diff_windows_fit_a_small_screen(qtbot):
+    # They opened at 1100x780 and 1100x700 whatever the screen: on a 1024x700 screen their status
+    # bar (progress, Cancel) was below its bottom edge and their right side past the screen.
+    from PySide6.QtWidgets import QApplication
+
+    from inspector.gui.canon_view import CanonicalDiffWindow
+    from inspector.gui.compare_view import CompareWindow
+
+    avail = QApplication.primaryScreen().availableGeometry()
+    assert avail.width() < 1100  # (the offscreen screen is 800x800)
+    for cls in (CompareWindow, CanonicalDiffWindow):
+        win = cls()
+        qtbot.addWidget(win)
+        win.show()
+        assert win.width() <= avail.width() and win.height() <= avail.height(), (cls.__name__, win.size())
+        assert win.width() >= avail.width() - 60  # as wide as fits
