@@ -45,9 +45,15 @@ def is_dark() -> bool:
     return app.palette().color(QPalette.ColorRole.Window).lightnessF() < 0.5
 
 
-def _tone(name: str) -> QColor:
-    light, dark = _COLOURS[name]
-    return QColor(dark if is_dark() else light)
+def _tone(name: str, dark: bool | None = None) -> QColor:
+    light, dark_rgb = _COLOURS[name]
+    return QColor(_qcolour(dark_rgb if (is_dark() if dark is None else dark) else light))
+
+
+@lru_cache(maxsize=64)
+def _qcolour(rgb: str) -> QColor:
+    """A QColor parsed once per colour name (callers get a copy: ``QColor(_qcolour(rgb))``)."""
+    return QColor(rgb)
 
 
 def label(verdict: Verdict, *, root: bool = False, consequence: bool = False) -> str:
@@ -125,10 +131,19 @@ def _icon(shape: str, rgb: str, dark: bool) -> QIcon:
 
 
 def icon(verdict: Verdict) -> QIcon:
-    """A palette-aware icon whose *shape* also encodes the verdict (empty without a QGuiApplication)."""
+    """A palette-aware icon whose *shape* also encodes the verdict (empty without a QGuiApplication).
+
+    Views ask for it for every painted row, so it costs one palette look-up and one dict look-up."""
     if QGuiApplication.instance() is None:
         return QIcon()
-    return _icon(_SHAPE[verdict], colour(verdict).name(), is_dark())
+    dark = is_dark()
+    return _verdict_icon(verdict, dark)
+
+
+@lru_cache(maxsize=32)
+def _verdict_icon(verdict: Verdict, dark: bool) -> QIcon:
+    light_rgb, dark_rgb = _COLOURS[_TONE[verdict]]
+    return _icon(_SHAPE[verdict], dark_rgb if dark else light_rgb, dark)
 
 
 def match_label(matches: bool | None) -> str:

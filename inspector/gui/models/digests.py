@@ -13,6 +13,13 @@ from ..roles import LocationRole, ObjectRole
 
 __all__ = ["DigestsModel"]
 
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_DECORATION = int(Qt.ItemDataRole.DecorationRole)
+_ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_ROLES = frozenset({_DISPLAY, _DECORATION, _ACCESSIBLE, _FOREGROUND, _TOOLTIP, int(LocationRole), int(ObjectRole)})
+
 
 def _fmt(v) -> str:
     if v is None:
@@ -53,8 +60,9 @@ class DigestsModel(RowsTableModel):
     def row_object(self, row: int):
         return self._rows[row]
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or index.row() >= len(self._rows):
+    def data(self, index, role=_DISPLAY):
+        role = int(role)  # int comparisons, and an early exit for roles not provided (painting asks many)
+        if role not in _ROLES or not index.isValid() or index.row() >= len(self._rows):
             return None
         r = self._rows[index.row()]
         col = index.column()
