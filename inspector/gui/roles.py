@@ -22,3 +22,13 @@ CopyValueRole = _BASE + 6
 ObjectRole = _BASE + 7
 #: JSON kind of a tree item (object/array/string/number/bool/null).
 KindRole = _BASE + 8
+
+#: Qt's standard roles as ints: models compare ``int(role)`` with these while painting (cheaper
+#: than comparing enum members, and a ``frozenset`` of them lets ``data()`` leave at once).
+DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+EDIT = int(Qt.ItemDataRole.EditRole)
+TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+DECORATION = int(Qt.ItemDataRole.DecorationRole)
+FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole)
+FONT = int(Qt.ItemDataRole.FontRole)

@@ -9,15 +9,12 @@ from .table import RowsTableModel
 from inspector.checkpoint import Location
 
 from .. import style
+from ..roles import ACCESSIBLE as _ACCESSIBLE, DECORATION as _DECORATION, DISPLAY as _DISPLAY
+from ..roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from ..roles import LocationRole, ObjectRole
 
 __all__ = ["DigestsModel"]
 
-_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
-_DECORATION = int(Qt.ItemDataRole.DecorationRole)
-_ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole)
-_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
-_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 _ROLES = frozenset({_DISPLAY, _DECORATION, _ACCESSIBLE, _FOREGROUND, _TOOLTIP, int(LocationRole), int(ObjectRole)})
 
 

@@ -13,14 +13,10 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from inspector.checkpoint import Finding, Verdict
 
 from .. import style
+from ..roles import ACCESSIBLE as _ACCESSIBLE, DECORATION as _DECORATION, DISPLAY as _DISPLAY, FONT as _FONT
+from ..roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from ..roles import LocationRole, ObjectRole, RuleIdRole, VerdictRole
 
-_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
-_FONT = int(Qt.ItemDataRole.FontRole)
-_DECORATION = int(Qt.ItemDataRole.DecorationRole)
-_ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole)
-_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
-_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 _ROLES = frozenset({_DISPLAY, _FONT, _DECORATION, _ACCESSIBLE, _FOREGROUND, _TOOLTIP, int(LocationRole), int(VerdictRole),
                     int(RuleIdRole), int(ObjectRole)})
 

@@ -4,12 +4,13 @@ the text Copy Value copies, and the marks of failed rules (a mix-in of
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 
 from inspector.checkpoint import Location, Verdict
 
 from .. import style
 from ..lazyjson import find_span, load_value
+from ..roles import ACCESSIBLE as _ACCESSIBLE, DECORATION as _DECORATION, DISPLAY as _DISPLAY, EDIT as _EDIT
+from ..roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from ..roles import CopyValueRole, KindRole, LocationRole, PointerRole, SpanRole, VerdictRole
 from ..visible import visible
 from .annotate import ToolPairs, is_timestamp_key, preview, summary, timestamp_text
@@ -18,12 +19,6 @@ from .tree_item import TreeItem, human_size
 __all__ = ["TreeDisplay"]
 
 _PREVIEW = 160
-_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
-_EDIT = int(Qt.ItemDataRole.EditRole)
-_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
-_DECORATION = int(Qt.ItemDataRole.DecorationRole)
-_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
-_ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole)
 _ROLES = frozenset({_DISPLAY, _EDIT, _TOOLTIP, _DECORATION, _FOREGROUND, _ACCESSIBLE, LocationRole, PointerRole,
                     SpanRole, KindRole, CopyValueRole, VerdictRole})
 
