@@ -4,7 +4,6 @@ the text Copy Value copies, and the marks of failed rules (a mix-in of
 
 from __future__ import annotations
 
-
 from inspector.checkpoint import Location, Verdict
 
 from .. import style
