@@ -96,7 +96,9 @@ def _build_central(w):
     w.verdicts_caption = ElidedLabel("— every rule, grouped by stage; the root cause first")
     w.verdicts_caption.setObjectName("verdictsCaption")
     w.verdicts_caption.setContentsMargins(0, 4, 2, 2)
-    w.failures_only = QCheckBox("&Failures only")
+    # Alt+O, not Alt+F: "&Failures only" made Alt+F ambiguous with the File menu, whose first press then
+    # only moved the focus to this box.
+    w.failures_only = QCheckBox("Failures &only")
     w.failures_only.setObjectName("failuresOnly")
     w.failures_only.setToolTip("Show only the rules that failed (on by default when one did)")
     row = QHBoxLayout()

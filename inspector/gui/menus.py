@@ -15,6 +15,7 @@ __all__ = ["build_menus", "rebuild_recent_menu", "shortcut_rows", "shortcut_sect
 PANE_KEYS = (
     ("Context menu of a tree, the verdicts, the digests or the bytes (copy value, pointer, JSON, jq path)",
      "Shift+F10, Menu"),
+    ("Verdicts: failures only / every rule", "Alt+O"),
     ("Find field, go-to field: next / previous match", "Enter, Shift+Enter"),
     ("Find bar, go-to-offset field: close", "Esc"),
     ("Timeline: zoom in / out", "+, -"),

@@ -1,0 +1,72 @@
+"""Defects found by trying the window keyboard-only under a real X server (issue 9, trial round two)."""
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from tests.conftest import SAMPLES  # noqa: E402
+
+from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
+
+ALT = Qt.KeyboardModifier.AltModifier
+CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
+def _menu(window, title: str):
+    return next(a.menu() for a in window.menuBar().actions() if a.text().replace("&", "") == title)
+
+
+def test_alt_f_opens_the_file_menu_at_the_first_press_and_the_failures_only_box_has_its_own_key(qtbot, window):
+    # The box was "&Failures only": Alt+F was then ambiguous, and the first press only moved the focus to
+    # the box (the File menu opened at the second press).
+    open_and_wait(qtbot, window, [SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json"])
+    view = window.findings_view
+    QTest.keyClick(window, Qt.Key.Key_4, ALT)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
+    file_menu = _menu(window, "File")
+    QTest.keyClick(view, Qt.Key.Key_F, ALT)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is file_menu, timeout=2000)
+    QTest.keyClick(file_menu, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None, timeout=2000)
+    QTest.keyClick(window, Qt.Key.Key_Escape)  # leave the menu bar
+    # the box's own key toggles it, and no top-level menu shares it
+    box = window.failures_only
+    assert box.text() == "Failures &only"
+    menu_keys = {a.text()[a.text().index("&") + 1].lower() for a in window.menuBar().actions()}
+    assert "o" not in menu_keys
+    assert box.isChecked()
+    view.setFocus()
+    QTest.keyClick(view, Qt.Key.Key_O, ALT)
+    qtbot.waitUntil(lambda: not box.isChecked(), timeout=2000)
+
+
+def test_expand_all_with_a_leaf_selected_expands_the_whole_tree(qtbot, window):
+    # Keyboard trial: Go to JSON Pointer /snapshot/session/id, Alt+1, Ctrl+Shift+X: nothing was expanded
+    # (the expansion started at the selected row, a string, which has nothing below it).
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    view, model = window.snap_pane.view, window.snap_model
+    QTest.keyClick(window, Qt.Key.Key_1, ALT)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
+    view.setCurrentIndex(model.index_for_pointer("/snapshot/session/id"))
+    deep = "/snapshot/run_records/0/snapshot"
+    assert not view.isExpanded(model.index_for_pointer(deep))
+    with qtbot.waitSignal(window.expander.finished, timeout=20000) as done:
+        QTest.keyClick(view, Qt.Key.Key_X, CTRL_SHIFT)
+    assert done.args[0] > 50
+    assert view.isExpanded(model.index_for_pointer(deep))
+    assert view.isExpanded(model.index_for_pointer("/snapshot/session/config/tool_result_transform_policy"))
+    # the selection stays where it was
+    assert model.index_for_pointer("/snapshot/session/id") == view.currentIndex().siblingAtColumn(0)
+
+
+def test_help_lists_the_failures_only_key(qtbot, window):
+    from inspector.gui.menus import shortcut_sections
+
+    panes = dict(shortcut_sections(window))["In the panes"]
+    key = window.failures_only.text().split("&")[1][0].upper()
+    assert ("Verdicts: failures only / every rule", f"Alt+{key}") in panes
+    assert key == "O"
