@@ -553,7 +553,10 @@ class MainWindow(QMainWindow):
     def expand_all(self) -> None:
         """Expand the focused tree (below the selected row, else all of it), a slice at a time."""
         view = self.selection.last_tree()
-        self.expander.start(view, view.currentIndex().siblingAtColumn(0) if self.selection.focused_tree() else None)
+        index = view.currentIndex().siblingAtColumn(0) if self.selection.focused_tree() else None
+        if index is not None and not view.model().hasChildren(index):
+            index = None  # a leaf has nothing below it: the whole tree (was: nothing happened)
+        self.expander.start(view, index)
 
     def collapse_all(self) -> None:
         self.expander.cancel()
