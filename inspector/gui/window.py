@@ -513,6 +513,7 @@ class MainWindow(QMainWindow):
             idx = view.currentIndex().siblingAtColumn(1)
             view.setCurrentIndex(idx)
             view.edit(idx)
+            view.scrollTo(idx)  # while editing, the view scrolls sideways to show the editor
 
     def show_raw_editor(self):
         self.raw_dock.show()

@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -70,3 +70,28 @@ def test_help_lists_the_failures_only_key(qtbot, window):
     key = window.failures_only.text().split("&")[1][0].upper()
     assert ("Verdicts: failures only / every rule", f"Alt+{key}") in panes
     assert key == "O"
+
+
+def test_a_click_on_a_value_does_not_scroll_the_tree_sideways(qtbot, window_1024):
+    # Mouse trial at 1024x700: a click on the value of /schema scrolled the snapshot tree so
+    # far right that the Field column (every key name) left the view.
+    window = window_1024
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    view, model = window.snap_pane.view, window.snap_model
+    bar = view.horizontalScrollBar()
+    assert bar.maximum() > 0 and bar.value() == 0  # the tree is narrower than its columns
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    window.findings_view.setFocus()  # the click moves the focus into the tree, as a user's does
+    idx = model.index_for_pointer("/schema").siblingAtColumn(1)
+    rect = view.visualRect(idx)
+    assert rect.left() < view.viewport().width()
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     rect.topLeft() + QPoint(8, rect.height() // 2))
+    assert view.currentIndex() == idx
+    qtbot.wait(300)  # the selection relay (bytes, verdicts, history) runs after the click
+    assert bar.value() == 0
+    # keys move along the rows without scrolling sideways either
+    QTest.keyClick(view, Qt.Key.Key_Down)
+    QApplication.processEvents()
+    assert view.currentIndex().row() == idx.row() + 1 and bar.value() == 0

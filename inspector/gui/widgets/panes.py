@@ -290,6 +290,17 @@ class JsonTreeView(QTreeView):
         self.remember_scroll()
         super().mouseDoubleClickEvent(event)
 
+    def scrollTo(self, index, hint=QAbstractItemView.ScrollHint.EnsureVisible):  # noqa: N802 (Qt override)
+        """Scroll to ``index``'s row but never sideways for a value cell (column > 0) outside an edit:
+        a click or an arrow key on a long value scrolled the key names out of the view."""
+        if index.column() == 0 or self.state() == QAbstractItemView.State.EditingState:
+            super().scrollTo(index, hint)
+            return
+        bar = self.horizontalScrollBar()
+        pos = bar.value()
+        super().scrollTo(index, hint)
+        bar.setValue(pos)
+
     def closeEditor(self, editor, hint):  # noqa: N802 (Qt override)
         super().closeEditor(editor, hint)
         if self._hpos is not None:
