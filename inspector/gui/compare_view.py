@@ -219,6 +219,8 @@ class CompareWindow(JobWindow):
                  "comparing two files", "Reading both files…")
 
     def _failed(self, msg: str) -> None:
+        for h in self.headers:  # was left reading "comparing…"
+            h.setText(h.text().replace("<br>comparing…", "<br>not compared"))
         self.summary.setText(f"ERROR: {_esc(msg)}")
         self.statusBar().showMessage("The comparison could not be made.")
         self.failed.emit(msg)

@@ -94,7 +94,20 @@ class CompareController(QObject):
             return
         second = self.pick_file("Compare with: choose the second (new) file")
         if second:
-            self.compare([first, second])
+            self.compare([self._same_kind_as(first, second), second])
+
+    def _same_kind_as(self, first: str, second: str) -> str:
+        """The open file of the same kind as ``second`` when ``first`` is not (a descriptor picked
+        while a pair is open is compared with the open descriptor, not refused as "payload and
+        descriptor"); else ``first``."""
+        doc = self.w.doc
+        if compare_engine.same_kind([first, second]) is not None:
+            return first
+        for side in (doc.descriptor, doc.payload):
+            if side is not None and side.path and side.path != first \
+                    and compare_engine.same_kind([side.path, second]) is not None:
+                return side.path
+        return first
 
     def folder_menu(self, pos) -> None:
         """The folder table's context menu at ``pos`` (a right click or the Menu key)."""
