@@ -66,3 +66,27 @@ def test_verdict_labels_and_rule_ids_are_not_cut_at_1024x700(qtbot, window_1024)
             rule = m.index(r, 1, group)
             assert view.visualRect(rule).width() >= fm.horizontalAdvance(m.data(rule)) + 6, m.data(rule)
     assert "FAIL · consequence" in labels and "FAIL · root cause" in labels
+
+
+def test_failing_lane_header_is_framed_not_filled(qtbot, window_1024):
+    """The screenshot of a terminal source run showed its lane header as a solid green block (the
+    frame drawn with a brush left over from the boundary mark), hiding the run's name."""
+    from PySide6.QtGui import QColor
+
+    from inspector.gui.widgets.timeline import _LANE_H
+
+    from .conftest import CASES
+
+    window = window_1024
+    open_and_wait(qtbot, window, [CASES / "39-p-source-completed.payload.json",
+                                  CASES / "39-p-source-completed.descriptor.json"])
+    tl = window.resume_panes.timeline
+    qtbot.waitUntil(lambda: tl.timeline is not None, timeout=5000)
+    lane = next(i for i, x in enumerate(tl.timeline.lanes) if x.source)
+    tl.ensure_lane_visible(lane)
+    img = tl.viewport().grab().toImage()
+    top = tl.lane_top(lane)
+    background = tl.palette().color(tl.palette().ColorRole.Window)
+    # inside the frame, right of the name and status text: the header's background
+    px = QColor(img.pixel(200, top + _LANE_H // 2))
+    assert abs(px.red() - background.red()) + abs(px.green() - background.green()) + abs(px.blue() - background.blue()) < 30, px.name()

@@ -521,6 +521,7 @@ class TimelineView(QAbstractScrollArea):
             p.drawText(QRect(_HEADER_W + 4, top, width - _HEADER_W - 10, _LANE_H - 3),
                        int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom), label)
             status += " · ✖"
+            p.setBrush(Qt.BrushStyle.NoBrush)  # a frame only (a brush left by a mark filled it over the text)
             p.drawRect(QRectF(1, top + 1, _HEADER_W - 3, _LANE_H - 2))
         else:
             p.setPen(pal.color(pal.ColorRole.PlaceholderText))
