@@ -130,3 +130,34 @@ def test_a_comparison_that_cannot_be_made_does_not_keep_saying_comparing(qtbot, 
     assert [h.text() for h in win.headers] == ["<b>broken.payload.json</b><br>not compared",
                                                "<b>notes.json</b><br>not compared"]
     win.close()
+
+
+def test_alt_7_then_an_arrow_selects_an_event_in_the_timeline(qtbot, window):
+    # Keyboard trial: Alt+7 (Go ▸ Resume Timeline), Right, Right, Right: nothing was selected (the arrows
+    # moved only from an event already selected, which only a click or Up/Down made).
+    from .test_resume_panes import RICH, _tree_pointer
+
+    open_and_wait(qtbot, window, RICH)
+    tl = window.resume_panes.timeline
+    QTest.keyClick(window, Qt.Key.Key_7, ALT)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is tl and tl.timeline is not None, timeout=5000)
+    assert tl.selected is None
+    QTest.keyClick(tl, Qt.Key.Key_Right)
+    assert tl.selected == (0, 0)  # run-legacy, its first event
+    assert _tree_pointer(window) == "/snapshot/run_records/0/events/0"
+    QTest.keyClick(tl, Qt.Key.Key_Right)
+    assert tl.selected == (0, 1)
+    assert _tree_pointer(window) == "/snapshot/run_records/0/events/1"
+    lane = tl.timeline.lanes[0]
+    assert window.hex_payload.highlighted == (lane.starts[1], lane.ends[1])
+
+
+def test_left_with_nothing_selected_selects_the_last_event_of_the_first_run_with_events(qtbot, window):
+    from .test_resume_panes import RICH
+
+    open_and_wait(qtbot, window, RICH)
+    tl = window.resume_panes.timeline
+    QTest.keyClick(window, Qt.Key.Key_7, ALT)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is tl and tl.timeline is not None, timeout=5000)
+    QTest.keyClick(tl, Qt.Key.Key_Left)
+    assert tl.selected == (0, 4)  # run-legacy has 5 events

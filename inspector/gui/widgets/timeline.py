@@ -324,13 +324,21 @@ class TimelineView(QAbstractScrollArea):
             self.zoom(1.5)
         elif key == Qt.Key.Key_Minus:
             self.zoom(1 / 1.5)
-        elif key in (Qt.Key.Key_Left, Qt.Key.Key_Right) and self.selected is not None:
-            lane, e = self.selected
-            n = len(self.timeline.lanes[lane].seq)
-            if n:
-                e = 0 if e is None else max(0, min(n - 1, e + (1 if key == Qt.Key.Key_Right else -1)))
-                self.ensure_event_visible(lane, e)
-                self._activate(lane, e)
+        elif key in (Qt.Key.Key_Left, Qt.Key.Key_Right) and self.timeline is not None and self.timeline.lanes:
+            right = key == Qt.Key.Key_Right
+            if self.selected is None:  # nothing selected yet (Alt+7, then an arrow): the first lane with events
+                lane = next((i for i, ln in enumerate(self.timeline.lanes) if ln.seq), None)
+                if lane is None:
+                    return
+                e = 0 if right else len(self.timeline.lanes[lane].seq) - 1
+            else:
+                lane, e = self.selected
+                n = len(self.timeline.lanes[lane].seq)
+                if not n:
+                    return
+                e = 0 if e is None else max(0, min(n - 1, e + (1 if right else -1)))
+            self.ensure_event_visible(lane, e)
+            self._activate(lane, e)
         elif key in (Qt.Key.Key_Up, Qt.Key.Key_Down) and self.timeline is not None and self.timeline.lanes:
             lane = 0 if self.selected is None else self.selected[0] + (1 if key == Qt.Key.Key_Down else -1)
             lane = max(0, min(len(self.timeline.lanes) - 1, lane))
