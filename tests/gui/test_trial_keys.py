@@ -161,3 +161,40 @@ def test_left_with_nothing_selected_selects_the_last_event_of_the_first_run_with
     qtbot.waitUntil(lambda: QApplication.focusWidget() is tl and tl.timeline is not None, timeout=5000)
     QTest.keyClick(tl, Qt.Key.Key_Left)
     assert tl.selected == (0, 4)  # run-legacy has 5 events
+
+
+def test_a_right_click_inside_dragged_bytes_copies_them_not_the_field_under_the_pointer(qtbot, window):
+    # Mouse trial: drag over bytes, right-click, Copy Bytes as Hex: the right click selected the field
+    # under the pointer (its value "1732040265008"), and that was copied instead of the dragged bytes.
+    from .test_copy import _menu_pick
+
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    data = GOLDEN_P.read_bytes()
+    hexv = window.hex_payload
+    window.hex_tabs.setCurrentWidget(hexv)
+    hexv.setFocus()
+    QApplication.processEvents()
+    a = data.index(b'"turn":3')
+    vp = hexv.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(a))
+    QTest.mouseMove(vp, hexv.offset_position(a + 4))
+    QTest.mouseMove(vp, hexv.offset_position(a + 7))
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(a + 7))
+    qtbot.wait(100)
+    assert hexv.highlighted == (a, a + 8)
+
+    def right_click():
+        QTest.mousePress(vp, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(a + 7))
+        QTest.mouseRelease(vp, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier,
+                           hexv.offset_position(a + 7))
+        qtbot.wait(100)  # the selection relay runs
+        QTest.keyClick(hexv, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    text, _labels = _menu_pick(qtbot, hexv, right_click, "Copy Bytes as Hex")
+    assert text == "22 74 75 72 6e 22 3a 33"  # "turn":3
+    # outside the selection a right click still moves to the byte under the pointer
+    b = data.index(b'"schema_version"')
+    QTest.mousePress(vp, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(b + 2))
+    QTest.mouseRelease(vp, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(b + 2))
+    qtbot.waitUntil(lambda: hexv.highlighted != (a, a + 8))
+    start, end = hexv.highlighted  # the field under the pointer: its value
+    assert start == b + len(b'"schema_version":') and data[start:end] == b"1"

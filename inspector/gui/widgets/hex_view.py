@@ -425,7 +425,14 @@ class HexView(QAbstractScrollArea):
 
     def mousePressEvent(self, event):
         off = self._offset_at(event.position().toPoint())
-        self._anchor = off if event.button() == Qt.MouseButton.LeftButton else None
+        left = event.button() == Qt.MouseButton.LeftButton
+        self._anchor = off if left else None
+        span = self._span
+        if not left and off is not None and span is not None and span[0] <= off < span[1]:
+            # a right click inside the selection keeps it, for its context menu (Copy Bytes as Hex);
+            # it selected the field under the pointer, whose bytes were then copied instead
+            super().mousePressEvent(event)
+            return
         if off is not None:
             self._cursor = off
             self.viewport().update()
