@@ -19,7 +19,8 @@ from .models.findings import FindingsModel
 from .models.folder import FolderFilterProxy, FolderModel
 from .models.json_tree import JsonTreeModel
 from .widgets.hex_view import HexView
-from .widgets.panes import DigestDetail, ElidedLabel, FindBar, FindingDetail, RawEditor, TreePane, VerdictHeader
+from .widgets.panes import (DigestDetail, ElidedLabel, FindBar, FindingDetail, RawEditor, RowTreeView, TreePane,
+                            VerdictHeader)
 
 __all__ = ["build_layout", "fit_folder_columns", "restore_folder_columns", "save_folder_columns"]
 
@@ -67,7 +68,7 @@ def _build_central(w):
     w.find_bar.hide()
     split = QSplitter(Qt.Orientation.Vertical)
     split.setObjectName("verdictSplitter")
-    w.findings_view = QTreeView()
+    w.findings_view = RowTreeView()  # a click on a rule or message does not scroll it sideways
     w.findings_view.setObjectName("findingsView")
     w.findings_view.setModel(w.findings_model)
     w.findings_view.setUniformRowHeights(True)

@@ -198,3 +198,30 @@ def test_a_right_click_inside_dragged_bytes_copies_them_not_the_field_under_the_
     qtbot.waitUntil(lambda: hexv.highlighted != (a, a + 8))
     start, end = hexv.highlighted  # the field under the pointer: its value
     assert start == b + len(b'"schema_version":') and data[start:end] == b"1"
+
+
+def test_a_click_on_a_rule_does_not_scroll_the_verdicts_sideways(qtbot, window_1024):
+    # Mouse trial at 1024x700: a click on the Rule cell of D-PARSE scrolled the verdicts list so that the
+    # Verdict column's header and the group arrows left the view.
+    window = window_1024
+    open_and_wait(qtbot, window, [SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json"])
+    view = window.findings_view
+    QTest.mouseClick(window.failures_only, Qt.MouseButton.LeftButton)  # every rule
+    qtbot.waitUntil(lambda: not window.failures_only.isChecked())
+    bar = view.horizontalScrollBar()
+    assert bar.maximum() > 0 and bar.value() == 0  # the list is wider than its pane
+    model = view.model()
+    group = next(model.index(r, 0) for r in range(model.rowCount()) if model.rowCount(model.index(r, 0)) > 20)
+    idx = model.index(0, 1, group)  # a rule id cell (the Description column is out of view)
+    view.scrollTo(idx.siblingAtColumn(0))
+    assert bar.value() == 0
+    rect = view.visualRect(idx)
+    assert view.viewport().rect().contains(rect.topLeft() + QPoint(4, rect.height() // 2))
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     rect.topLeft() + QPoint(4, rect.height() // 2))
+    assert view.currentIndex().row() == 0 and view.currentIndex().parent() == group
+    qtbot.wait(100)
+    assert bar.value() == 0
+    QTest.keyClick(view, Qt.Key.Key_Down)
+    QApplication.processEvents()
+    assert view.currentIndex().row() == 1 and bar.value() == 0

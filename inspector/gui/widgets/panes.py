@@ -23,7 +23,7 @@ from .field_column import FieldColumnFitter
 from .find_bar import FindBar
 from .raw_editor import RawEditor
 
-__all__ = ["Banner", "ElidedLabel", "JsonTreeView", "VerdictHeader", "TreePane", "FindingDetail", "DigestDetail",
+__all__ = ["Banner", "ElidedLabel", "JsonTreeView", "RowTreeView", "VerdictHeader", "TreePane", "FindingDetail", "DigestDetail",
            "FindBar", "RawEditor", "finding_html"]
 
 
@@ -269,7 +269,23 @@ class VerdictHeader(QFrame):
         self.button.setVisible(show_button)
 
 
-class JsonTreeView(QTreeView):
+class RowTreeView(QTreeView):
+    """A tree view whose rows are selected by a click or a key on any cell without scrolling the
+    view sideways (the first column, the names, stays where the user left it)."""
+
+    def scrollTo(self, index, hint=QAbstractItemView.ScrollHint.EnsureVisible):  # noqa: N802 (Qt override)
+        """Scroll to ``index``'s row but never sideways for a cell of column > 0 outside an edit: a
+        click or an arrow key on a long value scrolled the key names (or verdicts) out of the view."""
+        if index.column() == 0 or self.state() == QAbstractItemView.State.EditingState:
+            super().scrollTo(index, hint)
+            return
+        bar = self.horizontalScrollBar()
+        pos = bar.value()
+        super().scrollTo(index, hint)
+        bar.setValue(pos)
+
+
+class JsonTreeView(RowTreeView):
     """A tree view that scrolls back sideways after an edit: editing the value column scrolls the
     view to show the editor; when the editor closes, the horizontal position from before returns."""
 
@@ -289,17 +305,6 @@ class JsonTreeView(QTreeView):
     def mouseDoubleClickEvent(self, event):
         self.remember_scroll()
         super().mouseDoubleClickEvent(event)
-
-    def scrollTo(self, index, hint=QAbstractItemView.ScrollHint.EnsureVisible):  # noqa: N802 (Qt override)
-        """Scroll to ``index``'s row but never sideways for a value cell (column > 0) outside an edit:
-        a click or an arrow key on a long value scrolled the key names out of the view."""
-        if index.column() == 0 or self.state() == QAbstractItemView.State.EditingState:
-            super().scrollTo(index, hint)
-            return
-        bar = self.horizontalScrollBar()
-        pos = bar.value()
-        super().scrollTo(index, hint)
-        bar.setValue(pos)
 
     def closeEditor(self, editor, hint):  # noqa: N802 (Qt override)
         super().closeEditor(editor, hint)
