@@ -175,21 +175,30 @@ def test_large_file_is_searched_off_the_gui_thread(qtbot):
     assert v.highlighted == (4 * 1024 * 1024 - 2, 4 * 1024 * 1024 + 2)
 
 
-def test_drag_selects_a_byte_range_and_copies_it_as_hex(qtbot, window):
-    from .test_copy import _menu_pick
-
+def drag_bytes(qtbot, window, needle: bytes, steps):
+    """Open the golden pair, show the payload's bytes and drag with the left button over the bytes
+    ``needle``'s offset + each of ``steps`` (pressed at the first, released at the last); returns
+    (hex view, payload bytes, needle's offset)."""
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
     data = GOLDEN_P.read_bytes()
     hexv = window.hex_payload
     window.hex_tabs.setCurrentWidget(hexv)
     hexv.setFocus()
     QApplication.processEvents()
-    a = data.index(b'"turn":3')
+    a = data.index(needle)
     vp = hexv.viewport()
-    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(a + 7))
-    QTest.mouseMove(vp, hexv.offset_position(a + 3))
-    QTest.mouseMove(vp, hexv.offset_position(a))
-    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(a))
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(a + steps[0]))
+    for s in steps[1:]:
+        QTest.mouseMove(vp, hexv.offset_position(a + s))
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       hexv.offset_position(a + steps[-1]))
+    return hexv, data, a
+
+
+def test_drag_selects_a_byte_range_and_copies_it_as_hex(qtbot, window):
+    from .test_copy import _menu_pick
+
+    hexv, data, a = drag_bytes(qtbot, window, b'"turn":3', [7, 3, 0])
     assert hexv.highlighted == (a, a + 8)
     text, _labels = _menu_pick(qtbot, hexv, lambda: QTest.keyClick(hexv, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier),
                                "Copy Bytes as Hex")

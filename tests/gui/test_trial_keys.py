@@ -166,20 +166,11 @@ def test_left_with_nothing_selected_selects_the_last_event_of_the_first_run_with
 def test_a_right_click_inside_dragged_bytes_copies_them_not_the_field_under_the_pointer(qtbot, window):
     # Mouse trial: drag over bytes, right-click, Copy Bytes as Hex: the right click selected the field
     # under the pointer (its value "1732040265008"), and that was copied instead of the dragged bytes.
+    from .test_bytes_pane import drag_bytes
     from .test_copy import _menu_pick
 
-    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
-    data = GOLDEN_P.read_bytes()
-    hexv = window.hex_payload
-    window.hex_tabs.setCurrentWidget(hexv)
-    hexv.setFocus()
-    QApplication.processEvents()
-    a = data.index(b'"turn":3')
+    hexv, data, a = drag_bytes(qtbot, window, b'"turn":3', [0, 4, 7])
     vp = hexv.viewport()
-    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(a))
-    QTest.mouseMove(vp, hexv.offset_position(a + 4))
-    QTest.mouseMove(vp, hexv.offset_position(a + 7))
-    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(a + 7))
     qtbot.wait(100)
     assert hexv.highlighted == (a, a + 8)
 
