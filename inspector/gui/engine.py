@@ -16,7 +16,6 @@ and the worker thread only waits for them; Cancel terminates them.
 from __future__ import annotations
 
 import hashlib
-import mmap
 import os
 import stat
 import threading
@@ -29,6 +28,7 @@ from inspector.checkpoint.artifact import InputFile, detect_role
 from inspector.checkpoint.jsontext import RECURSION_LIMIT_EXCEEDED
 from inspector.checkpoint.views import PackedViews
 
+from .filebytes import FileBytes
 from .lazyjson import BIG, ScanError, build_index
 from .workers import ChildTask, WorkerError, child_analyse, child_index, child_verify, prewarm
 
@@ -164,8 +164,9 @@ def _side(f, source: str) -> Side:
 
 def _read_input(path: str):
     """``checkpoint.read_input``, except that a file over :data:`PROCESS_THRESHOLD` bytes (up to the
-    ceiling) is mapped read-only instead of read: its ``data`` is an ``mmap`` whose pages are not
-    touched yet, so the partial verdict (:func:`_load_large`) waits for no fresh buffer of the
+    ceiling) is opened, not read: its ``data`` is a :class:`.filebytes.FileBytes` (read on access
+    with ``os.pread``; never a mapping, which a file truncated meanwhile turns into SIGBUS), so the
+    partial verdict (:func:`_load_large`) waits for no fresh buffer of the
     file's size (page faults: 0.1-0.7 s for 247 MiB). The role comes from the same
     ``detect_role`` (a file over 1 MiB is a payload unless its first bytes say gzip); anything
     unusual falls back to ``read_input``, which says what is wrong.
@@ -174,16 +175,15 @@ def _read_input(path: str):
         st = os.stat(path)
         if not (stat.S_ISREG(st.st_mode) and PROCESS_THRESHOLD < st.st_size <= checkpoint.MAX_CONTENT_BYTES):
             return checkpoint.read_input(path)
-        with open(path, "rb") as fh:
-            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        lazy = FileBytes(path, st.st_size)
     except (OSError, ValueError):
         return checkpoint.read_input(path)
     # small enough to hold a descriptor: the role is read from the keys (orjson needs bytes)
-    role, hint, doubt = detect_role(mapped if len(mapped) > _SMALL_DOCUMENT else mapped[:])
-    if role != "payload" or len(mapped) != st.st_size:  # only a payload is worth mapping
-        mapped.close()
+    role, hint, doubt = detect_role(lazy if len(lazy) > _SMALL_DOCUMENT else lazy[:])
+    if role != "payload" or lazy.changed:  # only a payload is worth reading lazily
+        lazy.close()
         return checkpoint.read_input(path)
-    return InputFile(path, len(mapped), mapped, role, hint, st.st_mtime_ns, doubt)
+    return InputFile(path, len(lazy), lazy, role, hint, st.st_mtime_ns, doubt)
 
 
 #: Files up to this size (bytes) may be descriptors; their role is read from their keys.
@@ -260,10 +260,10 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     payload (the fast path gives no spans) is indexed by a second child after the verdicts; the
     verifying child sends the structure stage as soon as it is known.
 
-    Order (issue 13): the payload is mapped, not read (:func:`_read_input`); the bytes stage comes
+    Order (issue 13): the payload is opened, not read (:func:`_read_input`); the bytes stage comes
     from a streamed hash of the file (no buffer of its size, no other work before it); the
     verifier is the warm worker when one waits (:func:`.workers.prewarm`: imports done), and the
-    bytes pane shows the mapping meanwhile. The window reads its own copy of the bytes only once
+    bytes pane reads the open file meanwhile. The window reads its own copy of the bytes only once
     the verifier has returned from ``verify``, so the two copies and the verifier's parsed value
     never add up.
     """
@@ -271,11 +271,13 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
         _index_small(descriptor)
     t0 = time.perf_counter()
     progress(5, "Checking the descriptor and hashing the payload…")
-    # payload.data is the file's mapping (_read_input): hashed by reading the file through a small
-    # reused buffer, the mapping's pages untouched (only its length is used for the stage)
+    # payload.data reads the file on demand (_read_input): hashed by reading the file through a small
+    # reused buffer, none of it read here (only its length is used for the stage)
     digest = _file_digest(payload.path, payload.size, payload.mtime_ns)
+    if digest is None:  # the file changed under us: hash what can be read of it now (never a mapping)
+        _read_mapped(payload)
     stage = checkpoint.first_stage(payload.data, descriptor.data if descriptor else None, payload_digest=digest)
-    if digest is None and stage is not None:  # the file changed under us: the mapping was hashed instead
+    if digest is None and stage is not None:
         digest = next((r.recomputed for r in stage.digests if r.label == "payload content_digest"), None)
     payload.sha256 = digest
     if partial is not None:
@@ -367,21 +369,22 @@ def _file_digest(path: str, size: int, mtime_ns: int) -> str | None:
 
 
 def _read_mapped(payload: Side) -> None:
-    """Replace a mapped payload's ``data`` with the bytes of the file (at most ``size`` bytes).
+    """Replace a lazily read payload's ``data`` (:class:`.filebytes.FileBytes`) with the bytes of
+    the file (at most ``size`` bytes) and close it.
 
-    The window keeps ``bytes``, not the mapping, once the verdicts are shown: a file truncated in
-    place while mapped would kill the process on the next access to a vanished page (SIGBUS), so
-    the mapping only serves the few seconds of the verification. Raises :class:`UserError` when
+    The window keeps ``bytes`` once the verdicts are shown (the trees, find and edits need a
+    buffer); the lazy reader only serves the bytes pane during the verification. Raises :class:`UserError` when
     the file cannot be read any more.
     """
-    mapped = payload.data
-    if not isinstance(mapped, mmap.mmap):
+    lazy = payload.data
+    if not isinstance(lazy, FileBytes):
         return
     try:
         with open(payload.path, "rb") as fh:
             payload.data = fh.read(payload.size)
     except OSError as e:
         raise UserError(f"{payload.path}: cannot read ({e.strerror or e})") from None
+    lazy.close()
 
 
 def _set_index(payload: Side, index) -> None:

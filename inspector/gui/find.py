@@ -68,6 +68,10 @@ class FindController(QObject):
         if not text:
             self._status("")
             return
+        if any(not isinstance(s.data, (bytes, bytearray)) for s in self.w.doc.sides() if s.data is not None):
+            # a large payload still being verified is read from its file on demand (engine._read_input)
+            self._status("find waits for the verification")
+            return
         if text != self.text or self.job is not None:
             if self.job is not None and text == self.text:
                 self._pending_back = backwards  # still searching: step once it is done

@@ -42,7 +42,11 @@ class ScanError(ValueError):
 
     def __init__(self, message: str, offset: int):
         super().__init__(f"{message} at byte {offset}")
+        self.message = message
         self.offset = offset
+
+    def __reduce__(self):  # sent back from a child process (workers.child_index / child_analyse)
+        return ScanError, (self.message, self.offset)
 
 
 @dataclass

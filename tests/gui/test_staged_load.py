@@ -136,12 +136,13 @@ def test_fast_path_spans_of_pretty_and_reordered_payloads_are_the_scanners_index
         assert checked >= 9  # four layouts x three sizes (a compact newline variant: not canonical)
 
 
-def test_large_open_stages_from_a_streamed_hash_of_the_mapped_file(qtbot, window, monkeypatch):
-    """The bytes stage needs no file-sized buffer: the payload is mapped (not read), hashed by
+def test_large_open_stages_from_a_streamed_hash_of_the_open_file(qtbot, window, monkeypatch):
+    """The bytes stage needs no file-sized buffer: the payload is opened (not read, not mapped), hashed by
     streaming the file, and the stage gets that digest; with the verdicts the window keeps the
-    file's bytes (not the mapping) for its panes."""
+    file's bytes (not the lazy reader) for its panes."""
     import hashlib
-    import mmap
+
+    from inspector.gui.filebytes import FileBytes
 
     monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
     staged = []
@@ -152,9 +153,9 @@ def test_large_open_stages_from_a_streamed_hash_of_the_mapped_file(qtbot, window
     report = open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D], timeout=60000)
     data = GOLDEN_P.read_bytes()
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
-    assert staged == [(mmap.mmap, {"payload_digest": digest})]
-    # every stage is shown from the mapping (the window reads its copy once the verifier has sent its verdicts)...
-    assert len(kinds) >= 2 and all(k == (True, mmap.mmap) for k in kinds[:-1])
+    assert staged == [(FileBytes, {"payload_digest": digest})]
+    # every stage is shown from the open file (the window reads its copy once the verifier has sent its verdicts)...
+    assert len(kinds) >= 2 and all(k == (True, FileBytes) for k in kinds[:-1])
     assert kinds[-1] == (False, bytes)  # ...and the verdicts with the file's bytes
     assert window.doc.payload.data == data and window.doc.payload.sha256 == digest
     assert report.verified
@@ -188,13 +189,13 @@ def test_a_warm_worker_verifies_the_open_and_the_next_one_waits(qtbot, window, m
     assert [t.was_warm for t in started] == [True] and not nxt.is_alive()
 
 
-def test_the_bytes_pane_reads_the_mapping_while_verifying(qtbot, window, monkeypatch):
-    """While the verifier runs the bytes pane shows the mapped file: keys move through it (Ctrl+End
+def test_the_bytes_pane_reads_the_file_while_verifying(qtbot, window, monkeypatch):
+    """While the verifier runs the bytes pane reads the open file: keys move through it (Ctrl+End
     reaches the last byte), and the verdicts bring the same bytes as ``bytes``."""
-    import mmap
-
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
+
+    from inspector.gui.filebytes import FileBytes
 
     monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
     data = GOLDEN_P.read_bytes()
@@ -207,5 +208,48 @@ def test_the_bytes_pane_reads_the_mapping_while_verifying(qtbot, window, monkeyp
             seen.append((type(hexv.data), hexv.cursor_offset, hexv.data[hexv.cursor_offset:hexv.cursor_offset + 1]))
     window.doc.presented.connect(during)
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D], timeout=60000)
-    assert seen == [(mmap.mmap, len(data) - 1, data[-1:])]
+    assert seen == [(FileBytes, len(data) - 1, data[-1:])]
     assert type(window.hex_payload.data) is bytes and window.hex_payload.data == data
+
+
+def test_a_payload_truncated_while_verifying_never_kills_the_window(qtbot, window, monkeypatch, tmp_path):
+    """A large payload truncated in place while the window verifies it: the bytes pane read a
+    mapping of it, and Ctrl+End there killed the window (SIGBUS on a vanished page). The pane
+    reads the file with ``pread`` instead: the keys still work, the pane says the file changed,
+    and the verdicts come with the 'file changed' warning (the verifier's ScanError of the emptied
+    file once failed to unpickle in the window: "Internal error (TypeError)")."""
+    import os
+    import shutil
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from inspector.gui.widgets.hex_view import FILE_CHANGED
+
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    p, d = tmp_path / GOLDEN_P.name, tmp_path / GOLDEN_D.name
+    shutil.copyfile(GOLDEN_P, p)
+    shutil.copyfile(GOLDEN_D, d)
+    size = p.stat().st_size
+    seen = []
+
+    def during(pr):
+        hexv = window.hex_payload
+        if pr.partial and not seen:
+            os.truncate(p, 0)  # in place: same file, no bytes left
+            QTest.keyClick(hexv, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+            hexv.viewport().grab()  # paint the last rows now
+            at_end = hexv.cursor_offset
+            QTest.keyClick(hexv, Qt.Key.Key_PageUp)
+            hexv.viewport().grab()
+            seen.append((len(hexv.data), at_end, hexv.data[size - 1], hexv.data[size - 16:size],
+                         getattr(hexv.data, "changed", None)))
+    notices = []
+    window.doc.presented.connect(during)
+    window.doc.notice.connect(lambda key, _kind, text, _actions: notices.append((key, text)))
+    report = open_and_wait(qtbot, window, [p, d], timeout=60000)
+    assert report.root_cause.rule.id == "X-BYTES"  # the verifier read what the file holds now: nothing
+    assert seen == [(size, size - 1, 0, b"", True)]
+    assert FILE_CHANGED == "file changed on disk: reload to see it"
+    assert ("stale", "The payload file changed while it was being read; reload to see the current file.") in notices
+    assert window.hex_payload.data == b""  # the window's own copy: what the file holds now

@@ -127,6 +127,8 @@ class EditController(QObject):
         doc = self.doc
         if doc.payload is None or doc.payload.data is None:
             raise engine.UserError("There is no payload to save.")
+        if not isinstance(doc.payload.data, (bytes, bytearray)):  # a large payload still read on demand
+            raise engine.UserError("The payload is still being verified; save it once the verdicts are shown.")
         self.check_new_path(path)
         desc = None
         if descriptor_path is not None:

@@ -45,6 +45,9 @@ def invalid_utf8_offsets(data: bytes, start: int, end: int) -> set[int]:
             pos += len(ch.encode("utf-8"))
     return bad
 
+#: Said in the pane when the file it reads from shrank since it was opened (bytes past its end are missing).
+FILE_CHANGED = "file changed on disk: reload to see it"
+
 ROW = 16  # bytes per row when there is room; 8 when the view is narrow
 
 
@@ -392,6 +395,10 @@ class HexView(QAbstractScrollArea):
                 if ch in ("·", "."):
                     p.setPen(off_col)
                 p.drawText(tx, y + fm.ascent() + 1, ch)
+        if getattr(data, "changed", False):  # read from the file (filebytes.FileBytes), which shrank
+            p.setPen(mark_col)
+            p.drawText(self.viewport().rect().adjusted(12, 12, -12, -12),
+                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom, FILE_CHANGED)
 
     # -- interaction ----------------------------------------------------------------------------
     def _offset_at(self, pos) -> int | None:

@@ -1,0 +1,87 @@
+"""A large payload's bytes read from its file on demand, for the window while it is verified.
+
+A mapping (``mmap``) of a file that is truncated or replaced in place kills the process with
+SIGBUS on the next access to a vanished page (the window, with any unsaved edits). The bytes pane
+needs only the few rows it shows, so until the window reads its own copy of the file it reads the
+displayed range with ``os.pread`` on an open descriptor: a file that shrank gives short reads,
+never a signal, and :attr:`FileBytes.changed` says so (the pane shows "file changed").
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+
+
+class FileBytes:
+    """The first ``size`` bytes of a file, read on access (``os.pread``), never mapped.
+
+    Supports what the bytes pane and role detection use on a large payload: ``len()``, truth,
+    ``x[i]`` (an int; 0 past the end of a file that shrank) and ``x[a:b]`` (``bytes``, shorter
+    than asked when the file shrank). Not a buffer: regular expressions and hashes need ``bytes``.
+
+    Args:
+        path: the file. size: its length in bytes when opened (``len()`` stays this).
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
+
+    def __init__(self, path: str | bytes, size: int):
+        self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        self._size = size
+        #: True once a read came back short: the file shrank (or vanished) since it was opened.
+        self.changed = False
+        self._window = None
+        self._closer = weakref.finalize(self, os.close, self._fd)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __bool__(self) -> bool:
+        return self._size > 0
+
+    def close(self) -> None:
+        """Close the file descriptor (further reads give nothing and set :attr:`changed`)."""
+        self._closer()
+
+    def _read(self, start: int, stop: int) -> bytes:
+        if stop <= start:
+            return b""
+        try:
+            got = os.pread(self._fd, stop - start, start) if self._closer.alive else b""
+        except OSError:
+            got = b""
+        if len(got) < stop - start:
+            self.changed = True
+        return got
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop, step = key.indices(self._size)
+            if step == 1:
+                return self._read(start, stop)
+            idx = range(start, stop, step)
+            if not idx:
+                return b""
+            lo, hi = min(idx), max(idx) + 1
+            data = self._read(lo, hi)
+            return bytes(data[i - lo] for i in idx if i - lo < len(data))
+        i = key.__index__()
+        if i < 0:
+            i += self._size
+        if not 0 <= i < self._size:
+            raise IndexError("index out of range")
+        got = self._read(i, i + 1)
+        return got[0] if got else 0
+
+    def find(self, needle: bytes, start: int = 0, end: int | None = None) -> int:
+        """``bytes.find`` over ``[start, end)`` (offsets in bytes); the range read last is kept, so
+        repeated finds in one window (the bytes pane's search) read it once."""
+        start, end, _ = slice(start, end).indices(self._size)
+        if self._window is None or not (self._window[0] <= start and end <= self._window[1]):
+            self._window = (start, end, self._read(start, end))
+        lo, _hi, data = self._window
+        i = data.find(needle, start - lo, end - lo)
+        return -1 if i < 0 else lo + i
+
