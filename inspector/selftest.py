@@ -12,6 +12,9 @@ the built bundle and the installed ``.deb``. The checks:
              offscreen and no glyph may be the missing-glyph box, :mod:`inspector.gui.fonts`), and
              the desktop main window can be created on Qt's ``offscreen`` platform (and opens and
              verifies the sample in it).
+``worker``   a worker process starts from this installation and verifies the sample (the window
+             verifies every file over 4 MiB in one: a frozen build whose executable cannot act
+             as a worker, :mod:`inspector.gui.workers`, opens no large file).
 ``display``  (Linux) the system libraries of Qt's ``xcb`` platform are present, so the window
              can open on the desktop; see :mod:`inspector.platform_check`.
 
@@ -39,7 +42,7 @@ from inspector.checkpoint.artifact import display_path
 __all__ = [
     "SAMPLE_PAYLOAD_SIZE", "SAMPLE_CONTENT_DIGEST", "SAMPLE_DESCRIPTOR_DIGEST", "BROKEN_ROOT_CAUSE",
     "CheckResult", "REQUIRE_GUI_FLAG", "qt_installed", "check_rules", "check_sample", "check_broken", "check_gui",
-    "check_display", "offscreen_font_environment",
+    "check_display", "check_worker", "offscreen_font_environment",
     "run_checks", "summary_line", "main",
 ]
 
@@ -147,6 +150,43 @@ def check_broken() -> CheckResult:
         return CheckResult("broken", False, f"broken sample gave {'VERIFIED' if report.verified else cause}, "
                                             f"expected {BROKEN_ROOT_CAUSE}")
     return CheckResult("broken", True, f"broken sample fails {cause}")
+
+
+def _worker_probe(conn, payload: bytes, descriptor: bytes) -> tuple[bool, str | None]:
+    """Run in the worker process by :func:`check_worker`: ``(verified, content digest)`` of the pair."""
+    from inspector.checkpoint import verify
+
+    report = verify(payload, descriptor, payload_size=len(payload))
+    return report.verified, _digest(report, "/content_digest")
+
+
+def check_worker(timeout_s: float = 60.0) -> CheckResult:
+    """A worker process (the way the window verifies files over 4 MiB: ``multiprocessing``'s spawn,
+    which re-runs this installation's executable) starts, verifies the bundled golden pair and
+    returns the pinned content digest within ``timeout_s`` seconds."""
+    from inspector.gui.workers import ChildTask, WorkerError  # no Qt: plain processes and pipes
+
+    payload, descriptor = _sample("sample.payload.json"), _sample("sample.descriptor.json")
+    task = ChildTask(_worker_probe, (payload, descriptor), nice=0)
+    task.start()
+    deadline = time.monotonic() + timeout_s
+    try:
+        while not task.done and time.monotonic() < deadline:
+            task.pump(0.1)
+        if not task.done:
+            return CheckResult("worker", False, f"worker: no answer from the worker process in {timeout_s:.0f} s; "
+                                                "files over 4 MiB would not open in the window")
+        try:
+            verified, digest = task.result()
+        except WorkerError as e:
+            return CheckResult("worker", False, f"worker: the worker process failed ({e.error_type}); "
+                                                "files over 4 MiB would not open in the window")
+    finally:
+        task.terminate()
+    if not verified or digest != SAMPLE_CONTENT_DIGEST:
+        return CheckResult("worker", False, f"worker: the worker process gave {'VERIFIED' if verified else 'FAILED'}, "
+                                            f"content digest {digest}")
+    return CheckResult("worker", True, "worker process verified the sample")
 
 
 def _window_factory() -> Callable[[], object]:
@@ -318,7 +358,7 @@ def run_checks(checks=None) -> list[CheckResult]:
     """Run every check (or the given callables) and return their results; never raises."""
     results = []
     # display first: the gui check switches this process to the offscreen platform
-    for check in checks or (check_rules, check_sample, check_broken, check_display, check_gui):
+    for check in checks or (check_rules, check_sample, check_broken, check_worker, check_display, check_gui):
         try:
             result = check()
         except Exception as e:  # a check that crashes is a failed check with its reason
@@ -367,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     start = time.perf_counter()
     if REQUIRE_GUI_FLAG in argv:
-        results = run_checks((check_rules, check_sample, check_broken, _requiring(check_display),
+        results = run_checks((check_rules, check_sample, check_broken, check_worker, _requiring(check_display),
                               _requiring(check_gui)))
     else:
         results = run_checks()

@@ -113,12 +113,8 @@ def run(argv: list[str]) -> int:
     Returns:
         the Qt event loop's exit code.
     """
-    if getattr(sys, "frozen", False):
-        # Frozen builds start large-file workers by re-running this executable; let the
-        # child run its task and exit here instead of opening a second window.
-        import multiprocessing
-
-        multiprocessing.freeze_support()
+    # A frozen build's worker processes (large files) are dispatched by ``freeze_support()`` in the
+    # bundle's launcher (packaging/pyinstaller/launcher.py), before the command line is read.
     # Name a missing system library (e.g. libxcb-cursor0) instead of letting Qt abort.
     from inspector import platform_check
 

@@ -80,6 +80,30 @@ def test_gui_check_reports_a_missing_gui_module(monkeypatch):
         "gui", False, "gui: the desktop window module is missing (inspector.gui.app)")
 
 
+def test_worker_check_verifies_the_sample_in_a_spawned_process():
+    assert selftest.check_worker() == CheckResult("worker", True, "worker process verified the sample")
+
+
+def test_worker_check_fails_when_the_executable_cannot_act_as_a_worker(tmp_path):
+    """What a frozen build without ``freeze_support()`` in its launcher did: the worker process got
+    the command line's usage error (exit 2), so no file over 4 MiB opened in the window."""
+    import multiprocessing
+
+    assert selftest.check_worker().ok  # the resource tracker is started by a working executable
+    refusing = tmp_path / "checkpoint-inspector"
+    refusing.write_text("#!/bin/sh\necho \"checkpoint-inspector: error: unknown option '$1'\" >&2\nexit 2\n")
+    refusing.chmod(0o755)
+    spawn = multiprocessing.get_context("spawn")
+    real = multiprocessing.spawn.get_executable()
+    spawn.set_executable(str(refusing))
+    try:
+        result = selftest.check_worker(timeout_s=30)
+    finally:
+        spawn.set_executable(real)
+    assert result == CheckResult("worker", False, "worker: the worker process failed (exit code 2); "
+                                                  "files over 4 MiB would not open in the window")
+
+
 def test_summary_line_puts_failures_first_and_counts():
     results = [CheckResult("a", True, "a fine"), CheckResult("b", False, "b: broke")]
     assert selftest.summary_line(results, 1.234) == (
@@ -133,9 +157,9 @@ def test_self_test_end_to_end_in_a_subprocess():
     assert p.returncode == 0, p.stdout + p.stderr
     lines = p.stdout.splitlines()
     assert len(lines) == 1
-    assert " self-test PASS (4/4 checks): " in lines[0]
+    assert " self-test PASS (5/5 checks): " in lines[0]
     assert "sample verified (2090 B, sha256:122347d3f894...)" in lines[0]
-    assert "broken sample fails X-BYTES" in lines[0]
+    assert "broken sample fails X-BYTES; worker process verified the sample; " in lines[0]
 
 
 def test_gui_check_fails_without_fonts(qapp, monkeypatch):
@@ -211,8 +235,8 @@ def test_cli_only_install_passes_self_test_with_gui_skipped(cli_only_python):
                        env=_env_no_display(), timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
     line = p.stdout.strip()
-    assert " self-test PASS (3/3 checks, 1 skipped): rule catalogue " in line
-    assert "broken sample fails X-BYTES; gui skipped: PySide6 is not installed (a command-line-only install: " \
+    assert " self-test PASS (4/4 checks, 1 skipped): rule catalogue " in line
+    assert "broken sample fails X-BYTES; worker process verified the sample; gui skipped: PySide6 is not installed (a command-line-only install: " \
            "verify, describe and canon work; --require-gui makes this a failure) [" in line
     assert "display" not in line  # no display libraries are needed without a window
     # and the headless commands really work there
@@ -252,7 +276,7 @@ def test_self_test_options(capsys, monkeypatch):
     assert selftest.main([]) == 0 and seen == [None]
     assert " self-test PASS (1/1 checks, 1 skipped): x ok; gui skipped: y [" in capsys.readouterr().out
     assert selftest.main(["--require-gui"]) == 0
-    assert [c.__name__ for c in seen[1]] == ["check_rules", "check_sample", "check_broken", "check_display",
+    assert [c.__name__ for c in seen[1]] == ["check_rules", "check_sample", "check_broken", "check_worker", "check_display",
                                              "check_gui"]
 
 
