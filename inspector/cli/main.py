@@ -96,11 +96,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class OutputError(Exception):
+    """Standard output cannot take the report (closed, full disk, ...); ``reason`` says why in a
+    few words. :func:`guarded` turns it into one line on stderr and exit 3: no report was delivered."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 def _out(text: str | bytes) -> None:
     """Write to stdout. A reader that went away (``| head``) is not an error: the rest of the
-    output is dropped and the command still returns its verdict's exit code."""
+    output is dropped and the command still returns its verdict's exit code. Any other failure
+    to write (stdout closed, ``ENOSPC``, ``EBADF``) raises :class:`OutputError`."""
     if isinstance(text, str):
         text = text.encode("utf-8")
+    if sys.stdout is None:  # started with standard output closed (``>&-``)
+        raise OutputError("standard output is closed")
     try:
         sys.stdout.buffer.write(text)
         sys.stdout.buffer.flush()
@@ -109,6 +121,15 @@ def _out(text: str | bytes) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+    except (OSError, ValueError) as e:  # ValueError: the stream was closed in this process
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else "standard output is closed"
+        try:  # what stays buffered must not fail again at the interpreter's exit
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+        raise OutputError(reason) from None
 
 
 def _err(text: str) -> None:
@@ -433,7 +454,8 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
 
 def guarded(fn, *args) -> int:
     """Run ``fn(*args)`` (returning an exit code) so that nothing escapes as a traceback with a
-    verdict's exit code: ``SystemExit`` keeps its code (argparse's 0/2), Ctrl+C gives 130, and
+    verdict's exit code: ``SystemExit`` keeps its code (argparse's 0/2), Ctrl+C gives 130, an
+    :class:`OutputError` (stdout closed or full) one line and :data:`EXIT_INCONCLUSIVE`, and
     any other exception prints :func:`internal_error_message` and returns :data:`EXIT_INTERNAL`.
     """
     try:
@@ -442,6 +464,13 @@ def guarded(fn, *args) -> int:
         raise
     except KeyboardInterrupt:
         return 130
+    except OutputError as e:
+        try:
+            _err(f"checkpoint-inspector: cannot write the output: {e.reason}; nothing was reported "
+                 f"(exit {EXIT_INCONCLUSIVE})")
+        except Exception:  # stderr itself is gone: the exit code still tells
+            pass
+        return EXIT_INCONCLUSIVE
     except BaseException as e:  # noqa: BLE001 - the last line of defence
         try:
             _err(internal_error_message(e))

@@ -221,3 +221,19 @@ def test_the_command_line_exits_without_freeing_after_its_whole_output(case, cod
     assert out["verified"] is (code == 0)
     assert (out["root_cause"] or {}).get("rule") == root
     assert p.stdout.endswith(b"}\n") and p.stderr == b""
+
+
+@pytest.mark.parametrize("args", [("verify", str(GP), str(GD)), ("verify", str(GP), str(GD), "--format", "json"),
+                                  ("canon", str(GP))])
+@pytest.mark.parametrize("stdout, reason", [("closed", "standard output is closed"),
+                                            ("/dev/full", "No space left on device")])
+def test_output_that_cannot_be_written_is_not_a_verdict(args, stdout, reason):
+    """Started with stdout closed (``>&-``) or on a full disk: the report never reached anyone, so the
+    exit code is 3 with one line saying why, not the verdict's 0/1 and not an 'internal error'."""
+    if stdout == "/dev/full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    redirect = ">&-" if stdout == "closed" else "> /dev/full"
+    command = " ".join(f"'{a}'" for a in (sys.executable, "-m", "inspector", *args)) + " " + redirect
+    p = subprocess.run(["/bin/sh", "-c", command], stderr=subprocess.PIPE, env=_env(), cwd=ROOT, timeout=120)
+    assert p.returncode == 3
+    assert p.stderr.decode() == f"checkpoint-inspector: cannot write the output: {reason}; nothing was reported (exit 3)\n"
