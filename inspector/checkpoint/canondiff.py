@@ -124,6 +124,10 @@ class CanonicalDiff:
         rows: the aligned rows (empty when the file is canonical or unparsable).
         diagnosis: the P-CANONICAL diagnosis (payloads), else ``None``.
         first_offset: first differing byte (``None`` when equal).
+        canonical_size: length in bytes of the canonical form (``None`` when there is none); kept
+            when a worker process drops the bytes themselves before sending the result back.
+        same: whether the file's bytes were exactly the canonical bytes when compared (kept, like
+            ``canonical_size``, when the bytes are dropped).
     """
 
     data: bytes
@@ -133,12 +137,19 @@ class CanonicalDiff:
     diagnosis: CanonicalDiagnosis | None = None
     first_offset: int | None = None
     error: str | None = None
+    canonical_size: int | None = None
+    same: bool = False
+
+    def __post_init__(self):
+        if self.canonical is not None:
+            self.canonical_size = len(self.canonical)
+            self.same = self.canonical == self.data
 
     @property
     def equal(self) -> bool:
         """True when the file's bytes are exactly their canonical_json_v1 form (FORMAT.md 3.1;
         P-CANONICAL passes); False when they differ or could not be canonicalized (``error``)."""
-        return self.canonical is not None and self.canonical == self.data
+        return self.same
 
     def differences_at(self, row: CanonRow) -> list[Difference]:
         """The diagnosis' differences whose file offset falls on ``row``'s file line."""

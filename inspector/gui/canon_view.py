@@ -190,7 +190,7 @@ class CanonicalDiffWindow(JobWindow):
             text = f"{name} is canonical: its {len(diff.data):,} bytes are exactly what the reference writes."
         else:
             lines = [f"<b>{_esc(name)}</b> ({len(diff.data):,} bytes) beside the canonical bytes "
-                     f"({len(diff.canonical) if diff.canonical is not None else 0:,} bytes); "
+                     f"({diff.canonical_size or 0:,} bytes); "
                      f"first differing byte: {diff.first_offset}."]
             if diff.diagnosis is not None:
                 for kind in diff.diagnosis.classes:

@@ -249,7 +249,9 @@ def _child_canonical(conn, path: str, kind: str):
     with open(path, "rb") as fh:
         data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)
     cd = canonical_diff(data, kind)
-    cd.data = cd.canonical = None  # the window has the file; the canonical bytes are not needed
+    # the window has the file and needs only the canonical bytes' size and whether they are the
+    # file's (kept in cd.canonical_size and cd.same, so a canonical file still reads as canonical)
+    cd.data = cd.canonical = None
     return cd
 
 

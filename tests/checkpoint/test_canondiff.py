@@ -23,12 +23,15 @@ def test_pretty_lines_keep_each_token_and_its_offset():
 def test_canonical_file_has_no_rows():
     cd = canonical_diff(GP)
     assert cd.equal and cd.rows == [] and cd.first_offset is None and cd.error is None
+    assert cd.canonical_size == len(GP) == 2090
+    cd.data = cd.canonical = None  # as a worker process sends it back: still canonical, size kept
+    assert cd.equal and cd.canonical_size == 2090
 
 
 def test_pretty_printed_payload_differs_only_in_whitespace():
     pretty = json.dumps(json.loads(GP), indent=2).encode()
     cd = canonical_diff(pretty)
-    assert cd.canonical == GP and cd.first_offset == 1
+    assert cd.canonical == GP and cd.first_offset == 1 and cd.canonical_size == 2090 and not cd.equal
     assert cd.diagnosis.classes == ["whitespace"]
     assert all(r.tag == "equal" for r in cd.rows) and len(cd.rows) == len(pretty_lines(GP))
     assert not any(r.marked for r in cd.rows)  # whitespace is marked on rows, never a stop

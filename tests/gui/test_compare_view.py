@@ -236,3 +236,30 @@ def test_file_names_that_are_not_utf8(qtbot, window, tmp_path):
     assert win.windowTitle() == "payload-with-resume.json ↔ caf\\xe9.payload.json — Compare"
     assert win.change_model.rowCount() == 1
     win.close()
+
+
+def test_canonical_diff_in_a_worker_process_keeps_canonical_and_sizes(qtbot, window, tmp_path, monkeypatch):
+    """Above PROCESS_THRESHOLD the alignment runs in a worker process, which drops the canonical
+    bytes before sending the result back: a canonical payload was then said to differ from
+    "the canonical bytes (0 bytes); first differing byte: None", and a pretty one to sit beside
+    0 canonical bytes (seen on every file over 4 MiB, e.g. a 40 MiB export)."""
+    from inspector.gui import engine
+
+    monkeypatch.setattr(compare_engine, "PROCESS_THRESHOLD", 100)
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    keys = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    win = _opened(qtbot, window, lambda: QTest.keyClick(window, Qt.Key.Key_K, keys))
+    size = len(GOLDEN_P.read_bytes())
+    assert win.summary.text() == (f"payload-with-resume.json is canonical: its {size:,} bytes are exactly "
+                                  "what the reference writes.")
+    assert win.model.rowCount() == 0 and win.position.text() == "0 differences to step through"
+    win.close()
+    pretty = tmp_path / "pretty.payload.json"
+    pretty.write_text(json.dumps(json.loads(GOLDEN_P.read_bytes()), indent=2))
+    open_and_wait(qtbot, window, [pretty, GOLDEN_D])
+    win = _opened(qtbot, window, lambda: QTest.keyClick(window, Qt.Key.Key_K, keys))
+    assert win.summary.text().startswith(f"<b>pretty.payload.json</b> ({pretty.stat().st_size:,} bytes) beside "
+                                         f"the canonical bytes ({size:,} bytes); first differing byte: 1.<br>")
+    assert win.model.rowCount() == 123
+    win.close()
