@@ -79,6 +79,10 @@ check "installed: verify broken pair -> root cause X-BYTES" 1 bash -c \
   "'$app' verify --format json '$samples/broken.payload.json' '$samples/broken.descriptor.json' > '$scratch/broken.json'; rc=\$?
    python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))[\"root_cause\"][\"rule\"] == \"X-BYTES\" else 9)' '$scratch/broken.json' || exit 9
    echo root cause X-BYTES; exit \$rc"
+# frozen-only faults (a data file or module the bundle lacks, a warning printed only when frozen):
+# the installed command must print exactly what this tree's pip install prints (19 commands, ~6 s)
+check "installed: command line says the same as from source (stdout, stderr, exit code)" 0 \
+  packaging/linux/check_parity.sh "$app" build/packaging/venv/bin/checkpoint-inspector
 check "bundle: --self-test --require-gui" 0 build/packaging/dist/checkpoint-inspector/checkpoint-inspector --self-test --require-gui
 # the portable bundle draws every script from its own fonts: same self-test with only DejaVu on the system
 mkdir -p "$scratch/fc"
