@@ -162,3 +162,38 @@ def test_column_widths_the_user_drags_stay_through_a_rescan_and_are_remembered(q
     assert [hh2.sectionSize(c) for c in (0, 3)] == [fitted[0] + 60, fitted[1] + 30]
     assert hh2.sectionSize(1) == hh.sectionSize(1)  # the column not dragged is fitted as before
     again.cancel_load()
+
+
+def test_folder_names_that_are_not_utf8_read_as_elsewhere_in_the_window(qtbot, window, tmp_path):
+    """A folder and file names with bytes that are not UTF-8 are shown as ``\\xNN`` (as in the
+    title, the trees' captions and Open Recent), not as Qt's lossy U+FFFD (was ``caf�.payload.json``
+    in the table and ``…/d�p�t`` in the banner while the title said ``caf\\xe9.payload.json``)."""
+    import shutil
+
+    from .conftest import SAMPLES
+
+    folder = os.path.join(os.fsencode(tmp_path), b"d\xe9p\xf4t")
+    os.mkdir(folder)
+    for src, name in ((SAMPLES / "broken.payload.json", b"caf\xe9.payload.json"),
+                      (SAMPLES / "broken.descriptor.json", b"caf\xe9.descriptor.json")):
+        shutil.copyfile(src, os.path.join(folder, name))
+    with qtbot.waitSignal(window.folderScanned, timeout=30000):
+        window.open_paths([os.fsdecode(folder)])
+    view = window.folder_view
+    m = view.model()
+    assert [m.data(m.index(0, c)) for c in (0, 1, 3)] == [
+        "caf\\xe9.payload.json", "caf\\xe9.descriptor.json", "X-BYTES"]
+    shown = f"{tmp_path}/d\\xe9p\\xf4t"
+    assert m.data(m.index(0, 0), Qt.ItemDataRole.ToolTipRole).splitlines()[:2] == [
+        f"{shown}/caf\\xe9.payload.json", f"{shown}/caf\\xe9.descriptor.json"]
+    assert window.banner_text("info") == (f"1 checkpoint(s) in {shown}: 0 verified, 1 not verified. "
+                                          "Double-click one to open it.")
+    window.folder_filter.setFocus()
+    QTest.keyClicks(window.folder_filter, "\\xe9")  # the name as shown can be typed in the filter
+    assert m.rowCount() == 1
+    view.setFocus()
+    view.setCurrentIndex(m.index(0, 0))
+    with qtbot.waitSignal(window.analysisReady, timeout=20000):
+        QTest.keyClick(view, Qt.Key.Key_Return)
+    assert window.report.root_cause.rule.id == "X-BYTES"
+    assert window.windowTitle().startswith("caf\\xe9.payload.json + caf\\xe9.descriptor.json")

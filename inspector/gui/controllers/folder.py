@@ -87,11 +87,12 @@ class FolderController(QObject):
                           f" {len(others)} other files are not checkpoints") + f" ({names})."
         else:
             other_text = ""
+        where = display_path(folder)
         if not checkpoints:
-            self.doc.say("info", "info", f"No checkpoint payload or descriptor was found in {folder}.{other_text}")
+            self.doc.say("info", "info", f"No checkpoint payload or descriptor was found in {where}.{other_text}")
         else:
             self.doc.say("info", "info",
-                         f"{len(checkpoints)} checkpoint(s) in {folder}: {len(checkpoints) - bad} verified, "
+                         f"{len(checkpoints)} checkpoint(s) in {where}: {len(checkpoints) - bad} verified, "
                          f"{bad} not verified.{other_text} Double-click one to open it.")
         emit(self.scanned, len(checkpoints))
 

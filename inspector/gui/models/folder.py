@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 
 from .table import RowsTableModel
@@ -11,6 +9,7 @@ from .table import RowsTableModel
 from inspector.checkpoint import Verdict
 
 from .. import style
+from ..document import display_name, display_path
 from ..roles import ObjectRole, VerdictRole
 
 __all__ = ["FolderModel", "FolderFilterProxy"]
@@ -62,13 +61,14 @@ class FolderModel(RowsTableModel):
                 return r.root_rule or ""
             other = getattr(r, "other", None)
             if other is not None:
-                return os.path.basename(other) if col == 0 else "—"
+                return display_name(other) if col == 0 else "—"
             path = r.payload if col == 0 else r.descriptor
-            return os.path.basename(path) if path else "— (missing)"
+            return display_name(path) if path else "— (missing)"
         if role == Qt.ItemDataRole.DecorationRole and col == 2:
             return style.icon(self._verdict(r))
         if role == Qt.ItemDataRole.ToolTipRole:
-            return "\n".join(x for x in (r.payload, r.descriptor, getattr(r, "other", None), r.summary) if x)
+            paths = (r.payload, r.descriptor, getattr(r, "other", None))
+            return "\n".join([display_path(x) for x in paths if x] + ([r.summary] if r.summary else []))
         if role == VerdictRole:
             return self._verdict(r)
         if role == ObjectRole:
