@@ -52,11 +52,14 @@ def show_side(w, source: str, side):
 
 
 def update_captions(w):
-    """Tree captions: file name and size, and "(edited)" on the documents that were edited."""
+    """Tree captions: file name and size, and "(edited)" on the documents that were edited; a
+    pane with no document gets its first caption back (not the previous checkpoint's file)."""
     doc = w.doc
     for source, side, panes in (("payload", doc.payload, (w.snap_pane, w.resume_pane)),
                                 ("descriptor", doc.descriptor, (w.desc_pane,))):
         if side is None:
+            for p in panes:
+                p.caption.setText(p.empty_caption)
             continue
         name = display_name(side.path)
         size = f"{side.size:,} bytes"

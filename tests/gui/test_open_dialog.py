@@ -107,3 +107,19 @@ def test_open_dialog_opens_a_name_that_is_not_utf8_typed_as_the_window_shows_it(
     assert w2.payload.path == p and w2.report is not None
     assert w2.windowTitle().startswith("caf\\xe9.payload.json")
     w2.cancel_load()
+
+
+def test_a_payload_opened_alone_after_a_pair_leaves_no_descriptor_caption(qtbot, window, tmp_path):
+    """File ▸ Open of a lone payload after a pair: the Descriptor tab said "No descriptor open"
+    under the previous pair's caption ("Descriptor — caf\\xe9.descriptor.json, 1,185 bytes")."""
+    folder, p, d = _make(tmp_path)
+    open_and_wait(qtbot, window, [p, d])
+    assert window.desc_pane.caption.text() == "<b>Descriptor</b> — descriptor.json, 1,185 bytes"
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    QTest.keyClick(window, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    with qtbot.waitSignal(window.analysisReady, timeout=20000):
+        _dialog_type(qtbot, window, "caf\\xe9.payload.json")
+    assert window.descriptor is None
+    assert window.desc_pane.caption.text() == "Descriptor (outer identity and both evidence blocks)"
+    assert window.snap_pane.caption.text() == "<b>Snapshot</b> — caf\\xe9.payload.json, 2,090 bytes"

@@ -323,6 +323,7 @@ class TreePane(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         self.caption = QLabel(caption)
+        self.empty_caption = caption  # shown again when no document is open in this pane
         self.caption.setContentsMargins(4, 2, 4, 2)
         self.caption.setWordWrap(True)
         lay.addWidget(self.caption)
