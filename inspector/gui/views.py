@@ -53,7 +53,8 @@ def show_side(w, source: str, side):
 
 def update_captions(w):
     """Tree captions: file name and size, and "(edited)" on the documents that were edited; a
-    pane with no document gets its first caption back (not the previous checkpoint's file)."""
+    pane with no document gets its first caption back (not the previous checkpoint's file), and a
+    tree still "Reading…" when its load was cancelled says so (it will not arrive)."""
     doc = w.doc
     for source, side, panes in (("payload", doc.payload, (w.snap_pane, w.resume_pane)),
                                 ("descriptor", doc.descriptor, (w.desc_pane,))):
@@ -61,6 +62,10 @@ def update_captions(w):
             for p in panes:
                 p.caption.setText(p.empty_caption)
             continue
+        if doc.verify_cancelled and not side.tree_ok and side.data is not None and not side.parse_error:
+            for p in panes:
+                p.show_message(f"Loading was cancelled before the {source}'s tree was read. "
+                               "Reload (F5) reads and verifies it again.")
         name = display_name(side.path)
         size = f"{side.size:,} bytes"
         captions = {

@@ -253,3 +253,35 @@ def test_a_payload_truncated_while_verifying_never_kills_the_window(qtbot, windo
     assert FILE_CHANGED == "file changed on disk: reload to see it"
     assert ("stale", "The payload file changed while it was being read; reload to see the current file.") in notices
     assert window.hex_payload.data == b""  # the window's own copy: what the file holds now
+
+
+def test_cancel_before_the_trees_arrive_says_they_were_not_read(qtbot, window, monkeypatch):
+    """Esc while a large payload was being read (its bytes stage shown, its trees not yet): the
+    verdict bar said "the trees show the file" while both payload trees said "Reading the
+    payload…" for ever (seen on the 247 MiB export in the packaged app; same from source)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])  # a checkpoint is open; now a large load
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    stage = []
+
+    def first_stage(p):  # press Esc as soon as the bytes stage is on screen, before the trees
+        if p.partial and not stage:
+            stage.append(window.snap_pane.placeholder.text())
+            QTest.keyClick(window, Qt.Key.Key_Escape)
+    window.doc.presented.connect(first_stage)
+    window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])
+    qtbot.waitUntil(lambda: window.banner_text("info") == "Loading was cancelled.", timeout=20000)
+    assert stage == ["Reading the payload…"]
+    assert summary.verdict_text(window.doc).title == (
+        "Loading cancelled before the payload was read: not verified (Reload, F5, starts again)")
+    for pane in (window.snap_pane, window.resume_pane):
+        assert pane.stack.currentIndex() == 1
+        assert pane.placeholder.text() == ("Loading was cancelled before the payload's tree was read. "
+                                           "Reload (F5) reads and verifies it again.")
+    with qtbot.waitSignal(window.analysisReady, timeout=20000):
+        QTest.keyClick(window, Qt.Key.Key_F5)
+    assert window.report.verified and window.snap_pane.stack.currentIndex() == 0
