@@ -375,6 +375,8 @@ class MainWindow(QMainWindow):
         self.status_label.setText(f"Opening {names}…")
 
     def _opened(self, paths: list[str]):
+        if self.doc.is_sample():
+            return  # File ▸ Open Sample opens it; shown at every start, it pushed the user's files down
         self.recent_files.add(paths)
         menus.rebuild_recent_menu(self)
 

@@ -280,6 +280,19 @@ def test_recent_files_and_layout_are_remembered(qtbot, window, settings):
     assert settings.value("window/state") is not None
 
 
+def test_the_bundled_sample_is_not_a_recent_file(qtbot, window):
+    """The window opens the bundled sample at every start without files: it became the first
+    recent entry each time (pushing the user's files down; in a moved or re-mounted installation
+    it pointed at a sample that was no longer there). File ▸ Open Sample opens it."""
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    with qtbot.waitSignal(window.analysisReady, timeout=20000):
+        window.open_sample()  # what a start without files does
+    assert window.is_sample()
+    assert window.recent() == [[str(GOLDEN_P), str(GOLDEN_D)]]
+    assert [a.text() for a in window.recent_menu.actions()][0].endswith(
+        "payload-with-resume.json + descriptor-with-resume.json")
+
+
 def test_raw_text_edit_recomputes_and_marks_the_window_edited(qtbot, window):
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
     ed = window.raw_editor
