@@ -72,6 +72,20 @@ def test_desktop_entry_launches_the_command_with_the_icon():
     assert entry["MimeType"] == "application/vnd.a3s.code.session-checkpoint.v1+json;"
 
 
+def test_man_page_names_every_command():
+    """The installed man page's synopsis lists the commands the program has (it lacked `report`
+    and `diff`, seen with `man checkpoint-inspector` from the .deb)."""
+    import re
+
+    from inspector.cli.main import SUBCOMMANDS
+
+    page = (ROOT / "packaging/linux/checkpoint-inspector.1").read_text()
+    synopsis = page.split(".SH SYNOPSIS", 1)[1].split(".SH", 1)[0]
+    named = re.findall(r"\\fB([a-z]+)\\fR\|?", synopsis)
+    assert [c for c in named if c != "checkpoint"] == list(SUBCOMMANDS)
+    assert "a worker process" in page  # the self-test's checks, as --self-test lists them
+
+
 def _png_size(path: Path) -> tuple[int, int]:
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
