@@ -207,6 +207,12 @@ class ResumePanes(QObject):
         controls.setVisible(narrow or tabs.currentIndex() == 0)
 
     # -- showing a report --------------------------------------------------------------------------
+    def show_message(self, message: str) -> None:
+        """Show ``message`` instead of a timeline, transcript and lint (e.g. a cancelled load);
+        a presentation still waiting for its event-loop turn is dropped."""
+        self._pending = None
+        self._clear(message)
+
     def _clear(self, message: str) -> None:
         self._report = None
         self.timeline.set_timeline(None, message=message)

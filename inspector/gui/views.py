@@ -53,8 +53,7 @@ def show_side(w, source: str, side):
 
 def update_captions(w):
     """Tree captions: file name and size, and "(edited)" on the documents that were edited; a
-    pane with no document gets its first caption back (not the previous checkpoint's file), and a
-    tree still "Reading…" when its load was cancelled says so (it will not arrive)."""
+    pane with no document gets its first caption back (not the previous checkpoint's file)."""
     doc = w.doc
     for source, side, panes in (("payload", doc.payload, (w.snap_pane, w.resume_pane)),
                                 ("descriptor", doc.descriptor, (w.desc_pane,))):
@@ -62,10 +61,6 @@ def update_captions(w):
             for p in panes:
                 p.caption.setText(p.empty_caption)
             continue
-        if doc.verify_cancelled and not side.tree_ok and side.data is not None and not side.parse_error:
-            for p in panes:
-                p.show_message(f"Loading was cancelled before the {source}'s tree was read. "
-                               "Reload (F5) reads and verifies it again.")
         name = display_name(side.path)
         size = f"{side.size:,} bytes"
         captions = {
@@ -75,6 +70,24 @@ def update_captions(w):
         }
         for p in panes:
             p.caption.setText(captions[p] + (" <i>(edited)</i>" if source in doc.edited_sources else ""))
+
+
+def show_cancelled(w) -> None:
+    """After a large load was cancelled before its verdicts: the panes still waiting for them (a
+    tree "Reading the payload…", the rule detail and the Resume dock "Verifying…") say that it
+    was cancelled and that Reload (F5) starts again; they would wait for ever otherwise."""
+    doc = w.doc
+    if not doc.verify_cancelled or doc.report is not None:
+        return
+    again = "Reload (F5) reads and verifies it again."
+    for source, side, panes in (("payload", doc.payload, (w.snap_pane, w.resume_pane)),
+                                ("descriptor", doc.descriptor, (w.desc_pane,))):
+        if side is not None and not side.tree_ok and side.data is not None and not side.parse_error:
+            for p in panes:
+                p.show_message(f"Loading was cancelled before the {source}'s tree was read. {again}")
+    text = f"Loading was cancelled before the verification finished: nothing was verified. {again}"
+    w.detail.setHtml(f"<p>{text}</p>")
+    w.resume_panes.show_message(text)
 
 
 def expand_defaults(w):

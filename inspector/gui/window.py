@@ -348,6 +348,7 @@ class MainWindow(QMainWindow):
 
     def _changed(self):
         views.update_captions(self)
+        views.show_cancelled(self)
         self._update_verdict_display()
         self._update_actions()
 

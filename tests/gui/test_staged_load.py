@@ -258,7 +258,8 @@ def test_a_payload_truncated_while_verifying_never_kills_the_window(qtbot, windo
 def test_cancel_before_the_trees_arrive_says_they_were_not_read(qtbot, window, monkeypatch):
     """Esc while a large payload was being read (its bytes stage shown, its trees not yet): the
     verdict bar said "the trees show the file" while both payload trees said "Reading the
-    payload…" for ever (seen on the 247 MiB export in the packaged app; same from source)."""
+    payload…", the rule detail and the Resume dock "Verifying…", for ever (seen on the 247 MiB
+    export in the packaged app; same from source)."""
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
@@ -282,6 +283,10 @@ def test_cancel_before_the_trees_arrive_says_they_were_not_read(qtbot, window, m
         assert pane.stack.currentIndex() == 1
         assert pane.placeholder.text() == ("Loading was cancelled before the payload's tree was read. "
                                            "Reload (F5) reads and verifies it again.")
+    waiting = ("Loading was cancelled before the verification finished: nothing was verified. "
+               "Reload (F5) reads and verifies it again.")
+    assert window.detail.toPlainText() == waiting  # was "Verifying…"
+    assert window.resume_panes.timeline.message == waiting  # was "Verifying… the timeline appears with…"
     with qtbot.waitSignal(window.analysisReady, timeout=20000):
         QTest.keyClick(window, Qt.Key.Key_F5)
     assert window.report.verified and window.snap_pane.stack.currentIndex() == 0
