@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 from . import engine
 from .pathnames import qt_holdable, resolve_chosen_path, resolve_new_path
 
-__all__ = ["open_dialog", "open_folder_dialog", "save_dialog", "save_descriptor_dialog", "confirm_discard",
+__all__ = ["open_dialog", "open_folder_dialog", "save_dialog", "save_descriptor_dialog", "confirm_discard", "save_start",
            "about", "shortcuts_help", "no_dialogs"]
 
 
@@ -120,13 +120,14 @@ def descriptor_name_for(payload_path: str) -> str:
     return os.path.join(folder, os.path.splitext(name)[0] + ".descriptor.json")
 
 
-def _start(w, name: str) -> str:
-    """Where a save dialog for ``name`` starts: beside the open files, or in the user's documents
-    folder for the bundled sample (never inside the installed package)."""
+def save_start(w, name: str) -> str:
+    """Where a save dialog for ``name`` starts (an absolute path): beside the open files, or in the
+    user's documents folder for the bundled sample (never inside the installed package, which an
+    installed app cannot write: /usr/lib/checkpoint-inspector/... from the .deb)."""
     doc = w.doc
     if doc.is_sample() or not doc.paths:
         return os.path.join(documents_dir(), os.path.basename(name))
-    return os.path.join(os.path.dirname(doc.paths[0]), os.path.basename(name))
+    return os.path.join(os.path.dirname(os.path.abspath(doc.paths[0])), os.path.basename(name))
 
 
 def ask_new_file(w, title: str, suggestion: str, filters: str = "JSON files (*.json);;All files (*)") -> str | None:
@@ -144,7 +145,7 @@ def save_dialog(w) -> None:
         return
     base = doc.payload.path or "checkpoint.payload.json"
     stem = os.path.splitext(os.path.basename(base))[0]
-    path = ask_new_file(w, "Save payload as a new file", _start(w, stem + ".edited.json"))
+    path = ask_new_file(w, "Save payload as a new file", save_start(w, stem + ".edited.json"))
     if not path:
         return
     try:  # refuse an input or existing file now, before asking about the descriptor
@@ -181,7 +182,7 @@ def save_descriptor_dialog(w) -> None:
         matching = box.clickedButton() is m
     name = descriptor_name_for(doc.payload.path) if doc.payload is not None and doc.payload.path else \
         "checkpoint.descriptor.json"
-    path = ask_new_file(w, "Save descriptor as a new file", _start(w, name))
+    path = ask_new_file(w, "Save descriptor as a new file", save_start(w, name))
     if not path:
         return
     try:

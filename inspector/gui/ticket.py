@@ -214,10 +214,11 @@ def export_dialog(w) -> None:
 
 def _save_export(w, inputs, fmt: str, redacted: bool, prefixes: bool) -> None:
     suffix = next(s for _l, n, s in EXPORT_FORMATS if n == fmt)
+    from .dialogs import save_start
+
     first = inputs[1] or inputs[2]
-    folder = os.path.dirname(first.path) if first.path and os.path.isabs(first.path) else ""
     base = os.path.splitext(os.path.basename(first.path))[0]
-    path = ask_export_path(w, os.path.join(folder, f"{base}.report{suffix}"))
+    path = ask_export_path(w, save_start(w, f"{base}.report{suffix}"))
     if not path:
         return
     redacted_path = os.path.splitext(path)[0] + ".redacted-payload.json" if redacted else None

@@ -159,3 +159,38 @@ def test_file_export_report_end_to_end_by_keyboard_and_clicks(qtbot, window, tmp
                      Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "never overwrites" in window.statusBar().currentMessage(), timeout=5000)
     assert target.read_text("utf-8") == text and window.exported is None
+
+
+def test_export_of_the_bundled_sample_starts_in_the_documents_folder(qtbot, window, monkeypatch):
+    """Export Report… on the bundled sample (what the window shows at first start) suggested a file
+    inside the installation's samples folder (/usr/lib/checkpoint-inspector/_internal/... from the
+    .deb, which the user cannot write); Save As already started in the documents folder. A user's
+    checkpoint: beside its files, as before."""
+    import os
+
+    import inspector.gui.ticket as gui_ticket
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from inspector.gui.dialogs import documents_dir
+
+    asked = []
+    monkeypatch.setattr(gui_ticket, "ask_export_path", lambda w, suggested: asked.append(suggested) or "")
+
+    def export():
+        window.export_dialog_widget = None
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+        QTest.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+        qtbot.waitUntil(lambda: getattr(window, "export_dialog_widget", None) is not None
+                        and window.export_dialog_widget.isVisible(), timeout=5000)
+        buttons = window.export_dialog_widget.findChild(QDialogButtonBox)
+        n = len(asked)
+        QTest.mouseClick(buttons.button(QDialogButtonBox.StandardButton.Save), Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: len(asked) == n + 1, timeout=5000)
+        return asked[-1]
+
+    with qtbot.waitSignal(window.analysisReady, timeout=20000):
+        window.open_sample()
+    assert export() == os.path.join(documents_dir(), "sample.payload.report.txt")
+    open_and_wait(qtbot, window, GOLDEN_PAIR)
+    assert export() == str(GOLDEN / "payload-with-resume.report.txt")
