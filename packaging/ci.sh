@@ -83,6 +83,15 @@ check "installed: verify broken pair -> root cause X-BYTES" 1 bash -c \
 # the installed command must print exactly what this tree's pip install prints (19 commands, ~6 s)
 check "installed: command line says the same as from source (stdout, stderr, exit code)" 0 \
   packaging/linux/check_parity.sh "$app" build/packaging/venv/bin/checkpoint-inspector
+# a user runs it, not root: the installation is read-only to them (a write into it, e.g. a cache
+# beside the bundle's files, works in CI as root and fails on every desktop)
+userhome=$(mktemp -d /tmp/ci-user-home.XXXXXX)
+chown nobody "$userhome"
+chmod 755 "$scratch"
+check "installed: --self-test --require-gui as an unprivileged user" 0 \
+  setpriv --reuid=nobody --regid=nogroup --clear-groups env -i HOME="$userhome" PATH=/usr/bin:/bin LANG=C.UTF-8 \
+  "$app" --self-test --require-gui
+rm -rf "$userhome"
 check "bundle: --self-test --require-gui" 0 build/packaging/dist/checkpoint-inspector/checkpoint-inspector --self-test --require-gui
 # the portable bundle draws every script from its own fonts: same self-test with only DejaVu on the system
 mkdir -p "$scratch/fc"
