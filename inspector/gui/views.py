@@ -72,6 +72,21 @@ def update_captions(w):
             p.caption.setText(captions[p] + (" <i>(edited)</i>" if source in doc.edited_sources else ""))
 
 
+def why_not_editable(w, view, index) -> str:
+    """Why F2 cannot edit the tree row ``index`` of ``view``: the file is over
+    :data:`.engine.EDIT_LIMIT` (the sandbox edits a copy in memory), or the row is an object or
+    array, not one value."""
+    source = "descriptor" if view is w.desc_pane.view else "payload"
+    side = w.doc.side(source)
+    if side is not None and side.size > EDIT_LIMIT:
+        return (f"The {source} is {side.size / 2**20:.1f} MiB: files up to {EDIT_LIMIT // 2**20} MiB can be "
+                "edited (in a sandbox copy; the file is never changed).")
+    if getattr(index.internalPointer(), "is_container", False):
+        return ("Edit Value (F2) edits one value (a string, number, true, false or null): select one, or use "
+                "Edit ▸ Edit Raw Text (Ctrl+E).")
+    return "This value cannot be edited now."
+
+
 def show_cancelled(w) -> None:
     """After a large load was cancelled before its verdicts: the panes still waiting for them (a
     tree "Reading the payload…", the rule detail and the Resume dock "Verifying…") say that it

@@ -514,6 +514,9 @@ class MainWindow(QMainWindow):
         if view is not None and view.currentIndex().isValid():
             view.remember_scroll()
             idx = view.currentIndex().siblingAtColumn(1)
+            if not idx.flags() & Qt.ItemFlag.ItemIsEditable:  # say why (Qt only warned on stderr)
+                self.statusBar().showMessage(views.why_not_editable(self, view, idx), 10000)
+                return
             view.setCurrentIndex(idx)
             view.edit(idx)
             view.scrollTo(idx)  # while editing, the view scrolls sideways to show the editor

@@ -191,3 +191,30 @@ def test_failures_only_is_on_when_something_failed_and_a_click_shows_every_rule(
     assert window.findings_model.data(window.findings_view.currentIndex(), ObjectRole) is report.root_cause
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
     assert not window.failures_only.isChecked()  # nothing failed: every rule
+
+
+def test_f2_where_nothing_can_be_edited_says_why(qtbot, window, monkeypatch):
+    """F2 on a payload over the edit limit (16 MiB) did nothing but print Qt's "edit: editing
+    failed" on stderr (seen with a 32 MiB export in the packaged app); on an object row likewise."""
+    from inspector.gui import views
+
+    monkeypatch.setattr(views, "EDIT_LIMIT", 1000)  # the golden payload is over this limit
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    view = window.snap_pane.view
+    window.focus_pane(view)
+    view.setCurrentIndex(window.snap_model.index_for_pointer("/snapshot/session/config/name"))
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
+    QTest.keyClick(view, Qt.Key.Key_F2)
+    size = GOLDEN_P.stat().st_size
+    assert window.statusBar().currentMessage() == (
+        f"The payload is {size / 2**20:.1f} MiB: files up to 0 MiB can be edited (in a sandbox copy; "
+        "the file is never changed).")
+    assert QApplication.focusWidget() is view  # no editor opened
+    monkeypatch.setattr(views, "EDIT_LIMIT", 16 * 2**20)
+    window.desc_pane.view.setFocus()
+    window.focus_pane(window.desc_pane.view)
+    window.desc_pane.view.setCurrentIndex(window.desc_model.index_for_pointer("/snapshot"))
+    QTest.keyClick(window.desc_pane.view, Qt.Key.Key_F2)
+    assert window.statusBar().currentMessage() == (
+        "Edit Value (F2) edits one value (a string, number, true, false or null): select one, or use "
+        "Edit ▸ Edit Raw Text (Ctrl+E).")
