@@ -165,7 +165,11 @@ class Document(QObject):
         emit(self.changed)
 
     def open_failed(self, what: str, msg: str) -> None:
-        """An open (or folder scan) of ``what`` failed: a message, the verdict bar, ``failed``."""
+        """An open (or folder scan) of ``what`` failed: ``failed``, and the message ``msg`` once, in
+        full, in the error banner (which wraps; a path's non-UTF-8 bytes as ``\\xNN``). The verdict
+        bar and the status bar only name ``what`` (said twice, the long message was elided in one)."""
+        if not self.is_empty:
+            msg = msg.rstrip(".") + ". Still showing the checkpoint below."
         self.say("error", "error", msg)
         self.set_open_error(what, msg)
         emit(self.failed, display_path(msg))

@@ -20,13 +20,12 @@ COUNT_ORDER = (Verdict.FAIL, Verdict.PASS, Verdict.NOT_REACHED, Verdict.NOT_APPL
 class VerdictText:
     """The verdict bar's lines: ``title`` in the colour of ``verdict`` (led by the plain-language
     sentence), ``reference`` (the reference's rule and message, beside it), ``subtitle`` below,
-    ``notice`` (an error said above the verdict), ``status`` (the status bar's text) and
+    ``status`` (the status bar's text) and
     ``ticket`` (a complete verdict: Copy for ticket is offered)."""
 
     title: str
     verdict: Verdict
     subtitle: str
-    notice: str
     status: str
     root_button: bool
     reference: str = ""
@@ -79,16 +78,15 @@ def verdict_text(doc: Document) -> VerdictText:
         text, verdict = "No checkpoint open — drop a payload and its descriptor here, or use File ▸ Open", \
             Verdict.NOT_APPLICABLE
     sub = subtitle(doc)
-    notice = ""
     status = text
     if doc.open_error is not None:
-        what, why = doc.open_error
+        # why (the long message with the whole path) is in the error banner only, said once in full
+        what, _why = doc.open_error
         if nothing:
             text, verdict = f"Nothing open — {what} could not be opened", Verdict.FAIL
-            sub = f"{why}. Use File ▸ Open, File ▸ Open Sample, or drop a payload and its descriptor here."
+            sub = "Use File ▸ Open, File ▸ Open Sample, or drop a payload and its descriptor here."
             status = f"Nothing open: {what} could not be opened"
         else:
-            notice = f"Could not open {what}: {why}. Still showing the checkpoint below."
             status = f"Could not open {what}; still showing: {text}"
     root = doc.report is not None and doc.report.root_cause is not None
     reference = ""
@@ -98,7 +96,7 @@ def verdict_text(doc: Document) -> VerdictText:
         reference = f"Reference: {rc.rule.id} failed — {rc.message}"
         if rc.rule.plain is not None:
             text = _plain_lead(text, rc)
-    return VerdictText(text, verdict, sub, notice, status, root, reference, doc.report is not None and not nothing)
+    return VerdictText(text, verdict, sub, status, root, reference, doc.report is not None and not nothing)
 
 
 def _plain_lead(text: str, rc) -> str:

@@ -329,7 +329,7 @@ class MainWindow(QMainWindow):
 
     def _update_verdict_display(self):
         v = summary.verdict_text(self.doc)
-        self.header.set_verdict(v.title, v.verdict, v.root_button, v.subtitle, v.notice, v.reference, v.ticket)
+        self.header.set_verdict(v.title, v.verdict, v.root_button, v.subtitle, v.reference, v.ticket)
         self.status_icon.setPixmap(style.icon(v.verdict).pixmap(16, 16))
         short = v.status if len(v.status) < 160 else v.status[:157] + "…"
         self.status_label.setText(short)

@@ -30,10 +30,9 @@ def test_failed_open_with_nothing_open_says_so_in_the_verdict_bar(qtbot, window,
         window.open_paths([str(missing)])
     assert window.header.title.text() == "Nothing open — nonexistent.json could not be opened"
     assert window.header.subtitle.text() == (
-        f"{missing}: no such file. Use File ▸ Open, File ▸ Open Sample, or drop a payload and its descriptor here.")
+        "Use File ▸ Open, File ▸ Open Sample, or drop a payload and its descriptor here.")
     assert window.status_label.text() == "Nothing open: nonexistent.json could not be opened"
-    assert not window.header.notice.isVisibleTo(window)
-    assert window.banner_text("error") == f"{missing}: no such file"
+    assert window.banner_text("error") == f"{missing}: no such file"  # the why: said once, there
 
 
 def test_failed_open_keeps_the_previous_verdict_and_says_the_open_failed(qtbot, window, tmp_path):
@@ -43,15 +42,12 @@ def test_failed_open_keeps_the_previous_verdict_and_says_the_open_failed(qtbot, 
         window.open_paths([str(GOLDEN_P), str(missing)])
     what = "payload-with-resume.json + gone.descriptor.json"
     assert window.header.title.text() == VERIFIED  # the panes still show the golden pair
-    assert window.header.notice.text() == (
-        f"ERROR — Could not open {what}: {missing}: no such file. "
-        "Still showing the checkpoint below.")
-    assert window.header.notice.isVisibleTo(window)
+    assert window.banner_text("error") == f"{missing}: no such file. Still showing the checkpoint below."
     assert window.status_label.text() == f"Could not open {what}; still showing: {VERIFIED}"
     assert window.payload.path == str(GOLDEN_P)
     # a successful open clears the error state
     open_and_wait(qtbot, window, [SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json"])
-    assert not window.header.notice.isVisibleTo(window)
+    assert window.status_label.text().startswith("NOT VERIFIED")
     assert window.header.title.text().startswith("NOT VERIFIED: The payload file is not the one the descriptor was made for")
     assert window.header.reference.text().startswith("Reference: X-BYTES failed")
 
@@ -61,7 +57,9 @@ def test_refused_drop_is_shown_in_the_verdict_bar_too(qtbot, window):
     with qtbot.waitSignal(window.loadFailed, timeout=5000):
         window.open_paths([str(GOLDEN_P), str(GOLDEN_D), str(SAMPLES / "broken.payload.json")])
     assert window.header.title.text() == VERIFIED
-    assert window.header.notice.text().startswith("ERROR — Could not open the dropped files: 3 files were given")
+    assert window.banner_text("error").startswith("3 files were given")
+    assert window.banner_text("error").endswith("Still showing the checkpoint below.")
+    assert window.status_label.text() == f"Could not open the dropped files; still showing: {VERIFIED}"
 
 
 # -- 3. opening a folder cancels a running load -------------------------------------------------

@@ -221,12 +221,8 @@ class VerdictHeader(QFrame):
         # Two lines: the digest agreement and rule counts come last, and on one line they were what
         # got cut ("— di…" at 1280 px, "3 FAIL ·…" at 1600 px with the bundled-sample hint).
         self.subtitle = ElidedLabel("", lines=2)
-        # A failed open while another checkpoint stays on screen: said above the (unchanged) verdict.
-        self.notice = ElidedLabel("")
-        self.notice.setVisible(False)
         texts = QVBoxLayout()
         texts.setSpacing(1)
-        texts.addWidget(self.notice)
         texts.addWidget(self.title)
         # Beside the plain-language verdict: the reference's own words (rule, message).
         self.reference = ElidedLabel("")
@@ -251,19 +247,16 @@ class VerdictHeader(QFrame):
         lay.addWidget(self.ticket_button)
 
     def set_verdict(self, text: str, verdict: Verdict, show_button: bool, subtitle: str = "",
-                    notice: str = "", reference: str = "", ticket: bool = False) -> None:
-        """Show ``text`` in the verdict's colour and icon; ``notice`` (an error, said as ERROR) above it;
-        ``reference`` (the reference's rule and message) under it; ``ticket``: offer Copy for ticket."""
+                    reference: str = "", ticket: bool = False) -> None:
+        """Show ``text`` in the verdict's colour and icon; ``reference`` (the reference's rule and
+        message) under it; ``ticket``: offer Copy for ticket. A failed open's message is not said here
+        but in the error banner above (once, in full)."""
         self.title.setText(text)
         self.reference.setText(reference)
         self.reference.setVisible(bool(reference))
         self.ticket_button.setVisible(ticket)
         self.subtitle.setText(subtitle)
         self.subtitle.setVisible(bool(subtitle))
-        self.notice.setText(f"ERROR — {notice}" if notice else "")
-        self.notice.setVisible(bool(notice))
-        if notice:
-            _set_text_colour(self.notice, style.colour(Verdict.FAIL))
         _set_text_colour(self.title, style.colour(verdict))
         self.icon.setPixmap(style.icon(verdict).pixmap(32, 32))
         self.button.setVisible(show_button)
