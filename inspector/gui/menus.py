@@ -17,7 +17,8 @@ PANE_KEYS = (
      "Shift+F10, Menu"),
     ("Verdicts: failures only / every rule", "Alt+O"),
     ("Find field, go-to field: next / previous match", "Enter, Shift+Enter"),
-    ("Find bar, go-to-offset field: close", "Esc"),
+    ("Find bar, go-to-offset field, a value being edited: close (first; Esc is Stop Loading only when none "
+     "of them has the focus)", "Esc"),
     ("Timeline: zoom in / out", "+, -"),
     ("Timeline: previous / next event; previous / next run", "Left, Right; Up, Down"),
     ("Timeline: zoom around the pointer", "Ctrl+wheel"),

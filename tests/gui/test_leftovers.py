@@ -68,3 +68,65 @@ def test_a_failed_open_says_its_long_message_once_in_full_with_the_path_escaped(
     qtbot.waitUntil(lambda: label.height() >= label.heightForWidth(label.width()), timeout=2000)
     assert label.wordWrap() and "…" not in label.text()
     assert label.geometry().right() < w2.width()
+
+
+# -- 2. Esc acts on what has the focus; Stop Loading only when nothing closer takes it ----------
+
+def _start_slow_load(window, monkeypatch):
+    from inspector.gui import engine
+
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)  # a load in worker processes (not instant)
+    window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])
+    assert window.cancel_button.isVisible() and window.act_stop.isEnabled()
+
+
+def test_esc_in_the_find_bar_closes_it_while_a_load_runs_and_only_then_stops_the_load(qtbot, window, monkeypatch):
+    _start_slow_load(window, monkeypatch)
+    window.activateWindow()
+    QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.find_bar.isVisible() and window.find_bar.edit.hasFocus()
+    QTest.keyClick(window.find_bar.edit, Qt.Key.Key_Escape)
+    assert not window.find_bar.isVisible()
+    assert window.act_stop.isEnabled() and window.banner_text("info") is None  # the load goes on
+    # the go-to-pointer field of the same bar (Ctrl+G) too
+    QTest.keyClick(window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
+    assert window.find_bar.pointer.hasFocus()
+    QTest.keyClick(window.find_bar.pointer, Qt.Key.Key_Escape)
+    assert not window.find_bar.isVisible() and window.act_stop.isEnabled()
+    # nothing closer takes Esc now: it stops the load
+    QTest.keyClick(window.snap_pane.view, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: window.banner_text("info") == "Loading was cancelled.", timeout=20000)
+    assert not window.act_stop.isEnabled()
+    # Help ▸ Keyboard Shortcuts says so (it lists both meanings of Esc)
+    from inspector.gui.menus import shortcut_sections
+
+    rows = dict(sum((r for _, r in shortcut_sections(window)), []))
+    assert rows["Stop Loading"] == "Esc"
+    assert rows["Find bar, go-to-offset field, a value being edited: close (first; Esc is Stop Loading only when "
+                "none of them has the focus)"] == "Esc"
+
+
+def test_esc_in_the_bytes_go_to_field_closes_it_while_a_load_runs(qtbot, window, monkeypatch):
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    _start_slow_load(window, monkeypatch)
+    window.activateWindow()
+    QTest.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)  # Go ▸ Go to Offset…
+    hexv = window.hex_tabs.currentWidget()
+    assert hexv.goto_edit.hasFocus()
+    QTest.keyClick(hexv.goto_edit, Qt.Key.Key_Escape)
+    assert not hexv._goto_bar.isVisible()
+    assert window.act_stop.isEnabled() and window.banner_text("info") is None
+
+
+def test_esc_in_a_tree_editor_cancels_the_edit_while_a_load_runs(qtbot, window, monkeypatch):
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    view = window.snap_pane.view
+    _start_slow_load(window, monkeypatch)
+    view.setFocus()
+    QTest.keyClick(view, Qt.Key.Key_Home)
+    QTest.keyClick(view, Qt.Key.Key_F2)
+    if view.state() != view.State.EditingState:
+        pytest.skip("the first row is not editable while loading")
+    QTest.keyClick(view.focusWidget() or view, Qt.Key.Key_Escape)
+    assert view.state() != view.State.EditingState
+    assert window.act_stop.isEnabled() and window.banner_text("info") is None

@@ -6,8 +6,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
 from ..qtcompat import emit
+from .keys import claims_escape
 
 __all__ = ["FindBar"]
+
 
 
 class FindBar(QWidget):
@@ -73,6 +75,13 @@ class FindBar(QWidget):
 
         back = bool(QApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier)
         emit(self.search, self.edit.text(), back)
+
+    def event(self, event):
+        # Esc in the bar is the bar's: claim it before the window's Esc shortcut (File ▸ Stop Loading,
+        # enabled while a load runs) takes it, so the key press comes here and closes the bar.
+        if claims_escape(event):
+            return True
+        return super().event(event)
 
     def keyPressEvent(self, event):
         if event.key() == Qt.Key.Key_Escape:

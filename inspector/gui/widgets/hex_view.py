@@ -16,6 +16,7 @@ from inspector.checkpoint import Verdict
 
 from .. import style
 from ..qtcompat import emit
+from .keys import claims_escape
 
 __all__ = ["HexView", "invalid_utf8_offsets", "parse_offset"]
 
@@ -206,6 +207,9 @@ class HexView(QAbstractScrollArea):
     def eventFilter(self, obj, event):
         from PySide6.QtCore import QEvent
 
+        if getattr(self, "_goto_bar", None) is not None and obj is getattr(self, "goto_edit", None) \
+                and claims_escape(event):
+            return True  # Esc closes the field (below), not File ▸ Stop Loading while a load runs
         if getattr(self, "_goto_bar", None) is not None and obj is getattr(self, "goto_edit", None) \
                 and event.type() == QEvent.Type.KeyPress:
             if event.key() == Qt.Key.Key_Escape:
