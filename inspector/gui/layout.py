@@ -125,28 +125,44 @@ def _dock(w, title: str, name: str, widget, area) -> QDockWidget:
 
 class _NarrowTable(QObject):
     """Column ``col`` fits its contents, except when the table's viewport is narrower than
-    ``width`` pixels: then it gets what the other columns leave, keeping ``keep`` pixels for the
-    stretched ones (cut in the middle), so nothing scrolls sideways. (An equal share with the
-    stretched columns cut the digest labels to "snaps…igest" for both snapshot content_digest and
-    snapshot evidence_digest at 1024x700.)"""
+    ``width`` pixels: then it gets what the other columns leave, cut in the middle, so nothing
+    scrolls sideways. The stretched columns then keep ``keep`` pixels each for their values and at
+    least the width of their header, which the model shortens if it can (``set_compact``: at
+    1024x700 "Recomputed" in a 54 px column read "comput"); what is left over is shared by them. (An equal share of the labels with the
+    stretched columns cut them to "snaps…igest" for both snapshot content_digest and snapshot
+    evidence_digest at 1024x700.)"""
 
     def __init__(self, header, col: int, width: int, parent=None, keep: int = 0):
         super().__init__(parent)
         self.header, self.col, self.width, self.keep = header, col, width, keep
+        self.stretched = [c for c in range(header.count())
+                          if header.sectionResizeMode(c) == QHeaderView.ResizeMode.Stretch]
 
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Resize:
+            hh = self.header
             narrow = event.size().width() < self.width
-            mode = QHeaderView.ResizeMode.Interactive if narrow else QHeaderView.ResizeMode.ResizeToContents
-            if self.header.sectionResizeMode(self.col) != mode:
-                self.header.setSectionResizeMode(self.col, mode)
+            fit, stretch = QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.Stretch
+            interactive = QHeaderView.ResizeMode.Interactive
+            for c, wide_mode in [(self.col, fit)] + [(c, stretch) for c in self.stretched]:
+                mode = interactive if narrow else wide_mode
+                if hh.sectionResizeMode(c) != mode:
+                    hh.setSectionResizeMode(c, mode)
+            view = self.parent()
+            if hasattr(view.model(), "set_compact"):
+                view.model().set_compact(narrow)  # shorter titles ("Recomp."), the whole one in the tooltip
             if narrow:
-                view, hh = self.parent(), self.header
                 want = max(view.sizeHintForColumn(self.col), hh.sectionSizeHint(self.col))
-                fixed = sum(hh.sectionSize(c) for c in range(hh.count()) if c != self.col
-                            and hh.sectionResizeMode(c) != QHeaderView.ResizeMode.Stretch)
-                room = event.size().width() - fixed - self.keep
-                hh.resizeSection(self.col, max(40, min(want, room)))
+                mins = [max(self.keep, hh.sectionSizeHint(c)) for c in self.stretched]
+                fixed = sum(hh.sectionSize(c) for c in range(hh.count())
+                            if c != self.col and c not in self.stretched)
+                room = event.size().width() - fixed
+                label = max(40, min(want, room - sum(mins)))
+                hh.resizeSection(self.col, label)
+                extra = max(0, room - label - sum(mins))
+                for i, c in enumerate(self.stretched):
+                    hh.resizeSection(c, mins[i] + extra // len(self.stretched)
+                                     + (extra % len(self.stretched) if i == len(self.stretched) - 1 else 0))
         return False
 
 
@@ -214,7 +230,7 @@ def _build_docks(w):
     # In a narrow pane the labels share the width too (elided in the middle), so nothing scrolls sideways.
     # (the stated and recomputed columns keep room for "12…e0" each: the match column compares them,
     # the detail below and the tooltip show them whole)
-    keep = 2 * (w.digests_view.fontMetrics().horizontalAdvance("12…e0") + 12)
+    keep = w.digests_view.fontMetrics().horizontalAdvance("12…e0") + 12
     w.digests_view.viewport().installEventFilter(_NarrowTable(hh, 0, 520, w.digests_view, keep))
     w.digests_view.setWordWrap(False)
     w.digests_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)

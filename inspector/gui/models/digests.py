@@ -40,6 +40,8 @@ class DigestsModel(RowsTableModel):
     """
 
     COLUMNS = ("Digest / size", "Match", "Stated", "Recomputed")
+    #: In a narrow Digests pane (1024x700): "Recomputed" did not fit its column ("comput").
+    SHORT_COLUMNS = ("Digest / size", "Match", "Stated", "Recomp.")
     #: Header tooltips: where each value comes from.
     HEADER_TIPS = ("The descriptor field", "Stated and recomputed values compared", "As stated in the descriptor",
                    "As recomputed from the payload bytes")
