@@ -184,3 +184,27 @@ def test_the_digests_columns_stretch_again_at_the_default_size(qtbot, window):
     assert window.digests_model.headerData(3, Qt.Orientation.Horizontal) == "Recomputed"
     assert hh.sectionSize(3) >= view.fontMetrics().horizontalAdvance(window.digests_model.data(
         window.digests_model.index(0, 3))) + 8  # the recomputed value is shown whole
+
+
+# -- 4. the Resume dock with a single lane at 1600x1000 -------------------------------------------
+
+def test_a_single_lane_fills_the_timeline_at_1600x1000_and_a_click_anywhere_in_it_selects_the_run(
+        qtbot, window):
+    from PySide6.QtCore import QPoint
+
+    from inspector.gui.widgets.timeline import _AXIS_H, _LANE_H
+
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: window.width() == 1600, timeout=1000)
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    panes = window.resume_panes
+    panes.tabs.setCurrentIndex(0)
+    tl = panes.timeline
+    qtbot.waitUntil(lambda: tl.timeline is not None and tl.viewport().height() > _AXIS_H + 2 * _LANE_H, timeout=5000)
+    assert len(tl.timeline.lanes) == 1
+    vh = tl.viewport().height()
+    # the lane takes the whole height under the axis (it left ~150 px empty under a 34 px lane)
+    assert tl.lane_top(0) == _AXIS_H and tl.lane_top(0) + getattr(tl, "_lane_h", _LANE_H) == vh
+    assert tl.verticalScrollBar().maximum() == 0
+    QTest.mouseClick(tl.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(60, vh - 6))  # low in the lane
+    assert tl.selected == (0, None)

@@ -64,6 +64,7 @@ class TimelineView(QAbstractScrollArea):
         # the axis and one whole lane at least (with the horizontal scroll bar when zoomed)
         self.setMinimumHeight(_AXIS_H + _LANE_H + 2 * self.frameWidth()
                               + self.style().pixelMetric(self.style().PixelMetric.PM_ScrollBarExtent))
+        self._lane_h = _LANE_H  # a lane's height in pixels: more when a few lanes fill the view
         self.timeline = None
         self.mode = "sequence"  # or "time"
         self.describe = None
@@ -134,13 +135,19 @@ class TimelineView(QAbstractScrollArea):
         tl = self.timeline
         n = len(tl.lanes) if tl is not None else 0
         vh = self.viewport().height() - _AXIS_H
+        # Lanes that fit share the view's height (one lane at 1600x1000 left ~150 px empty under it);
+        # their marks stay in a band of _LANE_H in the middle. More lanes keep _LANE_H and scroll.
+        lane_h = max(_LANE_H, vh // n) if n else _LANE_H
+        if lane_h != self._lane_h:
+            self._lane_h = lane_h
+            self.viewport().update()
         # Scrolled by whole lanes: the top lane is never cut (at 1024x700 the source lane was
         # scrolled into view with the lane above it half hidden).
-        over = max(0, n * _LANE_H - vh)
+        over = max(0, n * self._lane_h - vh)
         vsb = self.verticalScrollBar()
-        vsb.setRange(0, -(-over // _LANE_H) * _LANE_H)
-        vsb.setSingleStep(_LANE_H)
-        vsb.setPageStep(max(_LANE_H, vh // _LANE_H * _LANE_H))
+        vsb.setRange(0, -(-over // self._lane_h) * self._lane_h)
+        vsb.setSingleStep(self._lane_h)
+        vsb.setPageStep(max(self._lane_h, vh // self._lane_h * self._lane_h))
         total = (self._hi - self._lo + 1) * self._scale
         self.horizontalScrollBar().setRange(0, int(max(0, total - self._plot_width())))
         self.horizontalScrollBar().setPageStep(self._plot_width())
@@ -148,8 +155,8 @@ class TimelineView(QAbstractScrollArea):
 
     def scrollContentsBy(self, dx, dy):  # noqa: N802 (Qt override)
         vsb = self.verticalScrollBar()
-        if vsb.value() % _LANE_H:  # (a dragged scroll bar) whole lanes only
-            vsb.setValue(round(vsb.value() / _LANE_H) * _LANE_H)
+        if vsb.value() % self._lane_h:  # (a dragged scroll bar) whole lanes only
+            vsb.setValue(round(vsb.value() / self._lane_h) * self._lane_h)
             return
         self._x0 = self._lo + self.horizontalScrollBar().value() / self._scale
         self.viewport().update()
@@ -165,12 +172,12 @@ class TimelineView(QAbstractScrollArea):
 
     def lane_top(self, lane: int) -> int:
         """Viewport y of the top of lane ``lane``."""
-        return _AXIS_H + lane * _LANE_H - self.verticalScrollBar().value()
+        return _AXIS_H + lane * self._lane_h - self.verticalScrollBar().value()
 
     def event_point(self, lane: int, e: int) -> QPointF:
         """Viewport position of event ``e`` of lane ``lane`` (its mark's centre)."""
         v = self._values(self.timeline.lanes[lane])[e]
-        return QPointF(self.x_of(v), self.lane_top(lane) + _LANE_H / 2)
+        return QPointF(self.x_of(v), self.lane_top(lane) + self._lane_h / 2)
 
     def boundary_x(self) -> float | None:
         """Viewport x of the resume boundary (between the boundary event and the next), or ``None``."""
@@ -192,12 +199,12 @@ class TimelineView(QAbstractScrollArea):
 
     def ensure_lane_visible(self, lane: int) -> None:
         """Scroll vertically so lane ``lane`` is on screen."""
-        top = lane * _LANE_H
+        top = lane * self._lane_h
         sb = self.verticalScrollBar()
         vh = self.viewport().height() - _AXIS_H
-        if top < sb.value() or top + _LANE_H > sb.value() + vh:
-            above = max(0, (vh // _LANE_H - 1) // 3)  # whole lanes above it for context
-            sb.setValue(max(0, min(sb.maximum(), (lane - above) * _LANE_H)))
+        if top < sb.value() or top + self._lane_h > sb.value() + vh:
+            above = max(0, (vh // self._lane_h - 1) // 3)  # whole lanes above it for context
+            sb.setValue(max(0, min(sb.maximum(), (lane - above) * self._lane_h)))
 
     def ensure_event_visible(self, lane: int, e: int) -> None:
         """Scroll so event ``e`` of lane ``lane`` is on screen."""
@@ -240,7 +247,7 @@ class TimelineView(QAbstractScrollArea):
         tl = self.timeline
         if tl is None or pos.y() < _AXIS_H:
             return None
-        lane = int((pos.y() - _AXIS_H + self.verticalScrollBar().value()) // _LANE_H)
+        lane = int((pos.y() - _AXIS_H + self.verticalScrollBar().value()) // self._lane_h)
         if not 0 <= lane < len(tl.lanes):
             return None
         if pos.x() < _HEADER_W:
@@ -359,8 +366,8 @@ class TimelineView(QAbstractScrollArea):
             p.drawText(QRect(0, 0, w, h), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.message)
             return
         fm = QFontMetrics(self.font())
-        first = max(0, self.verticalScrollBar().value() // _LANE_H)
-        last = min(len(tl.lanes), first + h // _LANE_H + 2)
+        first = max(0, self.verticalScrollBar().value() // self._lane_h)
+        last = min(len(tl.lanes), first + h // self._lane_h + 2)
         p.setClipRect(0, _AXIS_H, w, h - _AXIS_H)
         for i in range(first, last):
             self._paint_lane(p, i, tl.lanes[i], w, fm)
@@ -389,13 +396,14 @@ class TimelineView(QAbstractScrollArea):
 
     def _paint_lane(self, p, i, lane, w, fm):
         pal = self.palette()
-        top = self.lane_top(i)
+        full, full_h = self.lane_top(i), self._lane_h  # the whole lane; its marks in a band of _LANE_H
+        top = full + (full_h - _LANE_H) // 2
         mid = top + _LANE_H / 2
         if lane.source:
             bg = QColor("#fff3c4") if pal.color(pal.ColorRole.Base).lightnessF() > 0.5 else QColor("#4a4020")
         else:
             bg = pal.color(pal.ColorRole.AlternateBase if i % 2 else pal.ColorRole.Base)
-        p.fillRect(0, top, w, _LANE_H, bg)
+        p.fillRect(0, full, w, full_h, bg)
         values = self._values(lane)
         n = len(values)
         lo_i, hi_i = 0, n
@@ -476,24 +484,24 @@ class TimelineView(QAbstractScrollArea):
             if bx is not None and _HEADER_W <= bx <= w:
                 pen = QPen(QColor("#2e7d32"), 3)
                 p.setPen(pen)
-                p.drawLine(QPointF(bx, top), QPointF(bx, top + _LANE_H))
+                p.drawLine(QPointF(bx, full), QPointF(bx, full + full_h))
                 p.setBrush(QColor("#2e7d32"))
-                p.drawPolygon(QPolygonF([QPointF(bx, top), QPointF(bx + 9, top + 4), QPointF(bx, top + 8)]))
+                p.drawPolygon(QPolygonF([QPointF(bx, full), QPointF(bx + 9, full + 4), QPointF(bx, full + 8)]))
                 label = f"resume continues here (after tool round {self.timeline.boundary_turn})"
                 p.setPen(QColor("#2e7d32"))
                 tx = bx + 12 if bx + 12 + fm.horizontalAdvance(label) < w else bx - 12 - fm.horizontalAdvance(label)
-                p.drawText(QPointF(max(_HEADER_W + 2, tx), top + fm.ascent() + 1), label)
+                p.drawText(QPointF(max(_HEADER_W + 2, tx), full + fm.ascent() + 1), label)
         # selection
         if self.selected is not None and self.selected[0] == i:
             e = self.selected[1]
             p.setPen(QPen(pal.color(pal.ColorRole.Highlight), 2))
             p.setBrush(Qt.BrushStyle.NoBrush)
             if e is None:
-                p.drawRect(QRectF(1, top + 1, w - 3, _LANE_H - 2))
+                p.drawRect(QRectF(1, full + 1, w - 3, full_h - 2))
             else:
                 x = self.x_of(values[e])
                 p.drawRect(QRectF(x - 5, top + 2, 10, _LANE_H - 4))
-        self._paint_header(p, i, lane, top, fm)
+        self._paint_header(p, i, lane, full, fm)
 
     def _paint_density(self, p, lane, values, lo_i, hi_i, top, w):
         """More events than pixels: one tick per pixel column, as tall as its event count (log)."""
@@ -511,7 +519,7 @@ class TimelineView(QAbstractScrollArea):
 
     def _paint_header(self, p, i, lane, top, fm):
         pal = self.palette()
-        p.fillRect(0, top, _HEADER_W, _LANE_H, pal.window())
+        p.fillRect(0, top, _HEADER_W, self._lane_h, pal.window())
         failing = self.rule_marks.get(i, {})
         col = pal.color(pal.ColorRole.WindowText)
         p.setPen(col)
@@ -526,16 +534,16 @@ class TimelineView(QAbstractScrollArea):
             p.setPen(QColor(CATEGORY_COLOURS["error"]))
             label = "✖ " + ", ".join(rules)
             width = self.viewport().width()
-            p.drawText(QRect(_HEADER_W + 4, top, width - _HEADER_W - 10, _LANE_H - 3),
+            p.drawText(QRect(_HEADER_W + 4, top, width - _HEADER_W - 10, self._lane_h - 3),
                        int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom), label)
             status += " · ✖"
             p.setBrush(Qt.BrushStyle.NoBrush)  # a frame only (a brush left by a mark filled it over the text)
-            p.drawRect(QRectF(1, top + 1, _HEADER_W - 3, _LANE_H - 2))
+            p.drawRect(QRectF(1, top + 1, _HEADER_W - 3, self._lane_h - 2))
         else:
             p.setPen(pal.color(pal.ColorRole.PlaceholderText))
         p.drawText(6, top + _LANE_H - 5, fm.elidedText(status, Qt.TextElideMode.ElideRight, _HEADER_W - 10))
         p.setPen(pal.color(pal.ColorRole.Mid))
-        p.drawLine(_HEADER_W, top, _HEADER_W, top + _LANE_H)
+        p.drawLine(_HEADER_W, top, _HEADER_W, top + self._lane_h)
 
 
 def _mark(p, cat, x, top, mid):
