@@ -106,7 +106,11 @@ def _plain_lead(text: str, rc) -> str:
     at = text.find(head)
     if at < 0:
         return text
-    return text[:at] + f"NOT VERIFIED: {rc.rule.plain.meaning}" + text[at + len(head):]
+    rest = text[at + len(head):]
+    meaning = rc.rule.plain.meaning
+    if rest[:1] in (";", ",", "."):  # "…cannot be read.; checking the other rules…" (a large load)
+        meaning = meaning.rstrip(".")
+    return text[:at] + f"NOT VERIFIED: {meaning}" + rest
 
 
 def window_title(doc: Document) -> str:

@@ -58,7 +58,9 @@ def test_x_bytes_failure_is_shown_before_the_parse(qtbot, window, monkeypatch):
     rc = report.root_cause
     assert rc.rule.id == "X-BYTES"
     # the plain meaning leads, as in the final verdict; the reference's words are on their own line
-    assert seen[0] == (True, f"NOT VERIFIED: {rc.rule.plain.meaning}; checking the other rules…")
+    # (one full stop: the meaning's own was followed by "; checking", ".;")
+    assert rc.rule.plain.meaning.endswith(".")
+    assert seen[0] == (True, f"NOT VERIFIED: {rc.rule.plain.meaning[:-1]}; checking the other rules…")
     assert seen[-1] == (False, f"NOT VERIFIED: {rc.rule.plain.meaning}")
     assert references[0] == references[-1] == f"Reference: X-BYTES failed — {rc.message}"
     assert "MISMATCH: content_digest" in subtitles[0] and "1 FAIL so far" in subtitles[0]
