@@ -117,19 +117,22 @@ def _out(text: str | bytes) -> None:
         sys.stdout.buffer.write(text)
         sys.stdout.buffer.flush()
     except BrokenPipeError:
-        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        _stdout_to_devnull()
     except (OSError, ValueError) as e:  # ValueError: the stream was closed in this process
         reason = e.strerror if isinstance(e, OSError) and e.strerror else "standard output is closed"
-        try:  # what stays buffered must not fail again at the interpreter's exit
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
+        try:
+            _stdout_to_devnull()
         except (OSError, ValueError):
             pass
         raise OutputError(reason) from None
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout's file descriptor at /dev/null, so what stays buffered does not fail again at
+    the interpreter's final flush. Raises ``OSError``/``ValueError`` if stdout has no descriptor."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _err(text: str) -> None:
