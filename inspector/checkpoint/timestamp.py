@@ -9,6 +9,8 @@ Display texts, exactly as the reference's ``UtcTimestamp::parse`` returns them.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["parse_timestamp", "normalize_timestamp", "OUT_OF_RANGE", "INVALID", "TOO_SHORT", "TOO_LONG"]
 
 OUT_OF_RANGE = "input is out of range"
@@ -148,6 +150,23 @@ def format_timestamp(days: int, secs: int, nanos: int, leap: bool) -> str:
     return out + "Z"
 
 
+#: chrono's own ``AutoSi`` form, which re-encodes unchanged: ``YYYY-MM-DDTHH:MM:SS``, a fraction of
+#: 3, 6 or 9 digits whose last group of three is not ``000`` (else it would be shorter), ``Z``.
+#: Months 01-12, days 01-31, hours 00-23, minutes 00-59, seconds 00-60 (60: a leap second); a
+#: day past 28 is checked against its month by :func:`normalize_timestamp`. ASCII digits only.
+_CANONICAL = re.compile(
+    r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)"
+    r"(?:\.(?:[0-9]{3}){0,2}(?:[0-9][0-9][1-9]|[0-9][1-9][0-9]|[1-9][0-9][0-9]))?Z")
+
+
 def normalize_timestamp(s: str) -> str:
-    """The reference's re-encoding of timestamp text ``s``; raises :class:`TimestampError`."""
+    """The reference's re-encoding of timestamp text ``s``; raises :class:`TimestampError`.
+
+    Text already in chrono's form (:data:`_CANONICAL`: what A3S Code writes, the common case) is
+    its own re-encoding and comes back as is, without parsing; anything else goes through the full
+    parser (:func:`parse_timestamp`, :func:`format_timestamp`)."""
+    if _CANONICAL.fullmatch(s) is not None and (
+            s[8:10] <= "28" or int(s[8:10]) <= _days_in_month(int(s[:4]), int(s[5:7]))):
+        return s
     return format_timestamp(*parse_timestamp(s))
