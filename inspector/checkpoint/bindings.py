@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from dataclasses import dataclass
 
 import orjson
@@ -52,9 +53,12 @@ def _utf8_len(s: str) -> int:
     return len(s.encode("utf-8"))
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
 def _has_control(s: str) -> bool:
-    """Rust ``char::is_control``: Unicode category Cc."""
-    return any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in s)
+    """Rust ``char::is_control``: Unicode category Cc (U+0000-U+001F, U+007F-U+009F)."""
+    return _CONTROL.search(s) is not None
 
 
 # ---------------------------------------------------------------------------------- catalog C
@@ -69,22 +73,24 @@ _CANONICAL_PREFIX = b"agentic-ontology-canonical-v1\x00"
 _SNAPSHOT_DIGEST_DOMAIN = b"a3s.use.capability-snapshot.v1"
 
 
+#: ``publisher/name``, both non-empty, of ``a-z``, ``0-9``, ``-`` and ``_``.
+_PACKAGE_ID = re.compile("[a-z0-9_-]+/[a-z0-9_-]+")
+
+
 def _package_id_ok(v: str) -> bool:
-    publisher, sep, name = v.partition("/")
-    ok = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
-    return bool(sep) and all(p and set(p) <= ok for p in (publisher, name))
+    return _PACKAGE_ID.fullmatch(v) is not None
 
 
 def _plain_value_ok(v: str, limit: int) -> bool:
     return bool(v) and _utf8_len(v) <= limit and rust_trim(v) == v and not _has_control(v)
 
 
-_MACHINE_ID_EXTRA = set("-._:/@")
+#: ASCII: alphanumeric first, then alphanumeric or ``- . _ : / @``.
+_MACHINE_ID = re.compile("[A-Za-z0-9][A-Za-z0-9._:/@-]*")
 
 
 def _machine_id_ok(v: str, limit: int) -> bool:
-    return (bool(v) and _utf8_len(v) <= limit and v.isascii() and v[0].isalnum()
-            and all(c.isalnum() or c in _MACHINE_ID_EXTRA for c in v))
+    return bool(v) and _utf8_len(v) <= limit and _MACHINE_ID.fullmatch(v) is not None
 
 
 def cognitive_capability_snapshot_digest(b: dict) -> str:
@@ -365,8 +371,10 @@ def transform_binding_digest(policy_digest: str) -> str:
     return "sha256:" + hashlib.sha256(TRANSFORM_BINDING_SCHEMA.encode() + b"\x00" + body).hexdigest()
 
 
-def transform_binding_problem(b: dict, policy: dict) -> Problem | None:
-    """``ToolResultTransformBindingV1::validate_for_policy``, catalog T (FORMAT.md 6.3)."""
+def transform_binding_problem(b: dict, policy: dict, policy_digest: str | None = None) -> Problem | None:
+    """``ToolResultTransformBindingV1::validate_for_policy``, catalog T (FORMAT.md 6.3).
+
+    ``policy_digest``: ``transform_policy_digest(policy)`` when the caller has it already."""
     if b["schema"] != TRANSFORM_BINDING_SCHEMA:
         return Problem(f"unsupported Tool result transform binding schema {_q(b['schema'])}", "/schema",
                        TRANSFORM_BINDING_SCHEMA, b["schema"])
@@ -381,7 +389,7 @@ def transform_binding_problem(b: dict, policy: dict) -> Problem | None:
     if b["binding_digest"] != want:
         return Problem("Tool result transform binding_digest does not bind the exact algorithm and policy",
                        "/binding_digest", want, b["binding_digest"])
-    want = transform_policy_digest(policy)
+    want = transform_policy_digest(policy) if policy_digest is None else policy_digest
     if b["policy_digest"] != want:
         return Problem("Tool result transform binding does not match the exact policy", "/policy_digest",
                        want, b["policy_digest"])

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .bindings import (
     EVIDENCE_KEY, EVIDENCE_SCHEMA, TRANSFORM_BINDING_KEY, Problem, capability_binding_problem,
-    cognitive_binding_problem, durable_binding_problem, transform_binding_problem,
+    cognitive_binding_problem, durable_binding_problem, transform_binding_problem, transform_policy_digest,
 )
 from .checks import Violation, check
 from .context import NotApplicable, json_equal
@@ -54,14 +54,16 @@ def _analyse(snapshot: dict) -> dict:
     session = snapshot["session"]
     sid = session["id"]
     _session_rules(session, out)
-    policy = session["config"]["tool_result_transform_policy"]
+    tool_ends = _ToolEnds(out, sid, session["config"]["tool_result_transform_policy"])
     for i, rec in enumerate(snapshot["run_records"]):
         run_snapshot = rec["snapshot"]
         run = run_snapshot["id"]
         base = f"/snapshot/run_records/{i}"
+        problems = []
         for step, (rule, key, validate, what) in enumerate(_RUN_BINDINGS):
             value = run_snapshot.get(key)
             p = None if value is None else validate(value)
+            problems.append(p)
             if p is not None:
                 out[rule].append(_at(f"run {q(run)} at record {i} has an invalid {what} binding: {p.error}",
                                      f"{base}/snapshot/{key}", p, (i, step)))
@@ -71,9 +73,11 @@ def _analyse(snapshot: dict) -> dict:
             event = record["event"]
             kind = event.get("type") if isinstance(event, dict) else None
             if kind == "cognitive_context_bound":
-                legacy = _cognitive_event(out, run, i, j, event["binding"], b, legacy, base)
+                legacy = _cognitive_event(out, run, i, j, event["binding"], b, problems[0], legacy, base)
             elif kind == "tool_end":
-                _tool_end(out, sid, run, i, j, event.get("metadata"), policy, f"{base}/events/{j}/event/metadata")
+                metadata = event.get("metadata")
+                if isinstance(metadata, dict) and TRANSFORM_BINDING_KEY in metadata:
+                    tool_ends.check(run, i, j, metadata, base)
     return out
 
 
@@ -106,14 +110,30 @@ def _session_rules(session: dict, out: dict) -> None:
             "/snapshot/session/cognitive_package_binding", p))
 
 
-def _cognitive_event(out, run, i, j, binding, run_binding, legacy, base):
+def _cognitive_event(out, run, i, j, binding, run_binding, run_problem, legacy, base):
     """S-EVENT-COGNITIVE-VALID, then -RUN or -LEGACY, for one ``cognitive_context_bound`` event.
-    Returns the legacy run's binding after this event."""
-    here = f"{base}/events/{j}/event/binding"
-    p = cognitive_binding_problem(binding)
+    Returns the legacy run's binding after this event.
+
+    ``run_problem`` is the run binding's own catalog C result. An event binding equal to the
+    binding it is compared with (the run's, or the legacy run's first valid one) has that
+    binding's result, so it is validated only when it differs. Typed ``CognitivePackageBindingV1``
+    values hold only strings, integers and such structs, so Python's ``==`` is ``json_equal`` here
+    (no ``True == 1`` or ``1 == 1.0`` to tell apart; pinned in tests/checkpoint/test_rule_speedups.py)."""
+    if run_binding is not None:
+        same = run_binding == binding
+        p = run_problem if same else cognitive_binding_problem(binding)
+    elif legacy is not None:
+        same = legacy[1] == binding
+        p = None if same else cognitive_binding_problem(binding)
+    else:
+        same = False
+        p = cognitive_binding_problem(binding)
     if p is not None:
         out["S-EVENT-COGNITIVE-VALID"].append(_at(
-            f"run {q(run)} event {j} has an invalid cognitive package binding: {p.error}", here, p, (i, 4, j, 1)))
+            f"run {q(run)} event {j} has an invalid cognitive package binding: {p.error}",
+            f"{base}/events/{j}/event/binding", p, (i, 4, j, 1)))
+        return legacy
+    if same:
         return legacy
     if run_binding is not None:
         rule, expected, other = ("S-EVENT-COGNITIVE-RUN", run_binding, f"{base}/snapshot/cognitive_package_binding")
@@ -123,10 +143,10 @@ def _cognitive_event(out, run, i, j, binding, run_binding, legacy, base):
     else:
         rule, expected, other = ("S-EVENT-COGNITIVE-LEGACY", legacy[1], f"{base}/events/{legacy[0]}/event/binding")
         message = f"legacy run {q(run)} event {j} changes cognitive generation within one Run"
-    if not json_equal(expected, binding):
-        field = _first_difference(expected, binding)
-        out[rule].append(Violation(message, "payload", here + field, expected=_leaf(expected, field),
-                                   actual=_leaf(binding, field), order=(i, 4, j, 2), extra=(("payload", other + field),)))
+    field = _first_difference(expected, binding)
+    out[rule].append(Violation(message, "payload", f"{base}/events/{j}/event/binding" + field,
+                               expected=_leaf(expected, field), actual=_leaf(binding, field), order=(i, 4, j, 2),
+                               extra=(("payload", other + field),)))
     return legacy
 
 
@@ -158,55 +178,79 @@ def _leaf(v, pointer: str):
     return v
 
 
-def _tool_end(out, sid, run, i, j, metadata, policy, base) -> None:
-    """The S-TOOLEND rules for one ``tool_end`` event, in the reference's order."""
-    if not isinstance(metadata, dict) or TRANSFORM_BINDING_KEY not in metadata:
-        return
-    head = f"run {q(run)} event {j} in session {q(sid)}"
-    here = f"{base}/{TRANSFORM_BINDING_KEY}"
-    binding = _parse(out, "S-TOOLEND-BINDING-PARSE", TOOL_RESULT_TRANSFORM_BINDING, metadata[TRANSFORM_BINDING_KEY],
-                     f"{head} has malformed Tool result transform binding", here, (i, 4, j, 3))
-    if binding is None:
-        return
-    p = transform_binding_problem(binding, policy)
-    if p is not None:
-        extra = (("payload", "/snapshot/session/config/tool_result_transform_policy"),) \
-            if p.pointer == "/policy_digest" else ()
-        out["S-TOOLEND-BINDING-INVALID"].append(_at(
-            f"{head} has invalid Tool result transform binding: {p.error}", here, p, (i, 4, j, 4), extra))
-        return
-    if EVIDENCE_KEY not in metadata:
-        out["S-TOOLEND-EVIDENCE-MISSING"].append(Violation(
-            f"{head} has a Tool result transform binding without Tool result evidence", "payload", base,
-            expected=f"a key {EVIDENCE_KEY!r} beside {TRANSFORM_BINDING_KEY!r}", actual="absent",
-            order=(i, 4, j, 5), extra=(("payload", here),)))
-        return
-    here = f"{base}/{EVIDENCE_KEY}"
-    evidence = _parse(out, "S-TOOLEND-EVIDENCE-PARSE", TOOL_RESULT_EVIDENCE, metadata[EVIDENCE_KEY],
-                      f"{head} has malformed Tool result evidence", here, (i, 4, j, 6))
-    if evidence is None:
-        return
-    if evidence["schema"] != EVIDENCE_SCHEMA:
-        field, want, got = "/schema", EVIDENCE_SCHEMA, evidence["schema"]
-    elif evidence.get("transform_algorithm") != binding["transform_algorithm"]:
-        field, want, got = "/transform_algorithm", binding["transform_algorithm"], evidence.get("transform_algorithm")
-    else:
-        return
-    out["S-TOOLEND-EVIDENCE-MISMATCH"].append(Violation(
-        f"{head} has Tool result evidence that does not match its transform binding", "payload",
-        here + (field if got is not None else ""), expected=want, actual="absent" if got is None else got,
-        order=(i, 4, j, 7), extra=(("payload", f"{base}/{TRANSFORM_BINDING_KEY}/transform_algorithm"),)))
+class _ToolEnds:
+    """The S-TOOLEND rules for the ``tool_end`` events of one snapshot, in the reference's order.
+
+    Work that is the same for every event is done once: the session policy's digest, and catalog T
+    of each distinct transform binding (a function of its four strings and that digest). Messages
+    and pointers are built only for a failure."""
+
+    def __init__(self, out: dict, sid: str, policy: dict):
+        self.out, self.sid, self.policy = out, sid, policy
+        self.policy_digest = None  # transform_policy_digest(policy), once a binding gets that far
+        self.problems: dict[tuple, Problem | None] = {}
+
+    def head(self, run, j) -> str:
+        return f"run {q(run)} event {j} in session {q(self.sid)}"
+
+    def check(self, run, i, j, metadata: dict, run_base: str) -> None:
+        """One ``tool_end`` event whose ``metadata`` holds a transform binding (the rules apply)."""
+        out = self.out
+        t = TOOL_RESULT_TRANSFORM_BINDING
+        try:
+            binding = decode_value(t, metadata[TRANSFORM_BINDING_KEY])
+        except SerdeError as e:
+            out["S-TOOLEND-BINDING-PARSE"].append(_parse_violation(
+                e, t, f"{self.head(run, j)} has malformed Tool result transform binding",
+                f"{run_base}/events/{j}/event/metadata/{TRANSFORM_BINDING_KEY}", (i, 4, j, 3)))
+            return
+        key = (binding["schema"], binding["transform_algorithm"], binding["policy_digest"], binding["binding_digest"])
+        p = self.problems.get(key, self)
+        if p is self:
+            if self.policy_digest is None:
+                self.policy_digest = transform_policy_digest(self.policy)
+            p = self.problems[key] = transform_binding_problem(binding, self.policy, self.policy_digest)
+        if p is not None:
+            extra = (("payload", "/snapshot/session/config/tool_result_transform_policy"),) \
+                if p.pointer == "/policy_digest" else ()
+            out["S-TOOLEND-BINDING-INVALID"].append(_at(
+                f"{self.head(run, j)} has invalid Tool result transform binding: {p.error}",
+                f"{run_base}/events/{j}/event/metadata/{TRANSFORM_BINDING_KEY}", p, (i, 4, j, 4), extra))
+            return
+        if EVIDENCE_KEY not in metadata:
+            base = f"{run_base}/events/{j}/event/metadata"
+            out["S-TOOLEND-EVIDENCE-MISSING"].append(Violation(
+                f"{self.head(run, j)} has a Tool result transform binding without Tool result evidence", "payload",
+                base, expected=f"a key {EVIDENCE_KEY!r} beside {TRANSFORM_BINDING_KEY!r}", actual="absent",
+                order=(i, 4, j, 5), extra=(("payload", f"{base}/{TRANSFORM_BINDING_KEY}"),)))
+            return
+        t = TOOL_RESULT_EVIDENCE
+        try:
+            evidence = decode_value(t, metadata[EVIDENCE_KEY])
+        except SerdeError as e:
+            out["S-TOOLEND-EVIDENCE-PARSE"].append(_parse_violation(
+                e, t, f"{self.head(run, j)} has malformed Tool result evidence",
+                f"{run_base}/events/{j}/event/metadata/{EVIDENCE_KEY}", (i, 4, j, 6)))
+            return
+        if evidence["schema"] != EVIDENCE_SCHEMA:
+            field, want, got = "/schema", EVIDENCE_SCHEMA, evidence["schema"]
+        elif evidence.get("transform_algorithm") != binding["transform_algorithm"]:
+            field, want, got = "/transform_algorithm", binding["transform_algorithm"], evidence.get("transform_algorithm")
+        else:
+            return
+        base = f"{run_base}/events/{j}/event/metadata"
+        out["S-TOOLEND-EVIDENCE-MISMATCH"].append(Violation(
+            f"{self.head(run, j)} has Tool result evidence that does not match its transform binding", "payload",
+            f"{base}/{EVIDENCE_KEY}" + (field if got is not None else ""), expected=want,
+            actual="absent" if got is None else got, order=(i, 4, j, 7),
+            extra=(("payload", f"{base}/{TRANSFORM_BINDING_KEY}/transform_algorithm"),)))
 
 
-def _parse(out, rule_id, t, value, head, here, order):
-    """``serde_json::from_value`` for an S-TOOLEND-*-PARSE rule: the typed value, or None after recording the
-    violation (``{head}: {serde text}``, pointing at the value or at its unknown key)."""
-    try:
-        return decode_value(t, value)
-    except SerdeError as e:
-        out[rule_id].append(Violation(f"{head}: {e.message}", "payload", here + _field_of(e),
-                                      expected=f"a {t.name} object", actual=e.message, order=order))
-        return None
+def _parse_violation(e: SerdeError, t, head: str, here: str, order) -> Violation:
+    """An S-TOOLEND-*-PARSE violation: ``serde_json::from_value`` failed (``{head}: {serde text}``,
+    pointing at the value or at its unknown key)."""
+    return Violation(f"{head}: {e.message}", "payload", here + _field_of(e), expected=f"a {t.name} object",
+                     actual=e.message, order=order)
 
 
 def _field_of(e: SerdeError) -> str:
