@@ -97,83 +97,90 @@ def lint_payload(pay: dict, span=None) -> list[LintFinding]:
         a list of :class:`LintFinding` (at most :data:`MAX_PER_KIND` of each kind). Never raises
         for a payload the typed decode accepted.
     """
-    raw: list[tuple[str, str, list[str], bool]] = []  # (kind, explanation, pointers, blocks)
+    # kind -> [(blocks, build, args)] in document order; ``build(*args)`` gives (explanation, pointers),
+    # called only for the findings kept: the others are only counted (a run can skip thousands of events)
+    found: dict[str, list] = {k: [] for k in LINT_KINDS}
     snap = pay.get("snapshot") or {}
     session = snap.get("session") or {}
     lr = pay.get("logical_resume")
-    raw += _message_findings(session.get("messages") or [], "/snapshot/session/messages", False)
+    _message_findings(found, session.get("messages") or [], "/snapshot/session/messages", False)
     if lr is not None:
-        raw += _message_findings(lr.get("messages") or [], _LR + "/messages", True)
+        _message_findings(found, lr.get("messages") or [], _LR + "/messages", True)
     runs = snap.get("run_records") or []
     if lr is not None:
-        raw += _boundary_findings(lr, runs)
-    raw += _gap_findings(runs)
-    raw += _usage_findings(session, lr, runs)
-    order = {k: i for i, k in enumerate(LINT_KINDS)}
-    raw.sort(key=lambda r: order[r[0]])  # stable: document order within a kind
+        _boundary_findings(found, lr, runs)
+    _event_findings(found, session, lr, runs)
     out: list[LintFinding] = []
-    counts: dict[str, int] = {}
-    for kind, text, pointers, blocks in raw:
-        counts[kind] = counts.get(kind, 0) + 1
-        if counts[kind] > MAX_PER_KIND:
-            continue
-        locs = tuple(Location("payload", p, span(p) if span is not None else None) for p in pointers)
-        out.append(LintFinding(kind, text, locs, blocks))
-    for i, f in enumerate(out):  # the last kept finding of a kind says how many were left out
-        extra = counts[f.kind] - MAX_PER_KIND
-        if extra > 0 and (i + 1 == len(out) or out[i + 1].kind != f.kind):
-            out[i] = LintFinding(f.kind, f.explanation, f.locations, f.blocks_resume, extra)
+    for kind, items in found.items():
+        for n, (blocks, build, args) in enumerate(items[:MAX_PER_KIND], 1):
+            text, pointers = build(*args)
+            locs = tuple(Location("payload", p, span(p) if span is not None else None) for p in pointers)
+            # the last kept finding of a kind says how many were left out
+            more = len(items) - MAX_PER_KIND if n == MAX_PER_KIND else 0
+            out.append(LintFinding(kind, text, locs, blocks, more))
     return out
 
 
-def _message_findings(messages: list, base: str, in_loop: bool) -> list:
+def _message_findings(found: dict, messages: list, base: str, in_loop: bool) -> None:
     where = "the loop checkpoint's messages" if in_loop else "the session's messages"
-    calls: dict[str, str] = {}  # id -> pointer of its first tool_use
+    calls: dict[str, tuple] = {}  # id -> (message index, block index) of its first tool_use
     answered: set[str] = set()
-    out = []
     uses = []
+    duplicate, orphan = found["duplicate-tool-call-id"], found["orphan-tool-result"]
     for i, msg in enumerate(messages):
         content = msg.get("content") if isinstance(msg, dict) else None
         for j, block in enumerate(content or ()):
             if not isinstance(block, dict):
                 continue
-            ptr = f"{base}/{i}/content/{j}"
             t = block.get("type")
             if t == "tool_use":
                 cid = block.get("id")
                 if cid in calls:
-                    out.append(("duplicate-tool-call-id",
-                                f"Tool call id {cid!r} is used by two tool calls in {where}; a result cannot say "
-                                f"which call it answers.", [ptr, calls[cid]], in_loop))
+                    duplicate.append((in_loop, _duplicate, (cid, where, base, (i, j), calls[cid])))
                 else:
-                    calls[cid] = ptr
-                uses.append((cid, ptr, block.get("name")))
+                    calls[cid] = (i, j)
+                uses.append((cid, i, j, block))
             elif t == "tool_result":
                 rid = block.get("tool_use_id")
                 if rid not in calls:
-                    out.append(("orphan-tool-result",
-                                f"This tool result answers tool call {rid!r}, but no earlier message in {where} "
-                                f"makes that call; model APIs reject a result without its call.", [ptr], in_loop))
+                    orphan.append((in_loop, _orphan, (rid, where, base, (i, j))))
                 answered.add(rid)
-    for cid, ptr, name in uses:
+    unanswered = found["unanswered-tool-call"]
+    for cid, i, j, block in uses:
         if cid not in answered:
-            end = "before the resume boundary" if in_loop else "in the session"
-            out.append(("unanswered-tool-call",
-                        f"Tool call {cid!r} ({name}) has no result {end}; the conversation is not at a completed "
-                        f"tool round, and model APIs reject a call without its result.", [ptr], in_loop))
-    return out
+            unanswered.append((in_loop, _unanswered, (cid, block.get("name"), in_loop, base, (i, j))))
 
 
-def _boundary_findings(lr: dict, runs: list) -> list:
+def _block(base: str, at: tuple) -> str:
+    return f"{base}/{at[0]}/content/{at[1]}"
+
+
+def _duplicate(cid, where, base, at, first):
+    return (f"Tool call id {cid!r} is used by two tool calls in {where}; a result cannot say which call it answers.",
+            [_block(base, at), _block(base, first)])
+
+
+def _orphan(rid, where, base, at):
+    return (f"This tool result answers tool call {rid!r}, but no earlier message in {where} makes that call; "
+            f"model APIs reject a result without its call.", [_block(base, at)])
+
+
+def _unanswered(cid, name, in_loop, base, at):
+    end = "before the resume boundary" if in_loop else "in the session"
+    return (f"Tool call {cid!r} ({name}) has no result {end}; the conversation is not at a completed tool round, "
+            f"and model APIs reject a call without its result.", [_block(base, at)])
+
+
+def _boundary_findings(found: dict, lr: dict, runs: list) -> None:
     run_id = lr.get("run_id")
     for r, rec in enumerate(runs):
         if (rec.get("snapshot") or {}).get("id") == run_id:
             break
     else:
-        return []  # L-SOURCE-RUN says it
+        return  # L-SOURCE-RUN says it
     events = rec.get("events") or []
     if not events:
-        return []  # nothing recorded to compare with
+        return  # nothing recorded to compare with
     cut = lr.get("checkpoint_ms")
     last_end = None  # (turn, event index)
     for e, ev in enumerate(events):
@@ -184,56 +191,56 @@ def _boundary_findings(lr: dict, runs: list) -> list:
     turn = lr.get("turn")
     seen = 0 if last_end is None else last_end[0]
     if seen == turn:
-        return []
+        return
     pointers = [_LR + "/turn"]
     if last_end is not None:
         pointers.append(f"/snapshot/run_records/{r}/events/{last_end[1]}")
     else:
         pointers.append(f"/snapshot/run_records/{r}")
     if seen < turn and events[0].get("sequence", 0) > 0 and last_end is None:
-        return []  # the early events were not retained: nothing to contradict
+        return  # the early events were not retained: nothing to contradict
     recorded = "no turn_end event" if last_end is None else f"turn_end events up to turn {seen}"
-    return [("boundary-rounds",
-             f"The loop checkpoint says {turn} tool round(s) were completed, but source run {run_id!r} recorded "
-             f"{recorded} by checkpoint_ms; the resume would continue from a different point than the run's "
-             f"events show.", pointers, False)]
+    found["boundary-rounds"].append((False, _given, (
+        f"The loop checkpoint says {turn} tool round(s) were completed, but source run {run_id!r} recorded "
+        f"{recorded} by checkpoint_ms; the resume would continue from a different point than the run's "
+        f"events show.", pointers)))
 
 
-def _gap_findings(runs: list) -> list:
-    out = []
-    for r, rec in enumerate(runs):
-        prev = None
-        for e, ev in enumerate(rec.get("events") or ()):
-            seq = ev.get("sequence")
-            if isinstance(prev, int) and isinstance(seq, int) and seq > prev + 1:
-                rid = (rec.get("snapshot") or {}).get("id")
-                missing = seq - prev - 1
-                out.append(("event-sequence-gap",
-                            f"Run {rid!r} goes from event {prev} to event {seq}: {missing} event(s) in between are "
-                            f"missing, so what happened there cannot be seen.",
-                            [f"/snapshot/run_records/{r}/events/{e}/sequence",
-                             f"/snapshot/run_records/{r}/events/{e - 1}/sequence"], False))
-            prev = seq
-    return out
+def _given(text: str, pointers: list) -> tuple:
+    return text, pointers
+
+
+def _gap(rec, r, e, prev, seq):
+    rid = (rec.get("snapshot") or {}).get("id")
+    return (f"Run {rid!r} goes from event {prev} to event {seq}: {seq - prev - 1} event(s) in between are missing, "
+            f"so what happened there cannot be seen.",
+            [f"/snapshot/run_records/{r}/events/{e}/sequence", f"/snapshot/run_records/{r}/events/{e - 1}/sequence"])
 
 
 def _usage(u) -> tuple:
     return tuple(u.get(k) or 0 for k in _USAGE_KEYS) if isinstance(u, dict) else (0, 0, 0)
 
 
-def _usage_findings(session: dict, lr: dict | None, runs: list) -> list:
-    out = []
+def _event_findings(found: dict, session: dict, lr: dict | None, runs: list) -> None:
+    """``event-sequence-gap`` and ``usage-mismatch``: one pass over every run's events."""
+    gaps = found["event-sequence-gap"]
     turn_usage: dict[int, dict[int, tuple]] = {}  # run index -> turn -> usage
     total = [0, 0, 0]
     for r, rec in enumerate(runs):
-        per = turn_usage.setdefault(r, {})
-        for ev in rec.get("events") or ():
+        per = turn_usage[r] = {}
+        prev = None
+        for e, ev in enumerate(rec.get("events") or ()):
+            seq = ev.get("sequence")
+            if isinstance(prev, int) and isinstance(seq, int) and seq > prev + 1:
+                gaps.append((False, _gap, (rec, r, e, prev, seq)))
+            prev = seq
             body = ev.get("event") or {}
             if body.get("type") == "turn_end":
                 u = _usage(body.get("usage"))
                 per[body.get("turn")] = u
                 for k in range(3):
                     total[k] += u[k]
+    out = found["usage-mismatch"]
     if lr is not None and lr.get("turn"):
         for r, rec in enumerate(runs):
             if (rec.get("snapshot") or {}).get("id") == lr.get("run_id"):
@@ -243,16 +250,15 @@ def _usage_findings(session: dict, lr: dict | None, runs: list) -> list:
                     summed = tuple(sum(per[t][k] for t in rounds) for k in range(3))
                     stated = _usage(lr.get("total_usage"))
                     if summed != stated:
-                        out.append(("usage-mismatch",
-                                    f"The loop checkpoint's total_usage (prompt/completion/total "
-                                    f"{'/'.join(map(str, stated))}) differs from the sum of the source run's turn_end "
-                                    f"usage for rounds 1..{lr['turn']} ({'/'.join(map(str, summed))}).",
-                                    [_LR + "/total_usage", f"/snapshot/run_records/{r}"], False))
+                        out.append((False, _given, (
+                            f"The loop checkpoint's total_usage (prompt/completion/total "
+                            f"{'/'.join(map(str, stated))}) differs from the sum of the source run's turn_end "
+                            f"usage for rounds 1..{lr['turn']} ({'/'.join(map(str, summed))}).",
+                            [_LR + "/total_usage", f"/snapshot/run_records/{r}"])))
                 break
     stated = _usage(session.get("total_usage"))
     if any(stated[k] < total[k] for k in range(3)):
-        out.append(("usage-mismatch",
-                    f"The session's total_usage (prompt/completion/total {'/'.join(map(str, stated))}) is smaller "
-                    f"than the usage its runs' turn_end events record ({'/'.join(map(str, total))}); a counter was "
-                    f"reset or events belong to another session.", ["/snapshot/session/total_usage"], False))
-    return out
+        out.append((False, _given, (
+            f"The session's total_usage (prompt/completion/total {'/'.join(map(str, stated))}) is smaller "
+            f"than the usage its runs' turn_end events record ({'/'.join(map(str, total))}); a counter was "
+            f"reset or events belong to another session.", ["/snapshot/session/total_usage"])))

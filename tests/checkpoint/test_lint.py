@@ -196,6 +196,44 @@ def test_many_findings_are_capped():
     assert len(gaps) == len(events) - 1 <= MAX_PER_KIND and gaps[-1].more == 0
 
 
+def test_findings_past_the_cap_are_counted_on_the_last_one_kept():
+    """Only MAX_PER_KIND findings of a kind are kept, in document order (the session's messages before
+    the loop checkpoint's); the last kept one counts the rest."""
+    pay = _rich()
+    rec = pay["snapshot"]["run_records"][1]
+    template = rec["events"][-1]
+    rec["events"] = [dict(template, sequence=3 * i) for i in range(260)]  # 259 gaps of 2 events
+    rec["snapshot"]["event_count"] = 3 * 259 + 1
+    orphan = {"content": "ok", "is_error": False, "type": "tool_result"}
+    session_msgs, loop_msgs = pay["snapshot"]["session"]["messages"], pay["logical_resume"]["messages"]
+    session_msgs.append({"content": [dict(orphan, tool_use_id=f"s{k}") for k in range(80)], "role": "user"})
+    loop_msgs.append({"content": [dict(orphan, tool_use_id=f"l{k}") for k in range(40)], "role": "user"})
+    data, r = _verify(pay)
+    assert r.verified
+    gaps = [f for f in r.lint if f.kind == "event-sequence-gap"]
+    assert len(gaps) == MAX_PER_KIND
+    assert [x.pointer for x in gaps[0].locations] == ["/snapshot/run_records/1/events/1/sequence",
+                                                      "/snapshot/run_records/1/events/0/sequence"]
+    assert [x.pointer for x in gaps[-1].locations] == ["/snapshot/run_records/1/events/100/sequence",
+                                                       "/snapshot/run_records/1/events/99/sequence"]
+    assert gaps[-1].explanation == ("Run 'run-source' goes from event 297 to event 300: 2 event(s) in between are "
+                                    "missing, so what happened there cannot be seen.")
+    assert [f.more for f in gaps] == [0] * 99 + [159]
+    orphans = [f for f in r.lint if f.kind == "orphan-tool-result"]
+    s_at, l_at = len(session_msgs) - 1, len(loop_msgs) - 1
+    assert [x.locations[0].pointer for x in orphans] == (
+        [f"/snapshot/session/messages/{s_at}/content/{k}" for k in range(80)]
+        + [f"/logical_resume/messages/{l_at}/content/{k}" for k in range(20)])
+    assert [f.more for f in orphans] == [0] * 99 + [20]
+    assert [f.blocks_resume for f in orphans] == [False] * 80 + [True] * 20
+    assert orphans[0].explanation == ("This tool result answers tool call 's0', but no earlier message in the "
+                                      "session's messages makes that call; model APIs reject a result without its call.")
+    kinds = [f.kind for f in r.lint]
+    assert kinds == sorted(kinds, key=list(LINT_KINDS).index)
+    assert json.loads(render.to_json(r))["lint"][MAX_PER_KIND - 1]["more"] == 20
+    _check_spans(data, r)
+
+
 def test_every_kind_has_a_constructed_case():
     # the tests above construct each of these kinds
     assert set(LINT_KINDS) == {"orphan-tool-result", "unanswered-tool-call", "duplicate-tool-call-id",
