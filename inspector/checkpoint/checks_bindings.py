@@ -193,16 +193,25 @@ class _ToolEnds:
     def head(self, run, j) -> str:
         return f"run {q(run)} event {j} in session {q(self.sid)}"
 
+    def parse(self, rule_id: str, t, key: str, what: str, metadata: dict, run, i, j, run_base: str, step: int):
+        """``serde_json::from_value`` of ``metadata[key]`` for an S-TOOLEND-*-PARSE rule: the typed value, or
+        None after recording the violation (``... has malformed {what}: {serde text}``, pointing at the value
+        or at its unknown key)."""
+        try:
+            return decode_value(t, metadata[key])
+        except SerdeError as e:
+            self.out[rule_id].append(Violation(
+                f"{self.head(run, j)} has malformed {what}: {e.message}", "payload",
+                f"{run_base}/events/{j}/event/metadata/{key}" + _field_of(e), expected=f"a {t.name} object",
+                actual=e.message, order=(i, 4, j, step)))
+            return None
+
     def check(self, run, i, j, metadata: dict, run_base: str) -> None:
         """One ``tool_end`` event whose ``metadata`` holds a transform binding (the rules apply)."""
         out = self.out
-        t = TOOL_RESULT_TRANSFORM_BINDING
-        try:
-            binding = decode_value(t, metadata[TRANSFORM_BINDING_KEY])
-        except SerdeError as e:
-            out["S-TOOLEND-BINDING-PARSE"].append(_parse_violation(
-                e, t, f"{self.head(run, j)} has malformed Tool result transform binding",
-                f"{run_base}/events/{j}/event/metadata/{TRANSFORM_BINDING_KEY}", (i, 4, j, 3)))
+        binding = self.parse("S-TOOLEND-BINDING-PARSE", TOOL_RESULT_TRANSFORM_BINDING, TRANSFORM_BINDING_KEY,
+                             "Tool result transform binding", metadata, run, i, j, run_base, 3)
+        if binding is None:
             return
         key = (binding["schema"], binding["transform_algorithm"], binding["policy_digest"], binding["binding_digest"])
         p = self.problems.get(key, self)
@@ -224,13 +233,9 @@ class _ToolEnds:
                 base, expected=f"a key {EVIDENCE_KEY!r} beside {TRANSFORM_BINDING_KEY!r}", actual="absent",
                 order=(i, 4, j, 5), extra=(("payload", f"{base}/{TRANSFORM_BINDING_KEY}"),)))
             return
-        t = TOOL_RESULT_EVIDENCE
-        try:
-            evidence = decode_value(t, metadata[EVIDENCE_KEY])
-        except SerdeError as e:
-            out["S-TOOLEND-EVIDENCE-PARSE"].append(_parse_violation(
-                e, t, f"{self.head(run, j)} has malformed Tool result evidence",
-                f"{run_base}/events/{j}/event/metadata/{EVIDENCE_KEY}", (i, 4, j, 6)))
+        evidence = self.parse("S-TOOLEND-EVIDENCE-PARSE", TOOL_RESULT_EVIDENCE, EVIDENCE_KEY, "Tool result evidence",
+                              metadata, run, i, j, run_base, 6)
+        if evidence is None:
             return
         if evidence["schema"] != EVIDENCE_SCHEMA:
             field, want, got = "/schema", EVIDENCE_SCHEMA, evidence["schema"]
@@ -244,13 +249,6 @@ class _ToolEnds:
             f"{base}/{EVIDENCE_KEY}" + (field if got is not None else ""), expected=want,
             actual="absent" if got is None else got, order=(i, 4, j, 7),
             extra=(("payload", f"{base}/{TRANSFORM_BINDING_KEY}/transform_algorithm"),)))
-
-
-def _parse_violation(e: SerdeError, t, head: str, here: str, order) -> Violation:
-    """An S-TOOLEND-*-PARSE violation: ``serde_json::from_value`` failed (``{head}: {serde text}``,
-    pointing at the value or at its unknown key)."""
-    return Violation(f"{head}: {e.message}", "payload", here + _field_of(e), expected=f"a {t.name} object",
-                     actual=e.message, order=order)
 
 
 def _field_of(e: SerdeError) -> str:
