@@ -57,10 +57,20 @@ def encode(value) -> bytes:
     Returns:
         canonical JSON bytes (no trailing newline).
 
+        A :class:`memoryview` stands for a text field of :func:`.typedfast.decode_typed`: a slice of the
+        file holding a string token already proven canonical, printed verbatim.
+
     Raises:
         TypeError: for values outside the JSON data model (orjson's error).
     """
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=_raw_token)
+
+
+def _raw_token(o):
+    """orjson's ``default``: a raw text slice (:func:`encode`) is printed as it is."""
+    if type(o) is memoryview:
+        return orjson.Fragment(o.tobytes())
+    raise TypeError(type(o).__name__)
 
 
 def canonicalize(data: bytes) -> bytes:

@@ -21,6 +21,7 @@ from .digest import (
 from .jsontext import Node, SerdeError, parse_value
 from .fastpath import NotCanonical
 from .typed import NotFast, decode, decode_fast
+from .typedfast import TypedCanonical, decode_typed
 
 __all__ = ["Context", "build_descriptor", "json_equal", "NotApplicable", "Deferred",
            "DESCRIPTOR_SCHEMA", "PAYLOAD_SCHEMA", "SNAPSHOT_EVIDENCE_SCHEMA", "LOGICAL_EVIDENCE_SCHEMA",
@@ -121,7 +122,7 @@ class Context:
     """
 
     def __init__(self, payload: bytes | None, descriptor: bytes | None, payload_size: int | None = None,
-                 payload_digest: str | None = None, spans: dict | None = None):
+                 payload_digest: str | None = None, spans: dict | None = None, raw_text: bool = False):
         self.payload = payload
         self.descriptor = descriptor
         self.payload_size = payload_size if payload_size is not None else (len(payload) if payload is not None else None)
@@ -131,6 +132,9 @@ class Context:
         #: emptied when the payload is not canonical. Locations in a canonical payload are found
         #: through it without encoding the siblings of large values.
         self.spans = spans if spans is not None else {}
+        #: Try :func:`.typedfast.decode_typed` first: the payload's large text fields are then raw
+        #: ``memoryview`` slices of the file (:func:`.typedfast.text_of` reads one), not ``str``.
+        self.raw_text = raw_text
         #: While True, asking for the parsed payload raises :class:`Deferred` (staged verify).
         self.deferring = False
         #: Set when something asked for the parsed payload while :attr:`deferring` was on.
@@ -178,6 +182,19 @@ class Context:
     def _parse_payload(self) -> tuple[dict | None, SerdeError | None]:
         if self.payload is None:
             return None, None
+        if self.raw_text:
+            try:
+                value = decode_typed(self.payload, S.PAYLOAD, spans=self.spans)
+            except TypedCanonical as e:  # read as serde reads it; pretty-printed
+                self.__dict__["is_canonical"] = False
+                self.__dict__["canonical"] = e.canonical
+                return e.value, None
+            except NotFast:
+                pass
+            else:
+                self.__dict__["is_canonical"] = True
+                self.__dict__["canonical"] = self.payload
+                return value, None
         try:
             value = decode_fast(self.payload, S.PAYLOAD, spans=self.spans)
         except NotCanonical as e:  # read exactly as serde reads it, but not canonical (pretty-printed...)
@@ -333,6 +350,7 @@ class Context:
         element spans :meth:`item_spans` already knows."""
         if self.spans:
             return self._indexed_span(pointer, start_only)
+        self._index_arrays(pointer)
         cut = len(pointer)
         while cut > 0:
             cut = pointer.rfind("/", 0, cut)
@@ -350,22 +368,63 @@ class Context:
         return _canonical_span(self.pay, pointer, len(self.payload), start_only)
 
 
+    def _array_record(self, pointer: str, items: list, start: int, end: int) -> tuple:
+        """A :attr:`spans` record of the array ``items`` at ``pointer`` (``start``..``end`` in the canonical
+        payload) whose element spans the fast path did not record: each element encoded once, remembered
+        with :meth:`item_spans`'s."""
+        hit = self._items.get(pointer)
+        if hit is None:
+            starts, ends = array("q"), array("q")
+            pos = start + 1
+            for item in items:
+                n = len(encode(item))
+                starts.append(pos)
+                ends.append(pos + n)
+                pos += n + 1
+            hit = self._items[pointer] = (starts, ends, items)
+        return ("array", end, hit[0], hit[1], None, None)
+
+    def _index_arrays(self, pointer: str) -> None:
+        """Remember the element spans (:meth:`item_spans`) of every array of more than 16 elements that
+        ``pointer`` runs through, outermost first: later spans below such an array cost only their own
+        element (200 lint locations in one run's events no longer encode the events before each)."""
+        node, prefix = self.pay, ""
+        tokens = pointer.split("/")[1:] if pointer not in ("", "/") else []
+        for raw in tokens[:-1]:
+            if type(node) is list:
+                if len(node) > 16 and prefix not in self._items:
+                    if self.item_spans(prefix, node) is None:
+                        return
+                if not (raw.isascii() and raw.isdigit()) or int(raw) >= len(node):
+                    return
+                node = node[int(raw)]
+            elif type(node) is dict:
+                node = node.get(raw.replace("~1", "/").replace("~0", "~"))
+            else:
+                return
+            prefix += "/" + raw
+
     def _indexed_span(self, pointer: str, start_only: bool):
-        """Span of ``pointer`` in the canonical payload from :attr:`spans` (child spans of every
-        container of 64 KiB or more, keys in sorted order), then by arithmetic inside the first
-        small container on the way."""
+        """Span of ``pointer`` in the canonical payload from :attr:`spans` (child spans of the containers the
+        fast path recorded, keys in sorted order); an array of more than 16 elements it did not record gets
+        its element spans once (:meth:`_array_record`); other containers are stepped through by arithmetic
+        (:func:`_step`)."""
         spans = self.spans
         pos, end = 0, len(self.payload)
         node = self.pay
         tokens = pointer.split("/")[1:] if pointer not in ("", "/") else []
         for i, raw in enumerate(tokens):
             rec = spans.get(pos)
-            if rec is None:
-                rest = "/" + "/".join(tokens[i:])
-                rel = _canonical_span(node, rest, end - pos, start_only)
-                return None if rel is None else (pos + rel[0], None if rel[1] is None else pos + rel[1])
-            kind, _e, starts, ends, _ks, keys = rec
+            if rec is None and type(node) is list and len(node) > 16:
+                rec = self._array_record("/" + "/".join(tokens[:i]) if i else "", node, pos, end)
             token = raw.replace("~1", "/").replace("~0", "~")
+            if rec is None:
+                stepped = _step(node, token, pos, end)
+                if stepped is None:
+                    return None
+                node, pos, end = stepped
+                continue
+            kind, _e, starts, ends, _ks, keys = rec
             if kind == "object":
                 j = bisect_left(keys, token)
                 if type(node) is not dict or j >= len(keys) or keys[j] != token:
@@ -377,6 +436,8 @@ class Context:
                 j = int(token)
                 node = node[j]
             pos, end = starts[j], ends[j]
+        if end is None and not start_only:
+            end = pos + len(encode(node))
         return pos, end
 
 
@@ -407,30 +468,38 @@ def _canonical_span(value, pointer: str, total: int | None = None, start_only: b
     if pointer in ("", "/"):
         return 0, (len(encode(value)) if total is None else total)
     for raw in pointer.lstrip("/").split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        pos = start + 1
-        if isinstance(node, dict):
-            if token not in node:
-                return None
-            keys = sorted(node)
-            for k in keys:
-                pos += len(orjson.dumps(k)) + 1
-                if k == token:
-                    break
-                pos += len(encode(node[k])) + 1
-            last = k == keys[-1]
-            node = node[token]
-        elif isinstance(node, list):
-            if not token.isdigit() or int(token) >= len(node):
-                return None
-            for item in node[: int(token)]:
-                pos += len(encode(item)) + 1
-            last = int(token) == len(node) - 1
-            node = node[int(token)]
-        else:
+        stepped = _step(node, raw.replace("~1", "/").replace("~0", "~"), start, end)
+        if stepped is None:
             return None
-        start = pos
-        end = end - 1 if (last and end is not None) else None
+        node, start, end = stepped
     if end is None and not start_only:
         end = start + len(encode(node))
     return start, end
+
+
+def _step(node, token: str, start: int, end: int | None):
+    """One level of :func:`_canonical_span`: ``(child, child start, child end or None)`` of member ``token``
+    (unescaped) of the container ``node`` printed canonically at ``start`` (``end``: its end when known;
+    the last member then ends just before the closing bracket), or ``None`` when there is no such member."""
+    pos = start + 1
+    if isinstance(node, dict):
+        if token not in node:
+            return None
+        keys = sorted(node)
+        for k in keys:
+            pos += len(orjson.dumps(k)) + 1
+            if k == token:
+                break
+            pos += len(encode(node[k])) + 1
+        last = k == keys[-1]
+        node = node[token]
+    elif isinstance(node, list):
+        if not token.isdigit() or int(token) >= len(node):
+            return None
+        for item in node[: int(token)]:
+            pos += len(encode(item)) + 1
+        last = int(token) == len(node) - 1
+        node = node[int(token)]
+    else:
+        return None
+    return node, pos, (end - 1 if (last and end is not None) else None)

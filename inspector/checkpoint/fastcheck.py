@@ -113,7 +113,7 @@ class _Builder:
         key = ("hook", id(t))
         if key not in self.memo:
             self.names += 1
-            cls = type(f"Hooked{self.names}_{name}", (_Hooked,), {})
+            cls = type(f"Hooked{self.names}_{name}", (self.hooked_base,), {})
             walk = _compile_omitting(t, self.compile_walk) if isinstance(t, _Omitting) else self.compile_walk(t)
             cls.check = staticmethod(walk)
             cls.depth = self.bound
@@ -160,6 +160,15 @@ class _Builder:
             return Union[str, self.type_of(t.alternatives[1])]
         return self.hooked(t, getattr(t, "name", "t").replace(":", "_"))  # Set, Map, Untagged, one-variant Tagged
 
+    #: Base class of the custom types (:meth:`hooked`).
+    hooked_base = _Hooked
+    #: Extra ``msgspec.defstruct`` options of every struct (a subclass's).
+    struct_options: dict = {}
+
+    def field_type(self, t: S.Struct, f: S.Field):
+        """The msgspec type of field ``f`` of struct ``t`` when a subclass decides it, else ``None``."""
+        return None
+
     def struct(self, t: S.Struct, tag_field, tag):
         """A msgspec Struct for ``t`` (a variant of a tagged union when ``tag_field`` is given)."""
         msgspec = self.msgspec
@@ -170,7 +179,10 @@ class _Builder:
             default = f.default if f.default is not S.REQUIRED else (None if isinstance(f.type, S.Opt) else S.REQUIRED)
             absent_ok = default is not S.REQUIRED and bool(f.skip_if) and f.omitted_when(default)
             ft = f.type
-            if not f.skip_if:
+            typ = self.field_type(t, f)
+            if typ is not None:
+                pass
+            elif not f.skip_if:
                 typ = self.type_of(ft)
             elif (f.skip_if == S.NONE and isinstance(ft, S.Opt)
                   and not _is_hooked(self.type_of(ft.inner))):
@@ -183,7 +195,7 @@ class _Builder:
             fields.append((f"f{i}", typ, spec))
         fields.sort(key=lambda x: x[2].default is not msgspec.NODEFAULT)  # required fields first
         self.names += 1
-        opts = dict(forbid_unknown_fields=True, gc=False)
+        opts = dict(forbid_unknown_fields=True, gc=False, **self.struct_options)
         if tag_field is not None:
             opts.update(tag_field=tag_field, tag=tag)
         return msgspec.defstruct(f"S{self.names}_{t.name.replace(':', '_')}", fields, **opts)

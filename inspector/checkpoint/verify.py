@@ -77,7 +77,8 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
 
 
 def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep) -> Report:
-    ctx = Context(payload, descriptor, payload_size, payload_digest, spans)
+    # the views read the text fields, and a front-end's spans come from the dict fast path's walk
+    ctx = Context(payload, descriptor, payload_size, payload_digest, spans, raw_text=spans is None and not views)
     if keep is not None:
         keep.append(ctx)
     findings: dict[str, Finding] = {}

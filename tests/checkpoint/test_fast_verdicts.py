@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from inspector.checkpoint import context, encode, verify
 from inspector.checkpoint.fastpath import NotCanonical, NotFast, decode_fast
+from inspector.checkpoint.typedfast import decode_typed
 from tests.conftest import CASES, CASES_PINNED, GOLDEN, load_cases
 
 PAIRS = [(GOLDEN / f"payload-{n}.json", GOLDEN / f"descriptor-{n}.json") for n in ("with-resume", "semantic-only")]
@@ -24,9 +25,12 @@ def _declined(*a, **k):
     raise NotFast
 
 
-def _report(payload: bytes, descriptor: bytes | None, exact: bool):
-    """Everything a verdict shows; ``exact``: with the fast path switched off."""
+def _report(payload: bytes, descriptor: bytes | None, exact: bool, typed: bool = True):
+    """Everything a verdict shows; ``exact``: with both fast paths switched off; ``typed=False``: with the
+    typed fast path (raw text fields) switched off, so the dict fast path reads what it proves."""
     with pytest.MonkeyPatch.context() as mp:
+        if exact or not typed:
+            mp.setattr(context, "decode_typed", _declined)
         if exact:
             mp.setattr(context, "decode_fast", _declined)
         return _shown(verify(payload, descriptor))
@@ -38,7 +42,9 @@ def _shown(r):
 
 
 def _same_verdict(payload: bytes, descriptor: bytes | None) -> None:
-    assert _report(payload, descriptor, False) == _report(payload, descriptor, True)
+    exact = _report(payload, descriptor, True)
+    assert _report(payload, descriptor, False) == exact
+    assert _report(payload, descriptor, False, typed=False) == exact
 
 
 def test_the_pairs_take_both_paths():
@@ -47,6 +53,19 @@ def test_the_pairs_take_both_paths():
     for p, _d in PAIRS:
         try:
             decode_fast(p.read_bytes())
+            taken += 1
+        except NotFast:
+            pass
+    assert 100 <= taken < len(PAIRS)
+
+
+def test_the_pairs_take_the_typed_path():
+    """Not vacuous: most fixture payloads are read by the typed fast path (raw text fields), some are not
+    (pretty-printed copies: ``test_typedfast.py``)."""
+    taken = 0
+    for p, _d in PAIRS:
+        try:
+            decode_typed(p.read_bytes())
             taken += 1
         except NotFast:
             pass
@@ -108,4 +127,4 @@ def test_keep_holds_the_parsed_payload_and_changes_no_verdict():
     """``verify(keep=)``: the working state (the parsed payload) is appended instead of being freed."""
     kept = []
     assert _report(RICH, RICH_DESC, False) == _shown(verify(RICH, RICH_DESC, keep=kept))
-    assert len(kept) == 1 and kept[0].pay == json.loads(RICH)
+    assert len(kept) == 1 and json.loads(encode(kept[0].pay)) == json.loads(RICH)

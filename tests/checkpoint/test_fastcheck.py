@@ -190,6 +190,7 @@ def test_declined_reasons_fall_back_and_the_report_is_the_exact_paths(monkeypatc
     fast = verify(data, None)
     with monkeypatch.context() as m:
         m.setattr(context, "decode_fast", refuse)
+        m.setattr(context, "decode_typed", refuse)
         exact = verify(data, None)
     key_of = lambda f: (f.rule.id, f.verdict, f.message, f.locations, f.expected, f.actual, f.notes, f.order)
     assert [key_of(f) for f in fast.findings] == [key_of(f) for f in exact.findings]
@@ -212,6 +213,7 @@ def _exact_report(monkeypatch, data):
         raise NotFast
     with monkeypatch.context() as m:
         m.setattr(context, "decode_fast", refuse)
+        m.setattr(context, "decode_typed", refuse)
         return verify(data, None)
 
 

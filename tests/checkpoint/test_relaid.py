@@ -69,6 +69,7 @@ def _exact(monkeypatch, payload, descriptor):
         raise NotFast
     with monkeypatch.context() as m:
         m.setattr(context, "decode_fast", refuse)
+        m.setattr(context, "decode_typed", refuse)
         return verify(payload, descriptor)
 
 

@@ -1,0 +1,261 @@
+"""The typed fast path: a payload decoded by msgspec straight into typed structs, the large text fields kept
+as raw JSON (issue 13: ``verify`` CPU and peak memory).
+
+:func:`decode_typed` proves what :func:`.fastpath.decode_fast` proves (the value is exactly what
+:func:`.typed.decode` would return, and the file is canonical, or one of the printings
+:class:`.fastpath.NotCanonical` accepts), by other means:
+
+- msgspec decodes the bytes into ``Struct`` classes made from :mod:`.schema` by :mod:`.fastcheck`'s builder
+  (strict types, no unknown field, integer ranges, enums, tagged unions); what msgspec cannot judge runs the
+  Python walk's own validator in a hook, as in :mod:`.fastcheck`;
+- three text fields, which hold most of a large payload's bytes (a text block's ``text``, a tool result's
+  ``content``, an artifact's ``content``), are not made into Python strings: msgspec keeps them as
+  :class:`msgspec.Raw` slices of the file. Each slice is proven to be a string token spelled exactly as the
+  canonical encoding spells it, in valid UTF-8 (or, for a tool result's array form, decoded and proven in turn);
+- the canonical printing of the structs (``msgspec.json.encode(order="sorted")``, with every value msgspec
+  might print differently from serde_json, floats, free values and integers over 64 bits, printed by the
+  canonical encoder instead) is compared with the file as a whole; a pretty-printed file is compared with
+  ``msgspec.json.format(indent=2)`` of it (orjson's ``OPT_INDENT_2`` layout, which serde reads as the same value).
+
+The value returned is the payload in serialized form (dicts, lists, scalars, as :func:`.typed.decode` returns
+it), except that the three text fields are :class:`memoryview` slices of the file holding the field's canonical
+JSON token (quotes and escapes included): :func:`text_of` reads one, and :func:`.canonical.encode` prints it
+verbatim. Anything not proven raises :class:`.fastpath.NotFast`, and the caller takes the dict fast path or the
+exact path.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Annotated
+
+import orjson
+
+from . import schema as S
+from .canonical import encode, format_f64
+from .fastcheck import _Builder, _Hooked, _max_depth
+from .fastpath import NotCanonical, NotFast, _compile
+from .serde_errors import INT_RANGES
+
+__all__ = ["decode_typed", "text_of", "TypedCanonical"]
+
+_INT64_MAX = (1 << 63) - 1
+
+
+class _Wrapped(_Hooked):
+    """A value a hook proved (``v``: the builtin value msgspec read)."""
+
+    __slots__ = ("v",)
+
+
+class _TypedBuilder(_Builder):
+    """:mod:`.fastcheck`'s builder for decoding: hooked values are kept (:class:`_Wrapped`), the text fields
+    are :class:`msgspec.Raw`, integers that may exceed 64 bits are hooked (msgspec reads and prints them), and
+    structs omit their defaults when printed (the absent-allowed fields, as the reference omits them)."""
+
+    hooked_base = _Wrapped
+    struct_options = {"omit_defaults": True}
+
+    def field_type(self, t, f):
+        if (t is S.TEXT_VARIANT and f.key == "text") or (t is S.TOOL_ARTIFACT and f.key == "content") \
+                or f.type is S.TOOL_RESULT_FIELD:
+            return self.msgspec.Raw
+        return None
+
+    def _make(self, t):
+        if isinstance(t, S.Prim) and t.name in INT_RANGES and INT_RANGES[t.name][1] > _INT64_MAX:
+            # u64/usize: msgspec's bounds stop at 2**63 - 1; a value over 2**64 - 1 is refused when the
+            # canonical encoder prints the value (orjson's TypeError)
+            return Annotated[int, self.msgspec.Meta(ge=INT_RANGES[t.name][0])]
+        return super()._make(t)
+
+
+_TYPES: dict = {}
+
+
+def _types(t):
+    """``(msgspec type, tool-result array type)`` for schema type ``t``, built once."""
+    got = _TYPES.get(id(t))
+    if got is None:
+        import msgspec
+
+        bound = _max_depth(t)
+        builder = _TypedBuilder(msgspec, _compile, bound)
+        target = builder.type_of(t)
+        items = builder.type_of(S.Vec(S.TOOL_RESULT_CONTENT))
+        got = _TYPES[id(t)] = (t, target, items)
+    return got[1], got[2]
+
+
+class TypedCanonical(NotCanonical):
+    """:class:`.fastpath.NotCanonical` with the canonical printing already made (``canonical``: bytes)."""
+
+    def __init__(self, value, canonical: bytes):
+        super().__init__(value)
+        self.canonical = canonical
+
+
+def text_of(v):
+    """The ``str`` of a text field: ``v`` itself, or the string a :func:`decode_typed` raw slice spells."""
+    if type(v) is memoryview:
+        return orjson.loads(v)
+    return v
+
+
+def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict:
+    """Decode ``data`` as schema type ``t`` when it is exactly canonical (see the module docstring).
+
+    ``spans``: a dict to fill, when ``data`` is canonical, with the member spans of the objects at the top
+    three levels, in the form :func:`.fastpath.decode_fast` gives (``{start: ("object", end, starts, ends,
+    key_starts, keys)}``); left empty otherwise.
+
+    Returns:
+        the value in serialized form, text fields as :class:`memoryview` slices of ``data``.
+
+    Raises:
+        TypedCanonical: ``data`` is read exactly as serde reads it but is one of the non-canonical printings
+            :class:`.fastpath.NotCanonical` accepts here (orjson's 2-space indent of the sorted value, maybe
+            with CRLF line ends and one final newline); carries the value and its canonical bytes (P-CANONICAL).
+        NotFast: not proven; use :func:`.fastpath.decode_fast` or :func:`.typed.decode`.
+    """
+    import msgspec
+
+    from .jsontext import serde_f64_from_text
+
+    from codecs import utf_8_decode
+
+    target, items = _types(t)
+    if not _canonical_escapes(data):
+        raise NotFast
+    floats: list = []
+
+    def hook(tp, obj):
+        tp.check(obj, tp.depth, floats)
+        w = tp.__new__(tp)
+        w.v = obj
+        return w
+
+    try:
+        value = msgspec.json.Decoder(target, dec_hook=hook).decode(data)
+    except Exception:  # ValidationError/DecodeError, or the walk's NotFast from a hook
+        raise NotFast from None
+    for x in set(floats):
+        if serde_f64_from_text(format_f64(x)) != x:
+            raise NotFast
+
+    item_decoder = None
+
+    def raw_value(raw):
+        """The builtin form of a raw text field (``memoryview`` of a string token, or a tool result's array)."""
+        nonlocal item_decoder
+        mv = memoryview(raw)
+        if mv[:1] == b'"':
+            try:
+                utf_8_decode(mv, "strict", True)  # msgspec skipped it unchecked; the escapes are checked
+            except UnicodeDecodeError:
+                raise NotFast from None
+            return mv
+        if mv[:1] != b"[":
+            raise NotFast  # not a string nor an array: serde's untagged enum refuses it (exact path)
+        if item_decoder is None:
+            item_decoder = msgspec.json.Decoder(items, dec_hook=hook)
+        try:
+            blocks = item_decoder.decode(mv)
+        except Exception:
+            raise NotFast from None
+        return to_builtins(blocks)  # printed again with the rest: compared with the file there
+
+    def to_builtins_hook(o):
+        if type(o) is msgspec.Raw:
+            return raw_value(o)
+        return o.v
+
+    def to_builtins(v):
+        return msgspec.to_builtins(v, enc_hook=to_builtins_hook, builtin_types=(memoryview,))
+
+    value = to_builtins(value)  # the structs are freed here: the dicts are what the rules read
+    try:
+        if data[:1] == b"{" and data[1:2] != b"\n":
+            record = {} if spans is None else spans
+            try:
+                if _members_end(value, data, 0, 0, record) == len(data):
+                    return value
+            except NotFast:
+                pass
+            record.clear()
+            raise NotFast  # compact but not canonical: the dict fast path or the exact path
+        encoded = encode(value)
+    except TypeError:  # an integer over 64 bits: orjson cannot print it, serde reads it otherwise
+        raise NotFast from None
+    text = data.replace(b"\r\n", b"\n") if b"\r" in data else data
+    if text[-1:] == b"\n":
+        text = memoryview(text)[:-1]  # one final newline (no copy)
+    if text[:2] != b"{\n" or msgspec.json.format(encoded, indent=2) != text:
+        raise NotFast  # other layouts: the dict fast path (file key order) or the exact path
+    raise TypedCanonical(value, encoded)
+
+
+def _members_end(v, data: bytes, pos: int, depth: int, spans: dict) -> int:
+    """Compare ``encode(v)`` with ``data`` at ``pos`` and return the end offset (:class:`NotFast` when they
+    differ; ``TypeError`` when orjson cannot print ``v``). Objects in the top three levels are compared member
+    by member and their members' spans recorded in ``spans`` (no copy of the whole printing is made); every
+    other value is printed whole and compared in place. Recursion is bounded by those three levels."""
+    if type(v) is dict and v and depth < 3:
+        start = pos
+        if data[pos:pos + 1] != b"{":
+            raise NotFast
+        pos += 1
+        starts, ends, key_starts, keys = array("q"), array("q"), array("q"), []
+        for i, k in enumerate(sorted(v)):
+            if i:
+                if data[pos:pos + 1] != b",":
+                    raise NotFast
+                pos += 1
+            kb = orjson.dumps(k) + b":"
+            if not data.startswith(kb, pos):
+                raise NotFast
+            key_starts.append(pos)
+            keys.append(k)
+            pos += len(kb)
+            starts.append(pos)
+            pos = _members_end(v[k], data, pos, depth + 1, spans)
+            ends.append(pos)
+        if data[pos:pos + 1] != b"}":
+            raise NotFast
+        pos += 1
+        spans[start] = ("object", pos, starts, ends, key_starts, keys)
+        return pos
+    enc = encode(v)
+    if not data.startswith(enc, pos):
+        raise NotFast
+    return pos + len(enc)
+
+
+_ESCAPES = None
+#: The ``\\u`` escapes the canonical encoding writes: control characters without a short escape, lowercase.
+_CANONICAL_U = frozenset(b"\\u00%02x" % c for c in range(0x20) if c not in (8, 9, 10, 12, 13))
+
+
+def _canonical_escapes(data: bytes) -> bool:
+    """True when no escape in ``data`` (a JSON text) is spelled otherwise than the canonical encoding spells
+    it. Only ``\\u`` and ``\\/`` escapes can be: every ``\\u`` followed by four bytes must be one of
+    :data:`_CANONICAL_U`, and no ``\\/`` may start an escape. (A match that is not a real escape, after an
+    escaped backslash, is judged the same way: at worst a false "no", which only costs the slower paths; a
+    real escape cannot hide inside an earlier match, which would then hold a backslash and fail.)"""
+    import re
+
+    global _ESCAPES
+    if _ESCAPES is None:
+        _ESCAPES = re.compile(rb"\\(?:u....|/)", re.DOTALL)
+    found = set(_ESCAPES.findall(data))
+    if b"\\/" in found:
+        found.discard(b"\\/")
+        p = data.find(b"\\/")
+        while p != -1:
+            q = p
+            while q > 0 and data[q - 1] == 0x5C:
+                q -= 1
+            if (p - q) % 2 == 0:  # an even run of backslashes before it: this one starts an escape
+                return False
+            p = data.find(b"\\/", p + 2)
+    return found <= _CANONICAL_U
