@@ -12,10 +12,15 @@ as raw JSON (issue 13: ``verify`` CPU and peak memory).
   ``content``, an artifact's ``content``), are not made into Python strings: msgspec keeps them as
   :class:`msgspec.Raw` slices of the file. Each slice is proven to be a string token spelled exactly as the
   canonical encoding spells it, in valid UTF-8 (or, for a tool result's array form, decoded and proven in turn);
-- the canonical printing of the structs (``msgspec.json.encode(order="sorted")``, with every value msgspec
-  might print differently from serde_json, floats, free values and integers over 64 bits, printed by the
-  canonical encoder instead) is compared with the file as a whole; a pretty-printed file is compared with
-  ``msgspec.json.format(indent=2)`` of it (orjson's ``OPT_INDENT_2`` layout, which serde reads as the same value).
+- the structs become the dicts the rules read (``msgspec.to_builtins``; a raw slice becomes a
+  :class:`memoryview` of the file), and their canonical printing (:func:`.canonical.encode`, which prints such a
+  slice verbatim and refuses integers over 64 bits) is compared with the file, member by member in the top
+  three levels (their spans are recorded for locations, as the dict fast path records its own); a
+  pretty-printed file is compared with ``msgspec.json.format(indent=2)`` of that printing (orjson's
+  ``OPT_INDENT_2`` layout of the sorted value). Equal bytes mean every number, key and string is spelled as
+  the canonical encoding spells it, with no duplicate key, so serde reads the same value;
+- an escape only the canonical encoding's own ``\\u`` escapes and ``\\/`` can spell differently is searched
+  for in the whole file first (:func:`_canonical_escapes`); the floats are checked as the dict fast path does.
 
 The value returned is the payload in serialized form (dicts, lists, scalars, as :func:`.typed.decode` returns
 it), except that the three text fields are :class:`memoryview` slices of the file holding the field's canonical
@@ -50,8 +55,9 @@ class _Wrapped(_Hooked):
 
 class _TypedBuilder(_Builder):
     """:mod:`.fastcheck`'s builder for decoding: hooked values are kept (:class:`_Wrapped`), the text fields
-    are :class:`msgspec.Raw`, integers that may exceed 64 bits are hooked (msgspec reads and prints them), and
-    structs omit their defaults when printed (the absent-allowed fields, as the reference omits them)."""
+    are :class:`msgspec.Raw`, ``u64``/``usize`` have no upper bound here (msgspec's bounds stop at 2**63 - 1;
+    the canonical encoder refuses a value over 2**64 - 1 later), and structs omit their defaults when
+    converted (the absent-allowed fields, absent from the file, stay absent from the dicts)."""
 
     hooked_base = _Wrapped
     struct_options = {"omit_defaults": True}
@@ -64,8 +70,6 @@ class _TypedBuilder(_Builder):
 
     def _make(self, t):
         if isinstance(t, S.Prim) and t.name in INT_RANGES and INT_RANGES[t.name][1] > _INT64_MAX:
-            # u64/usize: msgspec's bounds stop at 2**63 - 1; a value over 2**64 - 1 is refused when the
-            # canonical encoder prints the value (orjson's TypeError)
             return Annotated[int, self.msgspec.Meta(ge=INT_RANGES[t.name][0])]
         return super()._make(t)
 
@@ -118,11 +122,11 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict
             with CRLF line ends and one final newline); carries the value and its canonical bytes (P-CANONICAL).
         NotFast: not proven; use :func:`.fastpath.decode_fast` or :func:`.typed.decode`.
     """
+    from codecs import utf_8_decode
+
     import msgspec
 
     from .jsontext import serde_f64_from_text
-
-    from codecs import utf_8_decode
 
     target, items = _types(t)
     if not _canonical_escapes(data):
@@ -175,7 +179,7 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict
 
     value = to_builtins(value)  # the structs are freed here: the dicts are what the rules read
     try:
-        if data[:1] == b"{" and data[1:2] != b"\n":
+        if data[:2] in (b'{"', b"{}"):  # compact: canonical, or nothing this path accepts
             record = {} if spans is None else spans
             try:
                 if _members_end(value, data, 0, 0, record) == len(data):

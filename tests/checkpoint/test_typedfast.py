@@ -1,0 +1,158 @@
+"""The typed fast path (issue 13): msgspec structs with the large text fields kept as raw slices of the file.
+
+Each case checks what ``decode_typed`` returns or refuses, and that ``verify``'s whole verdict is the exact
+path's (and the dict fast path's) on the same bytes (``test_fast_verdicts._same_verdict``)."""
+
+import orjson
+import pytest
+
+from inspector.checkpoint import encode, verify
+from inspector.checkpoint.fastpath import NotCanonical, NotFast
+from inspector.checkpoint.typedfast import TypedCanonical, _canonical_escapes, decode_typed, text_of
+from tests.checkpoint.test_fast_verdicts import RICH, RICH_DESC, _same_verdict
+
+
+def _rich():
+    return orjson.loads(RICH)
+
+
+def _with_text(text_token: bytes) -> bytes:
+    """RICH with the first text block's ``text`` token replaced by ``text_token`` (raw JSON bytes)."""
+    old = orjson.dumps(_rich()["snapshot"]["session"]["messages"][0]["content"][0]["text"])
+    assert RICH.count(old) == 2  # the session's copy and the loop checkpoint's
+    return RICH.replace(old, text_token)
+
+
+def test_text_fields_are_raw_slices_of_the_file():
+    value = decode_typed(RICH)
+    block = value["snapshot"]["session"]["messages"][0]["content"][0]
+    result = value["snapshot"]["session"]["messages"][2]["content"][0]
+    assert type(block["text"]) is memoryview and type(result["content"]) is memoryview
+    expected = _rich()["snapshot"]["session"]["messages"]
+    assert bytes(block["text"]) == orjson.dumps(expected[0]["content"][0]["text"])
+    assert text_of(block["text"]) == expected[0]["content"][0]["text"]
+    assert text_of(result["content"]) == expected[2]["content"][0]["content"]
+    assert block["type"] == "text" and text_of("plain") == "plain"
+    assert encode(value) == RICH  # printed verbatim: the canonical printing of the value is the file
+    assert orjson.loads(encode(value)) == _rich()
+
+
+def test_spans_of_the_top_three_levels():
+    spans = {}
+    value = decode_typed(RICH, spans=spans)
+    kind, end, starts, ends, key_starts, keys = spans[0]
+    assert (kind, end, keys) == ("object", len(RICH), sorted(_rich()))
+    for k, s, e, ks in zip(keys, starts, ends, key_starts):
+        assert RICH[s:e] == encode(value[k]) and RICH[ks:s] == orjson.dumps(k) + b":"
+    snap = spans[starts[keys.index("snapshot")]]
+    assert snap[5] == sorted(_rich()["snapshot"])
+    session = spans[snap[2][snap[5].index("session")]]
+    i = session[5].index("messages")
+    assert RICH[session[2][i]:session[3][i]] == orjson.dumps(_rich()["snapshot"]["session"]["messages"])
+    assert len(spans) == sum(1 for s in spans.values() if s[0] == "object")
+
+
+@pytest.mark.parametrize("token, accepted", [
+    (b'"nul \\u0000 and \\u001f"', True),       # the escapes the canonical encoding writes
+    (b'"a \\\\/ b"', True),                      # an escaped backslash, then a plain slash
+    (b'"caf\xc3\xa9 \xf0\x9f\x98\x80"', True),  # raw UTF-8, 2 and 4 bytes
+    (b'"a \\/ b"', False),                       # serde writes '/' unescaped
+    (b'"caf\\u00e9"', False),                    # serde writes non-ASCII raw
+    (b'"line\\u000a"', False),                   # serde writes \n
+    (b'"x \\u001F"', False),                     # serde writes lowercase hex
+    (b'"ok \\\\u001f"', True),                   # a literal backslash and "u001f": judged as an escape, allowed
+    (b'"ok \\\\u00e9"', False),                  # the same, not allowed: refused, never wrong (exact path)
+    (b'"bad \xff byte"', False),                 # invalid UTF-8: msgspec skipped it unchecked
+    (b'"cut \xe2\x82"', False),                  # a truncated UTF-8 sequence
+])
+def test_text_token_spelling(token, accepted):
+    data = _with_text(token)
+    if accepted:
+        value = decode_typed(data)
+        assert bytes(value["snapshot"]["session"]["messages"][0]["content"][0]["text"]) == token
+    else:
+        with pytest.raises(NotFast) as e:
+            decode_typed(data)
+        assert not isinstance(e.value, NotCanonical)
+    _same_verdict(data, RICH_DESC)
+
+
+def test_escape_scan():
+    assert _canonical_escapes(b'{"a":"\\u0000\\u0007\\u000b\\u000e\\u001f\\n\\t\\"\\\\"}')
+    for bad in (b'"\\u0008"', b'"\\u0009"', b'"\\u000A"', b'"\\u0020"', b'"\\/"', b'"\\\\\\/"'):
+        assert not _canonical_escapes(bad), bad
+    assert _canonical_escapes(b'"\\\\/ \\\\\\\\/"')  # even runs: the slash is not escaped
+
+
+def test_tool_result_array_form():
+    value = _rich()
+    blocks = [{"type": "text", "text": "first"}, {"type": "text", "text": "caf\u00e9 \x00"}]
+    value["snapshot"]["session"]["messages"][2]["content"][0]["content"] = blocks
+    data = encode(value)
+    got = decode_typed(data)["snapshot"]["session"]["messages"][2]["content"][0]["content"]
+    assert [b["type"] for b in got] == ["text", "text"]
+    assert [text_of(b["text"]) for b in got] == ["first", "caf\u00e9 \x00"]
+    assert type(got[1]["text"]) is memoryview
+    _same_verdict(data, RICH_DESC)
+
+
+@pytest.mark.parametrize("content", [7, None, {"type": "text", "text": "x"}, [{"type": "text"}],
+                                     [{"type": "text", "text": 1}], [{"type": "sound", "text": "x"}]])
+def test_tool_result_content_refused(content):
+    value = _rich()
+    value["snapshot"]["session"]["messages"][2]["content"][0]["content"] = content
+    data = encode(value)
+    with pytest.raises(NotFast):
+        decode_typed(data)
+    _same_verdict(data, RICH_DESC)
+
+
+def test_u64_range():
+    value = _rich()
+    value["snapshot"]["run_records"][0]["snapshot"]["event_count"] = (1 << 64) - 1
+    decode_typed(encode(value))  # u64::MAX is read
+    text = orjson.dumps(_rich()["snapshot"]["run_records"][0]["snapshot"]["event_count"])
+    data = RICH.replace(b'"event_count":' + text, b'"event_count":18446744073709551616', 1)  # 2**64
+    assert data != RICH
+    with pytest.raises(NotFast):
+        decode_typed(data)
+    _same_verdict(data, RICH_DESC)
+
+
+def test_duplicate_key_refused():
+    data = RICH.replace(b'"role":"user"}', b'"role":"user","role":"user"}', 1)
+    assert data != RICH
+    with pytest.raises(NotFast):
+        decode_typed(data)
+    _same_verdict(data, RICH_DESC)
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+@pytest.mark.parametrize("newline", [False, True])
+def test_pretty_printed_copy(crlf, newline):
+    data = orjson.dumps(_rich(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + (b"\n" if newline else b"")
+    if crlf:
+        data = data.replace(b"\n", b"\r\n")
+    with pytest.raises(TypedCanonical) as e:
+        decode_typed(data)
+    assert e.value.canonical == RICH
+    assert encode(e.value.value) == RICH
+    r = verify(data, None)
+    assert r.root_cause.rule.id == "P-CANONICAL"
+    assert r.canonical_bytes == RICH
+    _same_verdict(data, RICH_DESC)
+
+
+@pytest.mark.parametrize("layout", ["file order", "two newlines", "tabs", "compact with a space"])
+def test_other_layouts_left_to_the_dict_path(layout):
+    pretty = orjson.dumps(_rich(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    data = {
+        "file order": orjson.dumps({"snapshot": _rich()["snapshot"], **_rich()}, option=orjson.OPT_INDENT_2),
+        "two newlines": pretty + b"\n\n",
+        "tabs": pretty.replace(b"\n  ", b"\n\t"),
+        "compact with a space": RICH.replace(b'":', b'": ', 1),
+    }[layout]
+    with pytest.raises(NotFast) as e:
+        decode_typed(data)
+    assert not isinstance(e.value, TypedCanonical)
+    _same_verdict(data, RICH_DESC)
