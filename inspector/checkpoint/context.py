@@ -21,7 +21,7 @@ from .digest import (
 from .jsontext import Node, SerdeError, parse_value
 from .fastpath import NotCanonical
 from .typed import NotFast, decode, decode_fast
-from .typedfast import TypedCanonical, decode_typed
+from .typedfast import decode_typed
 
 __all__ = ["Context", "build_descriptor", "json_equal", "NotApplicable", "Deferred",
            "DESCRIPTOR_SCHEMA", "PAYLOAD_SCHEMA", "SNAPSHOT_EVIDENCE_SCHEMA", "LOGICAL_EVIDENCE_SCHEMA",
@@ -185,9 +185,8 @@ class Context:
         if self.raw_text:
             try:
                 value = decode_typed(self.payload, S.PAYLOAD, spans=self.spans)
-            except TypedCanonical as e:  # read as serde reads it; pretty-printed
+            except NotCanonical as e:  # read as serde reads it; pretty-printed
                 self.__dict__["is_canonical"] = False
-                self.__dict__["canonical"] = e.canonical
                 return e.value, None
             except NotFast:
                 pass

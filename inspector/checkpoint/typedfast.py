@@ -42,7 +42,7 @@ from .fastcheck import _Builder, _Hooked, _max_depth
 from .fastpath import NotCanonical, NotFast, _compile
 from .serde_errors import INT_RANGES
 
-__all__ = ["decode_typed", "text_of", "TypedCanonical"]
+__all__ = ["decode_typed", "text_of"]
 
 _INT64_MAX = (1 << 63) - 1
 
@@ -91,14 +91,6 @@ def _types(t):
     return got[1], got[2]
 
 
-class TypedCanonical(NotCanonical):
-    """:class:`.fastpath.NotCanonical` with the canonical printing already made (``canonical``: bytes)."""
-
-    def __init__(self, value, canonical: bytes):
-        super().__init__(value)
-        self.canonical = canonical
-
-
 def text_of(v):
     """The ``str`` of a text field: ``v`` itself, or the string a :func:`decode_typed` raw slice spells."""
     if type(v) is memoryview:
@@ -117,9 +109,9 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict
         the value in serialized form, text fields as :class:`memoryview` slices of ``data``.
 
     Raises:
-        TypedCanonical: ``data`` is read exactly as serde reads it but is one of the non-canonical printings
-            :class:`.fastpath.NotCanonical` accepts here (orjson's 2-space indent of the sorted value, maybe
-            with CRLF line ends and one final newline); carries the value and its canonical bytes (P-CANONICAL).
+        NotCanonical: ``data`` is read exactly as serde reads it, but it is orjson's 2-space indent of the
+            sorted value (with ``\\n`` or ``\\r\\n`` line ends, maybe one final line end) instead of the
+            canonical printing (P-CANONICAL fails); carries the value (:class:`.fastpath.NotCanonical`).
         NotFast: not proven; use :func:`.fastpath.decode_fast` or :func:`.typed.decode`.
     """
     from codecs import utf_8_decode
@@ -178,61 +170,107 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict
         return msgspec.to_builtins(v, enc_hook=to_builtins_hook, builtin_types=(memoryview,))
 
     value = to_builtins(value)  # the structs are freed here: the dicts are what the rules read
+    compact = data[:2] in (b'{"', b"{}")
+    nl = None if compact else (b"\r\n" if data[1:3] == b"\r\n" else b"\n")
+    record = {} if spans is None or not compact else spans
     try:
-        if data[:2] in (b'{"', b"{}"):  # compact: canonical, or nothing this path accepts
-            record = {} if spans is None else spans
-            try:
-                if _members_end(value, data, 0, 0, record) == len(data):
-                    return value
-            except NotFast:
-                pass
-            record.clear()
-            raise NotFast  # compact but not canonical: the dict fast path or the exact path
-        encoded = encode(value)
+        end = _printed_end(value, data, 0, 0, record, nl)
     except TypeError:  # an integer over 64 bits: orjson cannot print it, serde reads it otherwise
-        raise NotFast from None
-    text = data.replace(b"\r\n", b"\n") if b"\r" in data else data
-    if text[-1:] == b"\n":
-        text = memoryview(text)[:-1]  # one final newline (no copy)
-    if text[:2] != b"{\n" or msgspec.json.format(encoded, indent=2) != text:
-        raise NotFast  # other layouts: the dict fast path (file key order) or the exact path
-    raise TypedCanonical(value, encoded)
+        end = None
+    except NotFast:
+        end = None
+    if end == len(data):
+        if compact:
+            return value
+        raise NotCanonical(value)
+    if end is not None and not compact and data[end:] == nl:
+        raise NotCanonical(value)  # one final line end
+    record.clear()
+    raise NotFast  # not canonical nor the sorted 2-space printing: the dict fast path or the exact path
 
 
-def _members_end(v, data: bytes, pos: int, depth: int, spans: dict) -> int:
-    """Compare ``encode(v)`` with ``data`` at ``pos`` and return the end offset (:class:`NotFast` when they
-    differ; ``TypeError`` when orjson cannot print ``v``). Objects in the top three levels are compared member
-    by member and their members' spans recorded in ``spans`` (no copy of the whole printing is made); every
-    other value is printed whole and compared in place. Recursion is bounded by those three levels."""
+def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | None) -> int:
+    """Compare a printing of ``v`` with ``data`` at ``pos`` and return its end offset (:class:`NotFast` when
+    they differ; ``TypeError`` when orjson cannot print ``v``): the canonical printing (``nl`` ``None``), or
+    orjson's 2-space indent of the sorted value (``OPT_INDENT_2 | OPT_SORT_KEYS``; ``msgspec.json.format``
+    lays it out identically) with ``nl`` (``\\n`` or ``\\r\\n``) as line end.
+
+    Objects in the top three levels are compared member by member, and their members' spans recorded in
+    ``spans`` (compact only); arrays of more than :data:`_BATCH` elements in the top four levels a batch of
+    elements at a time: no buffer as large as the payload is made. Recursion is bounded by those levels."""
+    pretty = nl is not None
+    brk = nl or b""
     if type(v) is dict and v and depth < 3:
         start = pos
-        if data[pos:pos + 1] != b"{":
+        if not data.startswith(b"{" + brk, pos):
             raise NotFast
-        pos += 1
+        pos += 1 + len(brk)
+        pad = b"  " * (depth + 1) if pretty else b""
+        colon = b": " if pretty else b":"
         starts, ends, key_starts, keys = array("q"), array("q"), array("q"), []
         for i, k in enumerate(sorted(v)):
             if i:
-                if data[pos:pos + 1] != b",":
+                if not data.startswith(b"," + brk, pos):
                     raise NotFast
-                pos += 1
-            kb = orjson.dumps(k) + b":"
+                pos += 1 + len(brk)
+            kb = pad + orjson.dumps(k) + colon
             if not data.startswith(kb, pos):
                 raise NotFast
-            key_starts.append(pos)
+            key_starts.append(pos + len(pad))
             keys.append(k)
             pos += len(kb)
             starts.append(pos)
-            pos = _members_end(v[k], data, pos, depth + 1, spans)
+            pos = _printed_end(v[k], data, pos, depth + 1, spans, nl)
             ends.append(pos)
-        if data[pos:pos + 1] != b"}":
+        close = (brk + b"  " * depth + b"}") if pretty else b"}"
+        if not data.startswith(close, pos):
             raise NotFast
-        pos += 1
-        spans[start] = ("object", pos, starts, ends, key_starts, keys)
+        pos += len(close)
+        if not pretty:
+            spans[start] = ("object", pos, starts, ends, key_starts, keys)
         return pos
-    enc = encode(v)
-    if not data.startswith(enc, pos):
+    if type(v) is list and len(v) > _BATCH and depth < 4:
+        close = (brk + b"  " * depth + b"]") if pretty else b"]"
+        if not data.startswith(b"[" + brk, pos):
+            raise NotFast
+        pos += 1 + len(brk)
+        for i in range(0, len(v), _BATCH):
+            if i:
+                if not data.startswith(b"," + brk, pos):
+                    raise NotFast
+                pos += 1 + len(brk)
+            inner = memoryview(_printing(v[i:i + _BATCH], depth, nl))[1 + len(brk):-len(close)]
+            if not data.startswith(inner, pos):
+                raise NotFast
+            pos += len(inner)
+        if not data.startswith(close, pos):
+            raise NotFast
+        return pos + len(close)
+    piece = _printing(v, depth, nl)
+    if not data.startswith(piece, pos):
         raise NotFast
-    return pos + len(enc)
+    return pos + len(piece)
+
+
+def _printing(v, depth: int, nl: bytes | None) -> bytes:
+    """``v`` printed as :func:`_printed_end` compares it, its lines shifted to nesting ``depth``."""
+    enc = encode(v)
+    if nl is None or enc[:1] not in (b"{", b"["):
+        return enc
+    out = _format(enc, indent=2)
+    if depth:
+        out = out.replace(b"\n", b"\n" + b"  " * depth)
+    return out.replace(b"\n", nl) if nl != b"\n" else out
+
+
+#: Elements of a long array printed and compared at a time (:func:`_printed_end`).
+_BATCH = 64
+
+
+def _format(buf: bytes, indent: int) -> bytes:
+    import msgspec
+
+    return msgspec.json.format(buf, indent=indent)
 
 
 _ESCAPES = None
