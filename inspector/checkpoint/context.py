@@ -187,6 +187,8 @@ class Context:
                 value = decode_typed(self.payload, S.PAYLOAD, spans=self.spans)
             except NotCanonical as e:  # read as serde reads it; pretty-printed
                 self.__dict__["is_canonical"] = False
+                if e.canonical is not None:
+                    self.__dict__["canonical"] = e.canonical
                 return e.value, None
             except NotFast:
                 pass

@@ -420,6 +420,9 @@ class NotCanonical(NotFast):
     (issue 13: a re-saved or pretty-printed payload without the pure-Python path). ``value`` is
     the typed payload; P-CANONICAL fails."""
 
+    #: The canonical printing of ``value`` when the path that proved it made it (bytes-like), else ``None``.
+    canonical = None
+
     def __init__(self, value):
         super().__init__()
         self.value = value

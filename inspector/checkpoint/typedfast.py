@@ -111,7 +111,8 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict
     Raises:
         NotCanonical: ``data`` is read exactly as serde reads it, but it is orjson's 2-space indent of the
             sorted value (with ``\\n`` or ``\\r\\n`` line ends, maybe one final line end) instead of the
-            canonical printing (P-CANONICAL fails); carries the value (:class:`.fastpath.NotCanonical`).
+            canonical printing (P-CANONICAL fails); carries the value (:class:`.fastpath.NotCanonical`) and, as
+            ``canonical``, its canonical printing (a ``bytearray``, made from the pieces compared).
         NotFast: not proven; use :func:`.fastpath.decode_fast` or :func:`.typed.decode`.
     """
     from codecs import utf_8_decode
@@ -173,23 +174,25 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict
     compact = data[:2] in (b'{"', b"{}")
     nl = None if compact else (b"\r\n" if data[1:3] == b"\r\n" else b"\n")
     record = {} if spans is None or not compact else spans
+    canon = None if compact else bytearray()  # the canonical printing, made from the pieces compared
     try:
-        end = _printed_end(value, data, 0, 0, record, nl)
+        end = _printed_end(value, data, 0, 0, record, nl, canon)
     except TypeError:  # an integer over 64 bits: orjson cannot print it, serde reads it otherwise
         end = None
     except NotFast:
         end = None
-    if end == len(data):
-        if compact:
-            return value
-        raise NotCanonical(value)
-    if end is not None and not compact and data[end:] == nl:
-        raise NotCanonical(value)  # one final line end
+    if end == len(data) and compact:
+        return value
+    if end is not None and not compact and data[end:] in (b"", nl):  # maybe one final line end
+        e = NotCanonical(value)
+        e.canonical = canon
+        raise e
     record.clear()
     raise NotFast  # not canonical nor the sorted 2-space printing: the dict fast path or the exact path
 
 
-def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | None) -> int:
+def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | None,
+                 canon: bytearray | None) -> int:
     """Compare a printing of ``v`` with ``data`` at ``pos`` and return its end offset (:class:`NotFast` when
     they differ; ``TypeError`` when orjson cannot print ``v``): the canonical printing (``nl`` ``None``), or
     orjson's 2-space indent of the sorted value (``OPT_INDENT_2 | OPT_SORT_KEYS``; ``msgspec.json.format``
@@ -197,7 +200,8 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | 
 
     Objects in the top three levels are compared member by member, and their members' spans recorded in
     ``spans`` (compact only); arrays of more than :data:`_BATCH` elements in the top four levels a batch of
-    elements at a time: no buffer as large as the payload is made. Recursion is bounded by those levels."""
+    elements at a time: no buffer as large as the payload is made. Recursion is bounded by those levels.
+    ``canon`` (pretty only): the canonical printing of ``v`` is appended to it, from the same pieces."""
     pretty = nl is not None
     brk = nl or b""
     if type(v) is dict and v and depth < 3:
@@ -205,6 +209,8 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | 
         if not data.startswith(b"{" + brk, pos):
             raise NotFast
         pos += 1 + len(brk)
+        if pretty:
+            canon += b"{"
         pad = b"  " * (depth + 1) if pretty else b""
         colon = b": " if pretty else b":"
         starts, ends, key_starts, keys = array("q"), array("q"), array("q"), []
@@ -213,20 +219,26 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | 
                 if not data.startswith(b"," + brk, pos):
                     raise NotFast
                 pos += 1 + len(brk)
+                if pretty:
+                    canon += b","
             kb = pad + orjson.dumps(k) + colon
             if not data.startswith(kb, pos):
                 raise NotFast
             key_starts.append(pos + len(pad))
             keys.append(k)
             pos += len(kb)
+            if pretty:
+                canon += orjson.dumps(k) + b":"
             starts.append(pos)
-            pos = _printed_end(v[k], data, pos, depth + 1, spans, nl)
+            pos = _printed_end(v[k], data, pos, depth + 1, spans, nl, canon)
             ends.append(pos)
         close = (brk + b"  " * depth + b"}") if pretty else b"}"
         if not data.startswith(close, pos):
             raise NotFast
         pos += len(close)
-        if not pretty:
+        if pretty:
+            canon += b"}"
+        else:
             spans[start] = ("object", pos, starts, ends, key_starts, keys)
         return pos
     if type(v) is list and len(v) > _BATCH and depth < 4:
@@ -234,33 +246,45 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | 
         if not data.startswith(b"[" + brk, pos):
             raise NotFast
         pos += 1 + len(brk)
+        if pretty:
+            canon += b"["
         for i in range(0, len(v), _BATCH):
             if i:
                 if not data.startswith(b"," + brk, pos):
                     raise NotFast
                 pos += 1 + len(brk)
-            inner = memoryview(_printing(v[i:i + _BATCH], depth, nl))[1 + len(brk):-len(close)]
+                if pretty:
+                    canon += b","
+            enc, printed = _printing(v[i:i + _BATCH], depth, nl)
+            inner = memoryview(printed)[1 + len(brk):-len(close)]
             if not data.startswith(inner, pos):
                 raise NotFast
             pos += len(inner)
+            if pretty:
+                canon += memoryview(enc)[1:-1]
         if not data.startswith(close, pos):
             raise NotFast
+        if pretty:
+            canon += b"]"
         return pos + len(close)
-    piece = _printing(v, depth, nl)
+    enc, piece = _printing(v, depth, nl)
     if not data.startswith(piece, pos):
         raise NotFast
+    if pretty:
+        canon += enc
     return pos + len(piece)
 
 
-def _printing(v, depth: int, nl: bytes | None) -> bytes:
-    """``v`` printed as :func:`_printed_end` compares it, its lines shifted to nesting ``depth``."""
+def _printing(v, depth: int, nl: bytes | None) -> tuple[bytes, bytes]:
+    """``(canonical printing, printing compared)`` of ``v``, as :func:`_printed_end` compares it: the second
+    is the first, or its 2-space layout with lines shifted to nesting ``depth`` and ``nl`` line ends."""
     enc = encode(v)
     if nl is None or enc[:1] not in (b"{", b"["):
-        return enc
+        return enc, enc
     out = _format(enc, indent=2)
     if depth:
         out = out.replace(b"\n", b"\n" + b"  " * depth)
-    return out.replace(b"\n", nl) if nl != b"\n" else out
+    return enc, (out.replace(b"\n", nl) if nl != b"\n" else out)
 
 
 #: Elements of a long array printed and compared at a time (:func:`_printed_end`).

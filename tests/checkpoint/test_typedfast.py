@@ -135,7 +135,7 @@ def test_pretty_printed_copy(crlf, newline):
         data = data.replace(b"\n", b"\r\n")
     with pytest.raises(NotCanonical) as e:
         decode_typed(data)
-    assert encode(e.value.value) == RICH
+    assert encode(e.value.value) == RICH == e.value.canonical
     r = verify(data, None)
     assert r.root_cause.rule.id == "P-CANONICAL"
     assert r.canonical_bytes == RICH
@@ -181,5 +181,5 @@ def test_long_arrays_compared_in_batches(layout):
         return
     with pytest.raises(NotCanonical) as e:
         decode_typed(data)
-    assert encode(e.value.value) == canonical
+    assert encode(e.value.value) == canonical == e.value.canonical
     _same_verdict(data, None)
