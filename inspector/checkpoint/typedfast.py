@@ -204,75 +204,58 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | 
     ``canon`` (pretty only): the canonical printing of ``v`` is appended to it, from the same pieces."""
     pretty = nl is not None
     brk = nl or b""
+    sink = canon.extend if pretty else _ignore
     if type(v) is dict and v and depth < 3:
         start = pos
-        if not data.startswith(b"{" + brk, pos):
-            raise NotFast
-        pos += 1 + len(brk)
-        if pretty:
-            canon += b"{"
+        pos = _expect(data, b"{" + brk, pos)
+        sink(b"{")
         pad = b"  " * (depth + 1) if pretty else b""
         colon = b": " if pretty else b":"
         starts, ends, key_starts, keys = array("q"), array("q"), array("q"), []
         for i, k in enumerate(sorted(v)):
             if i:
-                if not data.startswith(b"," + brk, pos):
-                    raise NotFast
-                pos += 1 + len(brk)
-                if pretty:
-                    canon += b","
-            kb = pad + orjson.dumps(k) + colon
-            if not data.startswith(kb, pos):
-                raise NotFast
+                pos = _expect(data, b"," + brk, pos)
+                sink(b",")
+            kb = orjson.dumps(k)
             key_starts.append(pos + len(pad))
             keys.append(k)
-            pos += len(kb)
-            if pretty:
-                canon += orjson.dumps(k) + b":"
+            pos = _expect(data, pad + kb + colon, pos)
+            sink(kb + b":")
             starts.append(pos)
             pos = _printed_end(v[k], data, pos, depth + 1, spans, nl, canon)
             ends.append(pos)
-        close = (brk + b"  " * depth + b"}") if pretty else b"}"
-        if not data.startswith(close, pos):
-            raise NotFast
-        pos += len(close)
-        if pretty:
-            canon += b"}"
-        else:
+        pos = _expect(data, (brk + b"  " * depth + b"}") if pretty else b"}", pos)
+        sink(b"}")
+        if not pretty:
             spans[start] = ("object", pos, starts, ends, key_starts, keys)
         return pos
     if type(v) is list and len(v) > _BATCH and depth < 4:
         close = (brk + b"  " * depth + b"]") if pretty else b"]"
-        if not data.startswith(b"[" + brk, pos):
-            raise NotFast
-        pos += 1 + len(brk)
-        if pretty:
-            canon += b"["
+        pos = _expect(data, b"[" + brk, pos)
+        sink(b"[")
         for i in range(0, len(v), _BATCH):
             if i:
-                if not data.startswith(b"," + brk, pos):
-                    raise NotFast
-                pos += 1 + len(brk)
-                if pretty:
-                    canon += b","
+                pos = _expect(data, b"," + brk, pos)
+                sink(b",")
             enc, printed = _printing(v[i:i + _BATCH], depth, nl)
-            inner = memoryview(printed)[1 + len(brk):-len(close)]
-            if not data.startswith(inner, pos):
-                raise NotFast
-            pos += len(inner)
-            if pretty:
-                canon += memoryview(enc)[1:-1]
-        if not data.startswith(close, pos):
-            raise NotFast
-        if pretty:
-            canon += b"]"
-        return pos + len(close)
-    enc, piece = _printing(v, depth, nl)
+            pos = _expect(data, memoryview(printed)[1 + len(brk):-len(close)], pos)
+            sink(memoryview(enc)[1:-1])
+        sink(b"]")
+        return _expect(data, close, pos)
+    enc, printed = _printing(v, depth, nl)
+    sink(enc)
+    return _expect(data, printed, pos)
+
+
+def _expect(data: bytes, piece, pos: int) -> int:
+    """The offset after ``piece`` (bytes-like) when ``data`` has it at ``pos``, else :class:`NotFast`."""
     if not data.startswith(piece, pos):
         raise NotFast
-    if pretty:
-        canon += enc
     return pos + len(piece)
+
+
+def _ignore(_piece) -> None:
+    """The canonical printing's sink of a canonical file (nothing to make: it is the file)."""
 
 
 def _printing(v, depth: int, nl: bytes | None) -> tuple[bytes, bytes]:
