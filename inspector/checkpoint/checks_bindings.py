@@ -20,6 +20,7 @@ from .bindings import (
 from .checks import Violation, check
 from .context import NotApplicable, json_equal
 from .jsontext import SerdeError
+from .runevents import RunEvents, for_context, read_runs
 from .schema import TOOL_RESULT_EVIDENCE, TOOL_RESULT_TRANSFORM_BINDING
 from .typed import decode_value
 from .typed import rust_debug_str as q
@@ -40,7 +41,7 @@ def _analysis(ctx) -> dict:
     """``rule id -> [Violation]`` for the snapshot binding rules, computed once per context."""
     memo = ctx.__dict__.get("_binding_violations")
     if memo is None:
-        memo = ctx.__dict__["_binding_violations"] = _analyse(ctx.pay["snapshot"])
+        memo = ctx.__dict__["_binding_violations"] = _analyse(ctx.pay["snapshot"], for_context(ctx))
     return memo
 
 
@@ -49,13 +50,16 @@ _RUN_BINDINGS = (("S-RUN-COGNITIVE", "cognitive_package_binding", cognitive_bind
                  ("S-RUN-CAPABILITY", "capability_binding", capability_binding_problem, "capability"))
 
 
-def _analyse(snapshot: dict) -> dict:
+def _analyse(snapshot: dict, run_events: list[RunEvents] | None = None) -> dict:
+    """``rule id -> [Violation]`` of the snapshot binding rules. ``run_events``: :func:`.runevents.read_runs`
+    of ``snapshot["run_records"]`` when the caller has it (read here otherwise)."""
     out = {r: [] for r in _RULES}
     session = snapshot["session"]
     sid = session["id"]
     _session_rules(session, out)
     tool_ends = _ToolEnds(out, sid, session["config"]["tool_result_transform_policy"])
-    for i, rec in enumerate(snapshot["run_records"]):
+    records = snapshot["run_records"]
+    for i, (rec, read) in enumerate(zip(records, read_runs(records) if run_events is None else run_events)):
         run_snapshot = rec["snapshot"]
         run = run_snapshot["id"]
         base = f"/snapshot/run_records/{i}"
@@ -69,9 +73,10 @@ def _analyse(snapshot: dict) -> dict:
                                      f"{base}/snapshot/{key}", p, (i, step)))
         b = run_snapshot.get("cognitive_package_binding")
         legacy = None  # a legacy run's first valid cognitive binding
-        for j, record in enumerate(rec["events"]):
-            event = record["event"]
-            kind = event.get("type") if isinstance(event, dict) else None
+        events = read.events
+        for j in read.marked:  # the events of the kinds below (and turn_end)
+            event = events[j]["event"]
+            kind = event["type"]
             if kind == "cognitive_context_bound":
                 legacy = _cognitive_event(out, run, i, j, event["binding"], b, problems[0], legacy, base)
             elif kind == "tool_end":

@@ -34,8 +34,11 @@ Walks are flat loops over message, block and event arrays (no recursion).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress, islice, repeat
+from operator import gt, sub
 
 from .report import Location
+from .runevents import RunEvents, read_runs
 
 __all__ = ["LintFinding", "LINT_KINDS", "lint_payload", "MAX_PER_KIND"]
 
@@ -86,12 +89,14 @@ class LintFinding:
                 "locations": [x.to_json() for x in self.locations]}
 
 
-def lint_payload(pay: dict, span=None) -> list[LintFinding]:
+def lint_payload(pay: dict, span=None, run_events: list[RunEvents] | None = None) -> list[LintFinding]:
     """Every lint finding of a decoded payload, in kind order then document order.
 
     Args:
         pay: the decoded payload in serialized form (``Context.pay``).
         span: ``callable(pointer) -> (start, end) | None`` giving payload byte spans, or ``None``.
+        run_events: :func:`.runevents.read_runs` of ``snapshot.run_records`` when the caller has it
+            (read here otherwise).
 
     Returns:
         a list of :class:`LintFinding` (at most :data:`MAX_PER_KIND` of each kind). Never raises
@@ -109,7 +114,7 @@ def lint_payload(pay: dict, span=None) -> list[LintFinding]:
     runs = snap.get("run_records") or []
     if lr is not None:
         _boundary_findings(found, lr, runs)
-    _event_findings(found, session, lr, runs)
+    _event_findings(found, session, lr, runs, read_runs(runs) if run_events is None else run_events)
     out: list[LintFinding] = []
     for kind, items in found.items():
         for n, (blocks, build, args) in enumerate(items[:MAX_PER_KIND], 1):
@@ -221,20 +226,24 @@ def _usage(u) -> tuple:
     return tuple(u.get(k) or 0 for k in _USAGE_KEYS) if isinstance(u, dict) else (0, 0, 0)
 
 
-def _event_findings(found: dict, session: dict, lr: dict | None, runs: list) -> None:
-    """``event-sequence-gap`` and ``usage-mismatch``: one pass over every run's events."""
+def _event_findings(found: dict, session: dict, lr: dict | None, runs: list, run_events: list[RunEvents]) -> None:
+    """``event-sequence-gap`` and ``usage-mismatch``, from the runs' events read once (:mod:`.runevents`)."""
     gaps = found["event-sequence-gap"]
     turn_usage: dict[int, dict[int, tuple]] = {}  # run index -> turn -> usage
     total = [0, 0, 0]
-    for r, rec in enumerate(runs):
+    for r, (rec, read) in enumerate(zip(runs, run_events)):
         per = turn_usage[r] = {}
-        prev = None
-        for e, ev in enumerate(rec.get("events") or ()):
-            seq = ev.get("sequence")
-            if isinstance(prev, int) and isinstance(seq, int) and seq > prev + 1:
-                gaps.append((False, _gap, (rec, r, e, prev, seq)))
-            prev = seq
-            body = ev.get("event") or {}
+        seqs = read.sequences
+        if all(map(isinstance, seqs, repeat(int))):  # the usual case: the gaps in C, not event by event
+            at = compress(range(1, len(seqs)), map(gt, map(sub, islice(seqs, 1, None), seqs), repeat(1)))
+        else:
+            at = [e for e in range(1, len(seqs)) if isinstance(seqs[e - 1], int) and isinstance(seqs[e], int)
+                  and seqs[e] > seqs[e - 1] + 1]
+        for e in at:
+            gaps.append((False, _gap, (rec, r, e, seqs[e - 1], seqs[e])))
+        events = read.events
+        for e in read.marked:  # the turn_end events are among them
+            body = events[e].get("event") or {}
             if body.get("type") == "turn_end":
                 u = _usage(body.get("usage"))
                 per[body.get("turn")] = u

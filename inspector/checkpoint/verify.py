@@ -24,6 +24,7 @@ from .hazards import unreproducible_order_notes
 from .lint import lint_payload
 from .report import STAGE_BYTES, STAGE_STRUCTURE, DigestRow, Finding, Location, Report, Stage, Verdict
 from .resumability import decide
+from .runevents import for_context as run_events_of
 from .views import build_views
 
 __all__ = ["verify", "first_stage"]
@@ -137,7 +138,7 @@ def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, 
         if pay is not None:
             # element spans of the run records, once: every event's span then costs only its run
             ctx.item_spans("/snapshot/run_records", pay["snapshot"].get("run_records") or [])
-            report.lint = lint_payload(pay, lambda p: ctx.span("payload", p))
+            report.lint = lint_payload(pay, lambda p: ctx.span("payload", p), run_events_of(ctx))
         report.resumability = decide(report, pay, report.lint)
     except Exception as e:  # pragma: no cover - defensive: lint never costs the user the verdicts
         internal_errors.append(f"lint: {type(e).__name__}")

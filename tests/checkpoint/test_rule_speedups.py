@@ -1,4 +1,4 @@
-"""The binding rules' shortcuts (issue 13) give what the plain computation gives.
+"""The rules' and the lint's shortcuts (issue 13) give what the plain computation gives.
 
 * ``decode_value``'s plain-struct path agrees with serde's buffered read (``content`` over
   ``to_content``) on generated values of every typed struct: same result or same error text.
@@ -7,9 +7,13 @@
   Python ``==`` stands for ``json_equal`` on typed ``CognitivePackageBindingV1`` values (their
   schema holds only strings, integers and such structs: pinned here).
 * ``tool_end`` bindings are checked once per distinct binding, every event still reported.
+* S-EVENT-SEQ and the lint's ``event-sequence-gap`` over the runs' events read once
+  (:mod:`~inspector.checkpoint.runevents`) agree with the event-by-event walks they replace.
 """
 
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import orjson
 from hypothesis import HealthCheck, given, settings
@@ -17,9 +21,12 @@ from hypothesis import strategies as st
 
 from inspector.checkpoint import bindings as B
 from inspector.checkpoint import schema as S
+from inspector.checkpoint.checks import CHECKS
 from inspector.checkpoint.checks_bindings import _analyse
 from inspector.checkpoint.digest import rust_trim
 from inspector.checkpoint.jsontext import SerdeError
+from inspector.checkpoint.lint import MAX_PER_KIND, lint_payload
+from inspector.checkpoint.runevents import read_runs
 from inspector.checkpoint.typed_content import _plain_struct, content, decode_value, to_content
 from tests.checkpoint.binding_recipes import (
     SHA_E, cognitive, cognitive_event, evidence, tool_end, transform_binding, transformed, turn_start,
@@ -226,3 +233,74 @@ def test_tool_end_bindings_checked_once_still_report_every_event():
          head.format(5) + " has Tool result evidence that does not match its transform binding",
          "a3s.code.tool-result-transform.v1", "x")]
     assert set(got) == {"S-TOOLEND-BINDING-INVALID", "S-TOOLEND-EVIDENCE-MISSING", "S-TOOLEND-EVIDENCE-MISMATCH"}
+
+
+# -- one read of the run events (runevents): S-EVENT-SEQ and the lint's gaps --------------------------
+def _seq_violations_by_walk(runs):
+    """S-EVENT-SEQ as the event-by-event walk it was before the shared read."""
+    out = []
+    for i, rec in enumerate(runs):
+        prev = None
+        for j, ev in enumerate(rec["events"]):
+            s = ev["sequence"]
+            if prev is not None and s <= prev:
+                out.append((f"/snapshot/run_records/{i}/events/{j}/sequence", s, f"> {prev}", (i, 4, j)))
+            prev = s
+    return out
+
+
+def _gaps_by_walk(runs):
+    """event-sequence-gap as the event-by-event walk it was before the shared read."""
+    out = []
+    for r, rec in enumerate(runs):
+        prev = None
+        for e, ev in enumerate(rec.get("events") or ()):
+            seq = ev.get("sequence")
+            if isinstance(prev, int) and isinstance(seq, int) and seq > prev + 1:
+                out.append([f"/snapshot/run_records/{r}/events/{e}/sequence",
+                            f"/snapshot/run_records/{r}/events/{e - 1}/sequence"])
+            prev = seq
+    return out
+
+
+def _runs_of(sequence_lists):
+    return [{"snapshot": {"id": f"r{i}"}, "events": [{"sequence": s, "event": {"type": "turn_start", "turn": 1}}
+                                                     for s in seqs]}
+            for i, seqs in enumerate(sequence_lists)]
+
+
+_int_runs = st.lists(st.lists(st.integers(0, 12), max_size=8), max_size=4)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(_int_runs)
+def test_event_seq_agrees_with_the_event_walk(sequence_lists):
+    runs = _runs_of(sequence_lists)
+    ctx = SimpleNamespace(pay={"snapshot": {"run_records": runs}})
+    got = [(v.pointer, v.actual, v.expected, v.order) for v in CHECKS["S-EVENT-SEQ"](ctx)]
+    assert got == _seq_violations_by_walk(runs)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(st.lists(st.one_of(st.integers(0, 12), st.sampled_from([None, True, False, 2.0, 5.5, "7"])),
+                         max_size=8), max_size=4))
+def test_lint_gaps_agree_with_the_event_walk(sequence_lists):
+    """Sequences that are all integers take the path without a per-event loop; others the walk."""
+    runs = _runs_of(sequence_lists)
+    found = lint_payload({"snapshot": {"session": {}, "run_records": runs}})
+    assert [[x.pointer for x in f.locations] for f in found if f.kind == "event-sequence-gap"] == \
+        _gaps_by_walk(runs)[:MAX_PER_KIND]
+
+
+def test_read_runs_marks_the_kinds_its_readers_need():
+    runs = [{"events": [
+        {"sequence": 0, "event": {"type": "turn_start", "turn": 1}},
+        {"sequence": 1, "event": {"type": "cognitive_context_bound", "binding": {}}},
+        {"sequence": 2, "event": {"type": "tool_end", "id": "c"}},
+        {"sequence": 4, "event": {"type": "turn_end", "turn": 1}},
+        {"sequence": 5, "event": None},
+        {"event": {"type": "tool_end"}},
+    ]}, {}, {"events": []}]
+    got = read_runs(runs)
+    assert [(r.sequences, r.marked) for r in got] == [([0, 1, 2, 4, 5, None], [1, 2, 3, 5]), ([], []), ([], [])]
+    assert got[0].events is runs[0]["events"]
