@@ -103,7 +103,8 @@ def lint_payload(pay: dict, span=None, run_events: list[RunEvents] | None = None
         for a payload the typed decode accepted.
     """
     # kind -> [(blocks, build, args)] in document order; ``build(*args)`` gives (explanation, pointers),
-    # called only for the findings kept: the others are only counted (a run can skip thousands of events)
+    # called only for the findings kept: the others are only counted (a run can skip thousands of events),
+    # and a producer may put None for a finding past the first MAX_PER_KIND of its kind
     found: dict[str, list] = {k: [] for k in LINT_KINDS}
     snap = pay.get("snapshot") or {}
     session = snap.get("session") or {}
@@ -235,12 +236,14 @@ def _event_findings(found: dict, session: dict, lr: dict | None, runs: list, run
         per = turn_usage[r] = {}
         seqs = read.sequences
         if all(map(isinstance, seqs, repeat(int))):  # the usual case: the gaps in C, not event by event
-            at = compress(range(1, len(seqs)), map(gt, map(sub, islice(seqs, 1, None), seqs), repeat(1)))
+            at = list(compress(range(1, len(seqs)), map(gt, map(sub, islice(seqs, 1, None), seqs), repeat(1))))
         else:
             at = [e for e in range(1, len(seqs)) if isinstance(seqs[e - 1], int) and isinstance(seqs[e], int)
                   and seqs[e] > seqs[e - 1] + 1]
-        for e in at:
+        keep = max(0, min(len(at), MAX_PER_KIND - len(gaps)))
+        for e in at[:keep]:
             gaps.append((False, _gap, (rec, r, e, seqs[e - 1], seqs[e])))
+        gaps.extend(repeat(None, len(at) - keep))  # past the cap: only counted (lint_payload never builds them)
         events = read.events
         for e in read.marked:  # the turn_end events are among them
             body = events[e].get("event") or {}

@@ -304,3 +304,15 @@ def test_read_runs_marks_the_kinds_its_readers_need():
     got = read_runs(runs)
     assert [(r.sequences, r.marked) for r in got] == [([0, 1, 2, 4, 5, None], [1, 2, 3, 5]), ([], []), ([], [])]
     assert got[0].events is runs[0]["events"]
+
+
+def test_lint_gaps_past_the_cap_across_runs():
+    runs = _runs_of([[2 * k for k in range(61)]] * 3)  # 60 gaps in each of 3 runs
+    gaps = [f for f in lint_payload({"snapshot": {"session": {}, "run_records": runs}})
+            if f.kind == "event-sequence-gap"]
+    assert [[x.pointer for x in f.locations] for f in gaps] == _gaps_by_walk(runs)[:MAX_PER_KIND]
+    assert gaps[59].locations[0].pointer == "/snapshot/run_records/0/events/60/sequence"
+    assert gaps[60].locations[0].pointer == "/snapshot/run_records/1/events/1/sequence"
+    assert [f.more for f in gaps] == [0] * 99 + [80]
+    assert gaps[-1].explanation == ("Run 'r1' goes from event 78 to event 80: 1 event(s) in between are missing, "
+                                    "so what happened there cannot be seen.")
