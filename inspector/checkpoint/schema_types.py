@@ -104,8 +104,12 @@ class Field:
     never_written: bool = False
 
     def omitted_when(self, value) -> bool:
-        """True when ``skip_serializing_if`` drops this serialized ``value``."""
-        return any(value is s or (type(value) is type(s) and value == s) for s in self.skip_if)
+        """True when ``skip_serializing_if`` drops this serialized ``value`` (a loop, not ``any()`` over a
+        generator: the typed decode asks this for every optional field it reads)."""
+        for s in self.skip_if:
+            if value is s or (type(value) is type(s) and value == s):
+                return True
+        return False
 
 
 @dataclass(frozen=True)

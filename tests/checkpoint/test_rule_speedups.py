@@ -316,3 +316,15 @@ def test_lint_gaps_past_the_cap_across_runs():
     assert [f.more for f in gaps] == [0] * 99 + [80]
     assert gaps[-1].explanation == ("Run 'r1' goes from event 78 to event 80: 1 event(s) in between are missing, "
                                     "so what happened there cannot be seen.")
+
+
+def test_omitted_when_is_skip_serializing_if():
+    """``Field.omitted_when``: same type and equal, or the very object (``None``); ``0``/``False``/``0.0``
+    and ``[0]`` are not ``None``/``[]``."""
+    values = [None, [], [0], {}, 0, 0.0, False, "", "x", [None], ()]
+    for skip in (S.NONE, S.EMPTY, (None, []), ()):
+        field = S.Field("f", S.STR, skip_if=skip)
+        assert [field.omitted_when(v) for v in values] == [
+            any(v is s or (type(v) is type(s) and v == s) for s in skip) for v in values]
+    assert [S.Field("f", S.STR, skip_if=S.NONE).omitted_when(v) for v in values] == [True] + [False] * 10
+    assert [S.Field("f", S.STR, skip_if=S.EMPTY).omitted_when(v) for v in values] == [False, True] + [False] * 9
