@@ -32,7 +32,7 @@ exact path.
 from __future__ import annotations
 
 from array import array
-from typing import Annotated
+from typing import Annotated, Literal
 
 import orjson
 
@@ -66,6 +66,17 @@ class _TypedBuilder(_Builder):
         if (t is S.TEXT_VARIANT and f.key == "text") or (t is S.TOOL_ARTIFACT and f.key == "content") \
                 or f.type is S.TOOL_RESULT_FIELD:
             return self.msgspec.Raw
+        if not f.skip_if or f.skip_if == S.NONE or f.default is S.REQUIRED or not f.omitted_when(f.default):
+            return None
+        # written only when not the default, and absent when it is: what the reference omits, said in
+        # msgspec's terms instead of a hook (the field's default is then None: absent stays absent)
+        ft = f.type
+        if isinstance(ft, S.Vec) and len(f.skip_if) == 1 and f.skip_if[0] == [] and type(f.skip_if[0]) is list:
+            return Annotated[list[self.type_of(ft.inner)], self.msgspec.Meta(min_length=1)]
+        if isinstance(ft, S.Enum) and all(type(x) is str for x in f.skip_if):
+            written = tuple(x for x in ft.variants if x not in f.skip_if)
+            if written:
+                return Literal[written]
         return None
 
     def _make(self, t):

@@ -183,3 +183,21 @@ def test_long_arrays_compared_in_batches(layout):
         decode_typed(data)
     assert encode(e.value.value) == canonical == e.value.canonical
     _same_verdict(data, None)
+
+
+@pytest.mark.parametrize("path, written", [
+    (("snapshot", "session", "messages", 2, "content", 0, "trust"), "workspace_data"),
+    (("snapshot", "session", "messages", 2, "content", 0, "redaction_reviewed"), False),
+])
+def test_a_default_the_reference_omits_is_refused_when_written(path, written):
+    """Fields written only when not their default (an enum's default, ``false``): written out with the
+    default, the file is not canonical, and the typed path leaves it to the others."""
+    value = _rich()
+    node = value
+    for p in path[:-1]:
+        node = node[p]
+    node[path[-1]] = written
+    data = encode(value)
+    with pytest.raises(NotFast):
+        decode_typed(data)
+    _same_verdict(data, RICH_DESC)
