@@ -187,6 +187,12 @@ def main(argv=None) -> int:
                                        f"{cli['wall'] / rust['wall']:.2f}x")
     say(cli["rss"] <= 4 * c["size"], f"verify peak memory {cli['rss'] / c['size']:.2f}x the payload (<= 4x)")
     pc, cc = results["pretty 200"]["rows"][-1], results["canonical 200"]["rows"][-1]
+    prust = next((r for r in results["pretty 200"]["rows"] if r["tool"].startswith("oracle2")), None)
+    if prust:
+        say(pc["cpu"] <= prust["cpu"], f"pretty-printed copy: verify CPU {pc['cpu'] / prust['cpu']:.2f}x the "
+                                       f"reference's (<= 1x); wall {pc['wall'] / prust['wall']:.2f}x")
+    say(pc["rss"] <= 4 * results["pretty 200"]["size"],
+        f"pretty-printed copy: verify peak memory {pc['rss'] / results['pretty 200']['size']:.2f}x the payload (<= 4x)")
     say(pc["cpu"] <= 3 * cc["cpu"], f"pretty-printed copy {pc['cpu'] / cc['cpu']:.2f}x the canonical one's CPU "
                                     f"({pc['wall'] / cc['wall']:.2f}x wall) (<= 3x), verdict {pc['verdict']}")
     return 0
