@@ -313,47 +313,70 @@ def decode_value(t, value):
     return content(t, to_content(value), True)
 
 
-_SLOW = object()
-
-
 def _plain_struct(t: S.Struct, value: dict) -> dict | None:
     """The fields a struct read from ``value`` gets (``_content_struct``'s ``got``) when every one
-    of them is a plain value (:func:`_plain`) and no key is unknown to a ``deny`` struct or read
+    of them is a plain value (:func:`_plain_plan`) and no key is unknown to a ``deny`` struct or read
     twice (an alias); ``None`` otherwise, for :func:`content` to decide (and say what is wrong).
     Spares the buffered copy of the value (``to_content``) for the common case."""
-    by_key = t.by_key
+    plan = _PLANS.get(id(t))
+    if plan is None:
+        plan = _plain_plan(t)
     got = {}
     for k, x in value.items():
-        f = by_key.get(k)
-        if f is None:
+        spec = plan.get(k)
+        if spec is None:
             if t.deny:
                 return None
             continue
-        if f.key in got:
+        key, optional, kind, allowed = spec
+        if x is None and optional:
+            pass
+        elif kind is str:
+            if type(x) is not str:
+                return None
+        elif kind is int:
+            if type(x) is not int or not allowed[0] <= x <= allowed[1]:
+                return None
+        elif kind is S.Enum:
+            if type(x) is not str or x not in allowed:
+                return None
+        elif kind is bool:
+            if x is not True and x is not False:
+                return None
+        else:
             return None
-        v = _plain(f.type, x)
-        if v is _SLOW:
+        if key in got:
             return None
-        got[f.key] = v
+        got[key] = x
     return got
 
 
-def _plain(t, v):
-    """``content(t, v, True)`` when ``t`` is a string, boolean, integer or unit enum (or an ``Option``
-    of one) and ``v`` reads as it without error, else ``_SLOW``."""
-    if type(t) is S.Opt:
-        if v is None:
-            return None
-        t = t.inner
-    tt = type(t)
-    if tt is S.Prim:
-        name = t.name
-        if name == "str":
-            return v if type(v) is str else _SLOW
-        if name == "bool":
-            return v if v is True or v is False else _SLOW
-        bounds = INT_RANGES.get(name)
-        return v if bounds is not None and type(v) is int and bounds[0] <= v <= bounds[1] else _SLOW
-    if tt is S.Enum:
-        return v if type(v) is str and v in t.variants else _SLOW
-    return _SLOW
+#: ``id(struct) -> {key or alias: (field key, Option?, kind, bounds or variants)}`` (:func:`_plain_plan`).
+_PLANS: dict[int, dict] = {}
+
+
+def _plain_plan(t: S.Struct) -> dict:
+    """How :func:`_plain_struct` reads each key of ``t``: a field of type string, boolean, integer
+    (with its range) or unit enum (with its variants), or an ``Option`` of one, is read as the value
+    itself, which is what ``content(type, v, True)`` returns for it when it does not raise; any other
+    type has kind ``None`` (left to :func:`content`)."""
+    plan = {}
+    for k, f in t.by_key.items():
+        ft, optional = (f.type.inner, True) if type(f.type) is S.Opt else (f.type, False)
+        kind, allowed = None, None
+        if type(ft) is S.Prim:
+            if ft.name == "str":
+                kind = str
+            elif ft.name == "bool":
+                kind = bool
+            elif ft.name in INT_RANGES:
+                kind, allowed = int, INT_RANGES[ft.name]
+        elif type(ft) is S.Enum:
+            kind, allowed = S.Enum, frozenset(ft.variants)
+        plan[k] = (f.key, optional, kind, allowed)
+    _PLANS[id(t)] = plan
+    _KEPT.append(t)  # the id stays this struct's
+    return plan
+
+
+_KEPT: list = []
