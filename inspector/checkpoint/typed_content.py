@@ -318,9 +318,8 @@ def _plain_struct(t: S.Struct, value: dict) -> dict | None:
     of them is a plain value (:func:`_plain_plan`) and no key is unknown to a ``deny`` struct or read
     twice (an alias); ``None`` otherwise, for :func:`content` to decide (and say what is wrong).
     Spares the buffered copy of the value (``to_content``) for the common case."""
-    plan = _PLANS.get(id(t))
-    if plan is None:
-        plan = _plain_plan(t)
+    known = _PLANS.get(id(t))
+    plan = _plain_plan(t) if known is None else known[1]
     got = {}
     for k, x in value.items():
         spec = plan.get(k)
@@ -351,8 +350,9 @@ def _plain_struct(t: S.Struct, value: dict) -> dict | None:
     return got
 
 
-#: ``id(struct) -> {key or alias: (field key, Option?, kind, bounds or variants)}`` (:func:`_plain_plan`).
-_PLANS: dict[int, dict] = {}
+#: ``id(struct) -> (struct, {key or alias: (field key, Option?, kind, bounds or variants)})`` (:func:`_plain_plan`;
+#: the struct is kept so that its id stays its own).
+_PLANS: dict[int, tuple] = {}
 
 
 def _plain_plan(t: S.Struct) -> dict:
@@ -374,9 +374,5 @@ def _plain_plan(t: S.Struct) -> dict:
         elif type(ft) is S.Enum:
             kind, allowed = S.Enum, frozenset(ft.variants)
         plan[k] = (f.key, optional, kind, allowed)
-    _PLANS[id(t)] = plan
-    _KEPT.append(t)  # the id stays this struct's
+    _PLANS[id(t)] = (t, plan)
     return plan
-
-
-_KEPT: list = []
