@@ -133,6 +133,7 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict
     from .jsontext import serde_f64_from_text
 
     target, items = _types(t)
+    ascii_file = data.isascii()  # then every raw slice is valid UTF-8 (stops at the first other byte)
     if not _canonical_escapes(data):
         raise NotFast
     floats: list = []
@@ -158,10 +159,11 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict
         nonlocal item_decoder
         mv = memoryview(raw)
         if mv[:1] == b'"':
-            try:
-                utf_8_decode(mv, "strict", True)  # msgspec skipped it unchecked; the escapes are checked
-            except UnicodeDecodeError:
-                raise NotFast from None
+            if not ascii_file:
+                try:
+                    utf_8_decode(mv, "strict", True)  # msgspec skipped it unchecked; the escapes are checked
+                except UnicodeDecodeError:
+                    raise NotFast from None
             return mv
         if mv[:1] != b"[":
             raise NotFast  # not a string nor an array: serde's untagged enum refuses it (exact path)
