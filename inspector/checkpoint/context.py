@@ -132,6 +132,9 @@ class Context:
         #: emptied when the payload is not canonical. Locations in a canonical payload are found
         #: through it without encoding the siblings of large values.
         self.spans = spans if spans is not None else {}
+        #: The caller wants the index of every large container (a front-end's trees), not only the spans
+        #: locations need.
+        self._index_wanted = spans is not None
         #: Try :func:`.typedfast.decode_typed` first: the payload's large text fields are then raw
         #: ``memoryview`` slices of the file (:func:`.typedfast.text_of` reads one), not ``str``.
         self.raw_text = raw_text
@@ -184,7 +187,8 @@ class Context:
             return None, None
         if self.raw_text:
             try:
-                value = decode_typed(self.payload, S.PAYLOAD, spans=self.spans)
+                value = decode_typed(self.payload, S.PAYLOAD, spans=self.spans,
+                                     big=(1 << 16) if self._index_wanted else None)
             except NotCanonical as e:  # read as serde reads it; pretty-printed
                 self.__dict__["is_canonical"] = False
                 if e.canonical is not None:

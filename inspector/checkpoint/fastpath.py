@@ -11,10 +11,10 @@ serde_json reads differently, nesting past 127) raises :class:`NotFast` and the 
 from __future__ import annotations
 
 from array import array
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from . import schema as S
-from .canonical import format_f64
+from .canonical import _raw_token, format_f64
 from .fastcheck import checker
 from .serde_errors import INT_RANGES, widen_f32
 from .timestamp import TimestampError, normalize_timestamp
@@ -464,7 +464,7 @@ def _relaid_end(value, text: bytes, opt: int, spans: dict | None, big: int) -> i
     its children's byte spans recorded, as :func:`_encoded_end` does (the root always)."""
     import orjson
 
-    dumps = orjson.dumps
+    dumps = partial(orjson.dumps, default=_raw_token)  # a typed path's raw text slice: printed as it is
     indent = bool(opt & orjson.OPT_INDENT_2)
     ordered = bool(opt & orjson.OPT_SORT_KEYS)
     nl = b"\n" if indent else b""

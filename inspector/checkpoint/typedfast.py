@@ -39,7 +39,7 @@ import orjson
 from . import schema as S
 from .canonical import encode, format_f64
 from .fastcheck import _Builder, _Hooked, _max_depth
-from .fastpath import NotCanonical, NotFast, _compile
+from .fastpath import NotCanonical, NotFast, _compile, _encoded_end, _same_layout
 from .serde_errors import INT_RANGES
 
 __all__ = ["decode_typed", "text_of"]
@@ -109,12 +109,15 @@ def text_of(v):
     return v
 
 
-def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict:
+def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: int | None = None) -> dict:
     """Decode ``data`` as schema type ``t`` when it is exactly canonical (see the module docstring).
 
     ``spans``: a dict to fill, when ``data`` is canonical, with the member spans of the objects at the top
     three levels, in the form :func:`.fastpath.decode_fast` gives (``{start: ("object", end, starts, ends,
-    key_starts, keys)}``); left empty otherwise.
+    key_starts, keys)}``); left empty otherwise. With ``big`` (bytes), the index a front-end's trees need
+    instead: the children of every container of at least ``big`` bytes, objects and arrays, recorded by the
+    dict fast path's own walks (:func:`.fastpath._encoded_end`, and :func:`.fastpath._same_layout` for the
+    printings it accepts, pretty-printed or in the file's own key order, with the offsets of that file).
 
     Returns:
         the value in serialized form, text fields as :class:`memoryview` slices of ``data``.
@@ -184,6 +187,8 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict
         return msgspec.to_builtins(v, enc_hook=to_builtins_hook, builtin_types=(memoryview,))
 
     value = to_builtins(value)  # the structs are freed here: the dicts are what the rules read
+    if big is not None and spans is not None:
+        return _indexed(value, data, spans, big)
     compact = data[:2] in (b'{"', b"{}")
     nl = None if compact else (b"\r\n" if data[1:3] == b"\r\n" else b"\n")
     record = {} if spans is None or not compact else spans
@@ -202,6 +207,22 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None) -> dict
         raise e
     record.clear()
     raise NotFast  # not canonical nor the sorted 2-space printing: the dict fast path or the exact path
+
+
+def _indexed(value, data: bytes, spans: dict, big: int):
+    """:func:`decode_typed`'s end with ``big``: the comparison with the file by the dict fast path's walks,
+    which record the index of every container of at least ``big`` bytes as they compare."""
+    try:
+        if data[:2] in (b'{"', b"{}"):
+            if _encoded_end(value, data, 0, 0, spans, big) == len(data):
+                return value
+        elif _same_layout(value, data, spans, big) is not None:
+            raise NotCanonical(value)
+    except (NotFast, TypeError) as e:  # TypeError: orjson cannot print an integer over 64 bits
+        if isinstance(e, NotCanonical):
+            raise
+    spans.clear()
+    raise NotFast
 
 
 def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | None,

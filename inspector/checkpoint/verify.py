@@ -55,9 +55,10 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
             (P-PARSE, P-SCHEMA). A stage never contradicts the report (:class:`~.report.Stage`).
         payload_digest: the payload's ``sha256:`` content digest when the caller hashed these
             very bytes already (not hashed again).
-        spans: a dict the fast path fills with the byte spans of the children of large
-            containers when the payload is canonical (``fastpath.decode_fast``); left empty
-            otherwise. For a front-end's tree index without a second parse.
+        spans: a dict the fast paths fill with the byte spans of the children of large
+            containers when the payload is canonical or one of the printings they accept
+            (``typedfast.decode_typed(big=)``, ``fastpath.decode_fast``); left empty otherwise.
+            For a front-end's tree index without a second parse.
         keep: a list to append the verification's working state to (the parsed payload:
             millions of Python objects) instead of freeing it on return; for a process that
             exits right after and need not free it (about 0.2 s of CPU on a 250 MiB payload).
@@ -78,8 +79,7 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
 
 
 def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep) -> Report:
-    # the views read the text fields, and a front-end's spans come from the dict fast path's walk
-    ctx = Context(payload, descriptor, payload_size, payload_digest, spans, raw_text=spans is None and not views)
+    ctx = Context(payload, descriptor, payload_size, payload_digest, spans, raw_text=True)
     if keep is not None:
         keep.append(ctx)
     findings: dict[str, Finding] = {}
