@@ -210,11 +210,12 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: in
 
 
 def _indexed(value, data: bytes, spans: dict, big: int):
-    """:func:`decode_typed`'s end with ``big``: the comparison with the file by the dict fast path's walks,
-    which record the index of every container of at least ``big`` bytes as they compare."""
+    """:func:`decode_typed`'s end with ``big``: the comparison with the file recording the index of every
+    container of at least ``big`` bytes (:func:`_printed_end` for the canonical file, the dict fast path's
+    :func:`.fastpath._same_layout` for the printings it accepts)."""
     try:
         if data[:2] in (b'{"', b"{}"):
-            if _encoded_end(value, data, 0, 0, spans, big) == len(data):
+            if _printed_end(value, data, 0, 0, spans, None, None, big) == len(data):
                 return value
         elif _same_layout(value, data, spans, big) is not None:
             raise NotCanonical(value)
@@ -226,7 +227,7 @@ def _indexed(value, data: bytes, spans: dict, big: int):
 
 
 def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | None,
-                 canon: bytearray | None) -> int:
+                 canon: bytearray | None, big: int | None = None) -> int:
     """Compare a printing of ``v`` with ``data`` at ``pos`` and return its end offset (:class:`NotFast` when
     they differ; ``TypeError`` when orjson cannot print ``v``): the canonical printing (``nl`` ``None``), or
     orjson's 2-space indent of the sorted value (``OPT_INDENT_2 | OPT_SORT_KEYS``; ``msgspec.json.format``
@@ -235,7 +236,10 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | 
     Objects in the top three levels are compared member by member, and their members' spans recorded in
     ``spans`` (compact only); arrays of more than :data:`_BATCH` elements in the top four levels a batch of
     elements at a time: no buffer as large as the payload is made. Recursion is bounded by those levels.
-    ``canon`` (pretty only): the canonical printing of ``v`` is appended to it, from the same pieces."""
+    ``canon`` (pretty only): the canonical printing of ``v`` is appended to it, from the same pieces.
+    ``big`` (compact only): also record the children of every container of at least ``big`` bytes, as
+    :func:`.fastpath._encoded_end` does (long arrays then element by element; a deeper large container by
+    that walk, which records its own)."""
     pretty = nl is not None
     brk = nl or b""
     sink = canon.extend if pretty else _ignore
@@ -256,12 +260,26 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | 
             pos = _expect(data, pad + kb + colon, pos)
             sink(kb + b":")
             starts.append(pos)
-            pos = _printed_end(v[k], data, pos, depth + 1, spans, nl, canon)
+            pos = _printed_end(v[k], data, pos, depth + 1, spans, nl, canon, big)
             ends.append(pos)
         pos = _expect(data, (brk + b"  " * depth + b"}") if pretty else b"}", pos)
         sink(b"}")
         if not pretty:
             spans[start] = ("object", pos, starts, ends, key_starts, keys)
+        return pos
+    if big is not None and type(v) is list and len(v) > _BATCH and depth < 4:  # element spans wanted
+        start = pos
+        pos = _expect(data, b"[", pos)
+        starts, ends = array("q"), array("q")
+        for i, x in enumerate(v):
+            if i:
+                pos = _expect(data, b",", pos)
+            starts.append(pos)
+            pos = _printed_end(x, data, pos, 4, spans, None, None, big)
+            ends.append(pos)
+        pos = _expect(data, b"]", pos)
+        if pos - start >= big:
+            spans[start] = ("array", pos, starts, ends, None, None)
         return pos
     if type(v) is list and len(v) > _BATCH and depth < 4:
         close = (brk + b"  " * depth + b"]") if pretty else b"]"
@@ -277,6 +295,8 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | 
         sink(b"]")
         return _expect(data, close, pos)
     enc, printed = _printing(v, depth, nl)
+    if big is not None and len(enc) >= big and type(v) in (dict, list):
+        return _encoded_end(v, data, pos, depth, spans, big, force=True)  # a large container: its own walk
     sink(enc)
     return _expect(data, printed, pos)
 

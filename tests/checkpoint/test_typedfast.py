@@ -201,3 +201,44 @@ def test_a_default_the_reference_omits_is_refused_when_written(path, written):
     with pytest.raises(NotFast):
         decode_typed(data)
     _same_verdict(data, RICH_DESC)
+
+
+def _canonical_fixtures():
+    from tests.checkpoint.test_spans_index import _payloads
+    return _payloads()[::2]
+
+
+@pytest.mark.parametrize("path", _canonical_fixtures(), ids=lambda p: p.name)
+def test_the_index_for_the_window_equals_the_dict_fast_paths(path):
+    """With ``big``, the typed path records the children of every container of at least ``big`` bytes: the
+    same records, for those containers, as the dict fast path's (what the window's trees are built from)."""
+    from inspector.checkpoint.fastpath import decode_fast
+
+    data = path.read_bytes()
+    for big in (64, 4096):
+        old, new = {}, {}
+        try:
+            decode_fast(data, spans=old, big=big)
+        except NotFast:
+            pytest.skip("the dict fast path does not read it")
+        decode_typed(data, spans=new, big=big)
+        large = lambda d: {s: (r[0], r[1], list(r[2]), list(r[3]), r[4] and list(r[4]), r[5])
+                           for s, r in d.items() if r[1] - s >= big or s == 0}
+        assert large(new) == large(old) and len(large(old)) >= 1
+
+
+def test_the_index_of_long_arrays():
+    """Long arrays (more than 64 elements) are walked element by element when the index is wanted."""
+    from inspector.checkpoint.fastpath import decode_fast
+
+    value = _rich()
+    messages = value["snapshot"]["session"]["messages"]
+    value["snapshot"]["session"]["messages"] = [messages[i % len(messages)] for i in range(150)]
+    data = encode(value)
+    old, new = {}, {}
+    decode_fast(data, spans=old, big=256)
+    decode_typed(data, spans=new, big=256)
+    start = data.index(b'"messages":[', data.index(b'"session":')) + len(b'"messages":')
+    assert new[start][0] == "array" and len(new[start][2]) == 150
+    assert {s: (r[0], r[1], list(r[2]), list(r[3])) for s, r in new.items() if r[1] - s >= 256} == \
+           {s: (r[0], r[1], list(r[2]), list(r[3])) for s, r in old.items() if r[1] - s >= 256}
