@@ -242,3 +242,31 @@ def test_the_index_of_long_arrays():
     assert new[start][0] == "array" and len(new[start][2]) == 150
     assert {s: (r[0], r[1], list(r[2]), list(r[3])) for s, r in new.items() if r[1] - s >= 256} == \
            {s: (r[0], r[1], list(r[2]), list(r[3])) for s, r in old.items() if r[1] - s >= 256}
+
+
+@pytest.mark.parametrize("index", [False, True])
+def test_element_spans_from_raw_slices(index):
+    """``Context.item_spans`` of a long array not in the index: msgspec's raw slices of the array's bytes
+    give each element's span, equal to the arithmetic of encoded lengths."""
+    from inspector.checkpoint.context import Context, _canonical_span
+
+    value = _rich()
+    messages = value["snapshot"]["session"]["messages"]
+    value["snapshot"]["session"]["messages"] = [messages[i % len(messages)] for i in range(150)]
+    data = encode(value)
+    ctx = Context(data, None, spans={} if index else None, raw_text=True)
+    items = ctx.pay["snapshot"]["session"]["messages"]
+    if index:
+        ctx.spans.clear()  # nothing recorded: the spans come from the raw slices
+    import inspector.checkpoint.context as C
+    encoded = []
+    real = C.encode
+    C.encode = lambda v: encoded.append(v) or real(v)
+    try:
+        starts, ends = ctx.item_spans("/snapshot/session/messages", items)
+    finally:
+        C.encode = real
+    assert not any(e is m for e in encoded for m in items)  # no element was encoded to be measured
+    assert len(starts) == 150
+    for i in (0, 1, 63, 64, 149):
+        assert (starts[i], ends[i]) == _canonical_span(value, f"/snapshot/session/messages/{i}")
