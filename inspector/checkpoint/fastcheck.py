@@ -169,6 +169,11 @@ class _Builder:
         """The msgspec type of field ``f`` of struct ``t`` when a subclass decides it, else ``None``."""
         return None
 
+    def namespace(self, t: S.Struct) -> dict | None:
+        """Extra class attributes (e.g. ``__post_init__``) of the msgspec Struct made for ``t``, when a
+        subclass adds some (fields are named ``f{i}``, ``i`` the field's index in ``t.fields``)."""
+        return None
+
     def struct(self, t: S.Struct, tag_field, tag):
         """A msgspec Struct for ``t`` (a variant of a tagged union when ``tag_field`` is given)."""
         msgspec = self.msgspec
@@ -198,7 +203,8 @@ class _Builder:
         opts = dict(forbid_unknown_fields=True, gc=False, **self.struct_options)
         if tag_field is not None:
             opts.update(tag_field=tag_field, tag=tag)
-        return msgspec.defstruct(f"S{self.names}_{t.name.replace(':', '_')}", fields, **opts)
+        return msgspec.defstruct(f"S{self.names}_{t.name.replace(':', '_')}", fields, namespace=self.namespace(t),
+                                 **opts)
 
 
 def _is_hooked(typ) -> bool:

@@ -79,10 +79,34 @@ class _TypedBuilder(_Builder):
                 return Literal[written]
         return None
 
+    def namespace(self, t):
+        """A text block's ``text`` and an artifact's ``content`` are strings: their raw slice must be a string
+        token (only a tool result's ``content`` may also be the array form, which :func:`decode_typed` reads as
+        tool-result blocks); anything else is refused while decoding (serde: "invalid type")."""
+        if t is S.TEXT_VARIANT or t is S.TOOL_ARTIFACT:
+            return {"__post_init__": _string_token_check(f"f{[f.key for f in t.fields].index(_RAW_KEY[t.name])}")}
+        return None
+
     def _make(self, t):
         if isinstance(t, S.Prim) and t.name in INT_RANGES and INT_RANGES[t.name][1] > _INT64_MAX:
             return Annotated[int, self.msgspec.Meta(ge=INT_RANGES[t.name][0])]
         return super()._make(t)
+
+
+#: The raw text field of each struct holding one that must be a string.
+_RAW_KEY = {S.TEXT_VARIANT.name: "text", S.TOOL_ARTIFACT.name: "content"}
+
+
+def _string_token_check(attr: str):
+    """A ``__post_init__`` refusing a struct whose raw field ``attr`` is not a JSON string token."""
+    from operator import attrgetter
+
+    get = attrgetter(attr)
+
+    def __post_init__(self):
+        if memoryview(get(self))[:1] != b'"':
+            raise ValueError("a string is expected")  # msgspec's ValidationError: NotFast
+    return __post_init__
 
 
 _TYPES: dict = {}

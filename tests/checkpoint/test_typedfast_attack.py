@@ -1,0 +1,62 @@
+"""Inputs found by attacking the typed fast path (issue 13 review): each one is refused by the typed path
+(``NotFast``) and ``verify``'s whole verdict is the exact path's and the dict fast path's
+(``test_fast_verdicts._same_verdict``); the reference's root rule is pinned beside it."""
+
+import orjson
+import pytest
+
+from inspector.checkpoint import encode, verify
+from inspector.checkpoint.fastpath import NotCanonical, NotFast
+from inspector.checkpoint.typedfast import decode_typed, text_of
+from tests.checkpoint.test_fast_verdicts import RICH, RICH_DESC, _same_verdict
+
+_TEXT = b'"text":"Parser errors should carry byte offsets."'
+
+
+def _artifact(content) -> dict:
+    return {"artifact_id": "a1", "artifact_uri": "a3s://artifacts/a1", "content": content,
+            "original_bytes": 10, "shown_bytes": 4, "tool_name": "bash"}
+
+
+def _with_artifact(content) -> bytes:
+    value = orjson.loads(RICH)
+    value["snapshot"]["artifacts"] = [_artifact(content)]
+    return encode(value)
+
+
+@pytest.mark.parametrize("token", [b"[]", b'[{"text":"x","type":"text"}]', b'[{"text":[],"type":"text"}]'])
+@pytest.mark.parametrize("layout", ["canonical", "pretty"])
+def test_a_text_blocks_text_written_as_an_array_is_refused(token, layout):
+    """A text block's ``text`` is a string: serde refuses an array there ("invalid type: sequence, expected
+    a string", P-PARSE). Only a tool result's ``content`` may be the array form; the typed path read any raw
+    text field's array as tool-result blocks and accepted the file (verified, or P-CANONICAL when pretty)."""
+    data = RICH.replace(_TEXT, b'"text":' + token)
+    assert data.count(b'"text":' + token) == 2
+    if layout == "pretty":
+        data = orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    with pytest.raises(NotFast) as e:
+        decode_typed(data)
+    assert not isinstance(e.value, NotCanonical)
+    r = verify(data, None)
+    assert r.root_cause.rule.id == "P-PARSE"
+    assert "invalid type: sequence, expected a string" in r.root_cause.message
+    _same_verdict(data, RICH_DESC)
+
+
+@pytest.mark.parametrize("content", [[], [{"text": "x", "type": "text"}]])
+def test_an_artifacts_content_written_as_an_array_is_refused(content):
+    data = _with_artifact(content)
+    with pytest.raises(NotFast):
+        decode_typed(data)
+    r = verify(data, None)
+    assert r.root_cause.rule.id == "P-PARSE"
+    assert "invalid type: sequence, expected a string" in r.root_cause.message
+    _same_verdict(data, RICH_DESC)
+
+
+def test_an_artifacts_content_is_a_raw_slice():
+    data = _with_artifact("line 1\nline \"2\" caf\u00e9")
+    got = decode_typed(data)["snapshot"]["artifacts"][0]["content"]
+    assert type(got) is memoryview and bytes(got) == b'"line 1\\nline \\"2\\" caf\xc3\xa9"'
+    assert text_of(got) == "line 1\nline \"2\" caf\u00e9"
+    _same_verdict(data, RICH_DESC)
