@@ -60,3 +60,31 @@ def test_an_artifacts_content_is_a_raw_slice():
     assert type(got) is memoryview and bytes(got) == b'"line 1\\nline \\"2\\" caf\xc3\xa9"'
     assert text_of(got) == "line 1\nline \"2\" caf\u00e9"
     _same_verdict(data, RICH_DESC)
+
+
+# What a raw text field's token was replaced with in the review's attack (FORMAT.md 4.4, 4.5): other JSON
+# types, the array form with extra keys, a wrong or duplicated tag, nested arrays, spellings the canonical
+# encoding never writes. Whatever the field, the verdict is the exact path's.
+RAW_TOKENS = [b"7", b"null", b"true", b"{}", b"[]", b"[[]]", b'""', b"-0", b"1.5", b'{"text":"x","type":"text"}',
+              b'[{"text":"x","type":"text"}]', b'[{"extra":1,"text":"x","type":"text"}]',
+              b'[{"text":"x","type":"sound"}]', b'[{"text":"x","type":"text","type":"text"}]',
+              b'[{"text":"x","text":"y","type":"text"}]', b'[{"text":"x","type":0}]', b'[{"text":7,"type":"text"}]',
+              b'[{"text":[{"text":"x","type":"text"}],"type":"text"}]', b'[{"text":"a\\/b","type":"text"}]',
+              b'[{"text":"\\ud800","type":"text"}]', b'[{"text":"\xff","type":"text"}]', b'[1]', b'["x"]',
+              b'[{"text":"x","type":"text"},]', b'"\\u0000\\u001f\\b\\f\\n\\r\\t\\"\\\\"', b'"\\u001F"', b'"\\0"',
+              b'"\\x41"', b'"\\U0041"', b'"a\tb"', b'"a\x7fb"', b'"\xc0\xaf"', b'"\xed\xa0\x80"', b'"\xf4\x90\x80\x80"',
+              b'"\\ud83d\\ude00"', b'"\\u00e9"', b'"\xe2\x80\xa8"']
+_RESULT = b'"content":"test result: FAILED. 11 passed; 1 failed"'
+
+
+@pytest.mark.parametrize("field", ["text", "tool result", "artifact"])
+@pytest.mark.parametrize("token", RAW_TOKENS, ids=lambda t: t.decode("latin-1"))
+def test_any_raw_field_token_gets_the_exact_paths_verdict(field, token):
+    if field == "text":
+        data = RICH.replace(_TEXT, b'"text":' + token)
+    elif field == "tool result":
+        data = RICH.replace(_RESULT, b'"content":' + token)
+    else:
+        data = _with_artifact("PLACEHOLDER").replace(b'"PLACEHOLDER"', token)
+    assert data != RICH
+    _same_verdict(data, RICH_DESC)
