@@ -123,7 +123,9 @@ class Report:
         expected_descriptor: canonical bytes of the descriptor rebuilt from the payload
             (``None`` when the payload does not decode).
         digests: :class:`DigestRow` values for the digests pane.
-        canonical_bytes: the reference's re-encoding of the payload (``None`` if undecodable).
+        canonical_bytes: the reference's re-encoding of the payload (``None`` if undecodable):
+            ``bytes``, or a ``bytearray`` when the typed fast path assembled it while proving a
+            pretty-printed copy (no second copy of up to 256 MiB is made).
         payload_size, descriptor_size: input sizes in bytes (``None`` when absent).
         internal_errors: engine defects caught while evaluating (rule id and exception); the
             affected rules are marked not evaluated. Empty in normal operation.
@@ -140,7 +142,7 @@ class Report:
     root_cause: Finding | None
     expected_descriptor: bytes | None = None
     digests: list[DigestRow] = field(default_factory=list)
-    canonical_bytes: bytes | None = None
+    canonical_bytes: bytes | bytearray | None = None
     payload_size: int | None = None
     descriptor_size: int | None = None
     has_payload: bool = False
