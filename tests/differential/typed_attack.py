@@ -132,6 +132,19 @@ def walk(root) -> list:
     return out
 
 
+def _insert_in_string(rng, data: bytes, strs: list, prefer_raw: float, tokens: list, label: str):
+    """``(label, mutated bytes)``: one of ``tokens`` inserted inside a string token, a raw text field's with
+    probability ``prefer_raw`` when there is one."""
+    kind, n, p, key, ks = rng.choice(strs)
+    if rng.random() < prefer_raw:
+        raws = [x for x in strs if is_raw_field(x[2], x[3])]
+        if raws:
+            kind, n, p, key, ks = rng.choice(raws)
+    at = rng.randrange(n.start + 1, n.end)
+    t = rng.choice(tokens)
+    return f'{label}{t!r}@{"raw" if is_raw_field(p, key) else "str"}', data[:at] + t + data[at:]
+
+
 def is_raw_field(p, k) -> bool:
     """True for the typed path's raw text fields (a text block's text, a tool result's or artifact's content)."""
     return k in ('text', 'content') and ('/content/' in p or '/artifacts/' in p)
@@ -190,13 +203,7 @@ def mutate(rng, data: bytes, nodes: list) -> tuple[str, bytes]:
         return f'free:{key}', data[:n.start] + t + data[n.end:]
     strs = [x for x in nodes if x[0] == 'string']
     if k == 0:  # escape inside a string
-        kind, n, p, key, ks = rng.choice(strs)
-        if rng.random() < 0.4:
-            raws = [x for x in strs if is_raw_field(x[2], x[3])]
-            if raws: kind, n, p, key, ks = rng.choice(raws)
-        at = rng.randrange(n.start + 1, n.end)
-        t = rng.choice(ESC_TOKENS)
-        return f'esc{t!r}@{"raw" if is_raw_field(p, key) else "str"}', data[:at] + t + data[at:]
+        return _insert_in_string(rng, data, strs, 0.4, ESC_TOKENS, 'esc')
     if k == 1:  # escape/bad byte inside a key
         objs = [x for x in nodes if x[4] is not None]
         kind, n, p, key, ks = rng.choice(objs)
@@ -209,13 +216,7 @@ def mutate(rng, data: bytes, nodes: list) -> tuple[str, bytes]:
             return f'keyesc', data[:at] + t + data[at + len(key[i].encode()):]
         return f'key{t!r}', data[:at] + t + data[at:]
     if k == 2:  # bad utf-8 in a string
-        kind, n, p, key, ks = rng.choice(strs)
-        if rng.random() < 0.5:
-            raws = [x for x in strs if is_raw_field(x[2], x[3])]
-            if raws: kind, n, p, key, ks = rng.choice(raws)
-        at = rng.randrange(n.start + 1, n.end)
-        t = rng.choice(BAD_UTF8)
-        return f'utf8{t!r}@{"raw" if is_raw_field(p, key) else "str"}', data[:at] + t + data[at:]
+        return _insert_in_string(rng, data, strs, 0.5, BAD_UTF8, 'utf8')
     if k == 3:  # replace a raw field
         raws = [x for x in strs if is_raw_field(x[2], x[3])] or strs
         kind, n, p, key, ks = rng.choice(raws)
