@@ -119,6 +119,12 @@ class Context:
         descriptor: descriptor file bytes, or ``None``.
         payload_size: the payload's size in bytes when the file was too large to read
             (``payload`` is then ``None``); defaults to ``len(payload)``.
+        payload_digest: the ``sha256:`` digest of these very payload bytes when the caller has it.
+        spans: a dict for the fast paths to fill with the children of every container of 64 KiB or
+            more (a front-end's tree index, :func:`.typedfast.decode_typed` ``big``); without it they
+            record only the spans locations need.
+        raw_text: try :func:`.typedfast.decode_typed` first; the payload's large text fields are then
+            ``memoryview`` slices of the file, not ``str``.
     """
 
     def __init__(self, payload: bytes | None, descriptor: bytes | None, payload_size: int | None = None,

@@ -31,6 +31,7 @@ exact path.
 
 from __future__ import annotations
 
+import re
 from array import array
 from typing import Annotated, Literal
 
@@ -126,8 +127,9 @@ def _types(t):
     return got[1], got[2]
 
 
-def text_of(v):
-    """The ``str`` of a text field: ``v`` itself, or the string a :func:`decode_typed` raw slice spells."""
+def text_of(v: "str | memoryview") -> str:
+    """The ``str`` of a text field: ``v`` itself, or the string a :func:`decode_typed` raw slice spells (a
+    string token proven valid, so this never raises for one)."""
     if type(v) is memoryview:
         return orjson.loads(v)
     return v
@@ -145,6 +147,10 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: in
 
     Returns:
         the value in serialized form, text fields as :class:`memoryview` slices of ``data``.
+
+    Implements, for the payloads it can prove, what the exact path decides for P-PARSE and P-SCHEMA (FORMAT.md
+    3.1, 4: the value serde_json and the typed layout read) and P-CANONICAL (FORMAT.md 3.1, 6.2: whether the
+    file is its own canonical encoding); it never decides a failure of P-PARSE or P-SCHEMA itself.
 
     Raises:
         NotCanonical: ``data`` is read exactly as serde reads it, but it is orjson's 2-space indent of the
@@ -358,7 +364,8 @@ def _format(buf: bytes, indent: int) -> bytes:
     return msgspec.json.format(buf, indent=indent)
 
 
-_ESCAPES = None
+#: A ``\\u`` escape with the four bytes after it, or a ``\\/`` (:func:`_canonical_escapes`).
+_ESCAPES = re.compile(rb"\\(?:u....|/)", re.DOTALL)
 #: The ``\\u`` escapes the canonical encoding writes: control characters without a short escape, lowercase.
 _CANONICAL_U = frozenset(b"\\u00%02x" % c for c in range(0x20) if c not in (8, 9, 10, 12, 13))
 
@@ -369,11 +376,6 @@ def _canonical_escapes(data: bytes) -> bool:
     :data:`_CANONICAL_U`, and no ``\\/`` may start an escape. (A match that is not a real escape, after an
     escaped backslash, is judged the same way: at worst a false "no", which only costs the slower paths; a
     real escape cannot hide inside an earlier match, which would then hold a backslash and fail.)"""
-    import re
-
-    global _ESCAPES
-    if _ESCAPES is None:
-        _ESCAPES = re.compile(rb"\\(?:u....|/)", re.DOTALL)
     found = set(_ESCAPES.findall(data))
     if b"\\/" in found:
         found.discard(b"\\/")
