@@ -270,3 +270,37 @@ def test_element_spans_from_raw_slices(index):
     assert len(starts) == 150
     for i in (0, 1, 63, 64, 149):
         assert (starts[i], ends[i]) == _canonical_span(value, f"/snapshot/session/messages/{i}")
+
+
+def test_run_events_spans_by_raw_steps():
+    """``Context.item_spans`` of a run record's ``events`` (a member of an object of at least 4 KiB, not the
+    last one): the member's start and end come from msgspec's raw slices of the record (no encoding of the
+    events to measure them), and every event's span is its exact span."""
+    import inspector.checkpoint.context as C
+    from inspector.checkpoint.context import Context, _canonical_span
+
+    value = _rich()
+    runs = value["snapshot"]["run_records"]
+    big = max(runs, key=lambda r: len(r["events"]))
+    assert len(encode(big)) >= C._RAW_STEP_BYTES and len(big["events"]) > 16
+    value["snapshot"]["run_records"] = [runs[i % len(runs)] for i in range(20)]  # > 16: element spans by slices
+    data = encode(value)
+    ctx = Context(data, None, spans={}, raw_text=True)
+    assert ctx.is_canonical
+    encoded, stepped = [], []
+    real_encode, real_step = C.encode, Context._raw_step
+    C.encode = lambda v: encoded.append(v) or real_encode(v)
+    Context._raw_step = lambda self, *a: stepped.append(a[1]) or real_step(self, *a)
+    try:
+        spans = {r: ctx.item_spans(f"/snapshot/run_records/{r}/events", rec["events"])
+                 for r, rec in enumerate(ctx.pay["snapshot"]["run_records"])}
+    finally:
+        C.encode, Context._raw_step = real_encode, real_step
+    assert stepped.count("events") == 10  # the ten records of at least 4 KiB; the others by encoding
+    assert not any(type(e) is list and len(e) > 16 for e in encoded)  # no long events list encoded
+    for r in (0, 1, 18, 19):
+        starts, ends = spans[r]
+        n = len(value["snapshot"]["run_records"][r]["events"])
+        assert len(starts) == n
+        assert [(s, e) for s, e in zip(starts, ends)] == \
+               [_canonical_span(value, f"/snapshot/run_records/{r}/events/{j}") for j in range(n)]

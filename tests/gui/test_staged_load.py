@@ -156,7 +156,7 @@ def test_large_open_stages_from_a_streamed_hash_of_the_open_file(qtbot, window, 
     data = GOLDEN_P.read_bytes()
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
     assert staged == [(FileBytes, {"payload_digest": digest})]
-    # every stage is shown from the open file (the window reads its copy once the verifier has sent its verdicts)...
+    # every stage is shown from the open file (the window reads its copy meanwhile and adopts it with the verdicts)...
     assert len(kinds) >= 2 and all(k == (True, FileBytes) for k in kinds[:-1])
     assert kinds[-1] == (False, bytes)  # ...and the verdicts with the file's bytes
     assert window.doc.payload.data == data and window.doc.payload.sha256 == digest
@@ -292,3 +292,47 @@ def test_cancel_before_the_trees_arrive_says_they_were_not_read(qtbot, window, m
     with qtbot.waitSignal(window.analysisReady, timeout=20000):
         QTest.keyClick(window, Qt.Key.Key_F5)
     assert window.report.verified and window.snap_pane.stack.currentIndex() == 0
+
+
+class _Pipe:
+    """The child's end of its pipe, for calling a child function in this process."""
+
+    def __init__(self, *incoming):
+        self.incoming, self.sent = list(incoming), []
+
+    def recv(self):
+        if not self.incoming:
+            raise EOFError
+        return self.incoming.pop(0)
+
+    def send(self, msg):
+        self.sent.append(msg)
+
+
+def test_the_verifier_reads_while_the_window_hashes_and_takes_its_digest(tmp_path):
+    """The verifier reads the file while the window hashes it (``DIGEST_FOLLOWS``), then takes the digest the
+    window sends instead of hashing the file again; a file that changed since (another length) is hashed by
+    the verifier itself; a window gone before sending it ends the job (EOFError, nobody listening)."""
+    import hashlib
+    import os
+    import shutil
+
+    from inspector.gui.lazyjson import BIG
+    from inspector.gui.workers import DIGEST_FOLLOWS, child_analyse
+
+    p = tmp_path / GOLDEN_P.name
+    shutil.copyfile(GOLDEN_P, p)
+    st = os.stat(p)
+    real = "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest()
+    sent = "sha256:" + "ab" * 32  # not the file's: the report shows whose digest was used
+    report, index = child_analyse(_Pipe(("digest", sent)), str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns,
+                                  DIGEST_FOLLOWS, BIG)
+    digests = {r.label: r.recomputed for r in report.digests}
+    assert digests["payload content_digest"] == sent
+    assert report.root_cause.rule.id == "X-BYTES"
+    report, _ = child_analyse(_Pipe(("digest", sent)), str(p), GOLDEN_D.read_bytes(), st.st_size + 1, st.st_mtime_ns,
+                              DIGEST_FOLLOWS, BIG)
+    assert {r.label: r.recomputed for r in report.digests}["payload content_digest"] == real
+    assert report.verified
+    with pytest.raises(EOFError):
+        child_analyse(_Pipe(), str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns, DIGEST_FOLLOWS, BIG)
