@@ -165,6 +165,8 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: in
 
     from .jsontext import serde_f64_from_text
 
+    if big is None and data[:2] not in (b'{"', b"{}"):
+        return _minified(data, t)
     target, items = _types(t)
     ascii_file = data.isascii()  # then every raw slice is valid UTF-8 (stops at the first other byte)
     if not _canonical_escapes(data):
@@ -219,24 +221,37 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: in
     value = to_builtins(value)  # the structs are freed here: the dicts are what the rules read
     if big is not None and spans is not None:
         return _indexed(value, data, spans, big)
-    compact = data[:2] in (b'{"', b"{}")
-    nl = None if compact else (b"\r\n" if data[1:3] == b"\r\n" else b"\n")
-    record = {} if spans is None or not compact else spans
-    canon = None if compact else bytearray()  # the canonical printing, made from the pieces compared
+    record = {} if spans is None else spans
     try:
-        end = _printed_end(value, data, 0, 0, record, nl, canon)
+        end = _printed_end(value, data, 0, 0, record)
     except TypeError:  # an integer over 64 bits: orjson cannot print it, serde reads it otherwise
         end = None
     except NotFast:
         end = None
-    if end == len(data) and compact:
+    if end == len(data):
         return value
-    if end is not None and not compact and data[end:] in (b"", nl):  # maybe one final line end
-        e = NotCanonical(value)
-        e.canonical = canon
-        raise e
     record.clear()
-    raise NotFast  # not canonical nor the sorted 2-space printing: the dict fast path or the exact path
+    raise NotFast  # not canonical: the dict fast path or the exact path
+
+
+def _minified(data: bytes, t):
+    """:func:`decode_typed` of a file that does not start as a canonical printing does (``{"`` or ``{}``):
+    the file without the whitespace between its tokens (``msgspec.json.format(indent=-1)``, which refuses
+    what is not JSON and copies every string and number token as it is) must be canonical; then the file
+    reads as that does (JSON's whitespace, space, tab, line feed and carriage return, never changes a value),
+    and :class:`NotCanonical` carries the value and, as ``canonical``, those bytes. Anything else is
+    :class:`NotFast`."""
+    import msgspec
+
+    try:
+        minified = msgspec.json.format(data, indent=-1)
+    except Exception:  # DecodeError, RecursionError: not JSON as msgspec reads it; the other paths judge it
+        raise NotFast from None
+    if minified[:2] not in (b'{"', b"{}"):
+        raise NotFast
+    e = NotCanonical(decode_typed(minified, t))
+    e.canonical = minified
+    raise e
 
 
 def _indexed(value, data: bytes, spans: dict, big: int):
@@ -245,7 +260,7 @@ def _indexed(value, data: bytes, spans: dict, big: int):
     :func:`.fastpath._same_layout` for the printings it accepts)."""
     try:
         if data[:2] in (b'{"', b"{}"):
-            if _printed_end(value, data, 0, 0, spans, None, None, big) == len(data):
+            if _printed_end(value, data, 0, 0, spans, big) == len(data):
                 return value
         elif _same_layout(value, data, spans, big) is not None:
             raise NotCanonical(value)
@@ -256,46 +271,32 @@ def _indexed(value, data: bytes, spans: dict, big: int):
     raise NotFast
 
 
-def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | None,
-                 canon: bytearray | None, big: int | None = None) -> int:
-    """Compare a printing of ``v`` with ``data`` at ``pos`` and return its end offset (:class:`NotFast` when
-    they differ; ``TypeError`` when orjson cannot print ``v``): the canonical printing (``nl`` ``None``), or
-    orjson's 2-space indent of the sorted value (``OPT_INDENT_2 | OPT_SORT_KEYS``; ``msgspec.json.format``
-    lays it out identically) with ``nl`` (``\\n`` or ``\\r\\n``) as line end.
+def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, big: int | None = None) -> int:
+    """Compare the canonical printing of ``v`` with ``data`` at ``pos`` and return its end offset
+    (:class:`NotFast` when they differ; ``TypeError`` when orjson cannot print ``v``).
 
     Objects in the top three levels are compared member by member, and their members' spans recorded in
-    ``spans`` (compact only); arrays of more than :data:`_BATCH` elements in the top four levels a batch of
-    elements at a time: no buffer as large as the payload is made. Recursion is bounded by those levels.
-    ``canon`` (pretty only): the canonical printing of ``v`` is appended to it, from the same pieces.
-    ``big`` (compact only): also record the children of every container of at least ``big`` bytes, as
+    ``spans``; arrays of more than :data:`_BATCH` elements in the top four levels a batch of elements at a
+    time: no buffer as large as the payload is made. Recursion is bounded by those levels.
+    ``big``: also record the children of every container of at least ``big`` bytes, as
     :func:`.fastpath._encoded_end` does (long arrays then element by element; a deeper large container by
     that walk, which records its own)."""
-    pretty = nl is not None
-    brk = nl or b""
-    sink = canon.extend if pretty else _ignore
     if type(v) is dict and v and depth < 3:
         start = pos
-        pos = _expect(data, b"{" + brk, pos)
-        sink(b"{")
-        pad = b"  " * (depth + 1) if pretty else b""
-        colon = b": " if pretty else b":"
+        pos = _expect(data, b"{", pos)
         starts, ends, key_starts, keys = array("q"), array("q"), array("q"), []
         for i, k in enumerate(sorted(v)):
             if i:
-                pos = _expect(data, b"," + brk, pos)
-                sink(b",")
+                pos = _expect(data, b",", pos)
             kb = orjson.dumps(k)
-            key_starts.append(pos + len(pad))
+            key_starts.append(pos)
             keys.append(k)
-            pos = _expect(data, pad + kb + colon, pos)
-            sink(kb + b":")
+            pos = _expect(data, kb + b":", pos)
             starts.append(pos)
-            pos = _printed_end(v[k], data, pos, depth + 1, spans, nl, canon, big)
+            pos = _printed_end(v[k], data, pos, depth + 1, spans, big)
             ends.append(pos)
-        pos = _expect(data, (brk + b"  " * depth + b"}") if pretty else b"}", pos)
-        sink(b"}")
-        if not pretty:
-            spans[start] = ("object", pos, starts, ends, key_starts, keys)
+        pos = _expect(data, b"}", pos)
+        spans[start] = ("object", pos, starts, ends, key_starts, keys)
         return pos
     if big is not None and type(v) is list and len(v) > _BATCH and depth < 4:  # element spans wanted
         start = pos
@@ -305,30 +306,23 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, nl: bytes | 
             if i:
                 pos = _expect(data, b",", pos)
             starts.append(pos)
-            pos = _printed_end(x, data, pos, 4, spans, None, None, big)
+            pos = _printed_end(x, data, pos, 4, spans, big)
             ends.append(pos)
         pos = _expect(data, b"]", pos)
         if pos - start >= big:
             spans[start] = ("array", pos, starts, ends, None, None)
         return pos
     if type(v) is list and len(v) > _BATCH and depth < 4:
-        close = (brk + b"  " * depth + b"]") if pretty else b"]"
-        pos = _expect(data, b"[" + brk, pos)
-        sink(b"[")
+        pos = _expect(data, b"[", pos)
         for i in range(0, len(v), _BATCH):
             if i:
-                pos = _expect(data, b"," + brk, pos)
-                sink(b",")
-            enc, printed = _printing(v[i:i + _BATCH], depth, nl)
-            pos = _expect(data, memoryview(printed)[1 + len(brk):-len(close)], pos)
-            sink(memoryview(enc)[1:-1])
-        sink(b"]")
-        return _expect(data, close, pos)
-    enc, printed = _printing(v, depth, nl)
+                pos = _expect(data, b",", pos)
+            pos = _expect(data, memoryview(encode(v[i:i + _BATCH]))[1:-1], pos)
+        return _expect(data, b"]", pos)
+    enc = encode(v)
     if big is not None and len(enc) >= big and type(v) in (dict, list):
         return _encoded_end(v, data, pos, depth, spans, big, force=True)  # a large container: its own walk
-    sink(enc)
-    return _expect(data, printed, pos)
+    return _expect(data, enc, pos)
 
 
 def _expect(data: bytes, piece, pos: int) -> int:
@@ -338,30 +332,8 @@ def _expect(data: bytes, piece, pos: int) -> int:
     return pos + len(piece)
 
 
-def _ignore(_piece) -> None:
-    """The canonical printing's sink of a canonical file (nothing to make: it is the file)."""
-
-
-def _printing(v, depth: int, nl: bytes | None) -> tuple[bytes, bytes]:
-    """``(canonical printing, printing compared)`` of ``v``, as :func:`_printed_end` compares it: the second
-    is the first, or its 2-space layout with lines shifted to nesting ``depth`` and ``nl`` line ends."""
-    enc = encode(v)
-    if nl is None or enc[:1] not in (b"{", b"["):
-        return enc, enc
-    out = _format(enc, indent=2)
-    if depth:
-        out = out.replace(b"\n", b"\n" + b"  " * depth)
-    return enc, (out.replace(b"\n", nl) if nl != b"\n" else out)
-
-
 #: Elements of a long array printed and compared at a time (:func:`_printed_end`).
 _BATCH = 64
-
-
-def _format(buf: bytes, indent: int) -> bytes:
-    import msgspec
-
-    return msgspec.json.format(buf, indent=indent)
 
 
 #: A ``\\u`` escape with the four bytes after it, or a ``\\/`` (:func:`_canonical_escapes`).

@@ -142,15 +142,42 @@ def test_pretty_printed_copy(crlf, newline):
     _same_verdict(data, RICH_DESC)
 
 
-@pytest.mark.parametrize("layout", ["file order", "two newlines", "tabs", "compact with a space"])
-def test_other_layouts_left_to_the_dict_path(layout):
+@pytest.mark.parametrize("layout", ["two newlines", "tabs", "4-space indent", "spaces everywhere", "leading space"])
+def test_any_whitespace_around_the_canonical_tokens(layout):
+    """A file that is the canonical printing with whitespace between its tokens (any layout, not only the
+    2-space one) reads as the canonical file does: NotCanonical with the canonical bytes, P-CANONICAL."""
     pretty = orjson.dumps(_rich(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
     data = {
-        "file order": orjson.dumps({"snapshot": _rich()["snapshot"], **_rich()}, option=orjson.OPT_INDENT_2),
         "two newlines": pretty + b"\n\n",
         "tabs": pretty.replace(b"\n  ", b"\n\t"),
-        "compact with a space": RICH.replace(b'":', b'": ', 1),
+        "4-space indent": pretty.replace(b"\n  ", b"\n    ").replace(b"\n", b"\r\n"),
+        "spaces everywhere": b" { " + RICH[1:].replace(b'":', b'" :\t', 3).replace(b",", b" ,\n", 5),
+        "leading space": b" " + RICH,
     }[layout]
+    with pytest.raises(NotCanonical) as e:
+        decode_typed(data)
+    assert e.value.canonical == RICH and encode(e.value.value) == RICH
+    r = verify(data, None)
+    assert r.root_cause.rule.id == "P-CANONICAL" and r.canonical_bytes == RICH
+    _same_verdict(data, RICH_DESC)
+
+
+@pytest.mark.parametrize("layout", ["file order", "compact with a space", "pretty, a number respelled",
+                                    "pretty, an escape respelled", "form feed"])
+def test_other_layouts_left_to_the_dict_path(layout):
+    """What is not the canonical printing with whitespace around its tokens is for the other paths: keys in
+    another order, a token spelled otherwise (number, escape), a byte JSON does not count as whitespace; a file
+    starting as a canonical one does (``{"``) is compared as it is, whitespace and all."""
+    pretty = orjson.dumps(_rich(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    count = orjson.dumps(_rich()["snapshot"]["run_records"][0]["snapshot"]["event_count"])
+    data = {
+        "file order": orjson.dumps({"snapshot": _rich()["snapshot"], **_rich()}, option=orjson.OPT_INDENT_2),
+        "compact with a space": RICH.replace(b'":', b'": ', 1),
+        "pretty, a number respelled": pretty.replace(b'"event_count": ' + count, b'"event_count": ' + count + b".0", 1),
+        "pretty, an escape respelled": pretty.replace(b"\\n", b"\\u000a", 1),
+        "form feed": pretty.replace(b"\n", b"\f", 1),
+    }[layout]
+    assert data != pretty
     with pytest.raises(NotFast) as e:
         decode_typed(data)
     assert not isinstance(e.value, NotCanonical)
@@ -171,9 +198,9 @@ def test_long_arrays_compared_in_batches(layout):
     data = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
     if "crlf" in layout:
         data = data.replace(b"\n", b"\r\n") + b"\r\n"
-    if "changed" in layout:  # two spaces after a colon in the last batch: not orjson's printing
+    if "changed" in layout:  # a member written twice in the last batch: not the canonical printing
         at = data.index(b'"role": "assistant"', len(data) * 2 // 3)
-        data = data[:at] + b'"role":  "assistant"' + data[at + len(b'"role": "assistant"'):]
+        data = data[:at] + b'"role": "assistant", "role": "assistant"' + data[at + len(b'"role": "assistant"'):]
         with pytest.raises(NotFast) as e:
             decode_typed(data)
         assert not isinstance(e.value, NotCanonical)
