@@ -218,7 +218,7 @@ def compare_paths(paths: list[str], *, progress=None, cancel=None) -> CompareRes
     if large:
         tasks = [ChildTask(child_index, (fa.path, BIG)), ChildTask(child_index, (fb.path, BIG)),
                  ChildTask(_child_compare, (fa.path, fb.path, fa.role))]
-        ia, ib, out = _run_children(tasks, progress, cancel, "Comparing")
+        (ia, _seen_a), (ib, _seen_b), out = _run_children(tasks, progress, cancel, "Comparing")
         for side, idx in zip(sides, (ia, ib)):
             if isinstance(idx, ScanError):
                 side.parse_error = str(idx)

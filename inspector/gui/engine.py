@@ -15,6 +15,7 @@ and the worker thread only waits for them; Cancel terminates them.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import os
 import stat
@@ -28,7 +29,7 @@ from inspector.checkpoint.artifact import InputFile, detect_role
 from inspector.checkpoint.jsontext import RECURSION_LIMIT_EXCEEDED
 from inspector.checkpoint.views import PackedViews
 
-from .filebytes import FileBytes
+from .filebytes import FileBytes, file_identity
 from .lazyjson import BIG, ScanError, build_index
 from .workers import DIGEST_FOLLOWS, ChildTask, WorkerError, child_analyse, child_index, child_verify, prewarm
 
@@ -226,26 +227,51 @@ def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None) ->
             report exists (large payloads only).
         cancel: ``callable() -> bool``.
 
+    A large payload that changes while it is read (so that the verdicts, the trees and the window's
+    bytes would not be of the same bytes, :func:`_load_large`) is read again from the start, once; the
+    result then warns :data:`READ_AGAIN`.
+
     Returns:
         the complete :class:`Analysis`.
 
     Raises:
-        UserError: unreadable input or bad pairing. Cancelled: the user cancelled.
+        UserError: unreadable input, bad pairing, or a payload that changed again while it was read
+        again. Cancelled: the user cancelled.
     """
     ensure_worker()
     cancel = cancel or (lambda: False)
     progress = progress or (lambda pct, text: None)
-    progress(0, "Reading files…")
-    payload, descriptor = read_paths(paths)
-    if cancel():
-        raise Cancelled()
-    if payload is None or payload.data is None or payload.size <= PROCESS_THRESHOLD:
-        progress(30, "Verifying…")
-        result = analyse_bytes(payload, descriptor, cancel=cancel)
-        if payload is not None and payload.data is None:
-            payload.parse_error = (payload.hint or "the file is over the 256 MiB ceiling and was not read", None)
+    for attempt in range(_READS):
+        progress(0, "Reading files…" if not attempt else "The payload changed while it was read; reading it again…")
+        payload, descriptor = read_paths(paths)
+        if cancel():
+            raise Cancelled()
+        if payload is None or payload.data is None or payload.size <= PROCESS_THRESHOLD:
+            progress(30, "Verifying…")
+            result = analyse_bytes(payload, descriptor, cancel=cancel)
+            if payload is not None and payload.data is None:
+                payload.parse_error = (payload.hint or "the file is over the 256 MiB ceiling and was not read", None)
+        else:
+            try:
+                result = _load_large(payload, descriptor, progress, partial, cancel)
+            except _Changed:
+                continue
+        if attempt:
+            result.warnings.insert(0, READ_AGAIN)
         return result
-    return _load_large(payload, descriptor, progress, partial, cancel)
+    raise UserError(f"{checkpoint.display_path(payload.path)}: the file kept changing while it was being read; "
+                    "open it again once it has been written")
+
+
+#: How many times :func:`load_paths` reads a large payload that changes while it is being read.
+_READS = 2
+#: The open's warning when the payload was read again (:func:`load_paths`).
+READ_AGAIN = "The payload file changed while it was being read; it was read again."
+
+
+class _Changed(Exception):
+    """The payload file changed while :func:`_load_large` read it: the verdicts, the trees' index and the
+    window's copy of the bytes are not of the same bytes (:func:`load_paths` reads it again)."""
 
 
 def _load_large(payload: Side, descriptor: Side | None, progress, partial, cancel) -> Analysis:
@@ -269,6 +295,13 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     replaces the open file with the verdicts; until then the bytes pane reads the open file. Both copies and the verifier's parsed value then add
     up (about 4.1x the payload, all processes; the target is 6x), for verdicts about 0.4 s sooner
     than reading and hashing one after the other.
+
+    One file, one set of bytes: the hash, the window's copy (read from the file the lazy reader opened),
+    the verifier's read and the indexer's must each have seen the file as it was opened, unchanged while
+    they read it (:func:`_matches`; the file's device, inode, size and modification time); else the
+    verdicts, the trees' spans and the bytes pane could describe different bytes (a tree indexing past
+    the end of a file truncated after the verifier read it). Raises :class:`_Changed` then
+    (:func:`load_paths` reads the file again), :class:`Cancelled`, or :class:`WorkerError`.
     """
     if descriptor is not None:
         _index_small(descriptor)
@@ -287,20 +320,21 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     try:
         # payload.data reads the file on demand (_read_input): hashed by reading the file through a small
         # reused buffer, none of it read here (only its length is used for the stage)
-        digest = _file_digest(payload.path, payload.size, payload.mtime_ns)
-        if digest is None:  # the file changed under us: hash what can be read of it now (never a mapping)
-            _read_mapped(payload)
+        opened = _opened_identity(payload)
+        digest = _file_digest(payload.path, opened)
+        if digest is None:  # the file changed (or went) since it was opened: read it again (load_paths)
+            raise _Changed()
         stage = checkpoint.first_stage(payload.data, descriptor.data if descriptor else None,
                                        payload_digest=digest)
-        if digest is None and stage is not None:
-            digest = next((r.recomputed for r in stage.digests if r.label == "payload content_digest"), None)
         verifier.send(("digest", digest))
         payload.sha256 = digest
         if partial is not None:
             partial(Analysis(replace(payload), descriptor, None, stage=stage))
         if cancel():
             raise Cancelled()
-        copy = _read_copy(payload)  # the window's own copy, while the verifier parses
+        copy, copy_seen = _read_copy(payload)  # the window's own copy, while the verifier parses
+        if not _matches(copy_seen, opened):
+            raise _Changed()
         last_stage = stage
         while index_done is None or report is None:
             if cancel():
@@ -311,8 +345,10 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
             if not running:
                 time.sleep(0.01)
             if indexer is not None and index_done is None and indexer.done:
-                index_done = indexer.result()
+                index_done, seen = _result(indexer)
                 indexer.terminate()
+                if not _matches(seen, opened):  # it indexed other bytes than the window's copy
+                    raise _Changed()
                 _set_index(payload, index_done)
                 if partial is not None and report is None:
                     partial(Analysis(replace(payload), descriptor, None, stage=last_stage))
@@ -321,10 +357,13 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                 if partial is not None:
                     partial(Analysis(replace(payload), descriptor, None, stage=st))
             if report is None and verifier.done:
-                report, spans_index = verifier.result()
+                report, spans_index, seen = _result(verifier)
                 verifier.terminate()
-                # the copy, unless the verifier read another length (the file changed between): read it again
-                _read_mapped(payload, copy if copy is not None and len(copy) == report.payload_size else None)
+                # the window keeps its copy with the verdicts only when both read the bytes hashed for the
+                # bytes stage: else the trees, the bytes pane and the verdicts would describe different bytes
+                if not _matches(seen, opened) or len(copy) != report.payload_size:
+                    raise _Changed()
+                _adopt_copy(payload, copy)
                 if index_done is None:
                     if spans_index is None:  # not canonical after all: index it now
                         indexer = ChildTask(child_index, (payload.path, BIG))
@@ -348,64 +387,85 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
         prewarm()  # the next open's verifier (this one is spent), now that this open is done
     result = Analysis(payload, descriptor, report, verify_seconds=verifier.seconds)
     try:
-        st = os.stat(payload.path)
-        if st.st_mtime_ns != payload.mtime_ns or st.st_size != payload.size:
+        if not _matches(file_identity(os.stat(payload.path)), opened):  # the window holds the bytes opened
             result.warnings.append("The payload file changed while it was being read; reload to see the current file.")
     except OSError:
         result.warnings.append("The payload file disappeared while it was being read.")
     return result
 
 
-def _file_digest(path: str, size: int, mtime_ns: int) -> str | None:
+def _opened_identity(payload: Side) -> tuple:
+    """The payload file's identity (:func:`.filebytes.file_identity`) as the window opened it: its lazy
+    reader's; ``(None, None, size, mtime_ns)`` for a payload read whole when it was opened."""
+    lazy = payload.data
+    if isinstance(lazy, FileBytes):
+        return lazy.identity
+    return None, None, payload.size, payload.mtime_ns
+
+
+def _matches(identity: tuple | None, opened: tuple) -> bool:
+    """True when a read of the payload file that saw ``identity`` (``None``: the file changed while it was
+    read) read the file :func:`_opened_identity` describes, unchanged: so two such reads read the same
+    bytes (the window's copy, the verifier's, the indexer's and the hash of the bytes stage)."""
+    if identity is None:
+        return False
+    return identity == opened if opened[0] is not None else identity[2:] == opened[2:]
+
+
+def _file_digest(path: str, opened: tuple) -> str | None:
     """``sha256:`` digest of the file, read through a small reused buffer (``hashlib.file_digest``:
-    no buffer of the file's size, the GIL released while hashing); ``None`` when the file no longer
-    has ``size`` bytes and modification time ``mtime_ns`` (or cannot be read)."""
+    no buffer of the file's size, the GIL released while hashing); ``None`` when the file is not the one
+    opened (:func:`_matches`) before and after the hash (or cannot be read)."""
     try:
         with open(path, "rb") as fh:
-            before = os.fstat(fh.fileno())
+            before = file_identity(os.fstat(fh.fileno()))
             h = hashlib.file_digest(fh, "sha256")
-            after = os.fstat(fh.fileno())
+            after = file_identity(os.fstat(fh.fileno()))
     except OSError:
         return None
-    if any((st.st_size, st.st_mtime_ns) != (size, mtime_ns) for st in (before, after)):
+    if before != after or not _matches(before, opened):
         return None
     return "sha256:" + h.hexdigest()
 
 
-def _read_copy(payload: Side) -> bytes | None:
-    """The file's bytes (at most ``size``) for a lazily read payload, read now while its lazy reader
-    (:class:`.filebytes.FileBytes`) stays open for the bytes pane; ``None`` when the payload is not read
-    lazily any more or the file cannot be read (:func:`_read_mapped` then reads it, or says why not)."""
-    if not isinstance(payload.data, FileBytes):
-        return None
+def _result(task: ChildTask):
+    """``task.result()``; a child that could not read the payload file (an ``OSError``: it was deleted, or its
+    permissions changed, since it was opened) raises :class:`_Changed` (:func:`load_paths` says why)."""
     try:
-        with open(payload.path, "rb") as fh:
-            return fh.read(payload.size)
-    except OSError:
-        return None
+        return task.result()
+    except WorkerError as e:
+        kind = getattr(builtins, e.error_type, None)
+        if isinstance(kind, type) and issubclass(kind, OSError):
+            raise _Changed() from None
+        raise
 
 
-def _read_mapped(payload: Side, copy: bytes | None = None) -> None:
-    """Replace a lazily read payload's ``data`` (:class:`.filebytes.FileBytes`) with the bytes of
-    the file (at most ``size`` bytes: ``copy`` when :func:`_read_copy` read them already) and close it.
-
-    The window keeps ``bytes`` once the verdicts are shown (the trees, find and edits need a
-    buffer); the lazy reader only serves the bytes pane during the verification. The caller passes
-    ``copy`` only when it has the length the verifier read (a file changed on disk in between is
-    read again; the open's "changed while it was being read" warning says to reload). Raises
-    :class:`UserError` when the file cannot be read any more.
-    """
+def _read_copy(payload: Side) -> tuple[bytes | None, tuple | None]:
+    """The window's own copy of a lazily read payload, read now from the file its lazy reader
+    (:class:`.filebytes.FileBytes`) opened, which stays open for the bytes pane: ``(bytes, identity)``,
+    the identity (:func:`.filebytes.file_identity`) the file had before and after the read (``None``
+    when it changed meanwhile); ``(None, None)`` when it cannot be read. A payload read whole when it was
+    opened is its own copy: ``(payload.data, its opened identity)``."""
     lazy = payload.data
     if not isinstance(lazy, FileBytes):
-        return
-    if copy is None:
-        try:
-            with open(payload.path, "rb") as fh:
-                copy = fh.read(payload.size)
-        except OSError as e:
-            raise UserError(f"{payload.path}: cannot read ({e.strerror or e})") from None
+        return lazy, _opened_identity(payload)
+    try:
+        return lazy.read_all()
+    except OSError:
+        return None, None
+
+
+def _adopt_copy(payload: Side, copy: bytes) -> None:
+    """Replace a lazily read payload's ``data`` (:class:`.filebytes.FileBytes`) with ``copy``, the
+    window's copy of the same bytes (:func:`_read_copy`), and close the lazy reader.
+
+    The window keeps ``bytes`` once the verdicts are shown (the trees, find and edits need a
+    buffer); the lazy reader only serves the bytes pane during the verification.
+    """
+    lazy = payload.data
     payload.data = copy
-    lazy.close()
+    if isinstance(lazy, FileBytes):
+        lazy.close()
 
 
 def _set_index(payload: Side, index) -> None:

@@ -12,6 +12,15 @@ from __future__ import annotations
 import os
 import weakref
 
+__all__ = ["FileBytes", "file_identity"]
+
+
+def file_identity(st: os.stat_result) -> tuple:
+    """``(st_dev, st_ino, st_size, st_mtime_ns)`` of a file's ``os.stat`` result: two reads of a file saw the
+    same bytes when both saw the same identity before and after reading (the window's copy and a worker's
+    read of the payload, :func:`.engine._load_large`)."""
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
 
 class FileBytes:
     """The first ``size`` bytes of a file, read on access (``os.pread``), never mapped.
@@ -30,6 +39,8 @@ class FileBytes:
     def __init__(self, path: str | bytes, size: int):
         self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         self._size = size
+        #: The open file's :func:`file_identity` when it was opened.
+        self.identity = file_identity(os.fstat(self._fd))
         #: True once a read came back short: the file shrank (or vanished) since it was opened.
         self.changed = False
         self._window = None
@@ -44,6 +55,17 @@ class FileBytes:
     def close(self) -> None:
         """Close the file descriptor (further reads give nothing and set :attr:`changed`)."""
         self._closer()
+
+    def read_all(self) -> tuple[bytes, tuple | None]:
+        """All ``size`` bytes of the open file (one ``os.pread``) and its :func:`file_identity` before and
+        after the read, ``None`` when the file changed while it was read. Raises ``OSError`` when the file
+        cannot be read (or was closed)."""
+        if not self._closer.alive:
+            raise OSError("the file was closed")
+        before = file_identity(os.fstat(self._fd))
+        data = os.pread(self._fd, self._size, 0)
+        after = file_identity(os.fstat(self._fd))
+        return data, (before if before == after and len(data) == self._size else None)
 
     def _read(self, start: int, stop: int) -> bytes:
         if stop <= start:

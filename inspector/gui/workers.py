@@ -23,9 +23,11 @@ import time
 from inspector import checkpoint
 from inspector.checkpoint.views import PackedViews
 
+from .filebytes import file_identity
 from .lazyjson import Children, ScanError, fast_index
 
-__all__ = ["ChildTask", "WorkerError", "DIGEST_FOLLOWS", "prewarm", "warm_ready", "waiting_process", "child_verify", "child_analyse", "child_index"]
+__all__ = ["ChildTask", "WorkerError", "DIGEST_FOLLOWS", "prewarm", "warm_ready", "waiting_process", "child_verify",
+           "child_analyse", "child_index"]
 
 
 class WorkerError(Exception):
@@ -213,6 +215,8 @@ class ChildTask:
 def _child_main(conn, fn, args, nice: int = 10) -> None:
     # One job, then exit: no cyclic garbage worth collecting, and a collection over a parsed payload kept
     # alive (millions of objects, ``_KEPT``) would cost about 0.3 s before the report is sent.
+    global _ONE_JOB
+    _ONE_JOB = True
     gc.disable()
     try:
         if nice:
@@ -248,28 +252,41 @@ DIGEST_FOLLOWS = "follows"
 
 #: The verifier's parsed payload (its ``Context``), kept after ``verify`` returns: freeing a 256 MiB payload's
 #: objects takes about 0.2 s, which would come before the report is sent. The child exits after its one job
-#: (the parent terminates it), and the value with it.
+#: (the parent terminates it), and the value with it. Only in a worker process (:data:`_ONE_JOB`): a
+#: ``child_analyse`` called in another process (a test) keeps nothing.
 _KEPT: list = []
+#: True in a worker process running its one job (set by ``_child_main``), never in the window's process.
+_ONE_JOB = False
+
+
+def _read_file(path: str) -> tuple[bytes, tuple | None]:
+    """The file's bytes (never more than the ceiling plus one) and its :func:`file_identity`, ``None`` when the
+    file changed while it was read. Raises ``OSError`` when it cannot be read."""
+    with open(path, "rb") as fh:
+        before = file_identity(os.fstat(fh.fileno()))
+        data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
+        after = file_identity(os.fstat(fh.fileno()))
+    return data, (before if before == after and before[2] == len(data) else None)
 
 
 def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns: int | None, digest: str | None,
                   big: int | None):
-    """Verify the payload file (one parse), sending each stage; returns ``(report, index or None)``.
+    """Verify the payload file (one parse), sending each stage; returns ``(report, index or None, seen)``.
 
     ``digest`` is the parent's SHA-256 of the file (``sha256:`` form), or :data:`DIGEST_FOLLOWS` when the
     parent sends it once it has it (the child reads the file meanwhile): reused only when the file
     still has the size and modification time it had then. The index (``{start: Children}``) comes
     from the fast path's spans, ``None`` when the fast path did not read the payload (or ``big`` is
-    ``None``: no index wanted, no stages sent). The canonical re-encoding (as large as the file) is
-    not sent back: the window does not show it.
+    ``None``: no index wanted, no stages sent). ``seen`` is the :func:`file_identity` of the bytes
+    verified, ``None`` when the file changed while it was read: the window keeps its own copy only when
+    it read the same file (:func:`.engine._load_large`). The canonical re-encoding (as large as the
+    file) is not sent back: the window does not show it. Raises ``OSError`` when the file cannot be read.
     """
-    with open(path, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
+    data, seen = _read_file(path)
     if digest == DIGEST_FOLLOWS:
         msg = conn.recv()  # EOFError when the window went away or cancelled: nobody is listening
         digest = msg[1] if msg[0] == "digest" else None
-    if len(data) != size or st.st_mtime_ns != mtime_ns:
+    if seen is None or seen[2:] != (size, mtime_ns):
         digest = None  # not the bytes the parent hashed
     spans: dict | None = {} if big is not None else None
     sent = [0]
@@ -279,22 +296,25 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
         if sent[0] > 1 or digest is None:  # the parent showed the bytes stage already
             conn.send(("stage", stage))
 
-    _KEPT.clear()
+    keep = _KEPT if _ONE_JOB else None
+    if keep is not None:
+        keep.clear()
     report = checkpoint.verify(data, descriptor, payload_size=len(data), views=True, payload_digest=digest,
-                               spans=spans, on_stage=send_stage if big is not None else None, keep=_KEPT)
+                               spans=spans, on_stage=send_stage if big is not None else None, keep=keep)
     report.canonical_bytes = None
     if report.views is not None:  # unpacked chunk by chunk on the loading thread (engine._load_large)
         report.views = PackedViews(report.views)
     # the fast path records the root container whenever it proved the file canonical
     index = {s: Children(kind, starts, ends, key_starts, keys) for s, (kind, e, starts, ends, key_starts, keys)
              in spans.items() if e - s >= big} if spans else None
-    return report, index
+    return report, index, seen
 
 
 def child_index(conn, path: str, big: int):
-    """Index the payload file's large containers (``{start: Children}``) in a child, or return the ScanError."""
-    with open(path, "rb") as fh:
-        data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
+    """Index the payload file's large containers in a child: ``(index or ScanError, seen)``, the index
+    ``{start: Children}``; ``seen`` is the :func:`file_identity` of the bytes indexed (``None``: the file
+    changed while it was read). Raises ``OSError`` when the file cannot be read."""
+    data, seen = _read_file(path)
     last = [0.0]
 
     def progress(done, total):
@@ -304,6 +324,6 @@ def child_index(conn, path: str, big: int):
             conn.send(("progress", done / max(total, 1)))
 
     try:
-        return fast_index(data, big=big, progress=progress)
+        return fast_index(data, big=big, progress=progress), seen
     except ScanError as e:
-        return e
+        return e, seen

@@ -3,6 +3,8 @@ payload is verified), never a mapping, so a file that shrinks gives short reads,
 
 import os
 
+import pytest
+
 from inspector.gui.filebytes import FileBytes
 from inspector.gui.widgets.hex_search import find_all
 
@@ -19,3 +21,28 @@ def test_reads_like_bytes_and_says_when_the_file_shrank(tmp_path):
     assert (len(fb), fb[8:16], fb[20], fb.changed) == (36, b'":', 0, True)
     fb.close()
     assert fb[0:4] == b""
+
+
+def test_read_all_reads_the_file_opened_and_says_what_it_was(tmp_path):
+    """``read_all``: the whole file opened, with its identity (device, inode, size, mtime); a file renamed
+    over it or deleted does not change what it reads; one truncated in place gives no identity."""
+    p = tmp_path / "payload.json"
+    data = b'{"schema":"x","snapshot":{"turn":3}}'
+    p.write_bytes(data)
+    st = os.stat(p)
+    fb = FileBytes(str(p), len(data))
+    assert fb.identity == (st.st_dev, st.st_ino, 36, st.st_mtime_ns)
+    assert fb.read_all() == (data, fb.identity)
+    (tmp_path / "new.json").write_bytes(b"[]")
+    os.replace(tmp_path / "new.json", p)
+    assert fb.read_all() == (data, fb.identity)
+    os.unlink(p)
+    assert fb.read_all() == (data, fb.identity)
+    q = tmp_path / "q.json"
+    q.write_bytes(data)
+    fq = FileBytes(str(q), len(data))
+    os.truncate(q, 10)
+    assert fq.read_all() == (data[:10], None)
+    fb.close()
+    with pytest.raises(OSError):
+        fb.read_all()

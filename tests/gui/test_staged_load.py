@@ -219,7 +219,11 @@ def test_a_payload_truncated_while_verifying_never_kills_the_window(qtbot, windo
     mapping of it, and Ctrl+End there killed the window (SIGBUS on a vanished page). The pane
     reads the file with ``pread`` instead: the keys still work, the pane says the file changed,
     and the verdicts come with the 'file changed' warning (the verifier's ScanError of the emptied
-    file once failed to unpickle in the window: "Internal error (TypeError)")."""
+    file once failed to unpickle in the window: "Internal error (TypeError)").
+
+    The verifier reads the file only once it is empty (``childhooks.read_once_emptied``): with a warm
+    verifier it used to read the whole file first, and the test failed (VERIFIED) whenever the warm
+    worker left by the previous test had finished its imports. The window reads the file again."""
     import os
     import shutil
 
@@ -228,10 +232,14 @@ def test_a_payload_truncated_while_verifying_never_kills_the_window(qtbot, windo
 
     from inspector.gui.widgets.hex_view import FILE_CHANGED
 
+    from . import childhooks
+
     monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
     p, d = tmp_path / GOLDEN_P.name, tmp_path / GOLDEN_D.name
     shutil.copyfile(GOLDEN_P, p)
     shutil.copyfile(GOLDEN_D, d)
+    monkeypatch.setattr(engine, "child_analyse", childhooks.read_once_emptied)
+    childhooks.arm(p)
     size = p.stat().st_size
     seen = []
 
@@ -253,7 +261,7 @@ def test_a_payload_truncated_while_verifying_never_kills_the_window(qtbot, windo
     assert report.root_cause.rule.id == "X-BYTES"  # the verifier read what the file holds now: nothing
     assert seen == [(size, size - 1, 0, b"", True)]
     assert FILE_CHANGED == "file changed on disk: reload to see it"
-    assert ("stale", "The payload file changed while it was being read; reload to see the current file.") in notices
+    assert ("stale", "The payload file changed while it was being read; it was read again.") in notices
     assert window.hex_payload.data == b""  # the window's own copy: what the file holds now
 
 
@@ -325,14 +333,37 @@ def test_the_verifier_reads_while_the_window_hashes_and_takes_its_digest(tmp_pat
     st = os.stat(p)
     real = "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest()
     sent = "sha256:" + "ab" * 32  # not the file's: the report shows whose digest was used
-    report, index = child_analyse(_Pipe(("digest", sent)), str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns,
-                                  DIGEST_FOLLOWS, BIG)
+    report, index, seen = child_analyse(_Pipe(("digest", sent)), str(p), GOLDEN_D.read_bytes(), st.st_size,
+                                        st.st_mtime_ns, DIGEST_FOLLOWS, BIG)
     digests = {r.label: r.recomputed for r in report.digests}
     assert digests["payload content_digest"] == sent
     assert report.root_cause.rule.id == "X-BYTES"
-    report, _ = child_analyse(_Pipe(("digest", sent)), str(p), GOLDEN_D.read_bytes(), st.st_size + 1, st.st_mtime_ns,
-                              DIGEST_FOLLOWS, BIG)
+    assert seen == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)  # the file it read, unchanged meanwhile
+    report, _, _ = child_analyse(_Pipe(("digest", sent)), str(p), GOLDEN_D.read_bytes(), st.st_size + 1,
+                                 st.st_mtime_ns, DIGEST_FOLLOWS, BIG)
     assert {r.label: r.recomputed for r in report.digests}["payload content_digest"] == real
     assert report.verified
     with pytest.raises(EOFError):
         child_analyse(_Pipe(), str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns, DIGEST_FOLLOWS, BIG)
+
+
+def test_the_verifiers_kept_payload_and_collector_stay_in_its_process(tmp_path):
+    """``child_analyse`` keeps the parsed payload (``workers._KEPT``) and ``_child_main`` turns the cyclic
+    collector off only in a worker process, which exits after its one job: called in another process
+    (here, as a test does) it keeps nothing and leaves the collector as it was."""
+    import gc
+    import os
+    import shutil
+
+    from inspector.gui import workers
+    from inspector.gui.lazyjson import BIG
+
+    p = tmp_path / GOLDEN_P.name
+    shutil.copyfile(GOLDEN_P, p)
+    st = os.stat(p)
+    assert gc.isenabled()
+    report = workers.child_analyse(_Pipe(), str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns, None, BIG)[0]
+    assert report.verified
+    assert workers._KEPT == [] and gc.isenabled()
+    report = workers.child_verify(_Pipe(), str(p), GOLDEN_D.read_bytes(), st.st_size)
+    assert report.verified and workers._KEPT == [] and gc.isenabled()

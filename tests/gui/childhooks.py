@@ -1,0 +1,100 @@
+"""Verifier jobs for tests: :func:`inspector.gui.workers.child_analyse` with the payload file changed at a
+chosen moment, in the verifier's own process, so that the order of its read and the change is certain.
+
+Each hook acts once: only while the file ``<payload>.hook`` exists, which it removes as it acts (the open
+that reads the file again after the change runs the same job and must find the file as it is now).
+:func:`wait_for_hook` lets the window's thread wait for that moment.
+"""
+
+import os
+import time
+
+from inspector.gui import workers
+
+
+def _once(path: str) -> bool:
+    try:
+        os.unlink(path + ".hook")
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def arm(path) -> None:
+    """Make the next hooked verifier of ``path`` act."""
+    open(f"{path}.hook", "wb").close()
+
+
+def wait_for_hook(path, timeout: float = 30.0) -> None:
+    """Wait (up to ``timeout`` seconds) until the hook of ``path`` has acted."""
+    end = time.monotonic() + timeout
+    while os.path.exists(f"{path}.hook") and time.monotonic() < end:
+        time.sleep(0.01)
+
+
+class _Conn:
+    """The verifier's pipe, running ``act`` when the verifier asks for the digest (it has read the file)."""
+
+    def __init__(self, conn, act):
+        self._conn, self._act = conn, act
+
+    def recv(self):
+        self._act()
+        return self._conn.recv()
+
+    def send(self, msg):
+        self._conn.send(msg)
+
+
+def truncate_after_reading(conn, path, *args):
+    """The file truncated in place to half its bytes once the verifier has read it."""
+    def act():
+        if _once(path):
+            os.truncate(path, os.path.getsize(path) // 2)
+    return workers.child_analyse(_Conn(conn, act), path, *args)
+
+
+def replace_after_reading(conn, path, *args):
+    """The file replaced (a new file renamed over it: another inode) by one of the same length with its
+    last ``}`` made a space, once the verifier has read it."""
+    def act():
+        if _once(path):
+            with open(path, "rb") as fh:
+                data = fh.read()
+            with open(f"{path}.new", "wb") as fh:
+                fh.write(data[:data.rindex(b"}")] + b" " + data[data.rindex(b"}") + 1:])
+            os.replace(f"{path}.new", path)
+    return workers.child_analyse(_Conn(conn, act), path, *args)
+
+
+def delete_after_reading(conn, path, *args):
+    """The file deleted once the verifier has read it."""
+    def act():
+        if _once(path):
+            os.unlink(path)
+    return workers.child_analyse(_Conn(conn, act), path, *args)
+
+
+def grow_before_reading(conn, path, *args):
+    """The file grown by 100 spaces before the verifier reads it."""
+    if _once(path):
+        with open(path, "ab") as fh:
+            fh.write(b" " * 100)
+    return workers.child_analyse(conn, path, *args)
+
+
+def delete_before_reading(conn, path, *args):
+    """The file deleted before the verifier reads it."""
+    if _once(path):
+        os.unlink(path)
+    return workers.child_analyse(conn, path, *args)
+
+
+def read_once_emptied(conn, path, *args):
+    """The verifier reads the file only once something has emptied it (waits up to 30 s)."""
+    if os.path.exists(f"{path}.hook"):
+        end = time.monotonic() + 30
+        while os.path.getsize(path) and time.monotonic() < end:
+            time.sleep(0.01)
+        _once(path)
+    return workers.child_analyse(conn, path, *args)

@@ -1,0 +1,127 @@
+"""A large payload that changes on disk while the window opens it (issue 13's load order, review).
+
+The verifier reads the file while the window hashes it, and the window reads its own copy while the
+verifier parses: the verdicts, the trees' spans and the bytes pane must still describe one set of bytes,
+the ones the window holds. Each change is made by the verifier's own process at a chosen moment
+(``childhooks``), so the order of the reads and the change is certain.
+"""
+
+import hashlib
+import os
+import shutil
+
+import pytest
+from PySide6.QtWidgets import QTreeView
+
+from inspector.gui import engine
+
+from . import childhooks
+from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
+
+STALE = "The payload file changed while it was being read; reload to see the current file."
+
+
+@pytest.fixture
+def pair(tmp_path, monkeypatch):
+    """A copy of the golden pair opened as a large payload (verified and indexed in worker processes)."""
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    p, d = tmp_path / GOLDEN_P.name, tmp_path / GOLDEN_D.name
+    shutil.copyfile(GOLDEN_P, p)
+    shutil.copyfile(GOLDEN_D, d)
+    return p, d
+
+
+def _hook(monkeypatch, p, job, copy_after=False):
+    """Verify ``p`` with the hooked ``job``; with ``copy_after`` the window reads its copy only once the
+    hook has acted."""
+    monkeypatch.setattr(engine, "child_analyse", job)
+    childhooks.arm(p)
+    if copy_after:
+        real = engine._read_copy
+        monkeypatch.setattr(engine, "_read_copy", lambda payload: childhooks.wait_for_hook(p) or real(payload))
+
+
+def _notices(window):
+    seen = []
+    window.doc.notice.connect(lambda key, _kind, text, _actions: seen.append((key, text)))
+    return seen
+
+
+def _coherent(window, report):
+    """The window holds the bytes its verdict describes: their length and content digest; every tree
+    opens in full without an exception."""
+    data = window.doc.payload.data
+    assert type(data) is bytes and len(data) == report.payload_size
+    assert {r.label: r.recomputed for r in report.digests}["payload content_digest"] == \
+        "sha256:" + hashlib.sha256(data).hexdigest()
+    for tree in window.findChildren(QTreeView):
+        tree.expandAll()
+        tree.viewport().grab()
+    return data
+
+
+def test_truncated_after_the_verifier_read_it_is_read_again(qtbot, window, monkeypatch, pair):
+    """Truncated in place after the verifier read it, before the window's copy: the verdicts and the trees'
+    spans were of the whole file, the window's bytes half of it (the payload tree failed with 'document ends
+    inside a container' and a full expansion crashed the window). The file is read again: what it holds now."""
+    p, d = pair
+    _hook(monkeypatch, p, childhooks.truncate_after_reading, copy_after=True)
+    notices = _notices(window)
+    report = open_and_wait(qtbot, window, [p, d], timeout=60000)
+    half = GOLDEN_P.read_bytes()[:GOLDEN_P.stat().st_size // 2]
+    assert _coherent(window, report) == half == p.read_bytes()
+    assert report.root_cause.rule.id == "X-BYTES"
+    assert window.doc.payload.index is None and window.doc.payload.parse_error[1] == len(half)
+    assert ("stale", engine.READ_AGAIN) in notices
+    assert engine.READ_AGAIN == "The payload file changed while it was being read; it was read again."
+
+
+def test_replaced_after_the_verifier_read_it_keeps_the_verified_bytes(qtbot, window, monkeypatch, pair):
+    """Another file (same length, one byte changed) renamed over the payload after the verifier read it:
+    the window read its copy from the path, so it showed the new bytes under the old file's VERIFIED. Its
+    copy now comes from the file it opened: the verified bytes, and the warning to reload."""
+    p, d = pair
+    _hook(monkeypatch, p, childhooks.replace_after_reading, copy_after=True)
+    notices = _notices(window)
+    report = open_and_wait(qtbot, window, [p, d], timeout=60000)
+    assert report.verified
+    assert _coherent(window, report) == GOLDEN_P.read_bytes() != p.read_bytes()
+    assert len(p.read_bytes()) == GOLDEN_P.stat().st_size
+    assert ("stale", STALE) in notices and ("stale", engine.READ_AGAIN) not in notices
+
+
+def test_deleted_after_the_verifier_read_it_keeps_the_verified_bytes(qtbot, window, monkeypatch, pair):
+    """Deleted after the verifier read it: the open failed ('cannot read'), though the window still had
+    the file open. Its copy comes from that open file: the verified bytes, and the warning."""
+    p, d = pair
+    _hook(monkeypatch, p, childhooks.delete_after_reading, copy_after=True)
+    notices = _notices(window)
+    report = open_and_wait(qtbot, window, [p, d], timeout=60000)
+    assert report.verified and not p.exists()
+    assert _coherent(window, report) == GOLDEN_P.read_bytes()
+    assert ("stale", "The payload file disappeared while it was being read.") in notices
+
+
+def test_grown_before_the_verifier_read_it_is_read_again(qtbot, window, monkeypatch, pair):
+    """Grown by 100 bytes after the window opened it, before the verifier read it: the verdicts were of the
+    longer file, the window's bytes the first ``size`` of them (a finding past their end). Read again."""
+    p, d = pair
+    _hook(monkeypatch, p, childhooks.grow_before_reading)
+    notices = _notices(window)
+    report = open_and_wait(qtbot, window, [p, d], timeout=60000)
+    assert _coherent(window, report) == GOLDEN_P.read_bytes() + b" " * 100 == p.read_bytes()
+    assert report.root_cause.rule.id == "X-BYTES" and report.payload_size == GOLDEN_P.stat().st_size + 100
+    assert window.doc.payload.size == report.payload_size
+    assert ("stale", engine.READ_AGAIN) in notices
+
+
+def test_deleted_before_the_verifier_read_it_says_so(qtbot, window, monkeypatch, pair):
+    """Deleted after the window opened it, before the verifier read it: 'Internal error
+    (FileNotFoundError) ... This is a bug in the inspector'. Now the open says the file is not there."""
+    p, d = pair
+    _hook(monkeypatch, p, childhooks.delete_before_reading)
+    with qtbot.waitSignal(window.loadFailed, timeout=60000):
+        assert window.open_paths([str(p), str(d)])
+    # the bytes stage was on screen: it stays, with the reason it was not verified
+    assert window.banner_text("error") == f"{p}: no such file. Still showing the checkpoint below."
+    assert "Internal error" not in window.banner_text("error")
