@@ -98,3 +98,18 @@ def read_once_emptied(conn, path, *args):
             time.sleep(0.01)
         _once(path)
     return workers.child_analyse(conn, path, *args)
+
+
+def grow_before_every_read(conn, path, *args):
+    """The file grown by one space before each verifier reads it (a file still being written)."""
+    with open(path, "ab") as fh:
+        fh.write(b" ")
+    return workers.child_analyse(conn, path, *args)
+
+
+def truncate_before_indexing(conn, path, *args):
+    """The indexer (:func:`inspector.gui.workers.child_index`) of a payload the verifier's fast path did not
+    read, with the file truncated in place to half its bytes before it reads it."""
+    if _once(path):
+        os.truncate(path, os.path.getsize(path) // 2)
+    return workers.child_index(conn, path, *args)

@@ -125,3 +125,47 @@ def test_deleted_before_the_verifier_read_it_says_so(qtbot, window, monkeypatch,
     # the bytes stage was on screen: it stays, with the reason it was not verified
     assert window.banner_text("error") == f"{p}: no such file. Still showing the checkpoint below."
     assert "Internal error" not in window.banner_text("error")
+
+
+def test_a_payload_that_keeps_changing_is_refused_after_a_second_read(qtbot, window, monkeypatch, pair):
+    """A file still being written (grown before each verifier reads it): read twice, then the open says so."""
+    p, d = pair
+    monkeypatch.setattr(engine, "child_analyse", childhooks.grow_before_every_read)
+    with qtbot.waitSignal(window.loadFailed, timeout=60000):
+        assert window.open_paths([str(p), str(d)])
+    assert p.stat().st_size == GOLDEN_P.stat().st_size + 2
+    assert window.banner_text("error") == (f"{p}: the file kept changing while it was being read; open it again once "
+                                           "it has been written. Still showing the checkpoint below.")
+
+
+def _escaped(p):
+    """``p`` rewritten with one key escaped (not canonical, and not a printing the fast path reads: the
+    trees' index comes from a second worker, ``child_index``)."""
+    data = GOLDEN_P.read_bytes().replace(b'"schema"', b'"sch\\u0065ma"', 1)
+    p.write_bytes(data)
+    return data
+
+
+def test_the_indexer_of_a_payload_the_fast_path_does_not_read(qtbot, window, pair):
+    from inspector.gui.lazyjson import build_index
+
+    p, d = pair
+    data = _escaped(p)
+    report = open_and_wait(qtbot, window, [p, d], timeout=60000)
+    assert report.root_cause.rule.id == "X-BYTES"  # the descriptor's digest is the canonical file's
+    assert _coherent(window, report) == data
+    assert window.doc.payload.index == build_index(data)
+
+
+def test_truncated_before_the_indexer_read_it_is_read_again(qtbot, window, monkeypatch, pair):
+    """Truncated in place after the verdicts, before the second worker indexed it: the trees' index was of
+    half the bytes the window holds. Read again."""
+    p, d = pair
+    data = _escaped(p)
+    monkeypatch.setattr(engine, "child_index", childhooks.truncate_before_indexing)
+    childhooks.arm(p)
+    notices = _notices(window)
+    report = open_and_wait(qtbot, window, [p, d], timeout=60000)
+    assert _coherent(window, report) == data[:len(data) // 2] == p.read_bytes()
+    assert window.doc.payload.index is None and window.doc.payload.parse_error[0].startswith("unexpected byte")
+    assert ("stale", engine.READ_AGAIN) in notices
