@@ -106,8 +106,10 @@ class Document(QObject):
         self.pending_paths: list[str] = []
         #: (what could not be opened, why) after a failed open, until something is shown.
         self.open_error: tuple[str, str] | None = None
-        #: A large load was cancelled after its trees were shown (so it was not verified).
+        #: A large load was cancelled (or failed) after its trees were shown (so it was not verified).
         self.verify_cancelled = False
+        #: With :attr:`verify_cancelled`: the load failed (the error banner says why) instead of being cancelled.
+        self.verify_failed = False
         self.edited_sources: set[str] = set()  # documents that differ from the file they came from
         self.unsaved: set[str] = set()  # edited documents not yet written by Save As
         self.jobs = JobRunner()
@@ -186,7 +188,7 @@ class Document(QObject):
         self.report = a.report
         self.stage = a.stage if a.report is None else None
         self.open_error = None
-        self.verify_cancelled = False
+        self.verify_cancelled = self.verify_failed = False
         if paths is not None:
             self.edited_sources.clear()
             self.unsaved.clear()

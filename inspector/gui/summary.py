@@ -68,10 +68,11 @@ def verdict_text(doc: Document) -> VerdictText:
         text = doc.stage.headline
         verdict = Verdict.FAIL if doc.stage.root_cause is not None else Verdict.NOT_REACHED
     if doc.report is None and doc.verify_cancelled:
+        how = "failed" if doc.verify_failed else "cancelled"
         if doc.payload is not None and not doc.payload.tree_ok:  # cancelled before its tree arrived
-            text = "Loading cancelled before the payload was read: not verified (Reload, F5, starts again)"
+            text = f"Loading {how} before the payload was read: not verified (Reload, F5, starts again)"
         else:
-            text = "Loading cancelled: the trees show the file, but it was not verified"
+            text = f"Loading {how}: the trees show the file, but it was not verified"
         verdict = Verdict.NOT_REACHED
     nothing = doc.is_empty
     if nothing:

@@ -88,19 +88,20 @@ def why_not_editable(w, view, index) -> str:
 
 
 def show_cancelled(w) -> None:
-    """After a large load was cancelled before its verdicts: the panes still waiting for them (a
-    tree "Reading the payload…", the rule detail and the Resume dock "Verifying…") say that it
-    was cancelled and that Reload (F5) starts again; they would wait for ever otherwise."""
+    """After a large load was cancelled (or failed) before its verdicts: the panes still waiting for
+    them (a tree "Reading the payload…", the rule detail and the Resume dock "Verifying…") say that
+    it was cancelled (failed) and that Reload (F5) starts again; they would wait for ever otherwise."""
     doc = w.doc
     if not doc.verify_cancelled or doc.report is not None:
         return
     again = "Reload (F5) reads and verifies it again."
+    how = "failed" if doc.verify_failed else "was cancelled"
     for source, side, panes in (("payload", doc.payload, (w.snap_pane, w.resume_pane)),
                                 ("descriptor", doc.descriptor, (w.desc_pane,))):
         if side is not None and not side.tree_ok and side.data is not None and not side.parse_error:
             for p in panes:
-                p.show_message(f"Loading was cancelled before the {source}'s tree was read. {again}")
-    text = f"Loading was cancelled before the verification finished: nothing was verified. {again}"
+                p.show_message(f"Loading {how} before the {source}'s tree was read. {again}")
+    text = f"Loading {how} before the verification finished: nothing was verified. {again}"
     w.detail.setHtml(f"<p>{text}</p>")
     w.resume_panes.show_message(text)
 

@@ -122,9 +122,24 @@ def test_deleted_before_the_verifier_read_it_says_so(qtbot, window, monkeypatch,
     _hook(monkeypatch, p, childhooks.delete_before_reading)
     with qtbot.waitSignal(window.loadFailed, timeout=60000):
         assert window.open_paths([str(p), str(d)])
-    # the bytes stage was on screen: it stays, with the reason it was not verified
+    # the bytes stage was on screen: it stays, saying it was not verified; the panes waited for ever
     assert window.banner_text("error") == f"{p}: no such file. Still showing the checkpoint below."
-    assert "Internal error" not in window.banner_text("error")
+    _says_it_failed(window)
+
+
+def _says_it_failed(window):
+    """After a failed large open whose bytes stage was shown: the verdict bar said "…checking structure…"
+    and the trees "Reading the payload…" for ever; they say the load failed and was not verified."""
+    from inspector.gui import summary
+
+    assert summary.verdict_text(window.doc).title == (
+        "Loading failed before the payload was read: not verified (Reload, F5, starts again)")
+    again = "Reload (F5) reads and verifies it again."
+    for pane in (window.snap_pane, window.resume_pane):
+        assert pane.stack.currentIndex() == 1
+        assert pane.placeholder.text() == f"Loading failed before the payload's tree was read. {again}"
+    assert window.detail.toPlainText() == (
+        f"Loading failed before the verification finished: nothing was verified. {again}")
 
 
 def test_a_payload_that_keeps_changing_is_refused_after_a_second_read(qtbot, window, monkeypatch, pair):
@@ -136,6 +151,7 @@ def test_a_payload_that_keeps_changing_is_refused_after_a_second_read(qtbot, win
     assert p.stat().st_size == GOLDEN_P.stat().st_size + 2
     assert window.banner_text("error") == (f"{p}: the file kept changing while it was being read; open it again once "
                                            "it has been written. Still showing the checkpoint below.")
+    _says_it_failed(window)
 
 
 def _escaped(p):
@@ -169,3 +185,32 @@ def test_truncated_before_the_indexer_read_it_is_read_again(qtbot, window, monke
     assert _coherent(window, report) == data[:len(data) // 2] == p.read_bytes()
     assert window.doc.payload.index is None and window.doc.payload.parse_error[0].startswith("unexpected byte")
     assert ("stale", engine.READ_AGAIN) in notices
+
+
+def test_reload_after_a_cancelled_large_open_reads_the_file_it_was_opening(qtbot, window, monkeypatch, pair):
+    """Esc at the bytes stage of a large open of B while A was open: the window shows B's bytes and says
+    "Reload, F5, starts again", but F5 reloaded A (the last file fully opened); with nothing open before,
+    F5 did nothing."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    p, d = pair
+    other = p.with_name("other.payload.json")
+    other.write_bytes(_escaped(p))
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    pressed = []
+
+    def on_stage(pr):
+        if pr.partial and not pressed:
+            pressed.append(1)
+            QTest.keyClick(window, Qt.Key.Key_Escape)
+    window.doc.presented.connect(on_stage)
+    window.loader.start([str(other), str(d)])
+    qtbot.waitUntil(lambda: window.banner_text("info") == "Loading was cancelled.", timeout=20000)
+    assert window.doc.payload.path == str(other) and window.doc.report is None
+    with qtbot.waitSignal(window.analysisReady, timeout=60000):
+        QTest.keyClick(window, Qt.Key.Key_F5)
+    assert window.doc.payload.path == str(other) and window.doc.paths == [str(other), str(d)]
+    assert window.report.root_cause.rule.id == "X-BYTES"

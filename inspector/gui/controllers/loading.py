@@ -100,9 +100,12 @@ class LoadController(QObject):
 
     def failed(self, msg: str, what: str | None = None) -> None:
         """A load failed: say so in a banner *and* the verdict bar, which keeps the verdict of
-        whatever is still on screen (or says that nothing is open)."""
+        whatever is still on screen (or says that nothing is open); a large load's trees or bytes
+        stage already on screen say that it failed before the verdicts (:meth:`after_abandoned_load`)."""
         self.job = None
         self.doc.set_busy(False)
+        if not self.doc.verify_cancelled:  # (one cancelled before stays so)
+            self.after_abandoned_load(failed=True)
         if what is None:
             what = " + ".join(display_name(p) for p in self.doc.pending_paths) or "the files"
         self.doc.open_failed(what, msg)
@@ -113,12 +116,15 @@ class LoadController(QObject):
         self.after_abandoned_load()
         self.doc.say("info", "info", "Loading was cancelled.")
 
-    def after_abandoned_load(self) -> None:
-        """After a load stopped early: the trees of a large load may already show the new file
-        (then the verdict bar says it was not verified), otherwise the previous verdict stays."""
+    def after_abandoned_load(self, failed: bool = False) -> None:
+        """After a load stopped early (cancelled, or ``failed``): the trees of a large load may already
+        show the new file (then the verdict bar says it was not verified), otherwise the previous
+        verdict stays. Reload (F5) then reads the files whose trees are shown."""
         doc = self.doc
         if doc.report is None and not doc.is_empty:
-            doc.verify_cancelled = True
+            doc.verify_cancelled, doc.verify_failed = True, failed
+            if doc.pending_paths and all(s.path in doc.pending_paths for s in doc.sides() if s.path):
+                doc.paths = list(doc.pending_paths)
         emit(doc.changed)
 
     def reload(self) -> None:
