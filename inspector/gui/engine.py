@@ -430,13 +430,22 @@ def _file_digest(path: str, opened: tuple) -> str | None:
 
 def _result(task: ChildTask):
     """``task.result()``; a child that could not read the payload file (an ``OSError``: it was deleted, or its
-    permissions changed, since it was opened) raises :class:`_Changed` (:func:`load_paths` says why)."""
+    permissions changed, since it was opened) raises :class:`_Changed` (:func:`load_paths` says why); one
+    out of memory raises ``MemoryError`` (the job says so), one killed by a signal :class:`UserError`
+    (the system's doing, most often for lack of memory: not a bug to report); else :class:`WorkerError`."""
     try:
         return task.result()
     except WorkerError as e:
         kind = getattr(builtins, e.error_type, None)
         if isinstance(kind, type) and issubclass(kind, OSError):
             raise _Changed() from None
+        if kind is MemoryError:
+            raise MemoryError() from None
+        signum = e.error_type.removeprefix("exit code -")
+        if signum != e.error_type and signum.isdigit():
+            raise UserError(f"The worker process reading the payload was stopped by signal {signum}"
+                            f"{' (killed: most often for lack of memory)' if signum == '9' else ''}; "
+                            "nothing was verified") from None
         raise
 
 

@@ -113,3 +113,15 @@ def truncate_before_indexing(conn, path, *args):
     if _once(path):
         os.truncate(path, os.path.getsize(path) // 2)
     return workers.child_index(conn, path, *args)
+
+
+def killed(conn, path, *args):
+    """A verifier killed by the system (SIGKILL: what the out-of-memory killer sends) while it verifies."""
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def out_of_memory(conn, path, *args):
+    """A verifier that runs out of memory."""
+    raise MemoryError

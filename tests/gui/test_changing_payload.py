@@ -214,3 +214,19 @@ def test_reload_after_a_cancelled_large_open_reads_the_file_it_was_opening(qtbot
         QTest.keyClick(window, Qt.Key.Key_F5)
     assert window.doc.payload.path == str(other) and window.doc.paths == [str(other), str(d)]
     assert window.report.root_cause.rule.id == "X-BYTES"
+
+
+@pytest.mark.skipif(not hasattr(os, "kill") or os.name != "posix", reason="POSIX signals")
+@pytest.mark.parametrize("job, said", [
+    (childhooks.killed, "The worker process reading the payload was stopped by signal 9 (killed: most often for "
+                        "lack of memory); nothing was verified. Still showing the checkpoint below."),
+    (childhooks.out_of_memory, "Not enough memory to load these files. Still showing the checkpoint below.")])
+def test_a_verifier_killed_or_out_of_memory_is_not_called_a_bug(qtbot, window, monkeypatch, pair, job, said):
+    """The verifier killed by the system or out of memory: 'Internal error (exit code -9) … This is a bug in
+    the inspector; please report it'. The open says what happened, and the bytes stage that it failed."""
+    p, d = pair
+    monkeypatch.setattr(engine, "child_analyse", job)
+    with qtbot.waitSignal(window.loadFailed, timeout=60000):
+        assert window.open_paths([str(p), str(d)])
+    assert window.banner_text("error") == said
+    _says_it_failed(window)
