@@ -418,6 +418,7 @@ class MainWindow(QMainWindow):
                 def step3():
                     if gen == jobs.lane_generation() and self.doc.report is None:
                         views.set_report(self, None)
+                        views.show_cancelled(self)  # a load cancelled (failed) meanwhile: not "Verifying…"
                         self._update_verdict_display()
                     if a.shown is not None:
                         a.shown.set()

@@ -83,11 +83,27 @@ def grow_before_reading(conn, path, *args):
     return workers.child_analyse(conn, path, *args)
 
 
+class _Replay:
+    """The verifier's pipe, giving ``msg`` (already received) first."""
+
+    def __init__(self, conn, msg):
+        self._conn, self._msgs = conn, [msg]
+
+    def recv(self):
+        return self._msgs.pop() if self._msgs else self._conn.recv()
+
+    def send(self, msg):
+        self._conn.send(msg)
+
+
 def delete_before_reading(conn, path, *args):
-    """The file deleted before the verifier reads it."""
-    if _once(path):
-        os.unlink(path)
-    return workers.child_analyse(conn, path, *args)
+    """The file deleted before the verifier reads it, once the window has hashed it (and sent the digest:
+    its bytes stage is on its way to the screen)."""
+    if not _once(path):
+        return workers.child_analyse(conn, path, *args)
+    msg = conn.recv()
+    os.unlink(path)
+    return workers.child_analyse(_Replay(conn, msg), path, *args)
 
 
 def read_once_emptied(conn, path, *args):
