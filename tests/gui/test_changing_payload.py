@@ -187,6 +187,26 @@ def test_truncated_before_the_indexer_read_it_is_read_again(qtbot, window, monke
     assert ("stale", engine.READ_AGAIN) in notices
 
 
+def _cancel_at_the_bytes_stage(qtbot, window, paths, then=lambda: None):
+    """Start a large open of ``paths`` and press Esc as soon as its bytes stage is on screen (then call
+    ``then``, still in that moment); wait until the window says it was cancelled."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    pressed = []
+
+    def on_stage(pr):
+        if pr.partial and not pressed:
+            pressed.append(1)
+            QTest.keyClick(window, Qt.Key.Key_Escape)
+            then()
+    window.doc.presented.connect(on_stage)
+    window.loader.start([str(x) for x in paths])
+    qtbot.waitUntil(lambda: window.banner_text("info") == "Loading was cancelled.", timeout=20000)
+
+
 def test_reload_after_a_cancelled_large_open_reads_the_file_it_was_opening(qtbot, window, monkeypatch, pair):
     """Esc at the bytes stage of a large open of B while A was open: the window shows B's bytes and says
     "Reload, F5, starts again", but F5 reloaded A (the last file fully opened); with nothing open before,
@@ -198,17 +218,7 @@ def test_reload_after_a_cancelled_large_open_reads_the_file_it_was_opening(qtbot
     other = p.with_name("other.payload.json")
     other.write_bytes(_escaped(p))
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
-    pressed = []
-
-    def on_stage(pr):
-        if pr.partial and not pressed:
-            pressed.append(1)
-            QTest.keyClick(window, Qt.Key.Key_Escape)
-    window.doc.presented.connect(on_stage)
-    window.loader.start([str(other), str(d)])
-    qtbot.waitUntil(lambda: window.banner_text("info") == "Loading was cancelled.", timeout=20000)
+    _cancel_at_the_bytes_stage(qtbot, window, [other, d])
     assert window.doc.payload.path == str(other) and window.doc.report is None
     with qtbot.waitSignal(window.analysisReady, timeout=60000):
         QTest.keyClick(window, Qt.Key.Key_F5)
@@ -237,24 +247,13 @@ def test_cancel_handled_before_the_partial_results_last_step_stays_said(qtbot, w
     the verdicts a turn of the event loop later): that step wrote "Verifying…" over the rule detail's
     "Loading was cancelled…", for ever (tests/gui/test_staged_load.py's cancel test failed so about one run
     in two with a busy core)."""
-    from PySide6.QtCore import Qt, QThreadPool
-    from PySide6.QtTest import QTest
+    from PySide6.QtCore import QThreadPool
 
     p, d = pair
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])  # its verdicts are listed; then a large open
     assert window.findings_model.rowCount() > 0
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
-    pressed = []
-
-    def on_stage(pr):
-        if pr.partial and not pressed:
-            pressed.append(1)
-            QTest.keyClick(window, Qt.Key.Key_Escape)
-            QThreadPool.globalInstance().waitForDone(20000)  # its end is queued before the partial's next steps
-    window.doc.presented.connect(on_stage)
-    window.loader.start([str(p), str(d)])
-    qtbot.waitUntil(lambda: window.banner_text("info") == "Loading was cancelled.", timeout=20000)
+    # the load's end is queued before the partial result's next steps
+    _cancel_at_the_bytes_stage(qtbot, window, [p, d], then=lambda: QThreadPool.globalInstance().waitForDone(20000))
     qtbot.wait(200)
     again = "Reload (F5) reads and verifies it again."
     assert window.detail.toPlainText() == (
