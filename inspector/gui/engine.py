@@ -384,7 +384,8 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
         if indexer is not None:
             indexer.terminate()
         verifier.terminate()
-        prewarm()  # the next open's verifier (this one is spent), now that this open is done
+        if not cancel():  # (a cancelled open may have been superseded: not while the next one verifies)
+            prewarm()  # the next open's verifier (this one is spent), now that this open is done
     result = Analysis(payload, descriptor, report, verify_seconds=verifier.seconds)
     try:
         if not _matches(file_identity(os.stat(payload.path)), opened):  # the window holds the bytes opened

@@ -259,3 +259,36 @@ def test_cancel_handled_before_the_partial_results_last_step_stays_said(qtbot, w
     assert window.detail.toPlainText() == (
         f"Loading was cancelled before the verification finished: nothing was verified. {again}")
     assert window.findings_model.rowCount() == 0  # not the previous checkpoint's verdicts
+
+
+def test_a_superseded_large_open_starts_no_worker_while_the_next_one_verifies(qtbot, window, monkeypatch, pair):
+    """A large open superseded by another (a second open at its bytes stage): the first one's end started the
+    next warm worker (an interpreter's start and the engine's imports) while the second open was verifying,
+    on a machine with two cores. It starts when an open ends, not when it is superseded; and Esc alone
+    still leaves one waiting for the next open."""
+    from inspector.gui import workers
+
+    p, d = pair
+    started = []
+    real = engine.prewarm
+    monkeypatch.setattr(engine, "prewarm", lambda: started.append(
+        [j.name for j in window.doc.jobs.running if j.lane == "document"]) or real())
+    other = p.with_name("other.payload.json")
+    other.write_bytes(p.read_bytes())
+    opened = []
+
+    def second(pr):
+        if pr.partial and not opened:
+            opened.append(1)
+            window.open_paths([str(other), str(d)])
+    window.doc.presented.connect(second)
+    with qtbot.waitSignal(window.analysisReady, timeout=60000):
+        window.loader.start([str(p), str(d)])
+    qtbot.waitUntil(lambda: not window.doc.jobs.running, timeout=20000)
+    assert window.doc.payload.path == str(other) and window.report.verified
+    assert started == [["opening the files"]]  # once: the second open's end (its own job still listed)
+    window.doc.presented.disconnect(second)
+    started.clear()
+    _cancel_at_the_bytes_stage(qtbot, window, [p, d])
+    qtbot.waitUntil(lambda: bool(started), timeout=20000)
+    assert workers.waiting_process() is not None

@@ -113,6 +113,7 @@ class LoadController(QObject):
     def _cancelled(self):
         self.job = None
         self.doc.set_busy(False)
+        engine.prewarm()  # the next open's verifier (a cancelled large open's was stopped)
         self.after_abandoned_load()
         self.doc.say("info", "info", "Loading was cancelled.")
 
