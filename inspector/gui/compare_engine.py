@@ -17,7 +17,7 @@ from inspector import checkpoint
 
 from .engine import PROCESS_THRESHOLD, Cancelled, UserError, ensure_worker
 from .lazyjson import BIG, ScanError, build_index
-from .workers import ChildTask, child_index
+from .workers import ChildTask, child_index, read_file
 
 __all__ = ["CompareSide", "ChangeRow", "CompareResult", "compare_paths", "same_kind", "canonical_path",
            "MAX_ROWS"]
@@ -145,11 +145,12 @@ def _compare_bytes(a: bytes, b: bytes, role: str, sizes: tuple[int, int]) -> dic
 
 
 def _child_compare(conn, path_a: str, path_b: str, role: str) -> dict:
-    datas = []
-    for p in (path_a, path_b):
-        with open(p, "rb") as fh:
-            datas.append(fh.read(checkpoint.MAX_CONTENT_BYTES + 1))
-    return _compare_bytes(datas[0], datas[1], role, (len(datas[0]), len(datas[1])))
+    """:func:`_compare_bytes` of the two files in a worker process, with ``out["seen"]``: the identity of
+    each file's bytes compared (``workers.read_file``)."""
+    (da, seen_a), (db, seen_b) = read_file(path_a), read_file(path_b)
+    out = _compare_bytes(da, db, role, (len(da), len(db)))
+    out["seen"] = (seen_a, seen_b)
+    return out
 
 
 def _read_one(path: str):
@@ -218,7 +219,12 @@ def compare_paths(paths: list[str], *, progress=None, cancel=None) -> CompareRes
     if large:
         tasks = [ChildTask(child_index, (fa.path, BIG)), ChildTask(child_index, (fb.path, BIG)),
                  ChildTask(_child_compare, (fa.path, fb.path, fa.role))]
-        (ia, _seen_a), (ib, _seen_b), out = _run_children(tasks, progress, cancel, "Comparing")
+        (ia, seen_a), (ib, seen_b), out = _run_children(tasks, progress, cancel, "Comparing")
+        # the trees' spans and the differences must be of the bytes read here
+        for f, seen in zip((fa, fb, fa, fb), (seen_a, seen_b, *out.pop("seen"))):
+            if seen is None or seen[2:] != (f.size, f.mtime_ns):
+                raise UserError(f"{checkpoint.display_path(f.path)}: the file changed while it was being compared; "
+                                "compare again")
         for side, idx in zip(sides, (ia, ib)):
             if isinstance(idx, ScanError):
                 side.parse_error = str(idx)

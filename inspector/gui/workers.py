@@ -27,7 +27,7 @@ from .filebytes import file_identity
 from .lazyjson import Children, ScanError, fast_index
 
 __all__ = ["ChildTask", "WorkerError", "DIGEST_FOLLOWS", "prewarm", "warm_ready", "waiting_process", "child_verify",
-           "child_analyse", "child_index"]
+           "child_analyse", "child_index", "read_file"]
 
 
 class WorkerError(Exception):
@@ -259,9 +259,10 @@ _KEPT: list = []
 _ONE_JOB = False
 
 
-def _read_file(path: str) -> tuple[bytes, tuple | None]:
-    """The file's bytes (never more than the ceiling plus one) and its :func:`file_identity`, ``None`` when the
-    file changed while it was read. Raises ``OSError`` when it cannot be read."""
+def read_file(path: str) -> tuple[bytes, tuple | None]:
+    """The file's bytes (never more than the ceiling plus one) and its :func:`file_identity` (device, inode,
+    size in bytes, modification time in ns), ``None`` when the file changed while it was read (a worker's
+    read, compared with the window's). Raises ``OSError`` when it cannot be read."""
     with open(path, "rb") as fh:
         before = file_identity(os.fstat(fh.fileno()))
         data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
@@ -282,7 +283,7 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
     it read the same file (:func:`.engine._load_large`). The canonical re-encoding (as large as the
     file) is not sent back: the window does not show it. Raises ``OSError`` when the file cannot be read.
     """
-    data, seen = _read_file(path)
+    data, seen = read_file(path)
     if digest == DIGEST_FOLLOWS:
         msg = conn.recv()  # EOFError when the window went away or cancelled: nobody is listening
         digest = msg[1] if msg[0] == "digest" else None
@@ -314,7 +315,7 @@ def child_index(conn, path: str, big: int):
     """Index the payload file's large containers in a child: ``(index or ScanError, seen)``, the index
     ``{start: Children}``; ``seen`` is the :func:`file_identity` of the bytes indexed (``None``: the file
     changed while it was read). Raises ``OSError`` when the file cannot be read."""
-    data, seen = _read_file(path)
+    data, seen = read_file(path)
     last = [0.0]
 
     def progress(done, total):

@@ -141,3 +141,20 @@ def killed(conn, path, *args):
 def out_of_memory(conn, path, *args):
     """A verifier that runs out of memory."""
     raise MemoryError
+
+
+def replace_before_indexing(conn, path, *args):
+    """The indexer, with the file replaced by ``<path>.next`` (renamed over it) before it reads it."""
+    if _once(path):
+        os.replace(f"{path}.next", path)
+    return workers.child_index(conn, path, *args)
+
+
+def replace_before_comparing(conn, path_a, path_b, role):
+    """The comparing worker (``compare_engine._child_compare``), with the first file replaced by
+    ``<path_a>.next`` before it reads it."""
+    from inspector.gui import compare_engine
+
+    if _once(path_a):
+        os.replace(f"{path_a}.next", path_a)
+    return compare_engine._child_compare(conn, path_a, path_b, role)

@@ -10,6 +10,7 @@ import hashlib
 import os
 import shutil
 
+import orjson
 import pytest
 from PySide6.QtWidgets import QTreeView
 
@@ -292,3 +293,30 @@ def test_a_superseded_large_open_starts_no_worker_while_the_next_one_verifies(qt
     _cancel_at_the_bytes_stage(qtbot, window, [p, d])
     qtbot.waitUntil(lambda: bool(started), timeout=20000)
     assert workers.waiting_process() is not None
+
+
+@pytest.mark.parametrize("hook", ["child_index", "_child_compare"])
+def test_a_payload_replaced_while_a_large_comparison_reads_it(qtbot, window, monkeypatch, tmp_path, hook):
+    """Two large payloads compared, one replaced by a longer one after the window read it, before a worker
+    read it (the indexer, or the one comparing): the differences listed ("39 messages removed") or the
+    tree's spans were of the new file, the trees' bytes the old one's. The comparison says the file
+    changed instead."""
+    from inspector.gui import compare_engine
+
+    monkeypatch.setattr(compare_engine, "PROCESS_THRESHOLD", 0)
+    a, b = tmp_path / "a.payload.json", tmp_path / "b.payload.json"
+    shutil.copyfile(GOLDEN_P, a)
+    shutil.copyfile(GOLDEN_P, b)
+    longer = orjson.loads(GOLDEN_P.read_bytes())
+    longer["snapshot"]["session"]["messages"] *= 40
+    (tmp_path / "a.payload.json.next").write_bytes(orjson.dumps(longer, option=orjson.OPT_SORT_KEYS))
+    job = childhooks.replace_before_indexing if hook == "child_index" else childhooks.replace_before_comparing
+    monkeypatch.setattr(compare_engine, hook, job)
+    childhooks.arm(a)
+    with qtbot.waitSignal(window.comparer.opened, timeout=10000) as sig:
+        window.open_paths([str(a), str(b)])
+    win = sig.args[0]
+    qtbot.addWidget(win)
+    qtbot.waitUntil(lambda: win.job is None or win.summary.text().startswith("ERROR"), timeout=30000)
+    assert win.summary.text() == f"ERROR: {a}: the file changed while it was being compared; compare again"
+    win.close()
