@@ -173,6 +173,14 @@ def _read(paths: list[str]) -> list:
     return files
 
 
+def _same_file(f, seen: tuple | None) -> None:
+    """Raise :class:`UserError` unless a worker's read of ``f``'s file (its identity ``seen``,
+    ``workers.read_file``) was of the bytes read here (``f``: an ``InputFile``; same size and mtime)."""
+    if seen is None or seen[2:] != (f.size, f.mtime_ns):
+        raise UserError(f"{checkpoint.display_path(f.path)}: the file changed while it was being read; "
+                        "try again")
+
+
 def _run_children(tasks: list[ChildTask], progress, cancel, label: str) -> list:
     """Run ``tasks`` one after the other (two cores: in parallel each was slower), pumping
     messages, reporting progress and honouring ``cancel``; returns their results."""
@@ -222,9 +230,7 @@ def compare_paths(paths: list[str], *, progress=None, cancel=None) -> CompareRes
         (ia, seen_a), (ib, seen_b), out = _run_children(tasks, progress, cancel, "Comparing")
         # the trees' spans and the differences must be of the bytes read here
         for f, seen in zip((fa, fb, fa, fb), (seen_a, seen_b, *out.pop("seen"))):
-            if seen is None or seen[2:] != (f.size, f.mtime_ns):
-                raise UserError(f"{checkpoint.display_path(f.path)}: the file changed while it was being compared; "
-                                "compare again")
+            _same_file(f, seen)
         for side, idx in zip(sides, (ia, ib)):
             if isinstance(idx, ScanError):
                 side.parse_error = str(idx)
@@ -250,15 +256,16 @@ def compare_paths(paths: list[str], *, progress=None, cancel=None) -> CompareRes
 
 
 def _child_canonical(conn, path: str, kind: str):
+    """``(canonical diff, seen)`` of the file in a worker process; ``seen``: the identity of the bytes read
+    (``workers.read_file``)."""
     from inspector.checkpoint.canondiff import canonical_diff
 
-    with open(path, "rb") as fh:
-        data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)
+    data, seen = read_file(path)
     cd = canonical_diff(data, kind)
     # the window has the file and needs only the canonical bytes' size and whether they are the
     # file's (kept in cd.canonical_size and cd.same, so a canonical file still reads as canonical)
     cd.data = cd.canonical = None
-    return cd
+    return cd, seen
 
 
 def canonical_path(path: str, *, progress=None, cancel=None):
@@ -276,8 +283,9 @@ def canonical_path(path: str, *, progress=None, cancel=None):
     f = _read_one(path)
     kind = "payload" if f.role == "payload" else "json"
     if f.size > PROCESS_THRESHOLD:
-        (cd,) = _run_children([ChildTask(_child_canonical, (path, kind))], progress, cancel,
-                              "Re-encoding and aligning")
+        ((cd, seen),) = _run_children([ChildTask(_child_canonical, (path, kind))], progress, cancel,
+                                      "Re-encoding and aligning")
+        _same_file(f, seen)
         cd.data = f.data
         return cd
     progress(20, "Re-encoding and aligning…")

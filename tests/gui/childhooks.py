@@ -158,3 +158,13 @@ def replace_before_comparing(conn, path_a, path_b, role):
     if _once(path_a):
         os.replace(f"{path_a}.next", path_a)
     return compare_engine._child_compare(conn, path_a, path_b, role)
+
+
+def replace_before_aligning(conn, path, kind):
+    """The canonical diff's worker (``compare_engine._child_canonical``), with the file replaced by
+    ``<path>.next`` before it reads it."""
+    from inspector.gui import compare_engine
+
+    if _once(path):
+        os.replace(f"{path}.next", path)
+    return compare_engine._child_canonical(conn, path, kind)

@@ -318,5 +318,33 @@ def test_a_payload_replaced_while_a_large_comparison_reads_it(qtbot, window, mon
     win = sig.args[0]
     qtbot.addWidget(win)
     qtbot.waitUntil(lambda: win.job is None or win.summary.text().startswith("ERROR"), timeout=30000)
-    assert win.summary.text() == f"ERROR: {a}: the file changed while it was being compared; compare again"
+    assert win.summary.text() == f"ERROR: {a}: the file changed while it was being read; try again"
+    win.close()
+
+
+def test_a_payload_replaced_while_its_large_canonical_diff_reads_it(qtbot, window, monkeypatch, pair):
+    """Ctrl+Shift+K on a large payload replaced by a longer one after the window read it, before the worker
+    aligning it did: the alignment's offsets were of the new file, the bytes shown the old one's."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from inspector.gui import compare_engine
+
+    p, d = pair
+    open_and_wait(qtbot, window, [p, d], timeout=60000)
+    monkeypatch.setattr(compare_engine, "PROCESS_THRESHOLD", 0)
+    longer = orjson.loads(GOLDEN_P.read_bytes())
+    longer["snapshot"]["session"]["messages"] *= 40
+    p.with_name(p.name + ".next").write_bytes(orjson.dumps(longer, option=orjson.OPT_INDENT_2))
+    monkeypatch.setattr(compare_engine, "_child_canonical", childhooks.replace_before_aligning)
+    childhooks.arm(p)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    keys = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    with qtbot.waitSignal(window.comparer.opened, timeout=10000) as sig:
+        QTest.keyClick(window, Qt.Key.Key_K, keys)
+    win = sig.args[0]
+    qtbot.addWidget(win)
+    qtbot.waitUntil(lambda: win.job is None or win.summary.text().startswith("ERROR"), timeout=30000)
+    assert win.summary.text() == f"ERROR: {p}: the file changed while it was being read; try again"
     win.close()
