@@ -7,6 +7,7 @@ the ones the window holds. Each change is made by the verifier's own process at 
 """
 
 import hashlib
+import multiprocessing
 import os
 import shutil
 
@@ -14,7 +15,7 @@ import orjson
 import pytest
 from PySide6.QtWidgets import QTreeView
 
-from inspector.gui import engine
+from inspector.gui import engine, workers
 
 from . import childhooks
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
@@ -260,6 +261,8 @@ def test_cancel_handled_before_the_partial_results_last_step_stays_said(qtbot, w
     assert window.detail.toPlainText() == (
         f"Loading was cancelled before the verification finished: nothing was verified. {again}")
     assert window.findings_model.rowCount() == 0  # not the previous checkpoint's verdicts
+    # no worker left running but the one waiting for the next open
+    qtbot.waitUntil(lambda: set(multiprocessing.active_children()) <= {workers.waiting_process()}, timeout=20000)
 
 
 def test_a_superseded_large_open_starts_no_worker_while_the_next_one_verifies(qtbot, window, monkeypatch, pair):
@@ -267,8 +270,6 @@ def test_a_superseded_large_open_starts_no_worker_while_the_next_one_verifies(qt
     next warm worker (an interpreter's start and the engine's imports) while the second open was verifying,
     on a machine with two cores. It starts when an open ends, not when it is superseded; and Esc alone
     still leaves one waiting for the next open."""
-    from inspector.gui import workers
-
     p, d = pair
     started = []
     real = engine.prewarm
