@@ -15,10 +15,12 @@ as raw JSON (issue 13: ``verify`` CPU and peak memory).
 - the structs become the dicts the rules read (``msgspec.to_builtins``; a raw slice becomes a
   :class:`memoryview` of the file), and their canonical printing (:func:`.canonical.encode`, which prints such a
   slice verbatim and refuses integers over 64 bits) is compared with the file, member by member in the top
-  three levels (their spans are recorded for locations, as the dict fast path records its own); a
-  pretty-printed file is compared with ``msgspec.json.format(indent=2)`` of that printing (orjson's
-  ``OPT_INDENT_2`` layout of the sorted value). Equal bytes mean every number, key and string is spelled as
-  the canonical encoding spells it, with no duplicate key, so serde reads the same value;
+  three levels (their spans are recorded for locations, as the dict fast path records its own). Equal
+  bytes mean every number, key and string is spelled as the canonical encoding spells it, with no duplicate
+  key, so serde reads the same value. A file that does not start as the canonical printing does (pretty-
+  printed, CRLF, any whitespace between tokens) is first stripped of that whitespace
+  (``msgspec.json.format(indent=-1)``, tokens copied as they are, :func:`_minified`), and the stripped
+  bytes must be canonical;
 - an escape only the canonical encoding's own ``\\u`` escapes and ``\\/`` can spell differently is searched
   for in the whole file first (:func:`_canonical_escapes`); the floats are checked as the dict fast path does.
 
@@ -153,10 +155,10 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: in
     file is its own canonical encoding); it never decides a failure of P-PARSE or P-SCHEMA itself.
 
     Raises:
-        NotCanonical: ``data`` is read exactly as serde reads it, but it is orjson's 2-space indent of the
-            sorted value (with ``\\n`` or ``\\r\\n`` line ends, maybe one final line end) instead of the
-            canonical printing (P-CANONICAL fails); carries the value (:class:`.fastpath.NotCanonical`) and, as
-            ``canonical``, its canonical printing (a ``bytearray``, made from the pieces compared).
+        NotCanonical: ``data`` is read exactly as serde reads it, but it is the canonical printing with
+            whitespace between its tokens (JSON's space, tab, line feed, carriage return), not the canonical
+            printing itself (P-CANONICAL fails); carries the value (:class:`.fastpath.NotCanonical`) and, as
+            ``canonical``, its canonical printing (``bytes``: the file without that whitespace).
         NotFast: not proven; use :func:`.fastpath.decode_fast` or :func:`.typed.decode`.
     """
     from codecs import utf_8_decode
