@@ -52,6 +52,38 @@ def test_spans_of_the_top_three_levels():
     assert len(spans) == sum(1 for s in spans.values() if s[0] == "object")
 
 
+def test_long_arrays_of_the_top_three_levels_record_their_element_spans():
+    """More than 64 run records (depth 2): the comparison records every record's exact span, and
+    ``Context.item_spans`` takes them from there (no second pass over the records); the 70 messages
+    (depth 3) are compared in batches, unrecorded."""
+    import inspector.checkpoint.context as C
+    from inspector.checkpoint.context import Context, _canonical_span
+
+    value = _rich()
+    runs = value["snapshot"]["run_records"]
+    value["snapshot"]["run_records"] = [runs[i % len(runs)] for i in range(70)]
+    msgs = value["snapshot"]["session"]["messages"]
+    value["snapshot"]["session"]["messages"] = [msgs[i % len(msgs)] for i in range(70)]
+    data = encode(value)
+    spans = {}
+    decode_typed(data, spans=spans)
+    arrays = {s: r for s, r in spans.items() if r[0] == "array"}
+    start = _canonical_span(value, "/snapshot/run_records")[0]
+    assert list(arrays) == [start]
+    kind, end, starts, ends, _ks, _keys = arrays[start]
+    assert end == _canonical_span(value, "/snapshot/run_records")[1] and len(starts) == 70
+    assert [(s, e) for s, e in zip(starts, ends)] == \
+           [_canonical_span(value, f"/snapshot/run_records/{r}") for r in range(70)]
+    ctx = Context(data, None, raw_text=True)
+    real = Context._element_spans
+    Context._element_spans = lambda *a: pytest.fail("element spans computed again")
+    try:
+        got = ctx.item_spans("/snapshot/run_records", ctx.pay["snapshot"]["run_records"])
+    finally:
+        Context._element_spans = real
+    assert (list(got[0]), list(got[1])) == (list(starts), list(ends))
+
+
 @pytest.mark.parametrize("token, accepted", [
     (b'"nul \\u0000 and \\u001f"', True),       # the escapes the canonical encoding writes
     (b'"a \\\\/ b"', True),                      # an escaped backslash, then a plain slash

@@ -3,7 +3,8 @@
 import pytest
 
 from inspector.checkpoint import SerdeError, parse_value
-from inspector.gui.lazyjson import ScanError, build_index, fast_index, find_span, scan_children, value_span
+from inspector.gui.lazyjson import (ScanError, build_index, fast_index, find_span, quick_children, scan_children,
+                                    value_span)
 from tests.conftest import CASES, GOLDEN
 
 FILES = sorted(CASES.glob("*.json")) + sorted(GOLDEN.glob("*.json"))
@@ -123,3 +124,39 @@ def test_fast_index_last_child_span_is_exact():
     ch = fast_index(obj, big=64)[0]
     assert ch.keys == ["a", "b"]
     assert obj[ch.starts[1]:ch.ends[1]] == b"5"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_quick_children_equals_scan_children_on_every_container(path):
+    """The C-speed children (the timeline's event spans) are the scanner's, container by container, in
+    the case files (canonical ones take the arithmetic; the others fall back)."""
+    data = path.read_bytes()
+    root = _engine_tree(data)
+    if root is None:
+        pytest.skip("not JSON")
+    stack, checked = [root], 0
+    while stack:
+        node = stack.pop()
+        if node.kind in ("object", "array"):
+            assert quick_children(data, node.start, node.end) == scan_children(data, node.start, node.end)
+            checked += 1
+            stack.extend(child for _i, _k, child in node.children)
+    assert checked > 0
+
+
+@pytest.mark.parametrize("text, starts, ends, keys", [
+    (b'{"a":1,"b":[1,2],"c":{"x":"y"}}', [5, 11, 21], [6, 16, 30], ["a", "b", "c"]),  # compact: arithmetic
+    (b'{ "a" : 1 ,"b":2}', [8, 15], [9, 16], ["a", "b"]),  # whitespace: scanned
+    (b'{"a":1,"a":2}', [5, 11], [6, 12], ["a", "a"]),  # a duplicate key msgspec folds: scanned, both kept
+    (b'{"\\u0061":[]}', [10], [12], ["a"]),  # a key spelled otherwise than orjson spells it: scanned
+    (b'[1,"x\\"]",{}]', [1, 3, 10], [2, 9, 12], None),
+    (b'[ ]', [], [], None),
+])
+def test_quick_children_pinned(text, starts, ends, keys):
+    ch = quick_children(text, 0, len(text))
+    assert (list(ch.starts), list(ch.ends), ch.keys) == (starts, ends, keys)
+
+
+def test_quick_children_raises_scan_error_on_a_broken_container():
+    with pytest.raises(ScanError):
+        quick_children(b'{"a":1', 0, 6)

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QTextCursor  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
 from inspector.checkpoint import build_descriptor, encode  # noqa: E402
+from inspector.gui.lazyjson import find_span, scan_children  # noqa: E402
 from inspector.gui.roles import PointerRole  # noqa: E402
 from tests.conftest import CASES_PINNED  # noqa: E402
 
@@ -82,13 +83,17 @@ def test_click_event_selects_it_in_tree_and_bytes(qtbot, window):
     _click(tl.viewport(), tl.event_point(1, 11))
     assert tl.selected == (1, 11)
     assert _tree_pointer(window) == "/snapshot/run_records/1/events/11"
-    lane = tl.timeline.lanes[1]
-    assert window.hex_payload.highlighted == (lane.starts[11], lane.ends[11])
     data = window.doc.payload.data
-    ev = orjson.loads(data[lane.starts[11]:lane.ends[11]])
+    span = find_span(data, None, "/snapshot/run_records/1/events/11")  # the scanner, without the index
+    assert window.hex_payload.highlighted == span
+    ev = orjson.loads(data[span[0]:span[1]])
     assert ev["sequence"] == 11 and ev["event"]["type"] == "tool_end" and ev["event"]["id"] == "toolu_1"
+    lane = tl.timeline.lanes[1]
+    assert lane.starts is None  # the engine leaves the events' spans out; the first hover finds them
     text = tl.event_text(1, 11)
     assert text.startswith("tool_end — event #11 of run run-source\n") and "id: toolu_1" in text
+    events = scan_children(data, *find_span(data, None, "/snapshot/run_records/1/events"))
+    assert (lane.starts, lane.ends) == (events.starts, events.ends) and len(lane.starts) == len(lane.seq)
     assert report.verified
 
 
