@@ -119,7 +119,9 @@ class Context:
         descriptor: descriptor file bytes, or ``None``.
         payload_size: the payload's size in bytes when the file was too large to read
             (``payload`` is then ``None``); defaults to ``len(payload)``.
-        payload_digest: the ``sha256:`` digest of these very payload bytes when the caller has it.
+        payload_digest: the ``sha256:`` digest of these very payload bytes when the caller has it, or a
+            callable giving it (or ``None``: then hashed here) when first needed, for a caller whose
+            digest arrives while the payload is parsed (the window's verifier).
         spans: a dict for the fast paths to fill with the children of every container of 64 KiB or
             more (a front-end's tree index, :func:`.typedfast.decode_typed` ``big``); without it they
             record only the spans locations need.
@@ -132,7 +134,11 @@ class Context:
         self.payload = payload
         self.descriptor = descriptor
         self.payload_size = payload_size if payload_size is not None else (len(payload) if payload is not None else None)
-        if payload_digest is not None and payload is not None:
+        #: A callable giving the payload's digest when first needed (:attr:`payload_digest`), or ``None``.
+        self._digest_later = None
+        if callable(payload_digest):
+            self._digest_later = payload_digest
+        elif payload_digest is not None and payload is not None:
             self.__dict__["payload_digest"] = payload_digest  # hashed already by the caller (same bytes)
         #: Filled by the fast path with the children of large containers (``decode_fast(spans=)``);
         #: emptied when the payload is not canonical. Locations in a canonical payload are found
@@ -256,7 +262,12 @@ class Context:
 
     @cached_property
     def payload_digest(self) -> str:
-        """``content_digest`` of the payload bytes (computed once)."""
+        """``content_digest`` of the payload bytes (computed once; the caller's, when it gave one)."""
+        later, self._digest_later = self._digest_later, None
+        if later is not None and self.payload is not None:
+            digest = later()
+            if digest is not None:
+                return digest
         return content_digest(self.payload)
 
     @cached_property

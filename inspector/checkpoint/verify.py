@@ -38,8 +38,8 @@ _PREIMAGE_LIMIT = 1 << 20
 
 
 def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int | None = None,
-           views: bool = False, on_stage=None, payload_digest: str | None = None,
-           spans: dict | None = None, keep: list | None = None) -> Report:
+           views: bool = False, on_stage=None, payload_digest=None,
+           spans: dict | None = None, keep: list | None = None, parse_first: bool = False) -> Report:
     """Verify a payload and/or descriptor against every rule.
 
     Args:
@@ -54,7 +54,8 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
             parsed yet), then :data:`STAGE_STRUCTURE` once the payload is parsed and typed
             (P-PARSE, P-SCHEMA). A stage never contradicts the report (:class:`~.report.Stage`).
         payload_digest: the payload's ``sha256:`` content digest when the caller hashed these
-            very bytes already (not hashed again).
+            very bytes already (not hashed again), or a callable giving it (``None``: hashed here)
+            when a rule first needs it (:class:`.context.Context`).
         spans: a dict the fast paths fill with the byte spans of the children of large
             containers when the payload is canonical or one of the printings they accept
             (``typedfast.decode_typed(big=)``, ``fastpath.decode_fast``); left empty otherwise.
@@ -64,6 +65,10 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
             exits right after and need not free it (about 0.2 s of CPU on a 250 MiB payload).
             When the typed fast path read the payload, its large text fields there are
             ``memoryview`` slices of the file (``typedfast.text_of`` reads one).
+        parse_first: parse the payload before any rule, so that a callable ``payload_digest`` is
+            asked for only after the parse (a caller hashing the file meanwhile: the window, whose
+            verifier no longer waits for its digest). The rules, their order and the stages are the
+            same; :data:`STAGE_BYTES` is then sent after the parse.
 
     Returns:
         a :class:`~.report.Report` with one finding per rule, the root cause, the digests
@@ -74,16 +79,18 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep)
+        return _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep, parse_first)
     finally:
         if collecting:
             gc.enable()
 
 
-def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep) -> Report:
+def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep, parse_first=False) -> Report:
     ctx = Context(payload, descriptor, payload_size, payload_digest, spans, raw_text=True)
     if keep is not None:
         keep.append(ctx)
+    if parse_first:
+        ctx.pay_result  # noqa: B018 - the parse, before any rule asks for the digest
     findings: dict[str, Finding] = {}
     internal_errors: list[str] = []
     per_run_rank = next(r.rank for r in catalogue() if r.id == "S-RUN-COGNITIVE")

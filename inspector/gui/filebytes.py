@@ -44,6 +44,7 @@ class FileBytes:
         #: True once a read came back short: the file shrank (or vanished) since it was opened.
         self.changed = False
         self._window = None
+        self._adopted: bytes | None = None
         self._closer = weakref.finalize(self, os.close, self._fd)
 
     def __len__(self) -> int:
@@ -54,6 +55,14 @@ class FileBytes:
 
     def close(self) -> None:
         """Close the file descriptor (further reads give nothing and set :attr:`changed`)."""
+        self._closer()
+
+    def adopt(self, copy: bytes) -> None:
+        """Close the file descriptor and serve every later read from ``copy``, a copy of these very bytes
+        (the window's, read from this file unchanged): a view still holding this reader while the window
+        swaps in the copy (a bytes pane painting the partial verdict's moment) reads the same bytes, never
+        a closed file's nothing."""
+        self._adopted = copy
         self._closer()
 
     def read_all(self) -> tuple[bytes, tuple | None]:
@@ -70,6 +79,8 @@ class FileBytes:
     def _read(self, start: int, stop: int) -> bytes:
         if stop <= start:
             return b""
+        if self._adopted is not None:
+            return self._adopted[start:stop]
         try:
             got = os.pread(self._fd, stop - start, start) if self._closer.alive else b""
         except OSError:

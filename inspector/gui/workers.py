@@ -275,8 +275,8 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
     """Verify the payload file (one parse), sending each stage; returns ``(report, index or None, seen)``.
 
     ``digest`` is the parent's SHA-256 of the file (``sha256:`` form), or :data:`DIGEST_FOLLOWS` when the
-    parent sends it once it has it (the child reads the file meanwhile): reused only when the file
-    still has the size and modification time it had then. The index (``{start: Children}``) comes
+    parent sends it once it has it (the child reads and parses the file meanwhile, and takes it when the
+    first rule needs it): reused only when the file still has the size and modification time it had then. The index (``{start: Children}``) comes
     from the fast path's spans, ``None`` when the fast path did not read the payload (or ``big`` is
     ``None``: no index wanted, no stages sent). ``seen`` is the :func:`file_identity` of the bytes
     verified, ``None`` when the file changed while it was read: the window keeps its own copy only when
@@ -284,24 +284,45 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
     file) is not sent back: the window does not show it. Raises ``OSError`` when the file cannot be read.
     """
     data, seen = read_file(path)
-    if digest == DIGEST_FOLLOWS:
-        msg = conn.recv()  # EOFError when the window went away or cancelled: nobody is listening
-        digest = msg[1] if msg[0] == "digest" else None
-    if seen is None or seen[2:] != (size, mtime_ns):
-        digest = None  # not the bytes the parent hashed
+    follows = digest == DIGEST_FOLLOWS
+    got: list = []  # [the parent's digest or None], once asked for
+    gone = []
+
+    def parent_digest():
+        """The parent's digest of these very bytes, or ``None`` (then the engine hashes them): asked for
+        when a rule first needs it, after the parse (``parse_first``), so this process never waits idle
+        for the parent's hash while it could parse."""
+        if not got:
+            d = digest
+            if follows:
+                try:
+                    msg = conn.recv()
+                except (EOFError, OSError):  # the window went away or cancelled: nobody is listening
+                    gone.append(True)
+                    msg = ("gone", None)
+                d = msg[1] if msg[0] == "digest" else None
+            if seen is None or seen[2:] != (size, mtime_ns):
+                d = None  # not the bytes the parent hashed
+            got.append(d)
+        return got[0]
+
     spans: dict | None = {} if big is not None else None
     sent = [0]
 
     def send_stage(stage) -> None:
         sent[0] += 1
-        if sent[0] > 1 or digest is None:  # the parent showed the bytes stage already
+        if sent[0] > 1 or parent_digest() is None:  # the parent showed the bytes stage already
             conn.send(("stage", stage))
 
     keep = _KEPT if _ONE_JOB else None
     if keep is not None:
         keep.clear()
-    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=True, payload_digest=digest,
-                               spans=spans, on_stage=send_stage if big is not None else None, keep=keep)
+    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=True,
+                               payload_digest=parent_digest if follows or digest is not None else None,
+                               spans=spans, on_stage=send_stage if big is not None else None, keep=keep,
+                               parse_first=follows)
+    if gone:
+        raise EOFError  # nobody is listening (_child_main sends nothing)
     report.canonical_bytes = None
     if report.views is not None:  # unpacked chunk by chunk on the loading thread (engine._load_large)
         report.views = PackedViews(report.views)

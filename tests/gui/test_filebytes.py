@@ -46,3 +46,20 @@ def test_read_all_reads_the_file_opened_and_says_what_it_was(tmp_path):
     fb.close()
     with pytest.raises(OSError):
         fb.read_all()
+
+
+def test_adopt_serves_the_copy_after_closing_the_file(tmp_path):
+    """``adopt``: the window swaps in its copy; a view still holding the reader (the bytes pane painting the
+    partial verdict's moment) reads the copy, not a closed file's nothing; the file descriptor is closed."""
+    p = tmp_path / "payload.json"
+    data = b'{"schema":"x","snapshot":{"turn":3}}'
+    p.write_bytes(data)
+    fb = FileBytes(str(p), len(data))
+    fd = fb._fd
+    copy = p.read_bytes()
+    fb.adopt(copy)
+    with pytest.raises(OSError):
+        os.fstat(fd)  # closed
+    os.unlink(p)
+    assert (fb[0], fb[-1], fb[2:8], fb[35:40], fb.find(b"turn"), fb.changed) == (0x7B, 0x7D, b"schema", b"}", 27, False)
+    assert find_all(fb, b'"') == find_all(data, b'"')
