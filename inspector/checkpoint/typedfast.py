@@ -260,23 +260,13 @@ def _minified(data: bytes, t):
 def _indexed(value, data: bytes, spans: dict, big: int):
     """:func:`decode_typed`'s end with ``big``: the comparison with the file recording the index of every
     container of at least ``big`` bytes (:func:`_printed_end` for the canonical file, the dict fast path's
-    :func:`.fastpath._same_layout` for the printings it accepts; for the pretty printing in sorted key
-    order, :class:`NotCanonical` carries the canonical bytes: the file without its whitespace, as
-    :func:`_minified` makes them, about 0.2 s less than printing the value again on the 200 MiB bench
-    copy)."""
+    :func:`.fastpath._same_layout` for the printings it accepts)."""
     try:
         if data[:2] in (b'{"', b"{}"):
             if _printed_end(value, data, 0, 0, spans, big) == len(data):
                 return value
-        elif (layout := _same_layout(value, data, spans, big)) is not None:
-            e = NotCanonical(value)
-            if layout[0] == orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS:
-                # orjson's indented printing in sorted key order: without the whitespace between its
-                # tokens it is the compact sorted printing, the canonical one (no second printing)
-                import msgspec
-
-                e.canonical = msgspec.json.format(data, indent=-1)
-            raise e
+        elif _same_layout(value, data, spans, big) is not None:
+            raise NotCanonical(value)
     except (NotFast, TypeError) as e:  # TypeError: orjson cannot print an integer over 64 bits
         if isinstance(e, NotCanonical):
             raise

@@ -174,34 +174,6 @@ def test_pretty_printed_copy(crlf, newline):
     _same_verdict(data, RICH_DESC)
 
 
-@pytest.mark.parametrize("layout", ["pretty", "pretty crlf", "file order"])
-def test_index_path_carries_the_canonical_bytes_of_a_sorted_pretty_copy(layout):
-    """With ``big`` (a front-end's index): the pretty printing in sorted key order is indexed with the file's
-    own offsets and :class:`NotCanonical` carries the canonical bytes (the file without its whitespace);
-    the file's own key order is not the typed path's (its structs keep the schema's order): left to the
-    dict fast path, which gives the same verdict and canonical bytes."""
-    if layout == "file order":
-        data = orjson.dumps({"snapshot": _rich()["snapshot"], **_rich()}, option=orjson.OPT_INDENT_2)
-    else:
-        data = orjson.dumps(_rich(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-    data = data.replace(b"\n", b"\r\n") if "crlf" in layout else data
-    spans = {}
-    with pytest.raises(NotFast) as e:
-        decode_typed(data, spans=spans, big=256)
-    if layout == "file order":
-        assert not isinstance(e.value, NotCanonical) and not spans
-    else:
-        assert isinstance(e.value, NotCanonical)
-        assert encode(e.value.value) == RICH and e.value.canonical == RICH
-    if layout == "pretty":  # CRLF: the offsets are not the file's, nothing recorded
-        kind, end, starts, ends, _ks, keys = spans[0]
-        assert (kind, end) == ("object", len(data)) and keys == list(orjson.loads(data))
-        for k, a, b in zip(keys, starts, ends):
-            assert orjson.loads(data[a:b]) == orjson.loads(RICH)[k]
-    r = verify(data, None, spans={})
-    assert r.root_cause.rule.id == "P-CANONICAL" and r.canonical_bytes == RICH
-
-
 @pytest.mark.parametrize("layout", ["two newlines", "tabs", "4-space indent", "spaces everywhere", "leading space"])
 def test_any_whitespace_around_the_canonical_tokens(layout):
     """A file that is the canonical printing with whitespace between its tokens (any layout, not only the
