@@ -10,6 +10,7 @@ never a signal, and :attr:`FileBytes.changed` says so (the pane shows "file chan
 from __future__ import annotations
 
 import os
+import threading
 import weakref
 
 __all__ = ["FileBytes", "file_identity"]
@@ -45,6 +46,7 @@ class FileBytes:
         self.changed = False
         self._window = None
         self._adopted: bytes | None = None
+        self._lock = threading.Lock()  # a read (GUI thread) never meets the file closed by adopt (loader)
         self._closer = weakref.finalize(self, os.close, self._fd)
 
     def __len__(self) -> int:
@@ -55,15 +57,17 @@ class FileBytes:
 
     def close(self) -> None:
         """Close the file descriptor (further reads give nothing and set :attr:`changed`)."""
-        self._closer()
+        with self._lock:
+            self._closer()
 
     def adopt(self, copy: bytes) -> None:
         """Close the file descriptor and serve every later read from ``copy``, a copy of these very bytes
         (the window's, read from this file unchanged): a view still holding this reader while the window
         swaps in the copy (a bytes pane painting the partial verdict's moment) reads the same bytes, never
         a closed file's nothing."""
-        self._adopted = copy
-        self._closer()
+        with self._lock:
+            self._adopted = copy
+            self._closer()
 
     def read_all(self) -> tuple[bytes, tuple | None]:
         """All ``size`` bytes of the open file (one ``os.pread``) and its :func:`file_identity` before and
@@ -79,12 +83,13 @@ class FileBytes:
     def _read(self, start: int, stop: int) -> bytes:
         if stop <= start:
             return b""
-        if self._adopted is not None:
-            return self._adopted[start:stop]
-        try:
-            got = os.pread(self._fd, stop - start, start) if self._closer.alive else b""
-        except OSError:
-            got = b""
+        with self._lock:
+            if self._adopted is not None:
+                return self._adopted[start:stop]
+            try:
+                got = os.pread(self._fd, stop - start, start) if self._closer.alive else b""
+            except OSError:
+                got = b""
         if len(got) < stop - start:
             self.changed = True
         return got

@@ -262,7 +262,7 @@ def quick_children(data: bytes, start: int, end: int) -> Children:
             raws = msgspec.json.decode(piece, type=list[msgspec.Raw])
         else:
             raws = None
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # deeper than msgspec goes: the scanner has no limit
         raws = None
     if raws is not None:
         starts, ends = array("q"), array("q")

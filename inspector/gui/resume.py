@@ -327,22 +327,26 @@ class ResumePanes(QObject):
         """Give ``lane`` its events' byte spans (``lane.starts``/``lane.ends``) when it has none yet: the
         engine leaves them out (each run's events would cost the verifier about 0.1 ms, 0.24 s for the
         bench file's 2,352 runs, before any verdict shows), so the first hover over a run finds them here,
-        through the trees' index to the run record, then its ``events`` member and their elements at C speed
-        for a compact payload (:func:`.lazyjson.quick_children`; a pretty-printed one is scanned). False
-        when they cannot be found (the payload is not the run record's JSON)."""
+        through the trees' index to the run record, then its ``events`` member and their elements: from the
+        index when it holds them (every container of at least 64 KiB), else at C speed for a compact payload
+        (:func:`.lazyjson.quick_children`); only a smaller container of a non-compact payload is scanned in
+        Python (at most 64 KiB: milliseconds). False when they cannot be found (the payload is not the run
+        record's JSON)."""
         if lane.starts is not None:
             return True
         data = payload.data
         try:
-            record = find_span(data, payload.index, f"/snapshot/run_records/{lane.index}")
+            index = payload.index or {}
+            record = find_span(data, index, f"/snapshot/run_records/{lane.index}")
             if record is None or data[record[0]] != 0x7B:
                 return False
-            members = quick_children(data, *record)
+            members = index.get(record[0]) or quick_children(data, *record)
             at = [i for i, k in enumerate(members.keys) if k == "events"]
             if not at or data[members.starts[at[-1]]] != 0x5B:
                 return False
-            events = quick_children(data, members.starts[at[-1]], members.ends[at[-1]])
-        except (ScanError, IndexError):
+            start, end = members.starts[at[-1]], members.ends[at[-1]]
+            events = index.get(start) or quick_children(data, start, end)
+        except (ScanError, IndexError, RecursionError):
             return False
         lane.starts, lane.ends = events.starts, events.ends
         return True

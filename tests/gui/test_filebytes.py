@@ -63,3 +63,32 @@ def test_adopt_serves_the_copy_after_closing_the_file(tmp_path):
     os.unlink(p)
     assert (fb[0], fb[-1], fb[2:8], fb[35:40], fb.find(b"turn"), fb.changed) == (0x7B, 0x7D, b"schema", b"}", 27, False)
     assert find_all(fb, b'"') == find_all(data, b'"')
+
+
+def test_a_read_racing_adopt_gets_the_bytes_not_a_closed_file(tmp_path, monkeypatch):
+    """The GUI thread reads while the loader thread adopts the copy: the read and the close do not interleave
+    (a read that found the file open and then read a closed descriptor gave b"" and set ``changed`` for good)."""
+    import threading
+
+    p = tmp_path / "payload.json"
+    data = b'{"schema":"x","snapshot":{"turn":3}}'
+    p.write_bytes(data)
+    fb = FileBytes(str(p), len(data))
+    real_pread = os.pread
+    in_read, adopted = threading.Event(), threading.Event()
+
+    def slow_pread(fd, n, off):
+        in_read.set()
+        adopted.wait(0.5)  # adopt, on the other thread, must wait for this read to end
+        return real_pread(fd, n, off)
+    monkeypatch.setattr(os, "pread", slow_pread)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fb[2:8]))
+    reader.start()
+    in_read.wait(5)
+    adopter = threading.Thread(target=lambda: (fb.adopt(data), adopted.set()))
+    adopter.start()
+    reader.join(5)
+    adopter.join(5)
+    assert got == [b"schema"] and not fb.changed
+    assert fb[2:8] == b"schema"
