@@ -143,8 +143,8 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: in
     ``spans``: a dict to fill, when ``data`` is canonical, with the member spans of the objects at the top
     three levels and the element spans of the arrays of more than :data:`_BATCH` elements there, in the
     form :func:`.fastpath.decode_fast` gives (``{start: ("object", end, starts, ends, key_starts, keys)}``,
-    ``("array", end, starts, ends, None, None)``); left empty otherwise. With ``big`` (bytes), the index a front-end's trees need
-    instead: the children of every container of at least ``big`` bytes, objects and arrays, recorded by the
+    ``("array", end, starts, ends, None, None)``); left empty otherwise. With ``big`` (bytes), the index a
+    front-end's trees need instead: the children of every container of at least ``big`` bytes, objects and arrays, recorded by the
     dict fast path's own walks (:func:`.fastpath._encoded_end`, and :func:`.fastpath._same_layout` for the
     printings it accepts, pretty-printed or in the file's own key order, with the offsets of that file).
 

@@ -85,7 +85,7 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
             gc.enable()
 
 
-def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep, parse_first=False) -> Report:
+def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep, parse_first) -> Report:
     ctx = Context(payload, descriptor, payload_size, payload_digest, spans, raw_text=True)
     if keep is not None:
         keep.append(ctx)

@@ -291,11 +291,11 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     this thread hashes it through a small reused buffer, with no other work before it; the bytes
     stage is shown at once and the digest sent to the verifier (:data:`.workers.DIGEST_FOLLOWS`),
     which parses meanwhile and takes it when its first rule needs it (``verify(parse_first=True)``:
-    it no longer waits idle for the hash, about 0.2 s on the 247 MiB bench file). Then, while the verifier parses (on the other core), this
-    thread reads the window's own copy of the bytes, which the trees, find and edits need and which
+    it no longer waits idle for the hash, about 0.2 s on the 247 MiB bench file). Then, while the
+    verifier parses (on the other core), this thread reads the window's own copy of the bytes, which the trees, find and edits need and which
     replaces the open file with the verdicts; until then the bytes pane reads the open file. Both copies and the verifier's parsed value then add
-    up (about 4.3x the payload, all processes, on the 247 MiB bench file; the target is 6x), for verdicts about 0.4 s sooner
-    than reading and hashing one after the other.
+    up (about 4.3x the payload, all processes, on the 247 MiB bench file; the target is 6x), for
+    verdicts about 0.4 s sooner than reading and hashing one after the other.
 
     One file, one set of bytes: the hash, the window's copy (read from the file the lazy reader opened),
     the verifier's read and the indexer's must each have seen the file as it was opened, unchanged while

@@ -230,12 +230,17 @@ def scan_children(data: bytes, start: int, end: int) -> Children:
 
 
 def children_of(data: bytes, index: dict | None, start: int, end: int) -> Children:
-    """Children of the container at ``start``: from ``index`` when recorded, else scanned."""
+    """Children of the container at ``start``: from ``index`` when recorded, else read from the bytes
+    (:func:`quick_children`: at C speed when printed compactly, else scanned).
+
+    Raises:
+        ScanError: the span is not one well-formed JSON container.
+    """
     if index is not None:
         ch = index.get(start)
         if ch is not None:
             return ch
-    return scan_children(data, start, end)
+    return quick_children(data, start, end)
 
 
 def quick_children(data: bytes, start: int, end: int) -> Children:

@@ -23,7 +23,7 @@ from inspector.checkpoint import Location, Verdict
 from inspector.checkpoint.resumability import NOT_RESUMABLE, RESUMABLE
 
 from . import style
-from .lazyjson import ScanError, find_span, quick_children
+from .lazyjson import ScanError, children_of, find_span
 from .roles import PointerRole
 from .widgets.timeline import CATEGORY_COLOURS, TimelineView
 from .widgets.transcript import TranscriptPane
@@ -329,24 +329,22 @@ class ResumePanes(QObject):
         bench file's 2,352 runs, before any verdict shows), so the first hover over a run finds them here,
         through the trees' index to the run record, then its ``events`` member and their elements: from the
         index when it holds them (every container of at least 64 KiB), else at C speed for a compact payload
-        (:func:`.lazyjson.quick_children`); only a smaller container of a non-compact payload is scanned in
+        (:func:`.lazyjson.children_of`); only a smaller container of a non-compact payload is scanned in
         Python (at most 64 KiB: milliseconds). False when they cannot be found (the payload is not the run
         record's JSON)."""
         if lane.starts is not None:
             return True
-        data = payload.data
+        data, index = payload.data, payload.index
         try:
-            index = payload.index or {}
             record = find_span(data, index, f"/snapshot/run_records/{lane.index}")
             if record is None or data[record[0]] != 0x7B:
                 return False
-            members = index.get(record[0]) or quick_children(data, *record)
+            members = children_of(data, index, *record)
             at = [i for i, k in enumerate(members.keys) if k == "events"]
             if not at or data[members.starts[at[-1]]] != 0x5B:
                 return False
-            start, end = members.starts[at[-1]], members.ends[at[-1]]
-            events = index.get(start) or quick_children(data, start, end)
-        except (ScanError, IndexError, RecursionError):
+            events = children_of(data, index, members.starts[at[-1]], members.ends[at[-1]])
+        except (ScanError, IndexError):
             return False
         lane.starts, lane.ends = events.starts, events.ends
         return True

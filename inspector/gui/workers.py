@@ -276,7 +276,8 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
 
     ``digest`` is the parent's SHA-256 of the file (``sha256:`` form), or :data:`DIGEST_FOLLOWS` when the
     parent sends it once it has it (the child reads and parses the file meanwhile, and takes it when the
-    first rule needs it): reused only when the file still has the size and modification time it had then. The index (``{start: Children}``) comes
+    first rule needs it): reused only when the file still has the size and modification time it had then.
+    The index (``{start: Children}``) comes
     from the fast path's spans, ``None`` when the fast path did not read the payload (or ``big`` is
     ``None``: no index wanted, no stages sent). ``seen`` is the :func:`file_identity` of the bytes
     verified, ``None`` when the file changed while it was read: the window keeps its own copy only when
@@ -317,8 +318,7 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
     keep = _KEPT if _ONE_JOB else None
     if keep is not None:
         keep.clear()
-    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=True,
-                               payload_digest=parent_digest if follows or digest is not None else None,
+    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=True, payload_digest=parent_digest,
                                spans=spans, on_stage=send_stage if big is not None else None, keep=keep,
                                parse_first=follows)
     if gone:

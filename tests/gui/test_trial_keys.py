@@ -149,7 +149,8 @@ def test_alt_7_then_an_arrow_selects_an_event_in_the_timeline(qtbot, window):
     QTest.keyClick(tl, Qt.Key.Key_Right)
     assert tl.selected == (0, 1)
     assert _tree_pointer(window) == "/snapshot/run_records/0/events/1"
-    assert window.hex_payload.highlighted == find_span(window.doc.payload.data, None, "/snapshot/run_records/0/events/1")
+    data = window.doc.payload.data
+    assert window.hex_payload.highlighted == find_span(data, None, "/snapshot/run_records/0/events/1")
 
 
 def test_left_with_nothing_selected_selects_the_last_event_of_the_first_run_with_events(qtbot, window):
