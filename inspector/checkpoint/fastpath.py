@@ -19,7 +19,7 @@ from .fastcheck import checker
 from .serde_errors import INT_RANGES, widen_f32
 from .timestamp import TimestampError, normalize_timestamp
 
-__all__ = ["NotFast", "NotCanonical", "decode_fast"]
+__all__ = ["NotFast", "NotCanonical", "decode_fast", "layout_spans"]
 
 
 class NotFast(Exception):
@@ -451,6 +451,21 @@ def _same_layout(value, data: bytes, spans: dict | None = None, big: int = 1 << 
         if spans:
             spans.clear()
     return None
+
+
+def layout_spans(value, data: bytes, big: int = 1 << 16) -> dict | None:
+    """The children of every container of at least ``big`` bytes of ``data``, in :func:`decode_fast`'s
+    ``spans`` form, when ``data`` is one of the printings of ``value`` :class:`NotCanonical` accepts
+    (pretty-printed or compact, sorted or in the file's own key order, one final newline) with that
+    printing's own offsets; ``None`` otherwise (CRLF line ends, another layout, a value that is not the
+    file's). For a payload already verified without an index (a front-end's trees after its verdicts):
+    the printing is compared piece by piece, as the fast path does, so the spans are the file's."""
+    spans: dict = {}
+    try:
+        found = _same_layout(value, data, spans, big)
+    except NotFast:
+        return None
+    return spans if found is not None and found[1] and spans else None
 
 
 def _relaid_end(value, text: bytes, opt: int, spans: dict | None, big: int) -> int | None:

@@ -53,7 +53,8 @@ class Presentation:
 
     ``new_documents``: the trees and bytes must be rebuilt (else only verdicts change; the final
     result of a large load reuses the trees of its partial result). ``partial``: trees only,
-    verification still running. ``keep_view``: keep the trees' expansion, selection and scroll
+    verification still running (or, with a report, a large pretty-printed payload's verdicts, its
+    trees' index still being read). ``keep_view``: keep the trees' expansion, selection and scroll
     (after an edit). ``from_raw``: sources whose raw-text editor keeps its text (being typed in).
     """
 

@@ -135,7 +135,7 @@ class ResumePanes(QObject):
         d.setWidget(self.tabs)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
         self.dock = d
-        self._report = None
+        self._report = self._data = None
         self._pending = None
         window.doc.presented.connect(self._present)
         window.doc.changed.connect(self._changed)
@@ -215,7 +215,7 @@ class ResumePanes(QObject):
         self._clear(message)
 
     def _clear(self, message: str) -> None:
-        self._report = None
+        self._report = self._data = None
         self.timeline.set_timeline(None, message=message)
         self.timeline_row.set_caption("")
         self.transcript.set_transcript(None, None, message)
@@ -256,10 +256,12 @@ class ResumePanes(QObject):
         if report is None:
             self._clear("Verifying… the timeline appears with the verdicts.")
             return
-        self._report = report
-        views = report.views
         payload = presentation.analysis.payload
         data = payload.data if payload is not None else None
+        if report is self._report and data is self._data:
+            return  # shown already (a large pretty-printed payload's verdicts come before its trees)
+        self._report, self._data = report, data
+        views = report.views
         self._set_line(report.resumability)
         self._show_lint(report)
         if views is None:

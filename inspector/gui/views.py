@@ -88,11 +88,12 @@ def why_not_editable(w, view, index) -> str:
 
 
 def show_cancelled(w) -> None:
-    """After a large load was cancelled (or failed) before its verdicts: the panes still waiting for
-    them (a tree "Reading the payload…", the rule detail and the Resume dock "Verifying…") say that
-    it was cancelled (failed) and that Reload (F5) starts again; they would wait for ever otherwise."""
+    """After a large load was cancelled (or failed) before its verdicts, or after them but before its
+    trees: the panes still waiting (a tree "Reading the payload…", the rule detail and the Resume dock
+    "Verifying…") say that it was cancelled (failed) and that Reload (F5) starts again; they would wait
+    for ever otherwise."""
     doc = w.doc
-    if not doc.verify_cancelled or doc.report is not None:
+    if not doc.verify_cancelled:
         return
     again = "Reload (F5) reads and verifies it again."
     how = "failed" if doc.verify_failed else "was cancelled"
@@ -101,6 +102,8 @@ def show_cancelled(w) -> None:
         if side is not None and not side.tree_ok and side.data is not None and not side.parse_error:
             for p in panes:
                 p.show_message(f"Loading {how} before the {source}'s tree was read. {again}")
+    if doc.report is not None:
+        return  # (the verdicts came first: only the trees are missing)
     text = f"Loading {how} before the verification finished: nothing was verified. {again}"
     w.detail.setHtml(f"<p>{text}</p>")
     w.resume_panes.show_message(text)

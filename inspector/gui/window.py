@@ -48,6 +48,8 @@ class MainWindow(QMainWindow):
 
     Signals:
         treesReady(): the trees show the current document (may precede the verdicts).
+        verdictsShown(): the verdicts of the current document are on screen (a large pretty-printed
+            payload's come before its trees, then again with them).
         analysisReady(): trees, verdicts and digests show the current document.
         loadFailed(str): a load was refused; the message is shown in the window.
         saved(list): Save As wrote these new files.
@@ -56,6 +58,7 @@ class MainWindow(QMainWindow):
     """
 
     treesReady = Signal()
+    verdictsShown = Signal()
     analysisReady = Signal()
     loadFailed = Signal(str)
     saved = Signal(object)  # list of paths (object: exact bytes of every name)
@@ -73,6 +76,7 @@ class MainWindow(QMainWindow):
         self.editor = EditController(self.doc, self)
         self._banners: dict[str, Banner] = {}
         self._presentation: Presentation | None = None
+        self._documents_shown = 0  # presentations that rebuilt the trees (a partial's later turns check it)
         build_layout(self)
         self.folders = FolderController(self.doc, self.folder_model, self.loader, self)
         self.loader.folders = self.folders
@@ -386,9 +390,10 @@ class MainWindow(QMainWindow):
     def _present(self, p: Presentation):
         """Show an analysis: trees and bytes (new documents), verdicts and digests (when complete).
 
-        A partial result (large payload: trees ready, verification still running) is shown in
-        three event-loop turns (trees, then default expansion, then the cleared verdicts), so no
-        single turn keeps the window from repainting for long.
+        A partial result (large payload: trees ready, verification still running; or a large
+        pretty-printed payload's verdicts, its trees' index still being read) is shown in three
+        event-loop turns (trees, then default expansion, then the verdicts or their placeholder), so
+        no single turn keeps the window from repainting for long.
         """
         self._presentation = p
         a = p.analysis
@@ -402,13 +407,20 @@ class MainWindow(QMainWindow):
                 if source not in p.from_raw:
                     side = a.payload if source == "payload" else a.descriptor
                     self.raw_editor.set_text(source, side.data if side else None)
+            self._documents_shown += 1
             if p.partial:
                 self._trees_pending = True
                 jobs = self.doc.jobs
                 gen = jobs.lane_generation()
+                shown = self._documents_shown
+
+                # (a.report: the verdicts came first; else None until the final result replaces this one)
+                def current():  # no other documents (the final result's trees) shown since
+                    return gen == jobs.lane_generation() and self.doc.report is a.report \
+                        and shown == self._documents_shown
 
                 def step2():
-                    if gen == jobs.lane_generation() and self.doc.report is None:
+                    if current():
                         views.expand_defaults(self)
                         if a.payload is None or a.payload.tree_ok or a.payload.parse_error:
                             self._trees_pending = False
@@ -416,10 +428,13 @@ class MainWindow(QMainWindow):
                     QTimer.singleShot(0, step3)
 
                 def step3():
-                    if gen == jobs.lane_generation() and self.doc.report is None:
-                        views.set_report(self, None)
+                    if current():
+                        views.set_report(self, a.report)
                         views.show_cancelled(self)  # a load cancelled (failed) meanwhile: not "Verifying…"
                         self._update_verdict_display()
+                        if a.report is not None:
+                            self._update_actions()
+                            emit(self.verdictsShown)
                     if a.shown is not None:
                         a.shown.set()
                 QTimer.singleShot(0, step2)
@@ -439,6 +454,8 @@ class MainWindow(QMainWindow):
         if not p.partial:
             self._trees_pending = False
         views.set_report(self, a.report)
+        if a.report is not None:
+            emit(self.verdictsShown)
         if p.opened and not p.partial:
             self.folder_dock.setVisible(self.folder_model.rowCount() > 0)
 

@@ -168,3 +168,29 @@ def replace_before_aligning(conn, path, kind):
     if _once(path):
         os.replace(f"{path}.next", path)
     return compare_engine._child_canonical(conn, path, kind)
+
+
+class _HoldAfterReport:
+    """The verifier's pipe, holding the verifier after it sent its report ahead of its index (a pretty-printed
+    payload) for as long as the hook of ``path`` is armed: the window shows the verdicts with no trees."""
+
+    def __init__(self, conn, path):
+        self._conn, self._path = conn, path
+
+    def recv(self):
+        return self._conn.recv()
+
+    def send(self, msg):
+        self._conn.send(msg)
+        if msg[0] == "report":
+            wait_for_hook(self._path)
+
+
+def index_when_released(conn, path, *args):
+    """The verifier, its index (after its report) held until the test removes the hook (:func:`release`)."""
+    return workers.child_analyse(_HoldAfterReport(conn, path), path, *args)
+
+
+def release(path) -> None:
+    """Let a verifier held by :func:`index_when_released` go on."""
+    _once(str(path))

@@ -119,10 +119,12 @@ class LoadController(QObject):
 
     def after_abandoned_load(self, failed: bool = False) -> None:
         """After a load stopped early (cancelled, or ``failed``): the trees of a large load may already
-        show the new file (then the verdict bar says it was not verified), otherwise the previous
-        verdict stays. Reload (F5) then reads the files whose trees are shown."""
+        show the new file (then the verdict bar says it was not verified), or its verdicts (then the trees
+        say they were not read), otherwise the previous verdict stays. Reload (F5) then reads the files whose trees are shown."""
         doc = self.doc
-        if doc.report is None and not doc.is_empty:
+        # (a large pretty-printed payload's verdicts come before its trees: those may be what is missing)
+        trees_missing = any(s.data is not None and not s.tree_ok and not s.parse_error for s in doc.sides())
+        if not doc.is_empty and (doc.report is None or trees_missing):
             doc.verify_cancelled, doc.verify_failed = True, failed
             if doc.pending_paths and all(s.path in doc.pending_paths for s in doc.sides() if s.path):
                 doc.paths = list(doc.pending_paths)

@@ -1,0 +1,191 @@
+"""A large pretty-printed payload's verdicts before its trees (issue 13: window verdicts within 1.2x the
+engine's own verify time).
+
+The window's verifier verifies such a payload as ``verify`` alone does (its whitespace removed, no index),
+sends its report ahead, and only then finds the trees' index (the fast path's layout comparison): the
+window shows the verdicts at once and fills the trees when the index comes.
+"""
+
+import hashlib
+import os
+
+import orjson
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from inspector.checkpoint import verify
+from inspector.checkpoint.fastpath import layout_spans
+from inspector.gui import engine, summary, workers
+from inspector.gui.lazyjson import BIG, build_index
+
+from . import childhooks
+from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
+
+READING = "Reading the payload…"
+
+
+class _Pipe:
+    """A verifier's pipe: records what the child sends (no parent digest follows: ``digest`` is ``None``)."""
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, msg):
+        self.sent.append(msg)
+
+    def recv(self):  # pragma: no cover - never asked: the digest does not follow
+        raise AssertionError("no message was due")
+
+
+def _pretty(crlf=False) -> bytes:
+    data = orjson.dumps(orjson.loads(GOLDEN_P.read_bytes()), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    return data.replace(b"\n", b"\r\n") if crlf else data
+
+
+def _child(path, big=64):
+    st = os.stat(path)
+    pipe = _Pipe()
+    value = workers.child_analyse(pipe, str(path), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns, None, big)
+    return pipe.sent, value
+
+
+def _rows(report):
+    return [(f.rule.id, f.verdict, f.message) for f in report.findings]
+
+
+def test_the_verifier_sends_a_pretty_payloads_report_ahead_then_its_index(tmp_path):
+    pretty = _pretty()
+    p = tmp_path / "pretty.payload.json"
+    p.write_bytes(pretty)
+    sent, (report, index, seen) = _child(p)
+    # the bytes stage (no digest was given: the child's own), the structure stage, then the verdicts
+    assert [m[0] for m in sent] == ["stage", "stage", "report"]
+    early, early_seen = sent[2][1]
+    assert report is None and early_seen == seen and seen[2] == len(pretty)
+    assert _rows(early) == _rows(verify(pretty, GOLDEN_D.read_bytes()))
+    assert early.root_cause.rule.id == "X-BYTES"
+    assert "P-CANONICAL" in [f.rule.id for f in early.failed()]
+    assert early.canonical_bytes is None  # (never sent: as large as the file)
+    # the index after the report is the byte scanner's, container for container
+    assert index == build_index(pretty, big=64) and len(index) > 10
+
+
+def test_a_canonical_payload_gets_its_report_and_index_together(tmp_path):
+    # (the fast path records containers of 64 KiB or more whatever ``big`` says: the window's BIG)
+    sent, (report, index, seen) = _child(GOLDEN_P, big=BIG)
+    assert [m[0] for m in sent] == ["stage", "stage"]  # no report ahead: the spans came with the parse
+    assert report.verified and seen[2] == GOLDEN_P.stat().st_size
+    assert index == build_index(GOLDEN_P.read_bytes(), big=BIG) == {}
+
+
+def test_a_crlf_pretty_payload_gets_its_report_ahead_and_no_index(tmp_path):
+    """CRLF line ends: the printing's offsets are not the file's, so no index from the layout comparison
+    (the window's indexing child scans the bytes); the verdicts still come first."""
+    data = _pretty(crlf=True)
+    p = tmp_path / "crlf.payload.json"
+    p.write_bytes(data)
+    sent, (report, index, seen) = _child(p)
+    assert [m[0] for m in sent] == ["stage", "stage", "report"]
+    assert report is None and index is None
+    assert _rows(sent[2][1][0]) == _rows(verify(data, GOLDEN_D.read_bytes()))
+    assert layout_spans(orjson.loads(data), data, 64) is None
+
+
+def test_layout_spans_refuse_a_value_that_is_not_the_files():
+    pretty = _pretty()
+    value = orjson.loads(pretty)
+    assert layout_spans(value, pretty, 64) is not None
+    value["snapshot"]["session"]["id"] = "another"
+    assert layout_spans(value, pretty, 64) is None
+
+
+def test_load_paths_gives_the_verdicts_then_the_same_report_with_the_trees(tmp_path, monkeypatch, qtbot):
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    pretty = _pretty()
+    p = tmp_path / "pretty.payload.json"
+    p.write_bytes(pretty)
+    partials = []
+    result = _in_worker(qtbot, lambda: engine.load_paths([str(p), str(GOLDEN_D)], partial=partials.append))
+    with_report = [a for a in partials if a.report is not None]
+    assert len(with_report) == 1
+    first = with_report[0]
+    assert first.payload.index is None and type(first.payload.data) is bytes
+    assert first.report is result.report  # the same verdicts, now with the trees
+    assert result.payload.index == build_index(pretty)
+    assert result.payload.sha256 == "sha256:" + hashlib.sha256(pretty).hexdigest()
+
+
+def _in_worker(qtbot, fn):
+    """Run ``fn`` on a worker thread (the engine refuses the GUI thread) and return its value."""
+    import threading
+
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn()))
+    t.start()
+    qtbot.waitUntil(lambda: not t.is_alive(), timeout=60000)
+    return out[0]
+
+
+@pytest.fixture
+def held(tmp_path, monkeypatch):
+    """A large pretty-printed payload whose verifier holds its index until :func:`childhooks.release`."""
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    p = tmp_path / "pretty.payload.json"
+    p.write_bytes(_pretty())
+    monkeypatch.setattr(engine, "child_analyse", childhooks.index_when_released)
+    childhooks.arm(p)
+    yield p
+    childhooks.release(p)
+
+
+def test_the_window_shows_the_verdicts_while_the_trees_are_read(qtbot, window, held):
+    seen = []
+
+    def on_verdicts():
+        if not seen:
+            seen.append((summary.verdict_text(window.doc).title, window.doc.payload.index,
+                         window.snap_pane.placeholder.text(), window.snap_pane.stack.currentIndex(),
+                         window.findings_model.rowCount() > 0, window.act_copy_ticket.isEnabled()))
+    window.verdictsShown.connect(on_verdicts)
+    trees = []
+    window.treesReady.connect(lambda: trees.append(window.doc.payload.index is not None))
+    window.loader.start([str(held), str(GOLDEN_D)])
+    qtbot.waitUntil(lambda: bool(seen), timeout=30000)
+    title, index, placeholder, page, findings, ticket = seen[0]
+    assert index is None and placeholder == READING and page == 1 and findings and ticket
+    assert not trees  # the trees wait for their index
+    final_title = "NOT VERIFIED: " + window.doc.report.root_cause.rule.plain.meaning
+    assert title == final_title
+    with qtbot.waitSignal(window.analysisReady, timeout=30000):
+        childhooks.release(held)
+    assert trees == [True]
+    assert window.doc.payload.index == build_index(held.read_bytes())
+    assert window.snap_pane.stack.currentIndex() == 0  # the tree, not the placeholder
+    assert summary.verdict_text(window.doc).title == final_title
+
+
+def test_esc_after_the_verdicts_says_the_trees_were_not_read(qtbot, window, held):
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    pressed = []
+
+    def on_verdicts():
+        if not pressed:
+            pressed.append(1)
+            QTest.keyClick(window, Qt.Key.Key_Escape)
+    window.verdictsShown.connect(on_verdicts)
+    window.loader.start([str(held), str(GOLDEN_D)])
+    qtbot.waitUntil(lambda: window.banner_text("info") == "Loading was cancelled.", timeout=30000)
+    report = window.doc.report
+    assert report is not None and report.root_cause.rule.id == "X-BYTES"  # the verdicts stay
+    assert summary.verdict_text(window.doc).title == "NOT VERIFIED: " + report.root_cause.rule.plain.meaning
+    for pane in (window.snap_pane, window.resume_pane):
+        assert pane.stack.currentIndex() == 1
+        assert pane.placeholder.text() == ("Loading was cancelled before the payload's tree was read. "
+                                           "Reload (F5) reads and verifies it again.")
+    assert window.doc.paths == [str(held), str(GOLDEN_D)]  # F5 reads this file again
+    childhooks.release(held)  # (the next verifier is not held)
+    with qtbot.waitSignal(window.analysisReady, timeout=30000):
+        QTest.keyClick(window, Qt.Key.Key_F5)
+    assert window.doc.payload.index == build_index(held.read_bytes())
