@@ -460,6 +460,8 @@ def layout_spans(value, data: bytes, big: int = 1 << 16) -> dict | None:
     printing's own offsets; ``None`` otherwise (CRLF line ends, another layout, a value that is not the
     file's). For a payload already verified without an index (a front-end's trees after its verdicts):
     the printing is compared piece by piece, as the fast path does, so the spans are the file's."""
+    if b"\r" in data:
+        return None  # (a CR is never in one of these printings with its own offsets: no copy without them)
     spans: dict = {}
     try:
         found = _same_layout(value, data, spans, big)

@@ -183,17 +183,21 @@ class Document(QObject):
         """Make ``a`` what is open and announce it.
 
         ``paths``: the files it was read from (None: an edit of what is open). A partial result
-        (large payload: trees ready, verification running) announces only ``presented``.
+        (large payload: trees ready, verification running) announces only ``presented``; one with the
+        verdicts (a large pretty-printed payload's, before its trees) also makes ``paths`` the open files
+        (Reload reads them; the recent files list them), says the warnings and hints, and ``changed``:
+        only ``analysed`` waits for the trees.
         """
         self.payload, self.descriptor = a.payload, a.descriptor
         self.report = a.report
         self.stage = a.stage if a.report is None else None
         self.open_error = None
         self.verify_cancelled = self.verify_failed = False
+        verdicts = not partial or a.report is not None  # (a partial result's too: the verdicts before the trees)
         if paths is not None:
             self.edited_sources.clear()
             self.unsaved.clear()
-            if not partial:
+            if verdicts:
                 self.edited = False
         if edited:
             self.edited = True
@@ -202,9 +206,9 @@ class Document(QObject):
         new = shown != self._shown or paths is None
         self._shown = shown
         emit(self.presented, Presentation(a, partial, keep_view, new, paths is not None, frozenset(from_raw)))
-        if partial and new:
+        if partial and new and not verdicts:
             return
-        if not partial:
+        if verdicts:
             if paths is not None:
                 self.paths = list(paths)
                 self.watch(paths)

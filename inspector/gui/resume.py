@@ -23,7 +23,7 @@ from inspector.checkpoint import Location, Verdict
 from inspector.checkpoint.resumability import NOT_RESUMABLE, RESUMABLE
 
 from . import style
-from .lazyjson import ScanError, children_of, find_span
+from .lazyjson import BIG, ScanError, children_of, find_span
 from .roles import PointerRole
 from .widgets.timeline import CATEGORY_COLOURS, TimelineView
 from .widgets.transcript import TranscriptPane
@@ -333,10 +333,14 @@ class ResumePanes(QObject):
         index when it holds them (every container of at least 64 KiB), else at C speed for a compact payload
         (:func:`.lazyjson.children_of`); only a smaller container of a non-compact payload is scanned in
         Python (at most 64 KiB: milliseconds). False when they cannot be found (the payload is not the run
-        record's JSON)."""
+        record's JSON), and, without reading anything, while a payload of more than 64 KiB has no index (a large
+        pretty-printed payload's verdicts come before its trees: finding a run record from the root would scan
+        the whole file in Python on the GUI thread; :meth:`_describe` says they come with the trees)."""
         if lane.starts is not None:
             return True
         data, index = payload.data, payload.index
+        if index is None and len(data) > BIG:
+            return False
         try:
             record = find_span(data, index, f"/snapshot/run_records/{lane.index}")
             if record is None or data[record[0]] != 0x7B:
@@ -354,7 +358,11 @@ class ResumePanes(QObject):
     def _describe(self, lane, e: int) -> list[str]:
         """Hover lines for event ``e``: its fields, read from the payload bytes (short values)."""
         payload = self.w.doc.payload
-        if payload is None or payload.data is None or not self._lane_spans(lane, payload):
+        if payload is None or payload.data is None:
+            return []
+        if not self._lane_spans(lane, payload):
+            if payload.index is None and payload.parse_error is None and len(payload.data) > BIG:
+                return ["(the event's fields show once the trees are read)"]
             return []
         try:
             ev = orjson.loads(payload.data[lane.starts[e]:lane.ends[e]]).get("event") or {}

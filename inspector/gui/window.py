@@ -77,6 +77,8 @@ class MainWindow(QMainWindow):
         self._banners: dict[str, Banner] = {}
         self._presentation: Presentation | None = None
         self._documents_shown = 0  # presentations that rebuilt the trees (a partial's later turns check it)
+        self._verdicts_of = None  # the report whose verdicts the window shows
+        self._keep_selection = False  # the user selected something while the trees were being read
         build_layout(self)
         self.folders = FolderController(self.doc, self.folder_model, self.loader, self)
         self.loader.folders = self.folders
@@ -397,9 +399,13 @@ class MainWindow(QMainWindow):
         """
         self._presentation = p
         a = p.analysis
+        # the verdicts on screen already (a large pretty-printed payload's came before its trees): the verdicts
+        # list, the rule detail and what the user selected meanwhile stay as they are
+        same = a.report is not None and a.report is self._verdicts_of
+        self._keep_selection = same and bool(self.selection.history.entries)
         if p.new_documents:
             kept = views.capture_views(self) if p.keep_view else None
-            if not p.keep_view:
+            if not p.keep_view and not same:
                 self.selection.history.clear()  # another checkpoint: its selections only
             views.show_side(self, "payload", a.payload)
             views.show_side(self, "descriptor", a.descriptor)
@@ -430,6 +436,7 @@ class MainWindow(QMainWindow):
                 def step3():
                     if current():
                         views.set_report(self, a.report)
+                        self._verdicts_of = a.report
                         views.show_cancelled(self)  # a load cancelled (failed) meanwhile: not "Verifying…"
                         self._update_verdict_display()
                         if a.report is not None:
@@ -453,7 +460,9 @@ class MainWindow(QMainWindow):
             emit(self.treesReady)
         if not p.partial:
             self._trees_pending = False
-        views.set_report(self, a.report)
+        if not same:
+            views.set_report(self, a.report)
+            self._verdicts_of = a.report
         if a.report is not None:
             emit(self.verdictsShown)
         if p.opened and not p.partial:
@@ -471,7 +480,7 @@ class MainWindow(QMainWindow):
 
     def _analysed(self, keep_view: bool):
         report = self.doc.report
-        if not keep_view and report is not None and report.root_cause is not None:
+        if not keep_view and not self._keep_selection and report is not None and report.root_cause is not None:
             self.selection.goto_root_cause()  # show where it failed right away
         emit(self.analysisReady)
 

@@ -1,0 +1,220 @@
+"""The window while a large pretty-printed payload's verdicts are shown and its trees' index is still being read
+(or never comes: Esc between the two), and the verifier failing after its report (from the review of the
+verdicts-first change: the hover, Reload and the kept selection were defects then; the rest held up).
+"""
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from inspector.gui import engine, lazyjson
+from inspector.gui.lazyjson import BIG
+from inspector.gui.roles import ObjectRole
+
+from . import childhooks
+from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _generated_pretty() -> bytes:
+    """A small generated checkpoint (runs with events: a timeline to hover), pretty-printed."""
+    spec = importlib.util.spec_from_file_location("_gen_checkpoint", ROOT / "benchmarks" / "gen_checkpoint.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("_gen_checkpoint", mod)
+    spec.loader.exec_module(mod)
+    from inspector.checkpoint import encode
+
+    value = orjson.loads(encode(mod.build(600_000, 3)))
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+
+
+@pytest.fixture
+def held_big(tmp_path, monkeypatch):
+    """A pretty payload (~0.7 MiB) treated as large, whose verifier holds its index until released."""
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    p = tmp_path / "gen.payload.json"
+    p.write_bytes(_generated_pretty())
+    monkeypatch.setattr(engine, "child_analyse", childhooks.index_when_released)
+    childhooks.arm(p)
+    yield p
+    childhooks.release(p)
+
+
+@pytest.fixture
+def held(tmp_path, monkeypatch):
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    p = tmp_path / "pretty.payload.json"
+    p.write_bytes(orjson.dumps(orjson.loads(GOLDEN_P.read_bytes()), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    monkeypatch.setattr(engine, "child_analyse", childhooks.index_when_released)
+    childhooks.arm(p)
+    yield p
+    childhooks.release(p)
+
+
+def _wait_verdicts(qtbot, window):
+    seen = []
+    window.verdictsShown.connect(lambda: seen.append(1))
+    qtbot.waitUntil(lambda: bool(seen), timeout=60000)
+    # the Resume dock shows the report one event-loop turn later
+    qtbot.waitUntil(lambda: window.resume_panes._report is window.doc.report, timeout=10000)
+
+
+@pytest.mark.parametrize("cancel", [False, True], ids=["trees-pending", "esc-after-verdicts"])
+def test_timeline_hover_while_trees_are_missing_scans_nothing(qtbot, window, held_big, monkeypatch, cancel):
+    """ResumePanes._lane_spans promises that only containers under 64 KiB are ever scanned in Python on the GUI
+    thread (the trees' index covers the rest). While the verdicts are shown before the index (and for good after
+    Esc between verdicts and trees), payload.index is None: hovering a run scanned the root, then /snapshot,
+    then /snapshot/run_records in Python (1.8 s for the root alone of a 14.7 MiB pretty payload; ~30 s for the
+    242 MiB bench copy), on the GUI thread. Now the hover says the fields come with the trees."""
+    window.loader.start([str(held_big), str(GOLDEN_D)])
+    _wait_verdicts(qtbot, window)
+    assert window.doc.payload.index is None  # the trees are still pending
+    if cancel:
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+        QTest.keyClick(window, Qt.Key.Key_Escape)
+        qtbot.waitUntil(lambda: window.banner_text("info") == "Loading was cancelled.", timeout=30000)
+        assert window.doc.report is not None and window.doc.payload.index is None
+    scanned = []
+    real = lazyjson.scan_children
+
+    def spy(data, start, end):
+        scanned.append(end - start)
+        return real(data, start, end)
+
+    monkeypatch.setattr(lazyjson, "scan_children", spy)
+    tl = window.doc.report.views[0]
+    lane = next(ln for ln in tl.lanes if ln.event_count)
+    t = time.perf_counter()
+    lines = window.resume_panes._describe(lane, 0)  # what the timeline's hover calls (TimelineView.describe)
+    took = time.perf_counter() - t
+    size = len(window.doc.payload.data)
+    assert lines == ["(the event's fields show once the trees are read)"]
+    assert lane.starts is None  # found later, once there is an index
+    assert max(scanned, default=0) <= BIG, (
+        f"hover scanned {len(scanned)} container(s) on the GUI thread, the largest {max(scanned):,} bytes "
+        f"of a {size:,}-byte payload ({took:.2f} s)")
+
+
+def test_reload_while_verdicts_are_shown_reloads_the_file_shown(qtbot, window, held):
+    """F5 while a large pretty payload's verdicts are shown (trees pending) reloaded the file shown *before*
+    it (doc.paths was only set by the final result), although the title, verdicts, Resume dock and Copy for
+    ticket all describe the new file. Now the verdicts make it the open file (as after Esc)."""
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    window.loader.start([str(held), str(GOLDEN_D)])
+    _wait_verdicts(qtbot, window)
+    assert window.doc.payload.path == str(held)
+    assert window.act_reload.isEnabled()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    QTest.keyClick(window, Qt.Key.Key_F5)  # View ▸ Reload
+    assert window.doc.pending_paths == [str(held), str(GOLDEN_D)], \
+        f"F5 reloads {window.doc.pending_paths} while {held.name}'s verdicts are on screen"
+
+
+def test_what_the_user_selected_while_the_trees_were_read_stays_selected(qtbot, window, held):
+    """A click in the verdicts list while the trees are read: the final result (the same verdicts, now with the
+    trees) keeps that selection and its Back history, instead of clearing them and going to the root cause."""
+    window.loader.start([str(held), str(GOLDEN_D)])
+    _wait_verdicts(qtbot, window)
+    view, model = window.findings_view, window.findings_model
+    fails = model.failure_indexes()
+    assert len(fails) >= 2 and fails[0] == view.currentIndex()  # the root cause, selected with the verdicts
+    other = fails[-1]
+    view.scrollTo(other)
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     view.visualRect(other).center())
+    assert view.currentIndex() == other
+    picked = model.data(other, ObjectRole).rule.id
+    history = list(window.selection.history.entries)
+    assert history
+    with qtbot.waitSignal(window.analysisReady, timeout=30000):
+        childhooks.release(held)
+    assert window.doc.payload.index is not None  # the trees came
+    assert model.data(view.currentIndex(), ObjectRole).rule.id == picked
+    assert view.currentIndex().row() == other.row() and view.currentIndex().parent() == other.parent()
+    assert window.selection.history.entries == history
+
+
+# -- the verifier failing after it sent its report ahead (these pass on deee13b: the indexer takes over) -----------
+
+class _DieAfterReport:
+    def __init__(self, conn, how):
+        self._conn, self._how = conn, how
+
+    def recv(self):
+        return self._conn.recv()
+
+    def send(self, msg):
+        self._conn.send(msg)
+        if msg[0] == "report":
+            if self._how == "exit":
+                import os
+                os._exit(9)
+            raise MemoryError
+
+
+def die_after_report(conn, path, *args):
+    from inspector.gui import workers
+    return workers.child_analyse(_DieAfterReport(conn, "exit"), path, *args)
+
+
+def oom_after_report(conn, path, *args):
+    from inspector.gui import workers
+    return workers.child_analyse(_DieAfterReport(conn, "oom"), path, *args)
+
+
+@pytest.mark.parametrize("hook", [die_after_report, oom_after_report], ids=["killed", "MemoryError"])
+def test_verifier_failing_after_its_report_falls_back_to_the_indexer(qtbot, tmp_path, monkeypatch, hook):
+    from .test_verdicts_first import _in_worker, _pretty
+
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    monkeypatch.setattr(engine, "child_analyse", hook)
+    p = tmp_path / "pretty.payload.json"
+    p.write_bytes(_pretty())
+    partials = []
+    result = _in_worker(qtbot, lambda: engine.load_paths([str(p), str(GOLDEN_D)], partial=partials.append))
+    early = [a for a in partials if a.report is not None]
+    assert len(early) == 1 and early[0].report is result.report
+    assert result.payload.index == lazyjson.build_index(p.read_bytes())
+
+
+def change_then_index(conn, path, big):
+    """The indexer (after the verdicts of a CRLF payload were shown): the file replaced first, once."""
+    import os
+    from inspector.gui import workers
+    if childhooks._once(path):
+        data = open(path, "rb").read()
+        with open(path + ".next", "wb") as fh:
+            fh.write(data.replace(b'"turn": 1', b'"turn": 2', 1) if b'"turn": 1' in data else data + b" ")
+        os.replace(path + ".next", path)
+    return workers.child_index(conn, path, big)
+
+
+def test_crlf_payload_changed_before_its_indexer_reads_it(qtbot, window, tmp_path, monkeypatch):
+    """A CRLF pretty payload (no layout index: the indexing child reads it after the verdicts), replaced after
+    its verdicts were shown: the load reads it again; the window ends with the new file's verdicts and trees."""
+    from .test_verdicts_first import _pretty
+
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    monkeypatch.setattr(engine, "child_index", change_then_index)
+    p = tmp_path / "crlf.payload.json"
+    p.write_bytes(_pretty(crlf=True))
+    childhooks.arm(p)
+    verdicts = []
+    window.verdictsShown.connect(lambda: verdicts.append(window.doc.report))
+    with qtbot.waitSignal(window.analysisReady, timeout=60000):
+        window.loader.start([str(p), str(GOLDEN_D)])
+    data = p.read_bytes()
+    assert window.doc.payload.data == data
+    assert window.doc.payload.index == lazyjson.build_index(data)
+    assert window.doc.report.payload_size == len(data)
+    assert engine.READ_AGAIN in [window.banner_text("stale")] or engine.READ_AGAIN in (window.banner_text("stale") or "")
+    assert len(verdicts) >= 2
