@@ -27,7 +27,7 @@ from .resumability import decide
 from .runevents import for_context as run_events_of
 from .views import build_views
 
-__all__ = ["verify", "first_stage"]
+__all__ = ["verify", "first_stage", "attach_views"]
 
 #: Rules evaluated inside the reference's per-run loop (FORMAT.md 6.3 order).
 _PER_RUN = ("S-RUN-COGNITIVE", "S-RUN-CAPABILITY", "S-RUN-DUP", "S-RUN-OWNER", "S-EVENT-SEQ",
@@ -151,12 +151,27 @@ def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, 
         report.resumability = decide(report, pay, report.lint)
     except Exception as e:  # pragma: no cover - defensive: lint never costs the user the verdicts
         internal_errors.append(f"lint: {type(e).__name__}")
-    if views and pay is not None:
-        try:
-            report.views = build_views(pay, ctx.item_spans)
-        except Exception as e:  # pragma: no cover - defensive, as above
-            internal_errors.append(f"views: {type(e).__name__}")
+    if views:
+        error = attach_views(report, ctx)
+        if error is not None:
+            internal_errors.append(error)
     return report
+
+
+def attach_views(report: Report, ctx: Context) -> str | None:
+    """Set ``report.views`` to the window's timeline and transcript (:func:`.views.build_views`) of the payload
+    ``ctx`` verified (the context ``verify(keep=[])`` keeps); ``None`` stays when there is no decoded payload.
+    Returns ``None``, or ``"views: <exception type>"`` when building them failed (never raises): ``verify(views=True)``
+    counts that among ``report.internal_errors``; a front-end that builds the views after showing the verdicts
+    (which do not depend on them: ``verify`` alone never builds them) says so beside the views instead."""
+    pay = ctx.pay_result[0] if ctx.payload is not None else None
+    if pay is None:
+        return None
+    try:
+        report.views = build_views(pay, ctx.item_spans)
+    except Exception as e:  # pragma: no cover - defensive: the views never cost the user the verdicts
+        return f"views: {type(e).__name__}"
+    return None
 
 
 class _StageReached(Exception):

@@ -167,6 +167,12 @@ class Roles:
     def __getitem__(self, i: int) -> str:
         return self.names[self.codes[i]]
 
+    def __eq__(self, other) -> bool:
+        """Equal when every message has the same role (the views built twice compare equal)."""
+        return isinstance(other, Roles) and [self[i] for i in range(len(self))] == [other[i] for i in range(len(other))]
+
+    __hash__ = None  # mutable: no hash
+
 
 @dataclass
 class Transcript:

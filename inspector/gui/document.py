@@ -99,6 +99,8 @@ class Document(QObject):
         self.report = None
         #: While a large payload is verified: the engine's latest partial verdict (hash before parse).
         self.stage = None
+        #: A large payload's verdicts are shown, its views (timeline, transcript) not yet.
+        self.views_follow = False
         #: The documents on screen differ from the files they came from (sandbox edits).
         self.edited = False
         #: The files that are open (what Reload re-reads).
@@ -191,6 +193,7 @@ class Document(QObject):
         self.payload, self.descriptor = a.payload, a.descriptor
         self.report = a.report
         self.stage = a.stage if a.report is None else None
+        self.views_follow = a.views_follow and a.report is not None
         self.open_error = None
         self.verify_cancelled = self.verify_failed = False
         verdicts = not partial or a.report is not None  # (a partial result's too: the verdicts before the trees)

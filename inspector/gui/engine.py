@@ -94,8 +94,9 @@ class Analysis:
     """Result of loading or recomputing: both sides and the engine's report.
 
     ``report`` is ``None`` in a partial result (trees ready, verification still running), except in
-    the one that shows a large pretty-printed payload's verdicts before its trees (``payload.index``
-    ``None`` then; the final result carries the same report).
+    the one that shows a large payload's verdicts before its views (``views_follow``) and, for a
+    pretty-printed one, before its trees (``payload.index`` ``None``); the final result carries the same
+    report with its views.
     ``warnings`` are sentences for the user (e.g. the file changed while it was read).
     """
 
@@ -111,6 +112,10 @@ class Analysis:
     shown: object = None
     #: In a partial result: the engine's latest partial verdict (``checkpoint.Stage``), or ``None``.
     stage: object = None
+    #: In a partial result with the report: its views (the Resume dock's timeline and transcript) follow.
+    views_follow: bool = False
+    #: Why ``report.views`` could not be built after the verdicts (a large payload's), else ``None``.
+    views_error: str | None = None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -226,8 +231,8 @@ def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None) ->
         paths: one or two file paths.
         progress: ``callable(percent: int, text: str)``; percent -1 means unknown.
         partial: ``callable(Analysis)`` called once the trees can be shown, before the
-            report exists, and with each partial verdict (large payloads only); for a large
-            pretty-printed payload also with the report, before the trees' index exists.
+            report exists, and with each partial verdict (large payloads only); then with the
+            report, before its views (and a pretty-printed payload's trees' index) exist.
         cancel: ``callable() -> bool``.
 
     A large payload that changes while it is read (so that the verdicts, the trees and the window's
@@ -287,13 +292,14 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     trees need (``verify(spans=...)``), so verdicts and trees come together with no second parse
     or hash (also for a pretty-printed, CRLF or reordered payload the fast path reads). Any other
     payload (the fast path gives no spans) is indexed by a second child after the verdicts; the
-    verifying child sends the structure stage as soon as it is known. A payload that does not start as
-    a canonical printing does (pretty-printed, re-saved by an editor) is verified as ``verify`` alone
-    verifies it, without recording spans; the child sends its report ahead (:attr:`.workers.ChildTask.early`),
-    shown at once as a partial result with verdicts (``partial(Analysis(..., report))``, trees still
-    "Reading…"), and then finds the index by the fast path's layout comparison (about 0.45 s on the
-    242 MiB pretty bench file, which the verdicts no longer wait for); the final result carries the
-    same report with the index.
+    verifying child sends the structure stage as soon as it is known, then its report as soon as the rules
+    are decided (:attr:`.workers.ChildTask.early`), with the index when it has it: shown at once as a
+    partial result with the verdicts (``partial(Analysis(..., report, views_follow=True))``); the Resume
+    dock's timeline and transcript (``report.views``, about 0.2 s on the bench files) follow, and the final
+    result carries the same report with them. A payload that does not start as a canonical printing does
+    (pretty-printed, re-saved by an editor) is verified as ``verify`` alone verifies it, without recording
+    spans, and its index follows the verdicts too (the fast path's layout comparison, about 0.45 s on the
+    242 MiB pretty bench file): its trees say "Reading…" until then.
 
     Order (issue 13): the payload is opened, not read (:func:`_read_input`). The verifier starts first
     (the warm worker when one waits, :func:`.workers.prewarm`: imports done) and reads the file while
@@ -326,7 +332,8 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     # Rough rate measured here (verify of a 247 MiB payload: about 5 s), for an honest estimate.
     est_verify = max(1.0, payload.size / 50e6)
     index_done = report = None
-    index_follows = False  # the verifier sent its report ahead of its job's end, and indexes the payload now
+    tail_follows = False  # the verifier sent its report ahead: its views (and maybe the index) follow
+    views_error = None
     last_progress = -1.0
     try:
         # payload.data reads the file on demand (_read_input): hashed by reading the file through a small
@@ -347,7 +354,7 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
         if not _matches(copy_seen, opened):
             raise _Changed()
         last_stage = stage
-        while index_done is None or report is None:
+        while index_done is None or report is None or tail_follows:
             if cancel():
                 raise Cancelled()
             running = [t for t in (indexer, verifier) if t is not None and t.started and not t.done]
@@ -368,11 +375,11 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                 if partial is not None:
                     partial(Analysis(replace(payload), descriptor, None, stage=st))
             if report is None and (verifier.early is not None or verifier.done):
-                if verifier.early is not None:  # the verdicts ahead of the index (a pretty-printed payload)
-                    report, seen = verifier.early
-                    index_follows, spans_index = True, None
-                else:
-                    report, spans_index, seen = _result(verifier)
+                if verifier.early is not None:  # the verdicts ahead of the views (and of a pretty payload's index)
+                    report, spans_index, seen = verifier.early
+                    tail_follows = True
+                else:  # (only a verifier that failed before its report ends without one: raises here)
+                    report, spans_index, seen = _result(verifier)[:3]
                     verifier.terminate()
                 # the window keeps its copy with the verdicts only when both read the bytes hashed for the
                 # bytes stage: else the trees, the bytes pane and the verdicts would describe different bytes
@@ -381,23 +388,30 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                 _adopt_copy(payload, copy)
                 if isinstance(getattr(report, "views", None), PackedViews):
                     report.views = report.views.unpack()
-                if index_follows:
-                    if partial is not None:  # the verdicts now, the trees when their index comes
-                        partial(Analysis(replace(payload), descriptor, report))
+                if spans_index is not None and index_done is None:
+                    index_done = spans_index
+                    _set_index(payload, index_done)
+                if tail_follows:
+                    if partial is not None:  # the verdicts now; the timeline, and any trees still unread, next
+                        partial(Analysis(replace(payload), descriptor, report, views_follow=True))
                 elif index_done is None:
-                    indexer, index_done = _index_or_indexer(payload, spans_index)
-            if index_follows and verifier.done:
-                index_follows = False
-                spans_index = _index_sent_after(verifier)
+                    indexer, index_done = _index_or_indexer(payload, None)
+            if tail_follows and verifier.done:
+                tail_follows = False
+                views, views_error, spans_index = _tail(verifier)
                 verifier.terminate()
-                if index_done is None:
+                report.views = views.unpack() if views is not None else None
+                if index_done is None and indexer is None:
                     indexer, index_done = _index_or_indexer(payload, spans_index)
+                if index_done is None and partial is not None:  # the timeline now, the trees after the indexer
+                    partial(Analysis(replace(payload), descriptor, report, views_error=views_error))
             elapsed = time.perf_counter() - t0
             v_frac = 1.0 if report is not None else min(0.95, elapsed / est_verify)
             pct = int(5 + 95 * v_frac)
             if elapsed - last_progress >= 0.25:
                 last_progress = elapsed
-                what = ("Verified; reading the trees" if report is not None else
+                what = ("Verified; reading the timeline" if report is not None and index_done is not None else
+                        "Verified; reading the trees" if report is not None else
                         "Verifying and reading the trees" if index_done is None else "Trees ready; verifying")
                 progress(pct, f"{what}… {payload.size / 1048576:.0f} MiB, {elapsed:.0f} s")
     finally:
@@ -406,7 +420,7 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
         verifier.terminate()
         if not cancel():  # (a cancelled open may have been superseded: not while the next one verifies)
             prewarm()  # the next open's verifier (this one is spent), now that this open is done
-    result = Analysis(payload, descriptor, report, verify_seconds=verifier.seconds)
+    result = Analysis(payload, descriptor, report, verify_seconds=verifier.seconds, views_error=views_error)
     try:
         if not _matches(file_identity(os.stat(payload.path)), opened):  # the window holds the bytes opened
             result.warnings.append("The payload file changed while it was being read; reload to see the current file.")
@@ -426,14 +440,16 @@ def _index_or_indexer(payload: Side, index: dict | None) -> tuple:
     return None, index
 
 
-def _index_sent_after(verifier: ChildTask) -> dict | None:
-    """The index a verifier found after sending its report ahead (:func:`.workers.child_analyse`), ``None``
-    when it found none or failed meanwhile (out of memory, killed): its verdicts stand, and an indexing
-    child reads the bytes instead."""
+def _tail(verifier: ChildTask) -> tuple:
+    """What a verifier sends after its report (:func:`.workers.child_analyse`): ``(views or None, views_error or
+    None, index or None)``, the views packed; when it failed meanwhile (out of memory, killed), ``(None, "the
+    worker process stopped (<error>)", None)``: its verdicts stand (they were decided), the Resume dock says
+    why it has no timeline, and an indexing child reads the bytes for the trees."""
     try:
-        return verifier.result()[1]
-    except WorkerError:
-        return None
+        _, index, _, views, views_error = verifier.result()
+    except WorkerError as e:
+        return None, f"the worker process stopped ({e.error_type})", None
+    return views, views_error, index
 
 
 def _opened_identity(payload: Side) -> tuple:

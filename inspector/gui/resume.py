@@ -31,6 +31,8 @@ from .widgets.transcript import TranscriptPane
 __all__ = ["ResumePanes", "marks_by_lane", "resumability_line"]
 
 _RUNS = "/snapshot/run_records/"
+#: The timeline's and transcript's message while a large payload's views follow its verdicts.
+READING_TIMELINE = "Reading the timeline…"
 
 
 def marks_by_lane(timeline, locations) -> dict:
@@ -136,6 +138,7 @@ class ResumePanes(QObject):
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
         self.dock = d
         self._report = self._data = None
+        self._follow = False  # the report shown is waiting for its views (a large payload's)
         self._pending = None
         window.doc.presented.connect(self._present)
         window.doc.changed.connect(self._changed)
@@ -214,8 +217,19 @@ class ResumePanes(QObject):
         self._pending = None
         self._clear(message)
 
+    def show_views_missing(self, message: str) -> None:
+        """The timeline and transcript of the report shown will not come (its load stopped after the verdicts):
+        say ``message`` in their place; the lint and the resumability line stay."""
+        p, self._pending = self._pending, None
+        if p is not None:
+            self._present_now(p)
+        if self._follow:
+            self.timeline.set_timeline(None, message=message)
+            self.transcript.set_transcript(None, None, message)
+
     def _clear(self, message: str) -> None:
         self._report = self._data = None
+        self._follow = False
         self.timeline.set_timeline(None, message=message)
         self.timeline_row.set_caption("")
         self.transcript.set_transcript(None, None, message)
@@ -258,14 +272,23 @@ class ResumePanes(QObject):
             return
         payload = presentation.analysis.payload
         data = payload.data if payload is not None else None
-        if report is self._report and data is self._data:
+        follow = presentation.analysis.views_follow
+        if report is self._report and data is self._data and not self._follow:
             return  # shown already (a large pretty-printed payload's verdicts come before its trees)
-        self._report, self._data = report, data
-        views = report.views
+        self._report, self._data, self._follow = report, data, follow
         self._set_line(report.resumability)
         self._show_lint(report)
+        if follow:  # a large payload's verdicts come before its timeline and transcript
+            self.timeline.set_timeline(None, message=READING_TIMELINE)
+            self.timeline_row.set_caption("")
+            self.transcript.set_transcript(None, None, READING_TIMELINE)
+            return
+        views = report.views
         if views is None:
+            failed = presentation.analysis.views_error
             why = ("No payload open." if payload is None else
+                   f"The timeline and transcript could not be built: {failed}. The verdicts are complete; "
+                   "Reload (F5) tries again." if failed else
                    "The payload does not decode, so there are no runs or messages to show (see the verdicts).")
             self.timeline.set_timeline(None, message=why)
             self.timeline_row.set_caption("")

@@ -102,8 +102,10 @@ def show_cancelled(w) -> None:
         if side is not None and not side.tree_ok and side.data is not None and not side.parse_error:
             for p in panes:
                 p.show_message(f"Loading {how} before the {source}'s tree was read. {again}")
-    if doc.report is not None:
-        return  # (the verdicts came first: only the trees are missing)
+    if doc.report is not None:  # (the verdicts came first: only the trees or the timeline are missing)
+        if doc.views_follow:
+            w.resume_panes.show_views_missing(f"Loading {how} before the timeline was read. {again}")
+        return
     text = f"Loading {how} before the verification finished: nothing was verified. {again}"
     w.detail.setHtml(f"<p>{text}</p>")
     w.resume_panes.show_message(text)

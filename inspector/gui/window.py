@@ -76,7 +76,7 @@ class MainWindow(QMainWindow):
         self.editor = EditController(self.doc, self)
         self._banners: dict[str, Banner] = {}
         self._presentation: Presentation | None = None
-        self._documents_shown = 0  # presentations that rebuilt the trees (a partial's later turns check it)
+        self._documents_shown = 0  # presentations that rebuilt the trees or were complete (a partial's turns check it)
         self._verdicts_of = None  # the report whose verdicts the window shows
         self._keep_selection = False  # the user selected something while the trees were being read
         build_layout(self)
@@ -403,6 +403,8 @@ class MainWindow(QMainWindow):
         # list, the rule detail and what the user selected meanwhile stay as they are
         same = a.report is not None and a.report is self._verdicts_of
         self._keep_selection = same and bool(self.selection.history.entries)
+        if not p.partial:
+            self._documents_shown += 1  # (a partial's later turns have nothing left to do: this shows it all)
         if p.new_documents:
             kept = views.capture_views(self) if p.keep_view else None
             if not p.keep_view and not same:

@@ -21,6 +21,7 @@ import threading
 import time
 
 from inspector import checkpoint
+from inspector.checkpoint.verify import attach_views
 from inspector.checkpoint.views import PackedViews
 
 from .filebytes import file_identity
@@ -131,7 +132,8 @@ class ChildTask:
         self._value = None
         self._error = None
         self._stages: list = []
-        #: A value the child sent ahead of its result (``child_analyse``: ``(report, seen)``), else ``None``.
+        #: A value the child sent ahead of its result (``child_analyse``: ``(report, index or None, seen)``),
+        #: else ``None``.
         self.early = None
 
     def stages(self) -> list:
@@ -246,7 +248,7 @@ def _child_main(conn, fn, args, nice: int = 10) -> None:
 # What the children run.
 
 def child_verify(conn, path: str, descriptor: bytes | None, size: int):
-    """Verify the payload file in a child process (folder scans); returns the report."""
+    """Verify the payload file in a child process (folder scans); returns the report (no views)."""
     return child_analyse(conn, path, descriptor, size, None, None, None)[0]
 
 
@@ -277,21 +279,28 @@ def read_file(path: str) -> tuple[bytes, tuple | None]:
 
 def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns: int | None, digest: str | None,
                   big: int | None):
-    """Verify the payload file (one parse), sending each stage; returns ``(report, index or None, seen)``.
+    """Verify the payload file (one parse); returns ``(report, None, seen)`` without ``big``, else sends each
+    stage and the report ahead and returns what follows it (below).
 
     ``digest`` is the parent's SHA-256 of the file (``sha256:`` form), or :data:`DIGEST_FOLLOWS` when the
     parent sends it once it has it (the child reads and parses the file meanwhile, and takes it when the
     first rule needs it): reused only when the file still has the size and modification time it had then.
-    The index (``{start: Children}``) comes
-    from the fast path's spans, ``None`` when the fast path did not read the payload (or ``big`` is
-    ``None``: no index wanted, no stages sent). A payload that does not start as a canonical printing
-    does (``{"``: a pretty-printed or re-saved one) is verified as ``verify`` alone verifies it, without
-    an index; its report is sent ahead as ``("report", (report, seen))`` (:attr:`ChildTask.early`) and the
-    job then returns ``(None, index or None, seen)``, the index found after the report
-    (:func:`_index_after_report`). ``seen`` is the :func:`file_identity` of the bytes
-    verified, ``None`` when the file changed while it was read: the window keeps its own copy only when
-    it read the same file (:func:`.engine._load_large`). The canonical re-encoding (as large as the
-    file) is not sent back: the window does not show it. Raises ``OSError`` when the file cannot be read.
+    Without ``big`` (a folder scan: verdicts only) nothing else is sent, and the report has no views. With
+    ``big`` (the window's verifier) the report is sent ahead, as soon as the rules are decided, as
+    ``("report", (report, index or None, seen))`` (:attr:`ChildTask.early`), its views not built yet; the
+    job then returns ``(None, index or None, seen, views, views_error)``: the trees' index when it was not
+    sent with the report, the views (:class:`~inspector.checkpoint.views.PackedViews` or ``None``) and why
+    they could not be built, or ``None`` (:func:`~inspector.checkpoint.verify.attach_views`; the verdicts
+    do not depend on them, as ``verify`` alone never builds them). The
+    index (``{start: Children}``) comes from the fast path's spans of a canonical payload, sent with the
+    report; a payload that does not start as a canonical printing does (``{"``: a pretty-printed or re-saved
+    one) is verified as ``verify`` alone verifies it, without spans, and its index is found after the report
+    (:func:`_index_after_report`); ``None`` when the fast path did not read the payload.
+
+    ``seen`` is the :func:`file_identity` of the bytes verified, ``None`` when the file changed while it was
+    read: the window keeps its own copy only when it read the same file (:func:`.engine._load_large`). The
+    canonical re-encoding (as large as the file) is not sent back: the window does not show it. Raises
+    ``OSError`` when the file cannot be read.
     """
     data, seen = read_file(path)
     follows = digest == DIGEST_FOLLOWS
@@ -316,11 +325,14 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
             got.append(d)
         return got[0]
 
-    # A payload that does not start as a canonical printing does (pretty-printed, re-saved) is verified as
-    # ``verify`` verifies it alone (its whitespace removed, no index), and its index comes after the report
-    # (:func:`_index_after_report`): the verdicts wait for no tree (issue 13).
-    later = big is not None and data[:2] not in (b'{"', b"{}")
-    spans: dict | None = {} if big is not None and not later else None
+    # The window's verifier (``big``) sends the verdicts ahead of the views (the Resume dock's timeline and
+    # transcript, about 0.2 s on the bench files) and, for a payload that does not start as a canonical
+    # printing does (pretty-printed, re-saved), of the trees' index too: such a payload is verified as
+    # ``verify`` verifies it alone (its whitespace removed, no spans recorded), and its index is found after
+    # the report (:func:`_index_after_report`). The verdicts wait for neither (issue 13).
+    window = big is not None
+    later = window and data[:2] not in (b'{"', b"{}")
+    spans: dict | None = {} if window and not later else None
     sent = [0]
 
     def send_stage(stage) -> None:
@@ -328,22 +340,23 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
         if sent[0] > 1 or parent_digest() is None:  # the parent showed the bytes stage already
             conn.send(("stage", stage))
 
-    keep = _KEPT if _ONE_JOB else ([] if later else None)
+    keep = _KEPT if _ONE_JOB else ([] if window else None)
     if keep is not None:
         keep.clear()
-    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=True, payload_digest=parent_digest,
-                               spans=spans, on_stage=send_stage if big is not None else None, keep=keep,
-                               parse_first=follows)
+    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=False,
+                               payload_digest=parent_digest, spans=spans, on_stage=send_stage if window else None,
+                               keep=keep, parse_first=follows)
     if gone:
         raise EOFError  # nobody is listening (_child_main sends nothing)
     report.canonical_bytes = None
-    if report.views is not None:  # unpacked chunk by chunk on the loading thread (engine._load_large)
-        report.views = PackedViews(report.views)
-    if later:
-        conn.send(("report", (report, seen)))
-        return None, _index_after_report(keep[0], data, big), seen
+    if not window:
+        return report, None, seen
     # the fast path records the root container whenever it proved the file canonical
-    return report, _index_of(spans, big), seen
+    conn.send(("report", (report, None if later else _index_of(spans, big), seen)))
+    ctx = keep[0]
+    error = attach_views(report, ctx)  # (this process's copy of the report: the window's was sent above)
+    views = PackedViews(report.views) if report.views is not None else None  # unpacked on the loading thread
+    return None, _index_after_report(ctx, data, big) if later else None, seen, views, error
 
 
 def _index_of(spans: dict | None, big: int | None) -> dict | None:

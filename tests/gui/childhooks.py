@@ -171,8 +171,8 @@ def replace_before_aligning(conn, path, kind):
 
 
 class _HoldAfterReport:
-    """The verifier's pipe, holding the verifier after it sent its report ahead of its index (a pretty-printed
-    payload) for as long as the hook of ``path`` is armed: the window shows the verdicts with no trees."""
+    """The verifier's pipe, holding the verifier after it sent its report ahead of its views (and a pretty-printed
+    payload's index) for as long as the hook of ``path`` is armed: the window shows the verdicts alone."""
 
     def __init__(self, conn, path):
         self._conn, self._path = conn, path
@@ -186,11 +186,19 @@ class _HoldAfterReport:
             wait_for_hook(self._path)
 
 
-def index_when_released(conn, path, *args):
-    """The verifier, its index (after its report) held until the test removes the hook (:func:`release`)."""
+def hold_after_report(conn, path, *args):
+    """The verifier, what follows its report (its views, a pretty payload's index) held until the test removes
+    the hook (:func:`release`)."""
     return workers.child_analyse(_HoldAfterReport(conn, path), path, *args)
 
 
+def index_when_released(conn, path, big):
+    """The indexing child (a payload the verifier gave no index: CRLF line ends), held until the test removes the
+    hook (:func:`release`) before it reads the file."""
+    wait_for_hook(path)
+    return workers.child_index(conn, path, big)
+
+
 def release(path) -> None:
-    """Let a verifier held by :func:`index_when_released` go on."""
+    """Let a child held by :func:`hold_after_report` or :func:`index_when_released` go on."""
     _once(str(path))

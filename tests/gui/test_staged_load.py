@@ -157,8 +157,8 @@ def test_large_open_stages_from_a_streamed_hash_of_the_open_file(qtbot, window, 
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
     assert staged == [(FileBytes, {"payload_digest": digest})]
     # every stage is shown from the open file (the window reads its copy meanwhile and adopts it with the verdicts)...
-    assert len(kinds) >= 2 and all(k == (True, FileBytes) for k in kinds[:-1])
-    assert kinds[-1] == (False, bytes)  # ...and the verdicts with the file's bytes
+    assert len(kinds) >= 3 and all(k == (True, FileBytes) for k in kinds[:-2])
+    assert kinds[-2:] == [(True, bytes), (False, bytes)]  # ...and the verdicts (then their views) with the file's bytes
     assert window.doc.payload.data == data and window.doc.payload.sha256 == digest
     assert report.verified
     assert {r.label: r.recomputed for r in report.digests}["payload content_digest"] == digest
@@ -316,6 +316,10 @@ class _Pipe:
     def send(self, msg):
         self.sent.append(msg)
 
+    def report(self):
+        """The report the child sent ahead of its views (``("report", (report, index, seen))``)."""
+        return next(m[1][0] for m in self.sent if m[0] == "report")
+
 
 def test_the_verifier_reads_while_the_window_hashes_and_takes_its_digest(tmp_path):
     """The verifier reads the file while the window hashes it (``DIGEST_FOLLOWS``), then takes the digest the
@@ -333,14 +337,17 @@ def test_the_verifier_reads_while_the_window_hashes_and_takes_its_digest(tmp_pat
     st = os.stat(p)
     real = "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest()
     sent = "sha256:" + "ab" * 32  # not the file's: the report shows whose digest was used
-    report, index, seen = child_analyse(_Pipe(("digest", sent)), str(p), GOLDEN_D.read_bytes(), st.st_size,
-                                        st.st_mtime_ns, DIGEST_FOLLOWS, BIG)
+    pipe = _Pipe(("digest", sent))
+    _, _, seen, _, _ = child_analyse(pipe, str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns,
+                                     DIGEST_FOLLOWS, BIG)
+    report = pipe.report()
     digests = {r.label: r.recomputed for r in report.digests}
     assert digests["payload content_digest"] == sent
     assert report.root_cause.rule.id == "X-BYTES"
     assert seen == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)  # the file it read, unchanged meanwhile
-    report, _, _ = child_analyse(_Pipe(("digest", sent)), str(p), GOLDEN_D.read_bytes(), st.st_size + 1,
-                                 st.st_mtime_ns, DIGEST_FOLLOWS, BIG)
+    pipe = _Pipe(("digest", sent))
+    child_analyse(pipe, str(p), GOLDEN_D.read_bytes(), st.st_size + 1, st.st_mtime_ns, DIGEST_FOLLOWS, BIG)
+    report = pipe.report()
     assert {r.label: r.recomputed for r in report.digests}["payload content_digest"] == real
     assert report.verified
     with pytest.raises(EOFError):
@@ -362,8 +369,9 @@ def test_the_verifiers_kept_payload_and_collector_stay_in_its_process(tmp_path):
     shutil.copyfile(GOLDEN_P, p)
     st = os.stat(p)
     assert gc.isenabled()
-    report = workers.child_analyse(_Pipe(), str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns, None, BIG)[0]
-    assert report.verified
+    pipe = _Pipe()
+    workers.child_analyse(pipe, str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns, None, BIG)
+    assert pipe.report().verified
     assert workers._KEPT == [] and gc.isenabled()
     report = workers.child_verify(_Pipe(), str(p), GOLDEN_D.read_bytes(), st.st_size)
     assert report.verified and workers._KEPT == [] and gc.isenabled()

@@ -8,6 +8,7 @@ window shows the verdicts at once and fills the trees when the index comes.
 
 import hashlib
 import os
+import pickle
 
 import orjson
 import pytest
@@ -32,7 +33,7 @@ class _Pipe:
         self.sent = []
 
     def send(self, msg):
-        self.sent.append(msg)
+        self.sent.append(pickle.loads(pickle.dumps(msg)))  # as a pipe does: the object as it was when sent
 
     def recv(self):  # pragma: no cover - never asked: the digest does not follow
         raise AssertionError("no message was due")
@@ -41,6 +42,24 @@ class _Pipe:
 def _pretty(crlf=False) -> bytes:
     data = orjson.dumps(orjson.loads(GOLDEN_P.read_bytes()), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
     return data.replace(b"\n", b"\r\n") if crlf else data
+
+
+def _generated(size: int = 600_000) -> bytes:
+    """A generated canonical checkpoint of about ``size`` bytes (runs with events, large containers)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    from inspector.checkpoint import encode
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "gen_checkpoint.py"
+    spec = importlib.util.spec_from_file_location("_gen_checkpoint", path)
+    mod = sys.modules.get("_gen_checkpoint")
+    if mod is None:
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["_gen_checkpoint"] = mod
+        spec.loader.exec_module(mod)
+    return encode(mod.build(size, 3))
 
 
 def _child(path, big=64):
@@ -54,29 +73,40 @@ def _rows(report):
     return [(f.rule.id, f.verdict, f.message) for f in report.findings]
 
 
-def test_the_verifier_sends_a_pretty_payloads_report_ahead_then_its_index(tmp_path):
+def _views(data: bytes):
+    return verify(data, GOLDEN_D.read_bytes(), views=True).views
+
+
+def test_the_verifier_sends_a_pretty_payloads_report_ahead_then_its_views_and_index(tmp_path):
     pretty = _pretty()
     p = tmp_path / "pretty.payload.json"
     p.write_bytes(pretty)
-    sent, (report, index, seen) = _child(p)
+    sent, (none, index, seen, views, views_error) = _child(p)
     # the bytes stage (no digest was given: the child's own), the structure stage, then the verdicts
     assert [m[0] for m in sent] == ["stage", "stage", "report"]
-    early, early_seen = sent[2][1]
-    assert report is None and early_seen == seen and seen[2] == len(pretty)
+    early, early_index, early_seen = sent[2][1]
+    assert none is None and early_index is None and early_seen == seen and seen[2] == len(pretty)
     assert _rows(early) == _rows(verify(pretty, GOLDEN_D.read_bytes()))
     assert early.root_cause.rule.id == "X-BYTES"
     assert "P-CANONICAL" in [f.rule.id for f in early.failed()]
-    assert early.canonical_bytes is None  # (never sent: as large as the file)
-    # the index after the report is the byte scanner's, container for container
+    assert early.canonical_bytes is None and early.views is None  # (the views follow; the re-encoding never)
+    # then the views verify(views=True) builds, and the index: the byte scanner's, container for container
+    assert views.unpack() == _views(pretty) and views_error is None
     assert index == build_index(pretty, big=64) and len(index) > 10
 
 
-def test_a_canonical_payload_gets_its_report_and_index_together(tmp_path):
+def test_a_canonical_payload_gets_its_index_with_the_report_and_its_views_after(tmp_path):
+    data = _generated()
+    p = tmp_path / "gen.payload.json"
+    p.write_bytes(data)
     # (the fast path records containers of 64 KiB or more whatever ``big`` says: the window's BIG)
-    sent, (report, index, seen) = _child(GOLDEN_P, big=BIG)
-    assert [m[0] for m in sent] == ["stage", "stage"]  # no report ahead: the spans came with the parse
-    assert report.verified and seen[2] == GOLDEN_P.stat().st_size
-    assert index == build_index(GOLDEN_P.read_bytes(), big=BIG) == {}
+    sent, (none, index, seen, views, views_error) = _child(p, big=BIG)
+    assert [m[0] for m in sent] == ["stage", "stage", "report"]
+    early, early_index, early_seen = sent[2][1]
+    assert _rows(early) == _rows(verify(data, GOLDEN_D.read_bytes())) and early.views is None
+    assert early_index == build_index(data, big=BIG) and len(early_index) >= 3  # the spans came with the parse
+    assert none is None and index is None and early_seen == seen and seen[2] == len(data)
+    assert views.unpack() == _views(data) and views_error is None
 
 
 def test_a_crlf_pretty_payload_gets_its_report_ahead_and_no_index(tmp_path):
@@ -85,10 +115,11 @@ def test_a_crlf_pretty_payload_gets_its_report_ahead_and_no_index(tmp_path):
     data = _pretty(crlf=True)
     p = tmp_path / "crlf.payload.json"
     p.write_bytes(data)
-    sent, (report, index, seen) = _child(p)
+    sent, (none, index, seen, views, views_error) = _child(p)
     assert [m[0] for m in sent] == ["stage", "stage", "report"]
-    assert report is None and index is None
+    assert none is None and index is None and sent[2][1][1] is None
     assert _rows(sent[2][1][0]) == _rows(verify(data, GOLDEN_D.read_bytes()))
+    assert views.unpack() == _views(data)
     assert layout_spans(orjson.loads(data), data, 64) is None
 
 
@@ -133,7 +164,7 @@ def held(tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
     p = tmp_path / "pretty.payload.json"
     p.write_bytes(_pretty())
-    monkeypatch.setattr(engine, "child_analyse", childhooks.index_when_released)
+    monkeypatch.setattr(engine, "child_analyse", childhooks.hold_after_report)
     childhooks.arm(p)
     yield p
     childhooks.release(p)

@@ -23,8 +23,9 @@ from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _generated_pretty() -> bytes:
-    """A small generated checkpoint (runs with events: a timeline to hover), pretty-printed."""
+def _generated_pretty(crlf: bool = False) -> bytes:
+    """A small generated checkpoint (runs with events: a timeline to hover), pretty-printed (CRLF line ends:
+    no index from the verifier, the indexing child reads it after the verdicts and their views)."""
     spec = importlib.util.spec_from_file_location("_gen_checkpoint", ROOT / "benchmarks" / "gen_checkpoint.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("_gen_checkpoint", mod)
@@ -32,16 +33,18 @@ def _generated_pretty() -> bytes:
     from inspector.checkpoint import encode
 
     value = orjson.loads(encode(mod.build(600_000, 3)))
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    data = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    return data.replace(b"\n", b"\r\n") if crlf else data
 
 
 @pytest.fixture
 def held_big(tmp_path, monkeypatch):
-    """A pretty payload (~0.7 MiB) treated as large, whose verifier holds its index until released."""
+    """A CRLF pretty payload (~0.7 MiB) treated as large: its verdicts and timeline come from the verifier, its
+    trees' index from the indexing child, held until released."""
     monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
     p = tmp_path / "gen.payload.json"
-    p.write_bytes(_generated_pretty())
-    monkeypatch.setattr(engine, "child_analyse", childhooks.index_when_released)
+    p.write_bytes(_generated_pretty(crlf=True))
+    monkeypatch.setattr(engine, "child_index", childhooks.index_when_released)
     childhooks.arm(p)
     yield p
     childhooks.release(p)
@@ -52,7 +55,7 @@ def held(tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
     p = tmp_path / "pretty.payload.json"
     p.write_bytes(orjson.dumps(orjson.loads(GOLDEN_P.read_bytes()), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
-    monkeypatch.setattr(engine, "child_analyse", childhooks.index_when_released)
+    monkeypatch.setattr(engine, "child_analyse", childhooks.hold_after_report)
     childhooks.arm(p)
     yield p
     childhooks.release(p)
@@ -69,12 +72,16 @@ def _wait_verdicts(qtbot, window):
 @pytest.mark.parametrize("cancel", [False, True], ids=["trees-pending", "esc-after-verdicts"])
 def test_timeline_hover_while_trees_are_missing_scans_nothing(qtbot, window, held_big, monkeypatch, cancel):
     """ResumePanes._lane_spans promises that only containers under 64 KiB are ever scanned in Python on the GUI
-    thread (the trees' index covers the rest). While the verdicts are shown before the index (and for good after
-    Esc between verdicts and trees), payload.index is None: hovering a run scanned the root, then /snapshot,
-    then /snapshot/run_records in Python (1.8 s for the root alone of a 14.7 MiB pretty payload; ~30 s for the
-    242 MiB bench copy), on the GUI thread. Now the hover says the fields come with the trees."""
+    thread (the trees' index covers the rest). While the verdicts and the timeline are shown before the index
+    (a CRLF payload's comes from the indexing child; and for good after Esc meanwhile), payload.index is None:
+    hovering a run scanned the root, then /snapshot, then /snapshot/run_records in Python (1.8 s for the root
+    alone of a 14.7 MiB pretty payload; ~30 s for the 242 MiB bench copy), on the GUI thread. Now the hover
+    says the fields come with the trees."""
     window.loader.start([str(held_big), str(GOLDEN_D)])
     _wait_verdicts(qtbot, window)
+    # the timeline follows the verdicts; the trees wait for the (held) indexing child
+    qtbot.waitUntil(lambda: window.doc.report.views is not None and window.resume_panes.timeline.timeline
+                    is not None, timeout=30000)
     assert window.doc.payload.index is None  # the trees are still pending
     if cancel:
         window.activateWindow()
@@ -182,7 +189,11 @@ def test_verifier_failing_after_its_report_falls_back_to_the_indexer(qtbot, tmp_
     partials = []
     result = _in_worker(qtbot, lambda: engine.load_paths([str(p), str(GOLDEN_D)], partial=partials.append))
     early = [a for a in partials if a.report is not None]
-    assert len(early) == 1 and early[0].report is result.report
+    assert early[0].views_follow and all(a.report is result.report for a in early)
+    # the verdicts stand (no internal error: they were decided); the timeline is missing, and the window says why
+    assert result.report.views is None and result.report.internal_errors == []
+    assert result.views_error == "the worker process stopped (" + (
+        "exit code 9" if hook is die_after_report else "MemoryError") + ")"
     assert result.payload.index == lazyjson.build_index(p.read_bytes())
 
 

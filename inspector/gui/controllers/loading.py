@@ -122,9 +122,11 @@ class LoadController(QObject):
         show the new file (then the verdict bar says it was not verified), or its verdicts (then the trees
         say they were not read), otherwise the previous verdict stays. Reload (F5) then reads the files whose trees are shown."""
         doc = self.doc
-        # (a large pretty-printed payload's verdicts come before its trees: those may be what is missing)
-        trees_missing = any(s.data is not None and not s.tree_ok and not s.parse_error for s in doc.sides())
-        if not doc.is_empty and (doc.report is None or trees_missing):
+        # (a large payload's verdicts come before its timeline and, pretty-printed, its trees: those may be
+        # what is missing)
+        missing = doc.views_follow or any(s.data is not None and not s.tree_ok and not s.parse_error
+                                          for s in doc.sides())
+        if not doc.is_empty and (doc.report is None or missing):
             doc.verify_cancelled, doc.verify_failed = True, failed
             if doc.pending_paths and all(s.path in doc.pending_paths for s in doc.sides() if s.path):
                 doc.paths = list(doc.pending_paths)
