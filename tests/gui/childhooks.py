@@ -170,12 +170,12 @@ def replace_before_aligning(conn, path, kind):
     return compare_engine._child_canonical(conn, path, kind)
 
 
-class _HoldAfterReport:
-    """The verifier's pipe, holding the verifier after it sent its report ahead of its views (and a pretty-printed
-    payload's index) for as long as the hook of ``path`` is armed: the window shows the verdicts alone."""
+class _AfterReport:
+    """The verifier's pipe, running ``act`` once the verifier has sent its report ahead of its views (and a
+    pretty-printed payload's index)."""
 
-    def __init__(self, conn, path):
-        self._conn, self._path = conn, path
+    def __init__(self, conn, act):
+        self._conn, self._act = conn, act
 
     def recv(self):
         return self._conn.recv()
@@ -183,13 +183,31 @@ class _HoldAfterReport:
     def send(self, msg):
         self._conn.send(msg)
         if msg[0] == "report":
-            wait_for_hook(self._path)
+            self._act()
 
 
 def hold_after_report(conn, path, *args):
-    """The verifier, what follows its report (its views, a pretty payload's index) held until the test removes
-    the hook (:func:`release`)."""
-    return workers.child_analyse(_HoldAfterReport(conn, path), path, *args)
+    """The verifier, what follows its report (its views, a pretty payload's index) held for as long as the hook
+    of ``path`` is armed (until the test removes it: :func:`release`): the window shows the verdicts alone."""
+    return workers.child_analyse(_AfterReport(conn, lambda: wait_for_hook(path)), path, *args)
+
+
+def _die():
+    os._exit(9)
+
+
+def _out_of_memory():
+    raise MemoryError
+
+
+def die_after_report(conn, path, *args):
+    """The verifier killed (exit code 9, as by the system for lack of memory) right after its report."""
+    return workers.child_analyse(_AfterReport(conn, _die), path, *args)
+
+
+def oom_after_report(conn, path, *args):
+    """The verifier out of memory (``MemoryError``) right after its report."""
+    return workers.child_analyse(_AfterReport(conn, _out_of_memory), path, *args)
 
 
 def index_when_released(conn, path, big):

@@ -3,10 +3,7 @@
 verdicts-first change: the hover, Reload and the kept selection were defects then; the rest held up).
 """
 
-import importlib.util
-import sys
 import time
-from pathlib import Path
 
 import orjson
 import pytest
@@ -19,20 +16,13 @@ from inspector.gui.roles import ObjectRole
 
 from . import childhooks
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
-
-ROOT = Path(__file__).resolve().parents[2]
+from .test_verdicts_first import _generated
 
 
 def _generated_pretty(crlf: bool = False) -> bytes:
     """A small generated checkpoint (runs with events: a timeline to hover), pretty-printed (CRLF line ends:
     no index from the verifier, the indexing child reads it after the verdicts and their views)."""
-    spec = importlib.util.spec_from_file_location("_gen_checkpoint", ROOT / "benchmarks" / "gen_checkpoint.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_gen_checkpoint", mod)
-    spec.loader.exec_module(mod)
-    from inspector.checkpoint import encode
-
-    value = orjson.loads(encode(mod.build(600_000, 3)))
+    value = orjson.loads(_generated())
     data = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
     return data.replace(b"\n", b"\r\n") if crlf else data
 
@@ -150,35 +140,10 @@ def test_what_the_user_selected_while_the_trees_were_read_stays_selected(qtbot, 
     assert window.selection.history.entries == history
 
 
-# -- the verifier failing after it sent its report ahead (these pass on deee13b: the indexer takes over) -----------
+# -- the verifier failing after it sent its report ahead: the indexer takes over ---------------------------------
 
-class _DieAfterReport:
-    def __init__(self, conn, how):
-        self._conn, self._how = conn, how
-
-    def recv(self):
-        return self._conn.recv()
-
-    def send(self, msg):
-        self._conn.send(msg)
-        if msg[0] == "report":
-            if self._how == "exit":
-                import os
-                os._exit(9)
-            raise MemoryError
-
-
-def die_after_report(conn, path, *args):
-    from inspector.gui import workers
-    return workers.child_analyse(_DieAfterReport(conn, "exit"), path, *args)
-
-
-def oom_after_report(conn, path, *args):
-    from inspector.gui import workers
-    return workers.child_analyse(_DieAfterReport(conn, "oom"), path, *args)
-
-
-@pytest.mark.parametrize("hook", [die_after_report, oom_after_report], ids=["killed", "MemoryError"])
+@pytest.mark.parametrize("hook", [childhooks.die_after_report, childhooks.oom_after_report],
+                         ids=["killed", "MemoryError"])
 def test_verifier_failing_after_its_report_falls_back_to_the_indexer(qtbot, tmp_path, monkeypatch, hook):
     from .test_verdicts_first import _in_worker, _pretty
 
@@ -193,7 +158,7 @@ def test_verifier_failing_after_its_report_falls_back_to_the_indexer(qtbot, tmp_
     # the verdicts stand (no internal error: they were decided); the timeline is missing, and the window says why
     assert result.report.views is None and result.report.internal_errors == []
     assert result.views_error == "the worker process stopped (" + (
-        "exit code 9" if hook is die_after_report else "MemoryError") + ")"
+        "exit code 9" if hook is childhooks.die_after_report else "MemoryError") + ")"
     assert result.payload.index == lazyjson.build_index(p.read_bytes())
 
 
