@@ -82,6 +82,8 @@ class MainWindow(QMainWindow):
         build_layout(self)
         self.folders = FolderController(self.doc, self.folder_model, self.loader, self)
         self.loader.folders = self.folders
+        self.editor.loader = self.loader  # (an edit made while a load still runs waits for its end)
+        self.loader.ended.connect(self.editor.load_ended)
         self.comparer = CompareController(self)
         self.loader.comparer = self.comparer
         self.selection = SelectionRelay(self)

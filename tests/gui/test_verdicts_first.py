@@ -220,3 +220,78 @@ def test_esc_after_the_verdicts_says_the_trees_were_not_read(qtbot, window, held
     with qtbot.waitSignal(window.analysisReady, timeout=30000):
         QTest.keyClick(window, Qt.Key.Key_F5)
     assert window.doc.payload.index == build_index(held.read_bytes())
+
+
+# -- the early verdicts are the CLI's, for payloads of every form --------------------------------------------
+
+def _variants():
+    """The golden payload in eleven forms a user may drop (canonical, pretty, CRLF, BOM, broken...)."""
+    canon = GOLDEN_P.read_bytes()
+    value = orjson.loads(canon)
+    pretty = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    return {
+        "canonical": canon,
+        "pretty": pretty,
+        "crlf": pretty.replace(b"\n", b"\r\n"),
+        "bom": b"\xef\xbb\xbf" + canon,
+        "bom-pretty": b"\xef\xbb\xbf" + pretty,
+        "duplicate-key": b'{"logical_resume":null,' + canon[1:],
+        "truncated": canon[: len(canon) // 2],
+        "not-json": b"hello, this is not JSON at all " * 10,
+        "leading-space": b" " + canon,
+        "trailing-newline": canon + b"\n",
+        "empty-object": b"{}" + b" " * 200,
+    }
+
+
+def _summary(r):
+    return dict(rows=[(f.rule.id, f.verdict, f.message, f.expected, f.actual) for f in r.findings],
+                ok=r.ok, verified=r.verified, inconclusive=r.inconclusive,
+                root=r.root_cause.rule.id if r.root_cause else None, internal=list(r.internal_errors),
+                lint=[(x.kind, x.title, x.blocks_resume) for x in r.lint],
+                res=repr(r.resumability), notes=list(r.notes),
+                digests=[repr(d) for d in r.digests], expected=r.expected_descriptor,
+                generation=repr(r.generation))
+
+
+@pytest.mark.parametrize("name", list(_variants()))
+def test_early_report_is_the_clis_verdict(tmp_path, name):
+    """The report the verifier sends ahead of its views is ``verify``'s (the CLI's), row for row, for every form;
+    the views that follow are ``verify(views=True)``'s (second review of the verdicts-first change)."""
+    data = _variants()[name]
+    p = tmp_path / f"{name}.payload.json"
+    p.write_bytes(data)
+    st = os.stat(p)
+    pipe = _Pipe()
+    value = workers.child_analyse(pipe, str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns, None, 64)
+    reports = [m[1][0] for m in pipe.sent if m[0] == "report"]
+    cli = verify(data, GOLDEN_D.read_bytes(), payload_size=len(data))
+    assert len(reports) == 1, [m[0] for m in pipe.sent]
+    early = reports[0]
+    assert early.views is None
+    assert _summary(early) == _summary(cli)
+    none, index, seen, views, views_error = value
+    assert views_error is None
+    full = verify(data, GOLDEN_D.read_bytes(), payload_size=len(data), views=True)
+    assert (views.unpack() if views is not None else None) == full.views
+
+
+@pytest.mark.parametrize("name", ["canonical", "pretty", "crlf", "bom", "duplicate-key", "truncated", "not-json"])
+def test_window_partial_and_final_verdicts_agree(qtbot, tmp_path, monkeypatch, name):
+    """Through engine.load_paths: the verdicts of the first partial with a report (snapshotted when it was
+    sent) are the final result's and the CLI's."""
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    data = _variants()[name]
+    p = tmp_path / f"{name}.payload.json"
+    p.write_bytes(data)
+    snaps = []
+
+    def partial(a):
+        if a.report is not None:
+            snaps.append((a.views_follow, _summary(a.report), a.report.views is None))
+    final = _in_worker(qtbot, lambda: engine.load_paths([str(p), str(GOLDEN_D)], partial=partial))
+    cli = verify(data, GOLDEN_D.read_bytes(), payload_size=len(data))
+    assert _summary(final.report) == _summary(cli)
+    assert snaps and snaps[0][0]  # the first with a report: its views follow
+    for follow, s, _ in snaps:
+        assert s == _summary(cli)

@@ -194,3 +194,104 @@ def test_crlf_payload_changed_before_its_indexer_reads_it(qtbot, window, tmp_pat
     assert window.doc.report.payload_size == len(data)
     assert engine.READ_AGAIN in [window.banner_text("stale")] or engine.READ_AGAIN in (window.banner_text("stale") or "")
     assert len(verdicts) >= 2
+
+
+# -- an edit while a large load's timeline (or trees) still follow its verdicts (from the second review) ---------
+
+@pytest.fixture
+def held_canonical(tmp_path, monkeypatch):
+    """A canonical payload treated as large: verdicts and trees together, its views held until released."""
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
+    p = tmp_path / "canon.payload.json"
+    p.write_bytes(GOLDEN_P.read_bytes())
+    monkeypatch.setattr(engine, "child_analyse", childhooks.hold_after_report)
+    childhooks.arm(p)
+    yield p
+    childhooks.release(p)
+
+
+def _open_until_trees_and_verdicts(qtbot, window, p):
+    verdicts, trees = [], []
+    window.verdictsShown.connect(lambda: verdicts.append(1))
+    window.treesReady.connect(lambda: trees.append(1))
+    window.loader.start([str(p), str(GOLDEN_D)])
+    qtbot.waitUntil(lambda: bool(verdicts) and bool(trees), timeout=30000)
+    qtbot.waitUntil(lambda: window.resume_panes._report is window.doc.report, timeout=10000)
+    assert window.doc.views_follow and window.doc.payload.tree_ok
+    assert window.resume_panes.timeline.timeline is None
+    assert window.resume_panes.timeline.message == "Reading the timeline…"
+
+
+def _f2_type(qtbot, window, pointer, text):
+    """F2 on the snapshot tree's row ``pointer``, ``text`` typed over its value, Enter."""
+    from PySide6.QtWidgets import QApplication
+
+    view = window.snap_pane.view
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    window.focus_pane(view)
+    idx = window.snap_model.index_for_pointer(pointer)
+    view.scrollTo(idx)
+    view.setCurrentIndex(idx)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
+    QTest.keyClick(view, Qt.Key.Key_F2)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not view)
+    editor = QApplication.focusWidget()
+    QTest.keyClick(editor, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(editor, text)
+    QTest.keyClick(editor, Qt.Key.Key_Return)
+
+
+def _idle(window) -> bool:
+    return window.progress.isHidden() and window.cancel_button.isHidden() and not window.act_stop.isEnabled()
+
+
+def test_an_edit_while_the_timeline_follows_waits_for_the_load(qtbot, window, held_canonical):
+    """F2 while a canonical large payload's views follow its verdicts: the edit superseded the load, whose end
+    then never reset the busy state (progress bar, Cancel, Esc for ever). Now it waits for the load's end and
+    is applied then, on the same bytes; the window ends idle, edited, with the edit's timeline."""
+    _open_until_trees_and_verdicts(qtbot, window, held_canonical)
+    statuses = []
+    window.editor.status.connect(statuses.append)
+    _f2_type(qtbot, window, "/snapshot/session/config/name", "renamed")
+    qtbot.waitUntil(lambda: bool(statuses), timeout=10000)
+    assert statuses == ["The edit is applied once the checkpoint has finished loading…"]
+    assert not window.edited and b'"name":"renamed"' not in window.doc.payload.data
+    childhooks.release(held_canonical)
+    qtbot.waitUntil(lambda: window.edited, timeout=30000)
+    assert b'"name":"renamed"' in window.doc.payload.data
+    qtbot.waitUntil(lambda: window.resume_panes.timeline.timeline is not None, timeout=10000)
+    assert _idle(window) and not window.doc.views_follow
+
+
+def test_a_refused_edit_while_the_timeline_follows_leaves_the_loads_timeline(qtbot, window, held_canonical):
+    """A refused edit ("abc" for a timestamp) made while the views follow: it superseded the load, so its views
+    never reached the window ("Reading the timeline…" for ever). Now the load ends first (its timeline shown),
+    then the edit is refused; nothing else changes."""
+    _open_until_trees_and_verdicts(qtbot, window, held_canonical)
+    report = window.doc.report
+    failed = []
+    window.editFailed.connect(failed.append)
+    _f2_type(qtbot, window, "/snapshot/session/created_at", "abc")
+    childhooks.release(held_canonical)
+    qtbot.waitUntil(lambda: bool(failed), timeout=30000)
+    assert "not a JSON value" in failed[0]
+    assert window.doc.report is report and not window.edited and report.views is not None
+    qtbot.waitUntil(lambda: window.resume_panes.timeline.timeline is not None, timeout=10000)
+    assert _idle(window) and not window.doc.views_follow
+
+
+def test_a_raw_edit_while_the_trees_are_read_waits_for_the_load(qtbot, window, held_big):
+    """A CRLF payload's verdicts and timeline shown, its trees waiting for the indexing child (seconds on a large
+    file): an edit from the raw editor meanwhile left the window busy for good. Now it is applied once the trees
+    are read."""
+    window.loader.start([str(held_big), str(GOLDEN_D)])
+    _wait_verdicts(qtbot, window)
+    qtbot.waitUntil(lambda: window.resume_panes.timeline.timeline is not None, timeout=30000)
+    assert window.doc.payload.index is None
+    window.request_raw_edit("payload", GOLDEN_P.read_text())
+    assert not window.edited
+    childhooks.release(held_big)
+    qtbot.waitUntil(lambda: window.edited, timeout=30000)
+    assert window.doc.payload.data == GOLDEN_P.read_bytes() and window.doc.payload.tree_ok
+    assert _idle(window)

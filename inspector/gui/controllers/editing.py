@@ -36,7 +36,12 @@ class EditController(QObject):
         self.doc = doc
         #: Sandbox edits requested since the documents on screen were computed (applied in order).
         self.pending: list[engine.Edit] = []
-        doc.opening.connect(lambda *_: self.pending.clear())
+        doc.opening.connect(lambda *_: self._void_pending())
+        #: The :class:`~.loading.LoadController` (set by the window): an edit made while its load still runs
+        #: waits for the load's end (:meth:`load_ended`).
+        self.loader = None
+        #: The status text of edits waiting for the running load to end, or ``None``.
+        self._waiting: str | None = None
         #: Said once the saved pair is shown.
         self._after_open: str | None = None
         doc.analysed.connect(self._pair_shown)
@@ -64,8 +69,28 @@ class EditController(QObject):
         """Add ``edit`` to the pending ones and recompute them all from the documents on screen
         (the engine encodes values, so even a small edit is applied off the GUI thread). A newer
         request supersedes this job, but not its edits: they are part of the newer one."""
-        doc = self.doc
         self.pending.append(edit)
+        if self.loader is not None and self.loader.job is not None:
+            # a large payload's timeline (or trees) still follow its verdicts: a recompute now would supersede
+            # that load unfinished; the edit is applied on the same documents once it has ended
+            self._waiting = text
+            emit(self.status, "The edit is applied once the checkpoint has finished loading…")
+            return
+        self._recompute(text)
+
+    def load_ended(self) -> None:
+        """The running load ended (shown, failed or cancelled): apply the edits that waited for it."""
+        text, self._waiting = self._waiting, None
+        if text is not None and self.pending:
+            self._recompute(text)
+
+    def _void_pending(self) -> None:
+        self.pending.clear()
+        self._waiting = None
+
+    def _recompute(self, text: str) -> None:
+        """Recompute the documents on screen with every pending edit (a job superseding the previous one)."""
+        doc = self.doc
         edits = list(self.pending)
         payload, descriptor = doc.payload, doc.descriptor
         # The raw editor keeps its text for a document whose last edit came from it (the user is typing there).

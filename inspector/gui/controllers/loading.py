@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from .. import engine
 from ..document import Document, display_name
@@ -26,7 +26,12 @@ class LoadController(QObject):
         comparer: the :class:`~.comparing.CompareController` two payloads (or two descriptors) are
             handed to, to be compared instead of refused (set by the window).
         job: the running load, or None.
+
+    Signals:
+        ended(): a load ended (shown, failed or cancelled); edits made meanwhile wait for it.
     """
+
+    ended = Signal()
 
     def __init__(self, doc: Document, confirm_discard=lambda: True, parent=None):
         super().__init__(parent)
@@ -92,6 +97,7 @@ class LoadController(QObject):
         self.job = None
         self.doc.set_busy(False)
         self.doc.present(a, paths)
+        emit(self.ended)
 
     def cancel(self) -> bool:
         """Cancel a running load (its worker processes are terminated); True if one was running."""
@@ -109,6 +115,7 @@ class LoadController(QObject):
         if what is None:
             what = " + ".join(display_name(p) for p in self.doc.pending_paths) or "the files"
         self.doc.open_failed(what, msg)
+        emit(self.ended)
 
     def _cancelled(self):
         self.job = None
@@ -116,6 +123,7 @@ class LoadController(QObject):
         engine.prewarm()  # the next open's verifier (a cancelled large open's was stopped)
         self.after_abandoned_load()
         self.doc.say("info", "info", "Loading was cancelled.")
+        emit(self.ended)
 
     def after_abandoned_load(self, failed: bool = False) -> None:
         """After a load stopped early (cancelled, or ``failed``): the trees of a large load may already
