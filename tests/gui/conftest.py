@@ -48,6 +48,24 @@ def window_1024(qtbot, settings):
     QThreadPool.globalInstance().waitForDone(20000)
 
 
+def open_f2_editor(qtbot, window, pointer):
+    """Select ``pointer`` in the snapshot tree and press F2, as a user does; returns ``(view, editor)``,
+    the editor having the focus."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    view = window.snap_pane.view
+    window.focus_pane(view)
+    idx = window.snap_model.index_for_pointer(pointer)
+    view.scrollTo(idx)
+    view.setCurrentIndex(idx)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
+    QTest.keyClick(view, Qt.Key.Key_F2)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not view)
+    return view, QApplication.focusWidget()
+
+
 def open_and_wait(qtbot, window, paths, timeout=20000):
     """Open ``paths`` and wait until trees, verdicts and digests are shown."""
     with qtbot.waitSignal(window.analysisReady, timeout=timeout):

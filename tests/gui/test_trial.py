@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 from inspector.gui import dialogs  # noqa: E402
 from inspector.gui.recent import recent_labels  # noqa: E402
 
-from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
+from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait, open_f2_editor  # noqa: E402
 
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 
@@ -21,15 +21,7 @@ CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModi
 def _edit_name_with_f2(qtbot, window, text="renamed"):
     """Select config/name in the snapshot tree, press F2, type, press Enter; return the view's
     horizontal position while the editor was open."""
-    view = window.snap_pane.view
-    window.focus_pane(view)
-    idx = window.snap_model.index_for_pointer("/snapshot/session/config/name")
-    view.scrollTo(idx)
-    view.setCurrentIndex(idx)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
-    QTest.keyClick(view, Qt.Key.Key_F2)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is not view)
-    editor = QApplication.focusWidget()
+    view, editor = open_f2_editor(qtbot, window, "/snapshot/session/config/name")
     while_editing = view.horizontalScrollBar().value()
     QTest.keyClick(editor, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     QTest.keyClicks(editor, text)

@@ -15,7 +15,7 @@ from inspector.gui.lazyjson import BIG
 from inspector.gui.roles import ObjectRole
 
 from . import childhooks
-from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
+from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait, open_f2_editor
 from .test_verdicts_first import _generated
 
 
@@ -224,19 +224,9 @@ def _open_until_trees_and_verdicts(qtbot, window, p):
 
 def _f2_type(qtbot, window, pointer, text):
     """F2 on the snapshot tree's row ``pointer``, ``text`` typed over its value, Enter."""
-    from PySide6.QtWidgets import QApplication
-
-    view = window.snap_pane.view
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=3000)
-    window.focus_pane(view)
-    idx = window.snap_model.index_for_pointer(pointer)
-    view.scrollTo(idx)
-    view.setCurrentIndex(idx)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
-    QTest.keyClick(view, Qt.Key.Key_F2)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is not view)
-    editor = QApplication.focusWidget()
+    _, editor = open_f2_editor(qtbot, window, pointer)
     QTest.keyClick(editor, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     QTest.keyClicks(editor, text)
     QTest.keyClick(editor, Qt.Key.Key_Return)
