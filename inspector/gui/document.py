@@ -53,8 +53,8 @@ class Presentation:
 
     ``new_documents``: the trees and bytes must be rebuilt (else only verdicts change; the final
     result of a large load reuses the trees of its partial result). ``partial``: trees only,
-    verification still running (or, with a report, a large pretty-printed payload's verdicts, its
-    trees' index still being read). ``keep_view``: keep the trees' expansion, selection and scroll
+    verification still running (or, with a report, a large payload's verdicts, its timeline and maybe
+    its trees' index still being read). ``keep_view``: keep the trees' expansion, selection and scroll
     (after an edit). ``from_raw``: sources whose raw-text editor keeps its text (being typed in).
     """
 
@@ -186,9 +186,9 @@ class Document(QObject):
 
         ``paths``: the files it was read from (None: an edit of what is open). A partial result
         (large payload: trees ready, verification running) announces only ``presented``; one with the
-        verdicts (a large pretty-printed payload's, before its trees) also makes ``paths`` the open files
+        verdicts (a large payload's, before its timeline or trees) also makes ``paths`` the open files
         (Reload reads them; the recent files list them), says the warnings and hints, and ``changed``:
-        only ``analysed`` waits for the trees.
+        only ``analysed`` waits for the rest.
         """
         self.payload, self.descriptor = a.payload, a.descriptor
         self.report = a.report

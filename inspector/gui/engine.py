@@ -27,7 +27,6 @@ from inspector import checkpoint
 
 from inspector.checkpoint.artifact import InputFile, detect_role
 from inspector.checkpoint.jsontext import RECURSION_LIMIT_EXCEEDED
-from inspector.checkpoint.views import PackedViews
 
 from .filebytes import FileBytes, file_identity
 from .lazyjson import BIG, ScanError, build_index
@@ -288,10 +287,10 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     Hash before parse: the descriptor's rules, the payload's size and its content digest are
     decided here first (one SHA-256 pass, which releases the GIL) and shown at once as a partial
     verdict (``Analysis.stage``). Then one child process parses the payload once: the engine's
-    fast path verifies it and, while comparing the re-encoding, records the child spans the
-    trees need (``verify(spans=...)``), so verdicts and trees come together with no second parse
-    or hash (also for a pretty-printed, CRLF or reordered payload the fast path reads). Any other
-    payload (the fast path gives no spans) is indexed by a second child after the verdicts; the
+    fast path verifies it and, while comparing the re-encoding of a canonical payload, records the
+    child spans the trees need (``verify(spans=...)``), so verdicts and trees come together with no
+    second parse or hash. Any other payload the verifier cannot index (the fast path did not read it,
+    or a CRLF one) is indexed by a second child after the verdicts; the
     verifying child sends the structure stage as soon as it is known, then its report as soon as the rules
     are decided (:attr:`.workers.ChildTask.early`), with the index when it has it: shown at once as a
     partial result with the verdicts (``partial(Analysis(..., report, views_follow=True))``); the Resume
@@ -386,8 +385,6 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                 if not _matches(seen, opened) or len(copy) != report.payload_size:
                     raise _Changed()
                 _adopt_copy(payload, copy)
-                if isinstance(getattr(report, "views", None), PackedViews):
-                    report.views = report.views.unpack()
                 if spans_index is not None and index_done is None:
                     index_done = spans_index
                     _set_index(payload, index_done)

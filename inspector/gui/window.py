@@ -48,8 +48,8 @@ class MainWindow(QMainWindow):
 
     Signals:
         treesReady(): the trees show the current document (may precede the verdicts).
-        verdictsShown(): the verdicts of the current document are on screen (a large pretty-printed
-            payload's come before its trees, then again with them).
+        verdictsShown(): the verdicts of the current document are on screen (a large payload's come
+            before its timeline, a pretty-printed one's before its trees, then again with them).
         analysisReady(): trees, verdicts and digests show the current document.
         loadFailed(str): a load was refused; the message is shown in the window.
         saved(list): Save As wrote these new files.
@@ -394,14 +394,14 @@ class MainWindow(QMainWindow):
     def _present(self, p: Presentation):
         """Show an analysis: trees and bytes (new documents), verdicts and digests (when complete).
 
-        A partial result (large payload: trees ready, verification still running; or a large
-        pretty-printed payload's verdicts, its trees' index still being read) is shown in three
+        A partial result (large payload: trees ready, verification still running; or its verdicts, its
+        timeline and maybe its trees' index still being read) is shown in three
         event-loop turns (trees, then default expansion, then the verdicts or their placeholder), so
         no single turn keeps the window from repainting for long.
         """
         self._presentation = p
         a = p.analysis
-        # the verdicts on screen already (a large pretty-printed payload's came before its trees): the verdicts
+        # the verdicts on screen already (a large payload's came before its timeline or trees): the verdicts
         # list, the rule detail and what the user selected meanwhile stay as they are
         same = a.report is not None and a.report is self._verdicts_of
         self._keep_selection = same and bool(self.selection.history.entries)

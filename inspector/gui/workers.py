@@ -185,7 +185,7 @@ class ChildTask:
                 if msg[0] == "stage":
                     self._stages.append(msg[1])
                     continue
-                if msg[0] == "report":  # the verdicts, ahead of the job's end (its index follows)
+                if msg[0] == "report":  # the verdicts, ahead of the job's end (the views, maybe the index, follow)
                     self.early = msg[1]
                     continue
                 self.done = True

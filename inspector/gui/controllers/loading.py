@@ -127,8 +127,9 @@ class LoadController(QObject):
 
     def after_abandoned_load(self, failed: bool = False) -> None:
         """After a load stopped early (cancelled, or ``failed``): the trees of a large load may already
-        show the new file (then the verdict bar says it was not verified), or its verdicts (then the trees
-        say they were not read), otherwise the previous verdict stays. Reload (F5) then reads the files whose trees are shown."""
+        show the new file (then the verdict bar says it was not verified), or its verdicts (then the trees or
+        the timeline say they were not read), otherwise the previous verdict stays. Reload (F5) then reads
+        the files whose trees are shown."""
         doc = self.doc
         # (a large payload's verdicts come before its timeline and, pretty-printed, its trees: those may be
         # what is missing)
