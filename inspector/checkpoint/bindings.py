@@ -18,6 +18,7 @@ import orjson
 
 from .canonical import encode
 from .digest import is_sha256, rust_trim
+from .slotted import RELATIVE, Text, fmt, ours, rebased, value as _fv
 from .typed import rust_debug_str as _q
 
 __all__ = [
@@ -44,9 +45,21 @@ class Problem:
     expected: object = None
     actual: object = None
 
+    def __post_init__(self):
+        # the validators' texts are our words, and the few that quote a value of the binding build
+        # it as a slot (:func:`_rv`); a plain str here is therefore ours
+        if not isinstance(self.error, Text):
+            object.__setattr__(self, "error", ours(self.error))
+
     def under(self, prefix: str, error: str | None = None) -> "Problem":
         """The same problem seen from an enclosing value: pointer prefixed, error re-wrapped."""
         return Problem(self.error if error is None else error, prefix + self.pointer, self.expected, self.actual)
+
+
+def _rv(v, pointer: str, form=None):
+    """A value of the binding at ``pointer`` (relative to the binding: :data:`~.slotted.RELATIVE`),
+    as a slot of an error text; the rule rebases it (:func:`~.slotted.rebased`)."""
+    return _fv(v, RELATIVE, pointer, form=form)
 
 
 def _utf8_len(s: str) -> int:
@@ -277,28 +290,33 @@ _PAIRING = {5: (RETRIEVAL_CURRENT, CONTEXT_V2, True), 4: (RETRIEVAL_CURRENT, CON
 def durable_binding_problem(b: dict) -> Problem | None:
     """``DurableMemoryBindingV1::validate``, catalog D (FORMAT.md 6.3, 4.10)."""
     def invalid(field, message, pointer, expected, actual):
-        return Problem(f"invalid {field}: {message}", pointer, expected, actual)
+        return Problem(fmt("invalid {}: {}", ours(field), ours(message)), pointer, expected, actual)
 
     rp, cp, v = b["retrievalProfile"], b["contextIdProfile"], b["schemaVersion"]
     if rp not in (RETRIEVAL_CURRENT, RETRIEVAL_LEGACY):
-        return invalid("durableMemoryBinding.retrievalProfile", f"unrecognized durable-memory retrieval profile `{rp}`",
+        return invalid("durableMemoryBinding.retrievalProfile",
+                       fmt("unrecognized durable-memory retrieval profile `{}`", _rv(rp, "/retrievalProfile")),
                        "/retrievalProfile", f"{RETRIEVAL_CURRENT} or {RETRIEVAL_LEGACY}", rp)
     if cp not in (CONTEXT_V2, CONTEXT_V1, CONTEXT_V0):
         return invalid("durableMemoryBinding.contextIdProfile",
-                       f"unrecognized durable-memory context identity profile `{cp}`", "/contextIdProfile",
+                       fmt("unrecognized durable-memory context identity profile `{}`", _rv(cp, "/contextIdProfile")),
+                       "/contextIdProfile",
                        "a v2, v1 or v0 context identity profile", cp)
     if v not in _PAIRING:
         return invalid("durableMemoryBinding.schemaVersion",
-                       f"unsupported schema version {v}; expected 5 or 4, legacy 3, legacy 2, or legacy 1",
+                       fmt("unsupported schema version {}; expected 5 or 4, legacy 3, legacy 2, or legacy 1",
+                           _rv(v, "/schemaVersion")),
                        "/schemaVersion", "1..5", v)
     want_rp, want_cp, semantic = _PAIRING[v]
     if rp != want_rp:
         return invalid("durableMemoryBinding.retrievalProfile",
-                       f"retrieval profile `{rp}` is incompatible with schema version {v}", "/retrievalProfile",
+                       fmt("retrieval profile `{}` is incompatible with schema version {}", _rv(rp, "/retrievalProfile"),
+                           _rv(v, "/schemaVersion")), "/retrievalProfile",
                        want_rp, rp)
     if cp != want_cp:
         return invalid("durableMemoryBinding.contextIdProfile",
-                       f"context identity profile `{cp}` is incompatible with schema version {v}", "/contextIdProfile",
+                       fmt("context identity profile `{}` is incompatible with schema version {}",
+                           _rv(cp, "/contextIdProfile"), _rv(v, "/schemaVersion")), "/contextIdProfile",
                        want_cp, cp)
     ns = b["namespace"]
     for key in ("tenantId", "principalId", "scopeId"):
@@ -307,12 +325,13 @@ def durable_binding_problem(b: dict) -> Problem | None:
             return invalid(f"namespace.{key}", "must not be empty", f"/namespace/{key}", "non-blank text", text)
         if _utf8_len(text) > 256:
             return Problem(f"namespace.{key} exceeds its limit of 256 (actual: {_utf8_len(text)})",
-                           f"/namespace/{key}", "<= 256 bytes", f"{_utf8_len(text)} bytes")
+                           f"/namespace/{key}", "<= 256 bytes", ours(f"{_utf8_len(text)} bytes"))
     sr = b.get("semanticRecall")
     if semantic and sr is not None:
         inner = semantic_binding_problem(sr)
         if inner is not None:
-            return inner.under("/semanticRecall", f"invalid durableMemoryBinding.semanticRecall: {inner.error}")
+            return inner.under("/semanticRecall", "invalid durableMemoryBinding.semanticRecall: "
+                               + rebased(inner.error, RELATIVE, "/semanticRecall", keep_relative=True))
         if b["mode"] != "active_recall":
             return invalid("durableMemoryBinding.mode", "semantic recall requires active recall mode", "/mode",
                            "active_recall", b["mode"])
@@ -376,10 +395,12 @@ def transform_binding_problem(b: dict, policy: dict, policy_digest: str | None =
 
     ``policy_digest``: ``transform_policy_digest(policy)`` when the caller has it already."""
     if b["schema"] != TRANSFORM_BINDING_SCHEMA:
-        return Problem(f"unsupported Tool result transform binding schema {_q(b['schema'])}", "/schema",
+        return Problem(fmt("unsupported Tool result transform binding schema {}", _rv(b["schema"], "/schema", _q)),
+                       "/schema",
                        TRANSFORM_BINDING_SCHEMA, b["schema"])
     if b["transform_algorithm"] != TRANSFORM_ALGORITHM:
-        return Problem(f"unsupported Tool result transform algorithm {_q(b['transform_algorithm'])}",
+        return Problem(fmt("unsupported Tool result transform algorithm {}",
+                           _rv(b["transform_algorithm"], "/transform_algorithm", _q)),
                        "/transform_algorithm", TRANSFORM_ALGORITHM, b["transform_algorithm"])
     for key in ("policy_digest", "binding_digest"):
         if not is_sha256(b[key]):

@@ -29,6 +29,7 @@ from .digest import (
     snapshot_evidence_input,
 )
 from .runevents import for_context
+from .slotted import Text, fmt, ours, value as fv
 from .typed import rust_debug_str as q
 
 __all__ = ["Violation", "CHECKS", "check"]
@@ -40,7 +41,12 @@ U64_MAX = (1 << 64) - 1
 class Violation:
     """One failure of a rule.
 
-    ``detail``: the reference message without prefix. ``source``/``pointer``: where
+    ``detail``: the reference message without prefix, a :class:`~.slotted.Text` (our words, values
+    from the files as slots; a plain ``str`` is of unknown origin and never shown in a ticket).
+    ``expected``: our words unless a :class:`~.slotted.Text` says otherwise; ``actual``: the value
+    found at ``source``/``pointer`` unless a :class:`~.slotted.Text` says otherwise (fail closed).
+    ``expected_at``: ``(source, pointer)`` when ``expected`` is a value read from a file there.
+    ``source``/``pointer``: where
     (``payload``/``descriptor`` and a JSON Pointer). ``offset``: a byte offset when there is
     no pointer (parse errors). ``order``: sub-order within the rule's rank (run index, ...).
     """
@@ -54,6 +60,7 @@ class Violation:
     order: tuple = ()
     notes: tuple = ()
     extra: tuple = ()  # more (source, pointer) locations
+    expected_at: tuple | None = None  # (source, pointer) when ``expected`` is a raw value read there
 
 
 CHECKS: dict[str, Callable[[Context], Iterable[Violation]]] = {}
@@ -70,8 +77,19 @@ def check(rule_id: str):
     return deco
 
 
-def _msg(rule_id: str) -> str:
-    return _rule(rule_id).message
+def _msg(rule_id: str) -> Text:
+    """The reference's fixed message of a rule (rules.toml): our words, no slot."""
+    return ours(_rule(rule_id).message)
+
+
+def qv(v, pointer: str, source: str = "payload") -> Text:
+    """A string from the file at ``pointer``, printed as Rust's ``{:?}`` (a slot)."""
+    return fv(v, source, pointer, form=q)
+
+
+def nv(v, pointer: str, source: str = "payload") -> Text:
+    """A number (or other scalar) from the file at ``pointer``, printed as it is (a slot)."""
+    return fv(v, source, pointer)
 
 
 def _eq(rule_id, source, pointer, actual, expected):
@@ -87,7 +105,7 @@ def d_parse(ctx: Context):
         raise NotApplicable("no descriptor")
     err = ctx.desc_result[1]
     if err is not None:
-        yield Violation(str(err), "descriptor", "", offset=err.offset)
+        yield Violation(err.text(), "descriptor", "", offset=err.offset)
 
 
 @check("D-SCHEMA")
@@ -122,7 +140,7 @@ def _lev(ctx):
 def _id(rule_id, source, pointer, value):
     if not is_valid_id(value):
         yield Violation(_msg(rule_id), source, pointer, expected="non-blank, <= 256 bytes, no control characters",
-                        actual=q(value))
+                        actual=qv(value, pointer, source))
 
 
 def _size(rule_id, pointer, value):
@@ -277,7 +295,7 @@ def d_component_size(ctx):
         comp = d.get(name)
         if comp is not None and comp["size_bytes"] > total:
             yield Violation(_msg("D-COMPONENT-SIZE"), "descriptor", f"/{name}/size_bytes",
-                            expected=f"<= {total}", actual=comp["size_bytes"], extra=(("descriptor", "/size_bytes"),))
+                            expected="<= " + nv(total, "/size_bytes", "descriptor"), actual=comp["size_bytes"], extra=(("descriptor", "/size_bytes"),))
 
 
 @check("D-DIGEST-FORMAT")
@@ -305,7 +323,7 @@ def p_bound(ctx):
     """P-BOUND: Payload is at most 268435456 bytes (FORMAT.md 6.2). Yields a Violation per failure."""
     _need_payload(ctx)
     if ctx.payload_size > MAX_CONTENT_BYTES:
-        yield Violation(_msg("P-BOUND"), "payload", "", expected="<= 268435456 bytes", actual=f"{ctx.payload_size} bytes")
+        yield Violation(_msg("P-BOUND"), "payload", "", expected="<= 268435456 bytes", actual=ours(f"{ctx.payload_size} bytes"))
 
 
 @check("P-LENGTH-REPR")
@@ -327,9 +345,11 @@ def x_bytes(ctx):
     digest = ctx.payload_digest
     notes = []
     if d["size_bytes"] != size:
-        notes.append(f"size_bytes: descriptor says {d['size_bytes']}, the payload has {size} bytes")
+        notes.append(fmt("size_bytes: descriptor says {}, the payload has {} bytes",
+                         nv(d["size_bytes"], "/size_bytes", "descriptor"), size))
     if d["content_digest"] != digest:
-        notes.append(f"content_digest: descriptor says {d['content_digest']}, the payload hashes to {digest}")
+        notes.append(fmt("content_digest: descriptor says {}, the payload hashes to {}",
+                         nv(d["content_digest"], "/content_digest", "descriptor"), ours(digest)))
     if notes:
         try:
             notes.append(_payload_form_note(ctx))
@@ -337,7 +357,7 @@ def x_bytes(ctx):
             pass
         pointer = "/content_digest" if d["size_bytes"] == size else "/size_bytes"
         yield Violation(_msg("X-BYTES"), "descriptor", pointer,
-                        expected=digest if pointer == "/content_digest" else size,
+                        expected=ours(digest) if pointer == "/content_digest" else ours(str(size)),
                         actual=d["content_digest"] if pointer == "/content_digest" else d["size_bytes"],
                         notes=tuple(notes), extra=(("payload", ""),))
 
@@ -348,20 +368,20 @@ def _first_difference(a: bytes, b: bytes) -> int:
     return first_difference(a, b)
 
 
-def _payload_form_note(ctx) -> str:
+def _payload_form_note(ctx) -> Text:
     """Why the bytes differ, when the payload itself says so (reformatted or broken)."""
     value, err = ctx.pay_result
     if err is not None:
-        return f"the payload file does not even parse (P-PARSE: {err}); it is damaged or not a payload"
+        return fmt("the payload file does not even parse (P-PARSE: {}); it is damaged or not a payload", err.text())
     if not ctx.is_canonical:
         from .diagnose import diagnose_canonical
 
         classes = diagnose_canonical(ctx).classes
         what = ", ".join(c.replace("-", " ") for c in classes[:3]) or "byte differences"
-        return (f"the payload is not in canonical form either ({what}; see P-CANONICAL): it was most likely "
-                "re-saved or reformatted after export, and the reference rejects it even with a matching descriptor")
-    return ("the payload is valid canonical JSON but not the content this descriptor was made for: "
-            "it was edited after export, or the files do not belong together")
+        return ours(f"the payload is not in canonical form either ({what}; see P-CANONICAL): it was most likely "
+                    "re-saved or reformatted after export, and the reference rejects it even with a matching descriptor")
+    return ours("the payload is valid canonical JSON but not the content this descriptor was made for: "
+                "it was edited after export, or the files do not belong together")
 
 
 @check("P-PARSE")
@@ -371,13 +391,17 @@ def p_parse(ctx):
         raise NotApplicable("no payload")
     err = ctx.pay_result[1]
     if err is not None:
-        yield Violation(str(err), "payload", "", offset=err.offset, notes=(f"serde_json error category: {err.category}",))
+        yield Violation(err.text(), "payload", "", offset=err.offset,
+                        notes=(ours(f"serde_json error category: {err.category}"),))
 
 
 @check("P-SCHEMA")
 def p_schema(ctx):
     """P-SCHEMA: Payload schema is the v1 payload schema (FORMAT.md 6.2). Yields a Violation per failure."""
     yield from _eq("P-SCHEMA", "payload", "/schema", ctx.pay["schema"], PAYLOAD_SCHEMA)
+
+
+_SID = "/snapshot/session/id"
 
 
 def _sid(ctx) -> str:
@@ -389,7 +413,8 @@ def s_version(ctx):
     """S-VERSION: Snapshot schema_version is 1 (FORMAT.md 6.3). Yields a Violation per failure."""
     v = ctx.pay["snapshot"]["schema_version"]
     if v != 1:
-        yield Violation(f"unsupported session snapshot schema version {v}; expected 1", "payload",
+        yield Violation(fmt("unsupported session snapshot schema version {}; expected 1",
+                            nv(v, "/snapshot/schema_version")), "payload",
                         "/snapshot/schema_version", expected=1, actual=v)
 
 
@@ -399,13 +424,15 @@ def s_session_match(ctx):
     # The checkpoint path requests the snapshot's own session id, so this cannot fire here.
     requested = _sid(ctx)
     if requested != _sid(ctx):  # pragma: no cover - kept to state the rule
-        yield Violation(f"requested session {q(requested)}, but snapshot payload belongs to session {q(_sid(ctx))}")
+        yield Violation(fmt("requested session {}, but snapshot payload belongs to session {}",
+                            qv(requested, _SID), qv(_sid(ctx), _SID)))
 
 
 def transform_policy_error(p: dict) -> str | None:
     """``ToolResultTransformPolicyV1::validate`` (FORMAT.md 6.3); the error text or None."""
     if p["schema"] != "a3s.code.tool-result-transform-policy.v1":
-        return f"unsupported Tool result transform policy schema {q(p['schema'])}"
+        return fmt("unsupported Tool result transform policy schema {}",
+                   qv(p["schema"], "/snapshot/session/config/tool_result_transform_policy/schema"))
     if not 1024 <= p["max_output_bytes"] <= 102400:
         return "Tool result max_output_bytes must be between 1024 and 102400"
     if p["head_bytes"] == 0:
@@ -426,7 +453,8 @@ def s_transform_policy(ctx):
     """S-TRANSFORM-POLICY: Tool result transform policy is valid (FORMAT.md 6.3). Yields a Violation per failure."""
     err = transform_policy_error(ctx.pay["snapshot"]["session"]["config"]["tool_result_transform_policy"])
     if err:
-        yield Violation(f"session snapshot {q(_sid(ctx))} has an invalid Tool result transform policy: {err}",
+        yield Violation(fmt("session snapshot {} has an invalid Tool result transform policy: {}", qv(_sid(ctx), _SID),
+                            ours(err)),
                         "payload", "/snapshot/session/config/tool_result_transform_policy", actual=err)
 
 
@@ -464,7 +492,8 @@ def s_immutable(ctx):
         return
     err = immutable_binding_error(b)
     if err:
-        yield Violation(f"session snapshot {q(_sid(ctx))} has an invalid immutable-content adapter binding: {err}",
+        yield Violation(fmt("session snapshot {} has an invalid immutable-content adapter binding: {}",
+                            qv(_sid(ctx), _SID), ours(err)),
                         "payload", "/snapshot/session/immutable_content_adapter_binding", actual=err)
 
 
@@ -479,8 +508,10 @@ def s_run_dup(ctx):
     for i, rec in enumerate(_runs(ctx)):
         run = rec["snapshot"]["id"]
         if run in seen:
-            yield Violation(f"session snapshot {q(_sid(ctx))} contains duplicate run id {q(run)} at run record {i}",
-                            "payload", f"/snapshot/run_records/{i}/snapshot/id", actual=run, order=(i, 2))
+            at = f"/snapshot/run_records/{i}/snapshot/id"
+            yield Violation(fmt("session snapshot {} contains duplicate run id {} at run record {}",
+                                qv(_sid(ctx), _SID), qv(run, at), i),
+                            "payload", at, actual=run, order=(i, 2))
         seen.add(run)
 
 
@@ -492,8 +523,10 @@ def s_run_owner(ctx):
         owner = rec["snapshot"]["session_id"]
         if owner != sid:
             run = rec["snapshot"]["id"]
-            yield Violation(f"run {q(run)} at record {i} belongs to session {q(owner)}, but snapshot belongs to session {q(sid)}",
-                            "payload", f"/snapshot/run_records/{i}/snapshot/session_id", expected=sid, actual=owner,
+            at = f"/snapshot/run_records/{i}/snapshot/session_id"
+            yield Violation(fmt("run {} at record {} belongs to session {}, but snapshot belongs to session {}",
+                                qv(run, f"/snapshot/run_records/{i}/snapshot/id"), i, qv(owner, at), qv(sid, _SID)),
+                            "payload", at, expected=nv(sid, _SID), actual=owner,
                             order=(i, 3))
 
 
@@ -512,8 +545,11 @@ def s_event_seq(ctx):
         for j, ev in enumerate(rec["events"]):
             s = ev["sequence"]
             if prev is not None and s <= prev:
-                yield Violation(f"run {q(run)} event {j} has sequence {s}, which is not strictly greater than previous sequence {prev}",
-                                "payload", f"/snapshot/run_records/{i}/events/{j}/sequence", expected=f"> {prev}", actual=s,
+                at = f"/snapshot/run_records/{i}/events/{j}/sequence"
+                before = nv(prev, f"/snapshot/run_records/{i}/events/{j - 1}/sequence")
+                yield Violation(fmt("run {} event {} has sequence {}, which is not strictly greater than previous sequence {}",
+                                    qv(run, f"/snapshot/run_records/{i}/snapshot/id"), j, nv(s, at), before),
+                                "payload", at, expected="> " + before, actual=s,
                                 order=(i, 4, j))
             prev = s
 
@@ -528,8 +564,10 @@ def s_event_count_overflow(ctx):
     for i, rec in enumerate(_runs(ctx)):
         s = _last_sequence(rec)
         if s is not None and s + 1 > U64_MAX:
-            yield Violation(f"run {q(rec['snapshot']['id'])} retained event sequence {s} cannot be represented by event_count",
-                            "payload", f"/snapshot/run_records/{i}/events/{len(rec['events']) - 1}/sequence", actual=s, order=(i, 5))
+            at = f"/snapshot/run_records/{i}/events/{len(rec['events']) - 1}/sequence"
+            yield Violation(fmt("run {} retained event sequence {} cannot be represented by event_count",
+                                qv(rec["snapshot"]["id"], f"/snapshot/run_records/{i}/snapshot/id"), nv(s, at)),
+                            "payload", at, actual=s, order=(i, 5))
 
 
 @check("S-EVENT-COUNT")
@@ -541,7 +579,10 @@ def s_event_count(ctx):
             continue
         n = rec["snapshot"]["event_count"]
         if n < s + 1:
-            yield Violation(f"run {q(rec['snapshot']['id'])} event_count {n} does not cover retained event sequence {s}; expected at least {s + 1}",
+            last = f"/snapshot/run_records/{i}/events/{len(rec['events']) - 1}/sequence"
+            yield Violation(fmt("run {} event_count {} does not cover retained event sequence {}; expected at least {}",
+                                qv(rec["snapshot"]["id"], f"/snapshot/run_records/{i}/snapshot/id"),
+                                nv(n, f"/snapshot/run_records/{i}/snapshot/event_count"), nv(s, last), s + 1),
                             "payload", f"/snapshot/run_records/{i}/snapshot/event_count", expected=f">= {s + 1}", actual=n,
                             order=(i, 6), extra=(("payload", f"/snapshot/run_records/{i}/events/{len(rec['events']) - 1}/sequence"),))
 
@@ -553,8 +594,10 @@ def s_subagent_owner(ctx):
     for i, t in enumerate(ctx.pay["snapshot"]["subagent_tasks"]):
         parent = t["parent_session_id"]
         if parent and parent != sid:
-            yield Violation(f"subagent task {q(t['task_id'])} at record {i} belongs to parent session {q(parent)}, but snapshot belongs to session {q(sid)}",
-                            "payload", f"/snapshot/subagent_tasks/{i}/parent_session_id", expected=sid, actual=parent, order=(i,))
+            at = f"/snapshot/subagent_tasks/{i}/parent_session_id"
+            yield Violation(fmt("subagent task {} at record {} belongs to parent session {}, but snapshot belongs to session {}",
+                                qv(t["task_id"], f"/snapshot/subagent_tasks/{i}/task_id"), i, qv(parent, at), qv(sid, _SID)),
+                            "payload", at, expected=nv(sid, _SID), actual=parent, order=(i,))
 
 
 @check("P-SESSION-ID")
@@ -574,7 +617,7 @@ def e_encoding(ctx):
     try:
         ctx.canonical
     except TypeError as e:  # pragma: no cover - serialization of decoded values is total
-        yield Violation(str(e))
+        yield Violation(ours(type(e).__name__))
 
 
 @check("P-CANONICAL")
@@ -589,8 +632,8 @@ def p_canonical(ctx):
     except (MemoryError, RecursionError) as e:  # the verdict stands; only the explanation is lost
         offset = _first_difference(ctx.payload, ctx.canonical)
         yield Violation(_msg("P-CANONICAL"), "payload", "", offset=offset,
-                        notes=(f"first differing byte: offset {offset}",
-                               f"the detailed explanation could not be computed ({type(e).__name__})"))
+                        notes=(fmt("first differing byte: offset {}", offset),
+                               ours(f"the detailed explanation could not be computed ({type(e).__name__})")))
         return
     primary = diag.primary
     # A difference inside a value points at that value; whitespace points at its byte.
@@ -607,10 +650,10 @@ def l_evidence_ids(ctx):
     lr = ctx.lr
     if not is_valid_id(lr["session_id"]):
         yield Violation("logical-resume session_id is empty, unbounded, or contains control characters", "payload",
-                        "/logical_resume/session_id", actual=q(lr["session_id"]), order=(0,))
+                        "/logical_resume/session_id", actual=qv(lr["session_id"], "/logical_resume/session_id"), order=(0,))
     if not is_valid_id(lr["run_id"]):
         yield Violation("logical-resume source_run_id is empty, unbounded, or contains control characters", "payload",
-                        "/logical_resume/run_id", actual=q(lr["run_id"]), order=(1,))
+                        "/logical_resume/run_id", actual=qv(lr["run_id"], "/logical_resume/run_id"), order=(1,))
 
 
 @check("L-TURN-REPR")
@@ -635,9 +678,17 @@ def _descriptor_violation(rule_id, ctx, expected, actual, prefix):
     if not diffs:
         return
     p, e, a = diffs[0]
-    notes = tuple(f"{ptr}: descriptor has {_short(av)}, payload gives {_short(ev)}" for ptr, ev, av in diffs)
-    yield Violation(_msg(rule_id), "descriptor", p if a is not None else prefix, expected=_short(e), actual=_short(a),
-                    notes=notes)
+    # the pointers are the descriptor's own field names (it decoded: no unknown key); the values are
+    # the descriptor's (actual) and those rebuilt from the payload (expected) for the same place
+    notes = tuple(fmt("{}: descriptor has {}, payload gives {}", ours(ptr), _dv(av, ptr), _dv(ev, ptr))
+                  for ptr, ev, av in diffs)
+    yield Violation(_msg(rule_id), "descriptor", p if a is not None else prefix, expected=_dv(e, p),
+                    actual=_dv(a, p), notes=notes)
+
+
+def _dv(v, pointer: str) -> Text:
+    """A descriptor field's value (stated, or rebuilt from the payload) as printed by :func:`_short`."""
+    return ours("absent") if v is None else fv(v, "descriptor", pointer, form=_short)
 
 
 @check("X-DESCRIPTOR")

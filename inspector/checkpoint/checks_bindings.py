@@ -22,8 +22,10 @@ from .context import NotApplicable, json_equal
 from .jsontext import SerdeError
 from .runevents import RunEvents, for_context, read_runs
 from .schema import TOOL_RESULT_EVIDENCE, TOOL_RESULT_TRANSFORM_BINDING
+from .slotted import KEY, RELATIVE, Text, fmt, ours, rebased, slots_of
 from .typed import decode_value
 from .typed import rust_debug_str as q
+from .checks import _SID, nv, qv
 
 # -- one walk over the snapshot computes every binding rule's violations -------------------------
 _RULES = ("S-DURABLE-VALID", "S-DURABLE-TENANT", "S-DURABLE-PRINCIPAL", "S-COGNITIVE", "S-RUN-COGNITIVE",
@@ -32,9 +34,15 @@ _RULES = ("S-DURABLE-VALID", "S-DURABLE-TENANT", "S-DURABLE-PRINCIPAL", "S-COGNI
           "S-TOOLEND-EVIDENCE-PARSE", "S-TOOLEND-EVIDENCE-MISMATCH")
 
 
-def _at(message: str, base: str, problem: Problem, order=(), extra=()) -> Violation:
-    return Violation(message, "payload", base + problem.pointer, expected=problem.expected, actual=problem.actual,
-                     order=order, extra=extra)
+def _at(message: Text, base: str, problem: Problem, order=(), extra=()) -> Violation:
+    """The violation of a binding ``problem`` found in the binding at ``base``: the problem's
+    relative slots placed under ``base``."""
+    return Violation(rebased(message, "payload", base), "payload", base + problem.pointer,
+                     expected=problem.expected, actual=problem.actual, order=order, extra=extra)
+
+
+def _run_id(run, i: int) -> Text:
+    return qv(run, f"/snapshot/run_records/{i}/snapshot/id")
 
 
 def _analysis(ctx) -> dict:
@@ -69,8 +77,8 @@ def _analyse(snapshot: dict, run_events: list[RunEvents] | None = None) -> dict:
             p = None if value is None else validate(value)
             problems.append(p)
             if p is not None:
-                out[rule].append(_at(f"run {q(run)} at record {i} has an invalid {what} binding: {p.error}",
-                                     f"{base}/snapshot/{key}", p, (i, step)))
+                out[rule].append(_at(fmt("run {} at record {} has an invalid {} binding: {}", _run_id(run, i), i,
+                                         ours(what), p.error), f"{base}/snapshot/{key}", p, (i, step)))
         b = run_snapshot.get("cognitive_package_binding")
         legacy = None  # a legacy run's first valid cognitive binding
         events = read.events
@@ -94,7 +102,7 @@ def _session_rules(session: dict, out: dict) -> None:
         base = "/snapshot/session/durable_memory_binding"
         if p is not None:
             out["S-DURABLE-VALID"].append(_at(
-                f"session snapshot {q(sid)} has an invalid durable-memory binding: {p.error}", base, p))
+                fmt("session snapshot {} has an invalid durable-memory binding: {}", qv(sid, _SID), p.error), base, p))
         else:
             for rule, key, name in (("S-DURABLE-TENANT", "tenant_id", "tenantId"),
                                     ("S-DURABLE-PRINCIPAL", "principal", "principalId")):
@@ -104,14 +112,16 @@ def _session_rules(session: dict, out: dict) -> None:
                     here = f"/snapshot/session/{key}" if got is not None else f"{base}/namespace/{name}"
                     other = f"{base}/namespace/{name}" if got is not None else f"/snapshot/session"
                     out[rule].append(Violation(
-                        f"session snapshot {q(sid)} {what} identity does not match its durable-memory binding",
-                        "payload", here, expected=q(want), actual="absent" if got is None else q(got),
+                        fmt("session snapshot {} {} identity does not match its durable-memory binding", qv(sid, _SID),
+                            ours(what)),
+                        "payload", here, expected=qv(want, f"{base}/namespace/{name}"),
+                        actual=ours("absent") if got is None else qv(got, here),
                         extra=(("payload", other),)))
     c = session.get("cognitive_package_binding")
     p = None if c is None else cognitive_binding_problem(c)
     if p is not None:
         out["S-COGNITIVE"].append(_at(
-            f"session snapshot {q(sid)} has an invalid cognitive package binding: {p.error}",
+            fmt("session snapshot {} has an invalid cognitive package binding: {}", qv(sid, _SID), p.error),
             "/snapshot/session/cognitive_package_binding", p))
 
 
@@ -135,22 +145,24 @@ def _cognitive_event(out, run, i, j, binding, run_binding, run_problem, legacy, 
         p = cognitive_binding_problem(binding)
     if p is not None:
         out["S-EVENT-COGNITIVE-VALID"].append(_at(
-            f"run {q(run)} event {j} has an invalid cognitive package binding: {p.error}",
+            fmt("run {} event {} has an invalid cognitive package binding: {}", _run_id(run, i), j, p.error),
             f"{base}/events/{j}/event/binding", p, (i, 4, j, 1)))
         return legacy
     if same:
         return legacy
     if run_binding is not None:
         rule, expected, other = ("S-EVENT-COGNITIVE-RUN", run_binding, f"{base}/snapshot/cognitive_package_binding")
-        message = f"run {q(run)} event {j} carries a cognitive generation different from its admitted Run binding"
+        message = fmt("run {} event {} carries a cognitive generation different from its admitted Run binding",
+                      _run_id(run, i), j)
     elif legacy is None:
         return (j, binding)
     else:
         rule, expected, other = ("S-EVENT-COGNITIVE-LEGACY", legacy[1], f"{base}/events/{legacy[0]}/event/binding")
-        message = f"legacy run {q(run)} event {j} changes cognitive generation within one Run"
+        message = fmt("legacy run {} event {} changes cognitive generation within one Run", _run_id(run, i), j)
     field = _first_difference(expected, binding)
     out[rule].append(Violation(message, "payload", f"{base}/events/{j}/event/binding" + field,
-                               expected=_leaf(expected, field), actual=_leaf(binding, field), order=(i, 4, j, 2),
+                               expected=_leaf(expected, field), expected_at=("payload", other + field),
+                               actual=_leaf(binding, field), order=(i, 4, j, 2),
                                extra=(("payload", other + field),)))
     return legacy
 
@@ -195,8 +207,8 @@ class _ToolEnds:
         self.policy_digest = None  # transform_policy_digest(policy), once a binding gets that far
         self.problems: dict[tuple, Problem | None] = {}
 
-    def head(self, run, j) -> str:
-        return f"run {q(run)} event {j} in session {q(self.sid)}"
+    def head(self, run, i, j) -> Text:
+        return fmt("run {} event {} in session {}", _run_id(run, i), j, qv(self.sid, _SID))
 
     def parse(self, rule_id: str, t, key: str, what: str, metadata: dict, run, i, j, run_base: str, step: int):
         """``serde_json::from_value`` of ``metadata[key]`` for an S-TOOLEND-*-PARSE rule: the typed value, or
@@ -206,7 +218,7 @@ class _ToolEnds:
             return decode_value(t, metadata[key])
         except SerdeError as e:
             self.out[rule_id].append(Violation(
-                f"{self.head(run, j)} has malformed {what}: {e.message}", "payload",
+                fmt("{} has malformed {}: {}", self.head(run, i, j), ours(what), e.message), "payload",
                 f"{run_base}/events/{j}/event/metadata/{key}" + _field_of(e), expected=f"a {t.name} object",
                 actual=e.message, order=(i, 4, j, step)))
             return None
@@ -228,14 +240,15 @@ class _ToolEnds:
             extra = (("payload", "/snapshot/session/config/tool_result_transform_policy"),) \
                 if p.pointer == "/policy_digest" else ()
             out["S-TOOLEND-BINDING-INVALID"].append(_at(
-                f"{self.head(run, j)} has invalid Tool result transform binding: {p.error}",
+                fmt("{} has invalid Tool result transform binding: {}", self.head(run, i, j), p.error),
                 f"{run_base}/events/{j}/event/metadata/{TRANSFORM_BINDING_KEY}", p, (i, 4, j, 4), extra))
             return
         if EVIDENCE_KEY not in metadata:
             base = f"{run_base}/events/{j}/event/metadata"
             out["S-TOOLEND-EVIDENCE-MISSING"].append(Violation(
-                f"{self.head(run, j)} has a Tool result transform binding without Tool result evidence", "payload",
-                base, expected=f"a key {EVIDENCE_KEY!r} beside {TRANSFORM_BINDING_KEY!r}", actual="absent",
+                fmt("{} has a Tool result transform binding without Tool result evidence", self.head(run, i, j)),
+                "payload", base, expected=f"a key {EVIDENCE_KEY!r} beside {TRANSFORM_BINDING_KEY!r}",
+                actual=ours("absent"),
                 order=(i, 4, j, 5), extra=(("payload", f"{base}/{TRANSFORM_BINDING_KEY}"),)))
             return
         evidence = self.parse("S-TOOLEND-EVIDENCE-PARSE", TOOL_RESULT_EVIDENCE, EVIDENCE_KEY, "Tool result evidence",
@@ -250,17 +263,18 @@ class _ToolEnds:
             return
         base = f"{run_base}/events/{j}/event/metadata"
         out["S-TOOLEND-EVIDENCE-MISMATCH"].append(Violation(
-            f"{self.head(run, j)} has Tool result evidence that does not match its transform binding", "payload",
-            f"{base}/{EVIDENCE_KEY}" + (field if got is not None else ""), expected=want,
-            actual="absent" if got is None else got, order=(i, 4, j, 7),
+            fmt("{} has Tool result evidence that does not match its transform binding", self.head(run, i, j)),
+            "payload", f"{base}/{EVIDENCE_KEY}" + (field if got is not None else ""),
+            expected=want if field == "/schema" else nv(want, f"{base}/{TRANSFORM_BINDING_KEY}/transform_algorithm"),
+            actual=ours("absent") if got is None else got, order=(i, 4, j, 7),
             extra=(("payload", f"{base}/{TRANSFORM_BINDING_KEY}/transform_algorithm"),)))
 
 
 def _field_of(e: SerdeError) -> str:
     """``/key`` for an ``unknown field `key``` error (the key is there to point at), else ``""``."""
     m = e.message
-    if m.startswith("unknown field `"):
-        key = m[len("unknown field `"):].split("`", 1)[0]
+    if m.startswith("unknown field `"):  # the key is the message's key slot (never parsed back from the text)
+        key = next(s.value for s in slots_of(m) if s.role == KEY)
         return "/" + key.replace("~", "~0").replace("/", "~1")
     return ""
 
@@ -303,5 +317,6 @@ def l_capability_valid(ctx):
     b = lr.get("capability_binding")
     p = None if b is None else capability_binding_problem(b)
     if p is not None:
-        yield _at(f"loop checkpoint for run {lr['run_id']} has an invalid capability binding: {p.error}",
+        yield _at(fmt("loop checkpoint for run {} has an invalid capability binding: {}",
+                      nv(lr["run_id"], "/logical_resume/run_id"), p.error),
                   "/logical_resume/capability_binding", p)

@@ -7,9 +7,11 @@ with the reference's verbatim message, or raises :class:`~.context.NotApplicable
 
 from __future__ import annotations
 
-from .checks import Violation, _eq, _msg, _runs, _short, _sid, check
+from .checks import _SID, Violation, _eq, _msg, _runs, _short, _sid, check, nv, qv
 from .context import json_equal
-from .typed import rust_debug_str as q
+from .slotted import fmt, ours, value as fv
+
+_RUN_ID = "/logical_resume/run_id"
 
 
 @check("L-SCHEMA")
@@ -23,7 +25,9 @@ def l_loadable_version(ctx):
     """L-LOADABLE-VERSION: Loop checkpoint is not from a future version (FORMAT.md 6.4). Yields a Violation per failure."""
     lr = ctx.lr
     if lr["schema_version"] > 1:
-        yield Violation(f"loop checkpoint for run {lr['run_id']} has schema version {lr['schema_version']} but this build supports at most 1; refusing to resume from an incompatible future checkpoint",
+        yield Violation(fmt("loop checkpoint for run {} has schema version {} but this build supports at most 1; "
+                            "refusing to resume from an incompatible future checkpoint",
+                            nv(lr["run_id"], _RUN_ID), nv(lr["schema_version"], "/logical_resume/schema_version")),
                         "payload", "/logical_resume/schema_version", expected="<= 1", actual=lr["schema_version"])
 
 
@@ -39,8 +43,9 @@ def l_owner(ctx):
     """L-OWNER: Loop checkpoint belongs to the snapshot's session (FORMAT.md 6.4). Yields a Violation per failure."""
     lr, sid = ctx.lr, _sid(ctx)
     if lr["session_id"] != sid:
-        yield Violation(f"loop checkpoint ownership mismatch for run {q(lr['run_id'])}: current session is {q(sid)}, payload belongs to {q(lr['session_id'])}",
-                        "payload", "/logical_resume/session_id", expected=sid, actual=lr["session_id"],
+        yield Violation(fmt("loop checkpoint ownership mismatch for run {}: current session is {}, payload belongs to {}",
+                            qv(lr["run_id"], _RUN_ID), qv(sid, _SID), qv(lr["session_id"], "/logical_resume/session_id")),
+                        "payload", "/logical_resume/session_id", expected=nv(sid, _SID), actual=lr["session_id"],
                         extra=(("payload", "/snapshot/session/id"),))
 
 
@@ -65,7 +70,8 @@ def l_source_run(ctx):
     run = ctx.lr["run_id"]
     i, _rec = _source(ctx)
     if i is None:
-        yield Violation(f"logical resume source run {q(run)} is absent from the same Session snapshot", "payload",
+        yield Violation(fmt("logical resume source run {} is absent from the same Session snapshot", qv(run, _RUN_ID)),
+                        "payload",
                         "/logical_resume/run_id", actual=run,
                         expected="a run record with this id in /snapshot/run_records")
 
@@ -75,7 +81,7 @@ def l_source_terminal(ctx):
     """L-SOURCE-TERMINAL: Source run is not terminal (FORMAT.md 6.4). Yields a Violation per failure."""
     i, rec = _source(ctx)
     if rec is not None and rec["snapshot"]["status"] in ("completed", "failed", "cancelled"):
-        yield Violation(f"logical resume source run {q(ctx.lr['run_id'])} is already terminal", "payload",
+        yield Violation(fmt("logical resume source run {} is already terminal", qv(ctx.lr["run_id"], _RUN_ID)), "payload",
                         f"/snapshot/run_records/{i}/snapshot/status", expected="created, planning, executing or verifying",
                         actual=rec["snapshot"]["status"])
 
@@ -89,9 +95,11 @@ def l_cognitive_match(ctx):
     a = ctx.pay["snapshot"]["session"].get("cognitive_package_binding")
     b = rec["snapshot"].get("cognitive_package_binding")
     if not json_equal(a, b):
-        yield Violation(f"logical resume source run {q(ctx.lr['run_id'])} and its portable Session snapshot carry different cognitive authorities",
-                        "payload", f"/snapshot/run_records/{i}/snapshot/cognitive_package_binding",
-                        expected=_short(a), actual=_short(b), extra=(("payload", "/snapshot/session/cognitive_package_binding"),))
+        here = f"/snapshot/run_records/{i}/snapshot/cognitive_package_binding"
+        yield Violation(fmt("logical resume source run {} and its portable Session snapshot carry different cognitive "
+                            "authorities", qv(ctx.lr["run_id"], _RUN_ID)),
+                        "payload", here, expected=_sv(a, "/snapshot/session/cognitive_package_binding"), actual=_sv(b, here),
+                        extra=(("payload", "/snapshot/session/cognitive_package_binding"),))
 
 
 @check("L-CAPABILITY-MATCH")
@@ -103,6 +111,14 @@ def l_capability_match(ctx):
     a = rec["snapshot"].get("capability_binding")
     b = ctx.lr.get("capability_binding")
     if not json_equal(a, b):
-        yield Violation(f"logical resume source run {q(ctx.lr['run_id'])} and its checkpoint carry different capability generations",
-                        "payload", "/logical_resume/capability_binding", expected=_short(a), actual=_short(b),
+        yield Violation(fmt("logical resume source run {} and its checkpoint carry different capability generations",
+                            qv(ctx.lr["run_id"], _RUN_ID)),
+                        "payload", "/logical_resume/capability_binding",
+                        expected=_sv(a, f"/snapshot/run_records/{i}/snapshot/capability_binding"),
+                        actual=_sv(b, "/logical_resume/capability_binding"),
                         extra=(("payload", f"/snapshot/run_records/{i}/snapshot/capability_binding"),))
+
+
+def _sv(v, pointer: str):
+    """A payload value at ``pointer`` printed as :func:`.checks._short` does (one slot; ``absent``: ours)."""
+    return ours("absent") if v is None else fv(v, "payload", pointer, form=_short)

@@ -24,6 +24,7 @@ from .hazards import (
 )
 from .generation import newer_summary
 from .jsontext import Node, SerdeError, parse_value
+from .slotted import POINTER, fmt, ours, value as _fv
 
 __all__ = ["Difference", "CanonicalDiagnosis", "diagnose_canonical", "first_difference", "class_text"]
 
@@ -180,25 +181,31 @@ def _diagnose(ctx) -> CanonicalDiagnosis:
         expected, actual = primary.expected, primary.actual
     else:
         expected, actual = _snippet(canon, offset), _snippet(data, offset)
+    # snippets of the file and of its re-encoding, or a difference's own values: of no one place
+    expected = None if expected is None else _fv(expected)
+    actual = None if actual is None else _fv(actual)
     diag = CanonicalDiagnosis(offset, primary.pointer if primary else "", expected, actual, diffs)
     diag.primary = primary
     diag.generation = _generation(ctx) if detailed else None
-    diag.notes.append(f"first differing byte: offset {offset}")
+    diag.notes.append(ours(f"first differing byte: offset {offset}"))
     if not detailed:
-        diag.notes.append(f"the file is over {DETAIL_LIMIT >> 20} MiB: only whitespace differences are classified")
+        diag.notes.append(ours(f"the file is over {DETAIL_LIMIT >> 20} MiB: only whitespace differences are classified"))
     for kind in diag.classes:
         first = next(d for d in diffs if d.kind == kind)
         count = sum(1 for d in diffs if d.kind == kind)
-        where = f" at {first.pointer}" if first.pointer else ""
+        # the class, offsets and counts are ours; the pointer is the file's (its keys judged as keys);
+        # a difference's own sentence quotes the file's keys and spellings: a value of no one place
+        where = fmt(" at {}", _fv(first.pointer, "payload", first.pointer, role=POINTER)) if first.pointer else ""
         places = f"{count}{'+' if diag_more and kind in ('whitespace', 'crlf') else ''} places"
-        detail = "" if first.text == _CLASS_TEXT[kind] or first.kind in ("whitespace", "crlf") else f"; {first.text}"
-        diag.notes.append(f"{_CLASS_TEXT[kind]}: first at byte {first.offset}{where}"
+        detail = "" if first.text == _CLASS_TEXT[kind] or first.kind in ("whitespace", "crlf") else \
+            fmt("; {}", _fv(first.text))
+        diag.notes.append(ours(f"{_CLASS_TEXT[kind]}: first at byte {first.offset}") + where
                           + (f" ({places})" if count > 1 else "") + detail)
     if diag.generation:
-        diag.notes.append(diag.generation)
+        diag.notes.append(ours(diag.generation))
     newer = newer_summary(diffs)
     if newer:
-        diag.notes.append(newer)
+        diag.notes.append(ours(newer))
     diag.notes.extend(unreproducible_order_notes(ctx.pay))
     return diag
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .slotted import fmt, join, ours, value as _fv
+
 __all__ = ["struct_name", "f32_field", "newer_field", "is_yolo_lanes", "is_permission_rule", "is_task",
            "is_cost_timestamp", "timestamp_change", "unreproducible_order_notes", "RELEASES", "REFERENCE_RELEASE"]
 
@@ -229,10 +231,10 @@ def unreproducible_order_notes(pay: dict) -> list[str]:
         for part in pointer.strip("/").split("/"):
             node = node[part]
         what = "(ConfirmationPolicy.yolo_lanes) holds {} lanes" if is_yolo_lanes(pointer) else "holds {} elements"
-        notes.append(
-            f"order not reproducible: {pointer} {what.format(len(node))} "
-            f"({', '.join(map(str, node))}): A3S Code writes this hash set in an order it cannot reproduce itself "
+        notes.append(fmt(
+            "order not reproducible: {} {} ({}): A3S Code writes this hash set in an order it cannot reproduce itself "
             "when it reads the artifact back, so the reference accepts or rejects these same bytes (P-CANONICAL) "
             "at random from one run to the next; this verdict keeps the order as written, and a rejection for "
-            "this reason is not tampering")
+            "this reason is not tampering", _fv(pointer, "payload", pointer, role="pointer"),
+            ours(what.format(len(node))), join(", ", [_fv(x, "payload", f"{pointer}/{i}") for i, x in enumerate(node)])))
     return notes

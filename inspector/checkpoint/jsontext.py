@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 from json.decoder import scanstring as _scanstring
 
+from .slotted import Text
 from .jsonnumber import EOF_VALUE, INVALID_NUMBER, NUMBER_OUT_OF_RANGE, NumberReader
 
 __all__ = [
@@ -103,7 +104,10 @@ class SerdeError(Exception):
 
     def __init__(self, message: str, index: int | None = None, category: str = DATA, offset: int | None = None):
         super().__init__(message)
-        self.message = message
+        #: a :class:`~.slotted.Text`: the value-quoting texts are built with their slots in
+        #: :mod:`.serde_errors`; every other serde text (syntax, missing or duplicate field of the
+        #: schema, lengths) is serde's own wording
+        self.message = message if isinstance(message, Text) else Text(message)
         self.index = index
         self.offset = offset
         self.category = category
@@ -120,9 +124,14 @@ class SerdeError(Exception):
         return self
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self):
+        """The message with serde_json's position suffix (``… at line L column C``); a
+        :class:`~.slotted.Text` (its slots kept) when the message is one."""
         if self.line == 0:
             return self.message
-        return f"{self.message} at line {self.line} column {self.column}"
+        return self.message + f" at line {self.line} column {self.column}"
 
 
 def _category(message: str) -> str:

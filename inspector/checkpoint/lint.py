@@ -39,6 +39,7 @@ from operator import gt, sub
 
 from .report import Location
 from .runevents import RunEvents, read_runs
+from .slotted import fmt, join, ours, value as _fv
 
 __all__ = ["LintFinding", "LINT_KINDS", "lint_payload", "MAX_PER_KIND"]
 
@@ -162,19 +163,23 @@ def _block(base: str, at: tuple) -> str:
 
 
 def _duplicate(cid, where, base, at, first):
-    return (f"Tool call id {cid!r} is used by two tool calls in {where}; a result cannot say which call it answers.",
+    return (fmt("Tool call id {} is used by two tool calls in {}; a result cannot say which call it answers.",
+                _fv(cid, "payload", _block(base, at) + "/id", form=repr), ours(where)),
             [_block(base, at), _block(base, first)])
 
 
 def _orphan(rid, where, base, at):
-    return (f"This tool result answers tool call {rid!r}, but no earlier message in {where} makes that call; "
-            f"model APIs reject a result without its call.", [_block(base, at)])
+    return (fmt("This tool result answers tool call {}, but no earlier message in {} makes that call; "
+                "model APIs reject a result without its call.",
+                _fv(rid, "payload", _block(base, at) + "/tool_use_id", form=repr), ours(where)), [_block(base, at)])
 
 
 def _unanswered(cid, name, in_loop, base, at):
     end = "before the resume boundary" if in_loop else "in the session"
-    return (f"Tool call {cid!r} ({name}) has no result {end}; the conversation is not at a completed tool round, "
-            f"and model APIs reject a call without its result.", [_block(base, at)])
+    return (fmt("Tool call {} ({}) has no result {}; the conversation is not at a completed tool round, "
+                "and model APIs reject a call without its result.",
+                _fv(cid, "payload", _block(base, at) + "/id", form=repr), _fv(name, "payload", _block(base, at) + "/name"),
+                ours(end)), [_block(base, at)])
 
 
 def _boundary_findings(found: dict, lr: dict, runs: list) -> None:
@@ -205,11 +210,13 @@ def _boundary_findings(found: dict, lr: dict, runs: list) -> None:
         pointers.append(f"/snapshot/run_records/{r}")
     if seen < turn and events[0].get("sequence", 0) > 0 and last_end is None:
         return  # the early events were not retained: nothing to contradict
-    recorded = "no turn_end event" if last_end is None else f"turn_end events up to turn {seen}"
+    recorded = ours("no turn_end event") if last_end is None else fmt(
+        "turn_end events up to turn {}", _fv(seen, "payload", f"/snapshot/run_records/{r}/events/{last_end[1]}/event/turn"))
     found["boundary-rounds"].append((False, _given, (
-        f"The loop checkpoint says {turn} tool round(s) were completed, but source run {run_id!r} recorded "
-        f"{recorded} by checkpoint_ms; the resume would continue from a different point than the run's "
-        f"events show.", pointers)))
+        fmt("The loop checkpoint says {} tool round(s) were completed, but source run {} recorded "
+            "{} by checkpoint_ms; the resume would continue from a different point than the run's "
+            "events show.", _fv(turn, "payload", _LR + "/turn"), _fv(run_id, "payload", _LR + "/run_id", form=repr),
+            recorded), pointers)))
 
 
 def _given(text: str, pointers: list) -> tuple:
@@ -218,8 +225,11 @@ def _given(text: str, pointers: list) -> tuple:
 
 def _gap(rec, r, e, prev, seq):
     rid = (rec.get("snapshot") or {}).get("id")
-    return (f"Run {rid!r} goes from event {prev} to event {seq}: {seq - prev - 1} event(s) in between are missing, "
-            f"so what happened there cannot be seen.",
+    return (fmt("Run {} goes from event {} to event {}: {} event(s) in between are missing, "
+                "so what happened there cannot be seen.",
+                _fv(rid, "payload", f"/snapshot/run_records/{r}/snapshot/id", form=repr),
+                _fv(prev, "payload", f"/snapshot/run_records/{r}/events/{e - 1}/sequence"),
+                _fv(seq, "payload", f"/snapshot/run_records/{r}/events/{e}/sequence"), seq - prev - 1),
             [f"/snapshot/run_records/{r}/events/{e}/sequence", f"/snapshot/run_records/{r}/events/{e - 1}/sequence"])
 
 
@@ -263,14 +273,21 @@ def _event_findings(found: dict, session: dict, lr: dict | None, runs: list, run
                     stated = _usage(lr.get("total_usage"))
                     if summed != stated:
                         out.append((False, _given, (
-                            f"The loop checkpoint's total_usage (prompt/completion/total "
-                            f"{'/'.join(map(str, stated))}) differs from the sum of the source run's turn_end "
-                            f"usage for rounds 1..{lr['turn']} ({'/'.join(map(str, summed))}).",
+                            fmt("The loop checkpoint's total_usage (prompt/completion/total {}) differs from the "
+                                "sum of the source run's turn_end usage for rounds 1..{} ({}).",
+                                _usage_text(stated, _LR + "/total_usage"), _fv(lr["turn"], "payload", _LR + "/turn"),
+                                ours("/".join(map(str, summed)))),
                             [_LR + "/total_usage", f"/snapshot/run_records/{r}"])))
                 break
     stated = _usage(session.get("total_usage"))
     if any(stated[k] < total[k] for k in range(3)):
         out.append((False, _given, (
-            f"The session's total_usage (prompt/completion/total {'/'.join(map(str, stated))}) is smaller "
-            f"than the usage its runs' turn_end events record ({'/'.join(map(str, total))}); a counter was "
-            f"reset or events belong to another session.", ["/snapshot/session/total_usage"])))
+            fmt("The session's total_usage (prompt/completion/total {}) is smaller than the usage its runs' "
+                "turn_end events record ({}); a counter was reset or events belong to another session.",
+                _usage_text(stated, "/snapshot/session/total_usage"), ours("/".join(map(str, total)))),
+            ["/snapshot/session/total_usage"])))
+
+
+def _usage_text(stated: tuple, pointer: str):
+    """``prompt/completion/total`` of a usage object at ``pointer`` (each number a slot)."""
+    return join("/", [_fv(v, "payload", f"{pointer}/{k}") for k, v in zip(_USAGE_KEYS, stated)])

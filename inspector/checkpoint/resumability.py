@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .report import Location
+from .slotted import fmt, ours, value as _fv
 
 __all__ = ["Resumability", "Reason", "Unknown", "decide", "RESUMABLE", "NOT_RESUMABLE", "CANNOT_DECIDE"]
 
@@ -88,23 +89,29 @@ class Resumability:
 def _host_unknowns(lr: dict | None, pay: dict | None) -> list[Unknown]:
     run = lr.get("run_id") if lr else None
     out = [Unknown("source-run-live-status",
-                   f"whether source run {run!r} is still non-terminal in the host's run store (the artifact "
-                   f"records it as it was when exported)" if run else
-                   "whether the source run is still non-terminal in the host's run store")]
+                   fmt("whether source run {} is still non-terminal in the host's run store (the artifact "
+                       "records it as it was when exported)", _fv(run, "payload", "/logical_resume/run_id", form=repr))
+                   if run else ours("whether the source run is still non-terminal in the host's run store"))]
     session = ((pay or {}).get("snapshot") or {}).get("session") or {}
     if session.get("cognitive_package_binding") is not None:
         b = session["cognitive_package_binding"] or {}
-        what = f" ({b.get('packageId')} {b.get('packageVersion')}, lifecycle generation {b.get('lifecycleGeneration')})"
+        at = "/snapshot/session/cognitive_package_binding"
+        what = fmt(" ({} {}, lifecycle generation {})", _fv(b.get("packageId"), "payload", at + "/packageId"),
+                   _fv(b.get("packageVersion"), "payload", at + "/packageVersion"),
+                   _fv(b.get("lifecycleGeneration"), "payload", at + "/lifecycleGeneration"))
         out.append(Unknown("host-cognitive-generation",
                            "whether the host still serves the cognitive package generation bound here" + what))
     else:
         out.append(Unknown("host-cognitive-generation",
-                           "whether the host runs without a cognitive package binding, as this session did"))
+                           ours("whether the host runs without a cognitive package binding, as this session did")))
     if lr and lr.get("capability_binding") is not None:
         cb = lr["capability_binding"] or {}
         use = cb.get("useGeneration") or {}
-        what = f" (code catalog generation {cb.get('codeCatalogGeneration')}"
-        what += f", use generation {use.get('generation')})" if use else ")"
+        at = "/logical_resume/capability_binding"
+        what = fmt(" (code catalog generation {}", _fv(cb.get("codeCatalogGeneration"), "payload",
+                                                         at + "/codeCatalogGeneration"))
+        what += fmt(", use generation {})", _fv(use.get("generation"), "payload", at + "/useGeneration/generation")) \
+            if use else ")"
         out.append(Unknown("host-capability-generation",
                            "whether the host's run capability generation is still the one bound to the loop "
                            "checkpoint" + what))
@@ -133,7 +140,7 @@ def decide(report, pay: dict | None, lint: list) -> Resumability:
     if pay is None and report.has_payload:
         # a payload that does not decode has a root cause; without one the engine was inconclusive
         return Resumability(CANNOT_DECIDE, (Reason("artifact", "inconclusive",
-                                                   "an internal error left rules unevaluated"),), (), None)
+                                                   ours("an internal error left rules unevaluated")),), (), None)
     if pay is None:  # descriptor only
         try:
             has_lr = report.for_rule("DL-SCHEMA").verdict.value != "not_applicable"
@@ -141,17 +148,17 @@ def decide(report, pay: dict | None, lint: list) -> Resumability:
             has_lr = True
         if not has_lr:
             return Resumability(NOT_RESUMABLE, (Reason("artifact", "no-loop-checkpoint",
-                                                       "the descriptor has no logical_resume evidence: the "
+                                                       ours("the descriptor has no logical_resume evidence: the "
                                                        "checkpoint holds no tool-round boundary to resume a run "
-                                                       "from"),), (), None)
+                                                       "from")),), (), None)
         return Resumability(CANNOT_DECIDE, (Reason("artifact", "no-payload",
-                                                   "only the descriptor was given: the loop checkpoint itself is "
-                                                   "in the payload"),), tuple(_host_unknowns(None, None)), None)
+                                                   ours("only the descriptor was given: the loop checkpoint itself is "
+                                                   "in the payload")),), tuple(_host_unknowns(None, None)), None)
     if lr is None:
         return Resumability(NOT_RESUMABLE, (Reason("artifact", "no-loop-checkpoint",
-                                                   "the payload has no loop checkpoint (logical_resume): it restores "
+                                                   ours("the payload has no loop checkpoint (logical_resume): it restores "
                                                    "the session, but holds no tool-round boundary to continue a run "
-                                                   "from", Location("payload", "", None)),),
+                                                   "from"), Location("payload", "", None)),),
                             (), not report.internal_errors)
     blocking = [f for f in lint if f.blocks_resume]
     if blocking:
@@ -161,9 +168,9 @@ def decide(report, pay: dict | None, lint: list) -> Resumability:
     unknowns = _host_unknowns(lr, pay)
     if report.internal_errors:
         return Resumability(CANNOT_DECIDE, (Reason("artifact", "inconclusive",
-                                                   "an internal error left rules unevaluated"),), tuple(unknowns), None)
+                                                   ours("an internal error left rules unevaluated")),), tuple(unknowns), None)
     if not report.has_descriptor:
         return Resumability(CANNOT_DECIDE, (Reason("artifact", "no-descriptor",
-                                                   "only the payload was given: the import also checks it against "
-                                                   "its descriptor (sizes, digests, evidence)"),), tuple(unknowns), True)
+                                                   ours("only the payload was given: the import also checks it against "
+                                                   "its descriptor (sizes, digests, evidence)")),), tuple(unknowns), True)
     return Resumability(RESUMABLE, (), tuple(unknowns), True)

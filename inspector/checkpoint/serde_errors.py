@@ -16,6 +16,7 @@ from . import schema as S
 from .canonical import format_f64
 from .jsontext import SerdeError
 from .rust_debug import ESCAPED_RANGES
+from .slotted import KEY, VARIANT, Text, fmt, value as _slot
 
 __all__ = ["widen_f32", "rust_debug_str", "CMap", "INT_RANGES"]
 
@@ -77,44 +78,47 @@ def _one_of(names) -> str:
 
 
 def _unknown_field(key: str, names) -> SerdeError:
+    k = _slot(key, role=KEY)  # the key as read: a slot (serde's text gives no place, only line/column)
     if not names:
-        return SerdeError("unknown field `%s`, there are no fields" % key)
-    return SerdeError("unknown field `%s`, expected %s" % (key, _one_of(names)))
+        return SerdeError(fmt("unknown field `{}`, there are no fields", k))
+    return SerdeError(fmt("unknown field `{}`, expected {}", k, _one_of(names)))
 
 
 def _unknown_variant(v: str, names) -> SerdeError:
+    val = _slot(v, role=VARIANT)
     if not names:
-        return SerdeError("unknown variant `%s`, there are no variants" % v)
-    return SerdeError("unknown variant `%s`, expected %s" % (v, _one_of(names)))
+        return SerdeError(fmt("unknown variant `{}`, there are no variants", val))
+    return SerdeError(fmt("unknown variant `{}`, expected {}", val, _one_of(names)))
 
 
 class CMap(list):
     """serde ``Content::Map``: a list of ``(key, value)`` pairs (duplicates kept)."""
 
 
-def _unexpected(v) -> str:
-    """serde_json's ``JsonUnexpected`` display of a value."""
+def _unexpected(v) -> Text:
+    """serde_json's ``JsonUnexpected`` display of a value, the value itself a slot (of no known
+    place: serde's text gives a line and column only)."""
     if v is None:
-        return "null"
+        return Text("null")
     if v is True or v is False:
-        return "boolean `%s`" % ("true" if v else "false")
+        return fmt("boolean `{}`", _slot(v, form=lambda b: "true" if b else "false"))
     if isinstance(v, int):
-        return "integer `%d`" % v
+        return fmt("integer `{}`", _slot(v, form=lambda i: "%d" % i))
     if isinstance(v, float):
-        return "floating point `%s`" % format_f64(v)
+        return fmt("floating point `{}`", _slot(v, form=format_f64))
     if isinstance(v, str):
-        return "string " + rust_debug_str(v)
+        return "string " + _slot(v, form=rust_debug_str)
     if isinstance(v, list) and not isinstance(v, CMap):
-        return "sequence"
-    return "map"
+        return Text("sequence")
+    return Text("map")
 
 
 def _invalid_type(v, expecting: str) -> SerdeError:
-    return SerdeError("invalid type: %s, expected %s" % (_unexpected(v), expecting))
+    return SerdeError(fmt("invalid type: {}, expected {}", _unexpected(v), expecting))
 
 
 def _invalid_value(v, expecting: str) -> SerdeError:
-    return SerdeError("invalid value: %s, expected %s" % (_unexpected(v), expecting))
+    return SerdeError(fmt("invalid value: {}, expected {}", _unexpected(v), expecting))
 
 
 def _number(t: S.Prim, v):

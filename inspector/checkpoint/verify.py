@@ -10,6 +10,7 @@ first (per-run snapshot rules are ordered run by run, as the reference loops).
 from __future__ import annotations
 
 import gc
+from dataclasses import replace
 
 from .catalogue import catalogue
 from .checks import CHECKS
@@ -25,6 +26,7 @@ from .lint import lint_payload
 from .report import STAGE_BYTES, STAGE_STRUCTURE, DigestRow, Finding, Location, Report, Stage, Verdict
 from .resumability import decide
 from .runevents import for_context as run_events_of
+from .slotted import Text, ours, text_of
 from .views import build_views
 
 __all__ = ["verify", "first_stage", "attach_views"]
@@ -232,11 +234,13 @@ def _evaluate(rule, ctx, findings, internal_errors, per_run_rank) -> Finding | N
     locations += [_location(ctx, s, p, None) for s, p in first.extra]
     notes = list(first.notes)
     if len(keyed) > 1:
-        notes += [f"also: {v.detail}" for v in keyed[1:6]]
+        notes += ["also: " + v.detail for v in keyed[1:6]]
         if len(keyed) > 6:
-            notes.append(f"... and {len(keyed) - 6} more")
+            notes.append(ours(f"... and {len(keyed) - 6} more"))
     return Finding(
-        rule, Verdict.FAIL, first.detail, tuple(locations), _text(first.expected), _text(first.actual),
+        rule, Verdict.FAIL, first.detail, tuple(locations), _text(text_of(first.expected, *first.expected_at) if first.expected_at
+                                               else ours_unless_text(first.expected)),
+        _text(text_of(first.actual, first.source, first.pointer)),
         order=base + tuple(first.order), notes=tuple(notes), occurrences=len(keyed),
     )
 
@@ -289,8 +293,21 @@ def _text(v) -> str | None:
     """A value for display: at most 300 characters (a 5,000-digit number stays readable)."""
     if v is None:
         return None
-    s = str(v)
-    return s if len(s) <= _VALUE_LIMIT else f"{s[:_VALUE_LIMIT - 40]}... ({len(s)} characters in all)"
+    s = v if isinstance(v, Text) else str(v)
+    if len(s) <= _VALUE_LIMIT:
+        return s
+    short = f"{str(s)[:_VALUE_LIMIT - 40]}... ({len(s)} characters in all)"
+    if isinstance(s, Text) and s.slots:  # one value shortened: the slot covers the shortened form
+        return Text(short, (replace(s.slots[0], start=0, end=len(short)),))
+    return Text(short) if isinstance(s, Text) else short
+
+
+def ours_unless_text(v):
+    """An expected value: a :class:`~.slotted.Text` as it is, anything else our words (the checks
+    give values from the files as slots)."""
+    if v is None or isinstance(v, Text):
+        return v
+    return ours(str(v))
 
 
 def _location(ctx, source: str, pointer: str, offset: int | None) -> Location:
