@@ -649,10 +649,10 @@ def l_evidence_ids(ctx):
     """L-EVIDENCE-IDS: Loop checkpoint ids are valid for evidence (FORMAT.md 6.4). Yields a Violation per failure."""
     lr = ctx.lr
     if not is_valid_id(lr["session_id"]):
-        yield Violation("logical-resume session_id is empty, unbounded, or contains control characters", "payload",
+        yield Violation(ours("logical-resume session_id is empty, unbounded, or contains control characters"), "payload",
                         "/logical_resume/session_id", actual=qv(lr["session_id"], "/logical_resume/session_id"), order=(0,))
     if not is_valid_id(lr["run_id"]):
-        yield Violation("logical-resume source_run_id is empty, unbounded, or contains control characters", "payload",
+        yield Violation(ours("logical-resume source_run_id is empty, unbounded, or contains control characters"), "payload",
                         "/logical_resume/run_id", actual=qv(lr["run_id"], "/logical_resume/run_id"), order=(1,))
 
 

@@ -24,7 +24,17 @@ from .hazards import (
 )
 from .generation import newer_summary
 from .jsontext import Node, SerdeError, parse_value
-from .slotted import POINTER, fmt, ours, value as _fv
+from .slotted import KEY, POINTER, Text, fmt, ours, value as _fv
+
+
+def _key(k: str, pointer: str) -> Text:
+    """An object key of the file (printed as Python's repr, as these sentences name keys), a slot."""
+    return _fv(k, "payload", pointer, role=KEY, form=repr)
+
+
+def _val(v, pointer: str, printed: str) -> Text:
+    """A value of the file at ``pointer`` in one of its spellings (``printed``), a slot."""
+    return _fv(v, "payload", pointer, form=lambda _v: printed)
 
 __all__ = ["Difference", "CanonicalDiagnosis", "diagnose_canonical", "first_difference", "class_text"]
 
@@ -149,14 +159,14 @@ def _diagnose(ctx) -> CanonicalDiagnosis:
                 diag_more = True
                 break
             if m.end() == len(data):
-                diffs.append(Difference("trailing-newline", m.start(), "", "whitespace after the document",
-                                        "end of file", repr(ws.decode())))
+                diffs.append(Difference("trailing-newline", m.start(), "", ours("whitespace after the document"),
+                                        ours("end of file"), ours(repr(ws.decode()))))  # whitespace only
             elif b"\r\n" in ws:
-                diffs.append(Difference("crlf", m.start(), "", "CRLF line break between tokens", "no whitespace",
-                                        repr(ws.decode())))
+                diffs.append(Difference("crlf", m.start(), "", ours("CRLF line break between tokens"),
+                                        ours("no whitespace"), ours(repr(ws.decode()))))
             else:
-                diffs.append(Difference("whitespace", m.start(), "", "whitespace between tokens", "no whitespace",
-                                        repr(ws.decode())))
+                diffs.append(Difference("whitespace", m.start(), "", ours("whitespace between tokens"),
+                                        ours("no whitespace"), ours(repr(ws.decode()))))
     detailed = len(data) <= DETAIL_LIMIT
     tree = ctx.pay_tree if detailed else None
     if tree is not None:
@@ -168,8 +178,9 @@ def _diagnose(ctx) -> CanonicalDiagnosis:
             parse_value(data)
         except SerdeError as e:
             diffs.append(Difference("unknown-key-dropped", _skipped_value_start(data, e.offset or 0), "",
-                                    f"an unknown key's value is skipped unvalidated by the reference and is not "
-                                    f"valid JSON data on its own ({e})", "key dropped", f"value rejected: {e.message}"))
+                                    fmt("an unknown key's value is skipped unvalidated by the reference and is not "
+                                        "valid JSON data on its own ({})", e.text()), ours("key dropped"),
+                                    "value rejected: " + e.message))
     diffs.sort(key=lambda d: d.offset)
     primary = None
     for d in diffs:
@@ -182,8 +193,8 @@ def _diagnose(ctx) -> CanonicalDiagnosis:
     else:
         expected, actual = _snippet(canon, offset), _snippet(data, offset)
     # snippets of the file and of its re-encoding, or a difference's own values: of no one place
-    expected = None if expected is None else _fv(expected)
-    actual = None if actual is None else _fv(actual)
+    expected = expected if expected is None or isinstance(expected, Text) else _fv(expected)
+    actual = actual if actual is None or isinstance(actual, Text) else _fv(actual)
     diag = CanonicalDiagnosis(offset, primary.pointer if primary else "", expected, actual, diffs)
     diag.primary = primary
     diag.generation = _generation(ctx) if detailed else None
@@ -198,7 +209,7 @@ def _diagnose(ctx) -> CanonicalDiagnosis:
         where = fmt(" at {}", _fv(first.pointer, "payload", first.pointer, role=POINTER)) if first.pointer else ""
         places = f"{count}{'+' if diag_more and kind in ('whitespace', 'crlf') else ''} places"
         detail = "" if first.text == _CLASS_TEXT[kind] or first.kind in ("whitespace", "crlf") else \
-            fmt("; {}", _fv(first.text))
+            fmt("; {}", first.text if isinstance(first.text, Text) else _fv(first.text))
         diag.notes.append(ours(f"{_CLASS_TEXT[kind]}: first at byte {first.offset}") + where
                           + (f" ({places})" if count > 1 else "") + detail)
     if diag.generation:
@@ -237,7 +248,7 @@ def _walk(data: bytes, root: Node, typed_root, out: list) -> None:
             if isinstance(typed, dict):
                 _object(data, node, typed, pointer, out, stack)
             else:
-                out.append(Difference("value-form", node.start, pointer, "object rewritten by the reference"))
+                out.append(Difference("value-form", node.start, pointer, ours("object rewritten by the reference")))
         elif node.kind == "array":
             if is_yolo_lanes(pointer) and isinstance(typed, list):
                 _yolo(data, node, typed, pointer, out)
@@ -246,11 +257,11 @@ def _walk(data: bytes, root: Node, typed_root, out: list) -> None:
             elif isinstance(typed, dict):
                 name = struct_name(pointer, typed) or "a struct"
                 out.append(Difference("value-form", node.start, pointer,
-                                      f"{name} written as a JSON array: serde reads a sequence into a struct in "
-                                      "field order, the reference writes it back as an object",
-                                      "an object", "an array"))
+                                      ours(f"{name} written as a JSON array: serde reads a sequence into a struct in "
+                                           "field order, the reference writes it back as an object"),
+                                      ours("an object"), ours("an array")))
             else:
-                out.append(Difference("value-form", node.start, pointer, "array rewritten by the reference"))
+                out.append(Difference("value-form", node.start, pointer, ours("array rewritten by the reference")))
         else:
             _scalar(data, node, typed, pointer, out)
 
@@ -264,11 +275,13 @@ def _object(data: bytes, node: Node, typed: dict, pointer: str, out: list, stack
         seen = set()
         for k, ks, _n in node.children:
             if k in seen:
-                out.append(Difference("duplicate-key", ks, f"{pointer}/{_esc(k)}", f"key {k!r} repeated"))
+                out.append(Difference("duplicate-key", ks, f"{pointer}/{_esc(k)}",
+                                      fmt("key {} repeated", _key(k, f"{pointer}/{_esc(k)}"))))
             seen.add(k)
     for (a, _s, _n), (b, bs, _m) in zip(node.children, node.children[1:]):
         if b < a:
-            out.append(Difference("key-order", bs, f"{pointer}/{_esc(b)}", f"{b!r} comes after {a!r}"))
+            out.append(Difference("key-order", bs, f"{pointer}/{_esc(b)}",
+                                  fmt("{} comes after {}", _key(b, f"{pointer}/{_esc(b)}"), _key(a, f"{pointer}/{_esc(a)}"))))
             break
     alias = is_task(pointer) and "description" in keys and "content" in typed and "content" not in keys \
         and "description" not in typed
@@ -277,36 +290,43 @@ def _object(data: bytes, node: Node, typed: dict, pointer: str, out: list, stack
         if k in typed:
             stack.append((child, typed[k], p))
         elif k == "api_key":
-            out.append(Difference("api-key", ks, p, "the reference never writes api_key", "no api_key key", "api_key"))
+            out.append(Difference("api-key", ks, p, ours("the reference never writes api_key"), ours("no api_key key"),
+                                  ours("api_key")))
         elif k == "todos" and "tasks" in typed:
-            out.append(Difference("todos-alias", ks, p, "read as `tasks`", '"tasks"', '"todos"'))
+            out.append(Difference("todos-alias", ks, p, ours("read as `tasks`"), ours('"tasks"'), ours('"todos"')))
         elif k == "description" and alias:
             out.append(Difference("task-description-alias", ks, p,
-                                  "Task.content written under its read-only alias `description`: A3S Code reads "
-                                  "it and always writes `content`", '"content"', '"description"'))
+                                  ours("Task.content written under its read-only alias `description`: A3S Code reads "
+                                       "it and always writes `content`"), ours('"content"'), ours('"description"')))
         elif pointer == "" and k == "logical_resume" and child.kind == "null":
-            out.append(Difference("logical-resume-null", ks, p, "null reads as absent", "key omitted",
-                                  '"logical_resume":null'))
+            out.append(Difference("logical-resume-null", ks, p, ours("null reads as absent"), ours("key omitted"),
+                                  ours('"logical_resume":null')))
         elif (newer := newer_field(p)) is not None:
             field_name, release = newer
-            out.append(Difference("newer-field", ks, p, f"{field_name}, added in {RELEASES[release]}",
-                                  "key dropped", f"{k!r}"))
+            # a field of a later release (its name from the release table, not the file)
+            out.append(Difference("newer-field", ks, p, ours(f"{field_name}, added in {RELEASES[release]}"),
+                                  ours("key dropped"), ours(f"{k!r}")))
         elif child.kind == "null":
             out.append(Difference("null-dropped", ks, p,
-                                  f"{k!r}: null is dropped{where} (an optional field written only when set, "
-                                  "or an unknown key)", "key omitted", f'"{k}":null'))
+                                  fmt("{}: null is dropped{} (an optional field written only when set, "
+                                      "or an unknown key)", _key(k, p), ours(where)), ours("key omitted"),
+                                  fmt("{}:null", _fv(k, "payload", p, role=KEY, form=lambda x: '"%s"' % x))))
         else:
             out.append(Difference("unknown-key-dropped", ks, p,
-                                  f"key {k!r} is not a field{of} (which does not deny unknown fields: "
-                                  "the key is dropped on read)", "key dropped", f"{k!r}"))
+                                  fmt("key {} is not a field{} (which does not deny unknown fields: "
+                                      "the key is dropped on read)", _key(k, p), ours(of)), ours("key dropped"),
+                                  _key(k, p)))
     present = set(keys) | ({"tasks"} if "todos" in keys else set()) | ({"content"} if alias else set())
     for k in typed:
         if k not in present:
             # where the reference writes it: before the first key that sorts after it
             at = next((ks for kk, ks, _n in node.children if kk > k), node.end - 1)
+            # a field of the layout the file leaves out: its name and the value the reference writes
+            # (its read default) are the format's
             out.append(Difference("default-field-missing", at, f"{pointer}/{_esc(k)}",
-                                  f"the reference writes {k} = {encode(typed[k]).decode()[:60]}{where.replace(' from ', ' in ', 1)}",
-                                  f"{k!r} present", "absent"))
+                                  ours(f"the reference writes {k} = {encode(typed[k]).decode()[:60]}"
+                                       f"{where.replace(' from ', ' in ', 1)}"),
+                                  ours(f"{k!r} present"), ours("absent")))
 
 
 def _yolo(data: bytes, node: Node, typed: list, pointer: str, out: list) -> None:
@@ -318,18 +338,23 @@ def _yolo(data: bytes, node: Node, typed: list, pointer: str, out: list) -> None
     if sorted(set(map(str, lanes))) == sorted(map(str, typed)) and len(lanes) != len(typed):
         twice = sorted({str(x) for x in lanes if lanes.count(x) > 1})
         out.append(Difference("set-duplicate", node.start, pointer,
-                              f"ConfirmationPolicy.yolo_lanes lists {', '.join(twice)} more than once: it is a set, "
-                              "so A3S Code keeps each lane once and writes it back once",
-                              encode(typed).decode()[:80], text.decode("utf-8", "replace")[:80]))
+                              fmt("ConfirmationPolicy.yolo_lanes lists {} more than once: it is a set, "
+                                  "so A3S Code keeps each lane once and writes it back once",
+                                  _val(twice, pointer, ", ".join(twice))),
+                              _val(typed, pointer, encode(typed).decode()[:80]),
+                              _val(lanes, pointer, text.decode("utf-8", "replace")[:80])))
     elif sorted(map(str, lanes)) == sorted(map(str, typed)):
         out.append(Difference("set-order", node.start, pointer,
-                              "ConfirmationPolicy.yolo_lanes is a hash set: A3S Code writes its lanes in an order "
-                              "it cannot reproduce itself when it reads them back, so the reference rejects this "
-                              "artifact too (or accepts it, at random, from one run to the next); this is not "
-                              "tampering", encode(typed).decode()[:80], text.decode("utf-8", "replace")[:80]))
+                              ours("ConfirmationPolicy.yolo_lanes is a hash set: A3S Code writes its lanes in an order "
+                                   "it cannot reproduce itself when it reads them back, so the reference rejects this "
+                                   "artifact too (or accepts it, at random, from one run to the next); this is not "
+                                   "tampering"), _val(typed, pointer, encode(typed).decode()[:80]),
+                              _val(lanes, pointer, text.decode("utf-8", "replace")[:80])))
     else:
-        out.append(Difference("value-form", node.start, pointer, f"written {encode(typed).decode()[:60]}",
-                              encode(typed).decode()[:80], text.decode("utf-8", "replace")[:80]))
+        out.append(Difference("value-form", node.start, pointer,
+                              fmt("written {}", _val(typed, pointer, encode(typed).decode()[:60])),
+                              _val(typed, pointer, encode(typed).decode()[:80]),
+                              _val(lanes, pointer, text.decode("utf-8", "replace")[:80])))
 
 
 def _scalar(data: bytes, node: Node, typed, pointer: str, out: list) -> None:
@@ -344,30 +369,41 @@ def _scalar(data: bytes, node: Node, typed, pointer: str, out: list) -> None:
             f32 = f32_field(pointer)
             what = f"{f32} is an f32: " if f32 else ""
             out.append(Difference("f32-not-exact", node.start, pointer,
-                                  f"{what}{tstr} is written back as {want.decode()}", want.decode(), tstr))
+                                  fmt("{}{} is written back as {}", ours(what), _val(v, pointer, tstr),
+                                      _val(typed, pointer, want.decode())),
+                                  _val(typed, pointer, want.decode()), _val(v, pointer, tstr)))
         elif isinstance(v, float) and _correct(tstr) != v:
             out.append(Difference("float-misparse", node.start, pointer,
-                                  f"{tstr} denotes {_correct(tstr)!r} but serde_json reads {want.decode()}",
-                                  want.decode(), tstr))
+                                  fmt("{} denotes {} but serde_json reads {}", _val(v, pointer, tstr),
+                                      _val(_correct(tstr), pointer, repr(_correct(tstr))),
+                                      _val(typed, pointer, want.decode())),
+                                  _val(typed, pointer, want.decode()), _val(v, pointer, tstr)))
         else:
-            out.append(Difference("number-spelling", node.start, pointer, f"{tstr} is written {want.decode()}",
-                                  want.decode(), tstr))
+            out.append(Difference("number-spelling", node.start, pointer,
+                                  fmt("{} is written {}", _val(v, pointer, tstr), _val(typed, pointer, want.decode())),
+                                  _val(typed, pointer, want.decode()), _val(v, pointer, tstr)))
     elif node.kind == "string" and isinstance(typed, dict) and is_permission_rule(pointer) \
             and typed.get("rule") == node.value:
         out.append(Difference("permission-rule-string", node.start, pointer,
                               "PermissionRule written as a plain string: A3S Code reads that form and always "
-                              "writes the object {\"rule\": ...}", want.decode()[:80],
-                              text.decode("utf-8", "replace")[:80]))
+                              "writes the object {\"rule\": ...}", _val(typed, pointer, want.decode()[:80]),
+                              _val(node.value, pointer, text.decode("utf-8", "replace")[:80])))
     elif node.kind == "string" and isinstance(typed, str) and is_cost_timestamp(pointer):
         out.append(Difference("timestamp-normalised", node.start, pointer,
-                              f"LlmCostRecord.timestamp: the reference changes {timestamp_change(node.value)}",
-                              want.decode()[:80], text.decode("utf-8", "replace")[:80]))
+                              fmt("LlmCostRecord.timestamp: the reference changes {}",
+                                  _val(node.value, pointer, timestamp_change(node.value))),
+                              _val(typed, pointer, want.decode()[:80]),
+                              _val(node.value, pointer, text.decode("utf-8", "replace")[:80])))
     elif node.kind == "string" and isinstance(typed, str):
-        out.append(Difference("escape-form", node.start, pointer, f"written {want.decode()[:60]}",
-                              want.decode()[:80], text.decode("utf-8", "replace")[:80]))
+        out.append(Difference("escape-form", node.start, pointer,
+                              fmt("written {}", _val(typed, pointer, want.decode()[:60])),
+                              _val(typed, pointer, want.decode()[:80]),
+                              _val(node.value, pointer, text.decode("utf-8", "replace")[:80])))
     else:
-        out.append(Difference("value-form", node.start, pointer, f"written {want.decode()[:60]}",
-                              want.decode()[:80], text.decode("utf-8", "replace")[:80]))
+        out.append(Difference("value-form", node.start, pointer,
+                              fmt("written {}", _val(typed, pointer, want.decode()[:60])),
+                              _val(typed, pointer, want.decode()[:80]),
+                              _val(getattr(node, "value", None), pointer, text.decode("utf-8", "replace")[:80])))
 
 
 def _correct(text: str) -> float:

@@ -16,7 +16,7 @@ from . import schema as S
 from .canonical import format_f64
 from .jsontext import SerdeError
 from .rust_debug import ESCAPED_RANGES
-from .slotted import KEY, VARIANT, Text, fmt, value as _slot
+from .slotted import KEY, VARIANT, Text, fmt, ours, value as _slot
 
 __all__ = ["widen_f32", "rust_debug_str", "CMap", "INT_RANGES"]
 
@@ -81,14 +81,14 @@ def _unknown_field(key: str, names) -> SerdeError:
     k = _slot(key, role=KEY)  # the key as read: a slot (serde's text gives no place, only line/column)
     if not names:
         return SerdeError(fmt("unknown field `{}`, there are no fields", k))
-    return SerdeError(fmt("unknown field `{}`, expected {}", k, _one_of(names)))
+    return SerdeError(fmt("unknown field `{}`, expected {}", k, ours(_one_of(names))))
 
 
 def _unknown_variant(v: str, names) -> SerdeError:
     val = _slot(v, role=VARIANT)
     if not names:
         return SerdeError(fmt("unknown variant `{}`, there are no variants", val))
-    return SerdeError(fmt("unknown variant `{}`, expected {}", val, _one_of(names)))
+    return SerdeError(fmt("unknown variant `{}`, expected {}", val, ours(_one_of(names))))
 
 
 class CMap(list):
@@ -114,11 +114,11 @@ def _unexpected(v) -> Text:
 
 
 def _invalid_type(v, expecting: str) -> SerdeError:
-    return SerdeError(fmt("invalid type: {}, expected {}", _unexpected(v), expecting))
+    return SerdeError(fmt("invalid type: {}, expected {}", _unexpected(v), ours(expecting)))
 
 
 def _invalid_value(v, expecting: str) -> SerdeError:
-    return SerdeError(fmt("invalid value: {}, expected {}", _unexpected(v), expecting))
+    return SerdeError(fmt("invalid value: {}, expected {}", _unexpected(v), ours(expecting)))
 
 
 def _number(t: S.Prim, v):

@@ -267,7 +267,7 @@ def _report_notes(ctx, report) -> list[str]:
     and a ``yolo_lanes`` order no one can reproduce (FORMAT.md 7.8)."""
     notes = []
     if report.generation is not None:
-        notes.append(report.generation.summary)
+        notes.append(ours(report.generation.summary))  # from the release tables, never the file
     pay = ctx.pay_result[0] if ctx.payload is not None else None
     if pay is not None:
         notes += unreproducible_order_notes(pay)

@@ -1,4 +1,4 @@
-"""Ticket reports that are safe to share (issue 8): redaction by an allow-list, the report as
+"""Ticket reports that are safe to share (issues 8, 22): one redaction gate (allow-list and value checks), the report as
 data, and its text, Markdown, HTML, JSON and SARIF forms. No Qt, no CLI: both front-ends use it.
 
 ::
@@ -9,10 +9,11 @@ data, and its text, Markdown, HTML, JSON and SARIF forms. No Qt, no CLI: both fr
 
 from .allowlist import AllowGroup, AllowList, allowlist
 from .model import REFERENCE_PIN, TICKET_SCHEMA, build_ticket, report_date
-from .redact import Redactor, Replacement, redact_payload, redact_value
+from .gate import TAG_NOTE, Gate
+from .redact import Replacement, gate_for, redact_payload, redact_value
 from .render import FORMATS, check_report, render
 
 __all__ = [
     "AllowGroup", "AllowList", "allowlist", "REFERENCE_PIN", "TICKET_SCHEMA", "build_ticket", "report_date",
-    "Redactor", "Replacement", "redact_payload", "redact_value", "FORMATS", "check_report", "render",
+    "Gate", "TAG_NOTE", "gate_for", "Replacement", "redact_payload", "redact_value", "FORMATS", "check_report", "render",
 ]

@@ -1,9 +1,10 @@
-"""The ticket report as data: what a support person sends engineering, redacted (issue 8).
+"""The ticket report as data: what a support person sends engineering, redacted (issues 8, 22).
 
 :func:`build_ticket` turns a verification :class:`~inspector.checkpoint.Report` (always computed
 on the original bytes) and its input files into a plain ``dict`` (JSON-ready; the shape of
-``report --format json``), with every value that could carry customer content passed through a
-:class:`~.redact.Redactor`. The renderers in :mod:`.render` only format this dict.
+``report --format json``). Every engine text and every value from the files passes through one
+:class:`~.gate.Gate`: our words as they are, each value from a file shown only when proven harmless.
+The renderers in :mod:`.render` only format this dict.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from inspector import __version__
 from inspector.checkpoint import InputFile, Report, Verdict, display_path
 from inspector.checkpoint.catalogue import catalogue_version, plain_texts
 
-from .redact import Redactor
+from .gate import TAG_NOTE, Gate
+from .redact import gate_for
 
 __all__ = ["TICKET_SCHEMA", "REFERENCE_PIN", "build_ticket", "report_date", "VERDICT_COUNTS", "decodes"]
 
@@ -59,15 +61,18 @@ def _file_sha256(f: InputFile, known: str | None = None) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def _files(payload, descriptor, others, redactor, payload_digest) -> list[dict]:
+def _files(payload, descriptor, others, payload_digest) -> list[dict]:
+    """The input files: name (the file's own name, not its folder; not a value from a file), role,
+    size, SHA-256 and the inspector's note on it (our words: :mod:`inspector.checkpoint.artifact`
+    says what a file looks like without quoting its content)."""
     out = []
     for role, f in (("payload", payload), ("descriptor", descriptor)) + tuple(("not a checkpoint", o) for o in others):
         if f is None:
             continue
         name = display_path(os.path.basename(os.fspath(f.path)) or f.path)
-        out.append({"role": role, "name": redactor.text(name, "file name"),
+        out.append({"role": role, "name": name,
                     "size_bytes": f.size, "sha256": _file_sha256(f, payload_digest if role == "payload" else None),
-                    "note": redactor.text(note, "note") if (note := _note(f)) else None})
+                    "note": _note(f)})
     return out
 
 
@@ -77,33 +82,28 @@ def _note(f: InputFile) -> str | None:
     return "; ".join(x for x in (getattr(f, "role_note", None), f.hint) if x) or None
 
 
-def _where(finding, redactor) -> str | None:
+def _where(finding, gate: Gate) -> str | None:
+    """Where a finding points: the file and the JSON Pointer (its keys through the gate) or byte offset."""
     if not finding.locations:
         return None
     loc = finding.locations[0]
     span = "" if loc.span is None else f" (bytes {loc.span[0]}..{loc.span[1]})"
     if not loc.pointer:
         return f"{loc.source} file" + ("" if loc.span is None else f", byte offset {loc.span[0]}")
-    return f"{loc.source} {redactor.pointer(loc.pointer)}{span}"
+    return f"{loc.source} {gate.pointer(loc.source, loc.pointer)}{span}"
 
 
-#: Rules whose message is serde's error text, which quotes the offending value whatever it is.
-_SERDE_TEXT = {"D-PARSE", "P-PARSE", "S-TOOLEND-BINDING-PARSE", "S-TOOLEND-EVIDENCE-PARSE", "E-ENCODING"}
-
-
-def _finding(f, redactor, *, full: bool) -> dict:
-    loc = f.locations[0] if f.locations else None
-    kind = redactor.allow.kind(loc.source, loc.pointer) if loc else "value"
-    serde = f.rule.id in _SERDE_TEXT
+def _finding(f, gate: Gate, *, full: bool) -> dict:
+    """A failing rule: the catalogue's words as they are; the engine's message, expected/actual and
+    notes through the gate (slot by slot)."""
     entry = {"rule": f.rule.id, "title": f.rule.title, "code": f.rule.code,
-             "message": redactor.text(f.message, kind, serde=serde),
-             "where": _where(f, redactor),
+             "message": gate.text(f.message),
+             "where": _where(f, gate),
              "meaning": f.rule.plain.meaning if f.rule.plain else None}
     if full:
-        src, ptr = (loc.source, loc.pointer) if loc else ("payload", "")
         entry.update({
-            "expected": redactor.value(f.expected, src, ptr), "actual": redactor.value(f.actual, src, ptr),
-            "details": [redactor.text(n, kind, serde=serde) for n in f.notes],
+            "expected": gate.text(f.expected), "actual": gate.text(f.actual),
+            "details": [gate.text(n) for n in f.notes],
             "occurrences": f.occurrences,
             "causes": list(f.rule.plain.causes) if f.rule.plain else [],
             "next_step": f.rule.plain.next_step if f.rule.plain else None,
@@ -111,26 +111,28 @@ def _finding(f, redactor, *, full: bool) -> dict:
     return entry
 
 
-def _generation(report, redactor):
+def _generation(report):
+    """What the payload says about the release that wrote it (FORMAT.md 3.4). Its words and fields
+    come from the engine's release tables (:mod:`inspector.checkpoint.hazards`), never from the file."""
     gen = getattr(report, "generation", None)
     if gen is None:
         return None
     if is_dataclass(gen):
         gen = asdict(gen)
     if isinstance(gen, dict):
-        return {str(k): (redactor.text(v) if isinstance(v, str) else v) for k, v in gen.items()
+        return {str(k): str(v) if isinstance(v, str) else v for k, v in gen.items()
                 if v is None or isinstance(v, (str, int, float, bool))}
-    return redactor.text(str(gen))
+    return str(gen)
 
 
-def _resumability(report, redactor) -> dict | None:
+def _resumability(report, gate: Gate) -> dict | None:
     """Can it resume? (issue 11): the answer, its reasons and the host facts it depends on."""
     r = getattr(report, "resumability", None)
     if r is None:
         return None
     return {"answer": r.answer, "headline": r.headline,
-            "reasons": [{"kind": x.kind, "id": x.id, "text": redactor.text(x.text)} for x in r.reasons],
-            "unknowns": [redactor.text(u.text) for u in r.unknowns]}
+            "reasons": [{"kind": x.kind, "id": x.id, "text": gate.text(x.text)} for x in r.reasons],
+            "unknowns": [gate.text(u.text) for u in r.unknowns]}
 
 
 def decodes(report: Report | None) -> dict:
@@ -163,7 +165,8 @@ def _verdict(report: Report) -> tuple[str, str, str]:
 
 def build_ticket(report: Report | None, payload: InputFile | None = None, descriptor: InputFile | None = None, *,
                  not_a_checkpoint: list[InputFile] = (), not_a_checkpoint_text: str | None = None,
-                 hash_prefix: bool = False, redacted_payload: dict | None = None, date: str | None = None) -> dict:
+                 hash_prefix: bool = False, redacted_payload: dict | None = None, date: str | None = None,
+                 gate: Gate | None = None) -> dict:
     """The ticket report as a JSON-ready ``dict``.
 
     Args:
@@ -171,7 +174,9 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
             ``None`` when no given file is a checkpoint file (then ``not_a_checkpoint`` lists the
             files and ``not_a_checkpoint_text`` says why, one line per file).
         payload, descriptor: the input files (names, sizes and bytes are read from them).
-        hash_prefix: redacted values also carry ``sha256:`` + 8 hex of their content (opt-in).
+        hash_prefix: redacted values also carry a tag keyed per report (:data:`.gate.TAG_NOTE`; opt-in).
+        gate: the :class:`~.gate.Gate` to render through (the redacted payload's, so the two share
+            one tag key); default one made for these files.
         redacted_payload: facts on a redacted copy written beside the report (``name``,
             ``size_bytes``, ``sha256``, ``replacements``), or ``None``.
         date: the report date (default :func:`report_date`).
@@ -183,15 +188,15 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
     """
     texts = plain_texts()
     files_data = [f for f in (payload, descriptor) if f is not None] + list(not_a_checkpoint)
-    redactor = Redactor(payload.data if payload else None, descriptor.data if descriptor else None,
-                        hash_prefix=hash_prefix, trusted=decodes(report))
+    if gate is None:
+        gate = gate_for(payload.data if payload else None, descriptor.data if descriptor else None, tags=hash_prefix)
     ticket = {"schema": TICKET_SCHEMA}
     if report is None:
         ticket.update({"verdict": "NOT A CHECKPOINT",
                        "headline": texts["not_a_checkpoint"],
                        "next_step": texts["what_checkpoints_look_like"],
-                       "files": [{**f, "note": None} for f in _files(None, None, files_data, redactor, None)],
-                       "reasons": [redactor.text(line, "file name") for line in (not_a_checkpoint_text or "").splitlines()],
+                       "files": [{**f, "note": None} for f in _files(None, None, files_data, None)],
+                       "reasons": [line for line in (not_a_checkpoint_text or "").splitlines()],
                        "root_cause": None, "consequences": [], "digests": [], "rules": None, "generation": None,
                        "notes": [], "resumability": None, "lint": []})
     else:
@@ -203,19 +208,20 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
             counts[f.verdict.value] += 1
         ticket.update({
             "verdict": word, "headline": headline, "next_step": next_step,
-            "files": _files(payload, descriptor, (), redactor, payload_digest),
-            "root_cause": None if rc is None else _finding(rc, redactor, full=True),
-            "consequences": [_finding(f, redactor, full=False) for f in report.failed() if f is not rc],
-            "digests": [{"label": d.label, "stated": _digest_value(redactor, d.stated, d.pointer, "descriptor"),
-                         "recomputed": _digest_value(redactor, d.recomputed, d.pointer, None),
+            "files": _files(payload, descriptor, (), payload_digest),
+            "root_cause": None if rc is None else _finding(rc, gate, full=True),
+            "consequences": [_finding(f, gate, full=False) for f in report.failed() if f is not rc],
+            # stated: the descriptor's value through the gate; recomputed: computed here (sizes, digests)
+            "digests": [{"label": d.label, "stated": gate.value(d.stated, "descriptor", d.pointer),
+                         "recomputed": d.recomputed if isinstance(d.recomputed, (int, type(None))) else str(d.recomputed),
                          "matches": d.matches} for d in report.digests],
             "rules": counts,
             "internal_errors": list(report.internal_errors),
-            "generation": _generation(report, redactor),
-            "notes": [redactor.text(n) for n in getattr(report, "notes", ())],
-            "resumability": _resumability(report, redactor),
-            "lint": [{"kind": f.kind, "title": f.title, "explanation": redactor.text(f.explanation),
-                      "where": _where(f, redactor), "blocks_resume": f.blocks_resume}
+            "generation": _generation(report),
+            "notes": [gate.text(n) for n in getattr(report, "notes", ())],
+            "resumability": _resumability(report, gate),
+            "lint": [{"kind": f.kind, "title": f.title, "explanation": gate.text(f.explanation),
+                      "where": _where(f, gate), "blocks_resume": f.blocks_resume}
                      for f in getattr(report, "lint", ())],
         })
     ticket.update({
@@ -223,22 +229,15 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
         "inspector": {"version": __version__, "rule_catalogue": catalogue_version(), "reference": dict(REFERENCE_PIN)},
         "date": date or report_date(),
         "redaction": {
-            "policy": "allow-list, fail closed: only ids, sizes, counts, digests, enum values, timestamps and the "
-                      "structure are shown; message text, tool inputs and outputs, tool results, file contents, "
-                      "prompts, memory contents, paths and environment values never are",
-            "values_redacted": redactor.count,
+            "policy": "allow-list and value checks, fail closed: a value from the files is shown only where the "
+                      "allow-list names its place and it passes that place's check (an integer in a size, count, "
+                      "sequence or timestamp field, a variant the format lists, a digest, an id that passes the "
+                      "id check); message text, tool inputs and outputs, tool results, file contents, prompts, "
+                      "memory contents, paths and environment values never are",
+            "values_redacted": gate.count,
             "sha256_prefixes": hash_prefix,
+            "tags": TAG_NOTE if hash_prefix else None,
             "redacted_payload": redacted_payload,
         },
     })
     return ticket
-
-
-def _digest_value(redactor: Redactor, value, pointer: str, source: str | None):
-    """A digests-row value: numbers and computed digests as they are; a stated string from the
-    descriptor only when its field is in clear."""
-    if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value
-    if source is None:
-        return str(value)  # recomputed by the engine from the payload: a size or a digest
-    return redactor.value(str(value), source, pointer)
