@@ -7,6 +7,10 @@ as text, JSON, or an RFC 6902 JSON Patch turning A into B. Exit 0 equal, 1 diffe
 write, as a unified diff with byte offsets, and the P-CANONICAL difference classes
 (:mod:`inspector.checkpoint.canondiff`). Exit 0 canonical, 1 different (or the reference would
 not write it), 2 bad input.
+
+Both text outputs are terminal-safe (:mod:`.termsafe`): every line they print goes through
+:func:`.termsafe.terminal_safe`, so keys, values and pointers from the files are escaped and stay
+on their lines. ``--format json`` and ``--format patch`` keep the exact values.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from inspector.checkpoint.canondiff import LAYOUT_CLASSES, canonical_diff, unifi
 from inspector.checkpoint.diagnose import class_text
 from inspector.checkpoint import encode
 from inspector.checkpoint.compare import MISSING, Comparison, compare_documents, dump_json, locate, preview, to_patch
+
+from .termsafe import terminal_safe, terminal_safe_lines
 
 __all__ = ["add_parsers", "cmd_diff", "cmd_canon_diff", "diff_text", "diff_json"]
 
@@ -49,8 +55,8 @@ def cmd_diff(args, read, usage_error, out) -> int:
     except SerdeError as e:
         side = getattr(e, "side", "A")
         f = files[0] if side == "A" else files[1]
-        raise usage_error(f"{side}: {display_path(f.path)} is not JSON the reference reads: {e} "
-                          f"(byte {e.offset if e.offset is not None else e.index})") from None
+        raise usage_error(f"{side}: {display_path(f.path)} is not JSON the reference reads: "
+                          f"{terminal_safe(str(e))} (byte {e.offset if e.offset is not None else e.index})") from None
     if args.format == "json":
         out(diff_json(comparison, files))
     elif args.format == "patch":
@@ -98,7 +104,8 @@ def typed_note(c: Comparison) -> str:
 
 
 def diff_text(c: Comparison, files) -> str:
-    """The text report: inputs, summary, component digests, then each change."""
+    """The text report: inputs, summary, component digests, then each change; each line
+    terminal-safe (:func:`.termsafe.terminal_safe`)."""
     a, b = files
     lines = [f"A: {display_path(a.path)} ({a.role}, {a.size} bytes)",
              f"B: {display_path(b.path)} ({b.role}, {b.size} bytes)"]
@@ -112,7 +119,7 @@ def diff_text(c: Comparison, files) -> str:
             lines.append("Same " + c.kind + (": the files are byte-identical" if c.bytes_equal else
                          ": the values are equal; the files differ only in formatting, key order or number spelling "
                          "(see 'checkpoint-inspector canon --diff')"))
-        return "\n".join(lines) + "\n"
+        return _text(lines)
     lines.append(f"Summary: {c.summary()}")
     if c.components:
         lines.append("Content digests:")
@@ -153,7 +160,12 @@ def diff_text(c: Comparison, files) -> str:
                 lines.append(f"      bytes: {', '.join(located)}")
         if ch.invalidates:
             lines.append(f"      stale in the descriptor: {', '.join(ch.invalidates)}")
-    return "\n".join(lines) + "\n"
+    return _text(lines)
+
+
+def _text(lines: list[str]) -> str:
+    """The lines of a text output, each terminal-safe, newline-terminated."""
+    return "\n".join(terminal_safe(line) for line in lines) + "\n"
 
 
 #: Byte spans are looked up for the first this many changes (a lookup re-encodes siblings).
@@ -205,7 +217,8 @@ def diff_json(c: Comparison, files) -> bytes:
 
 
 def cmd_canon_diff(args, read, usage_error, out) -> int:
-    """``canon --diff FILE``: 0 when the file is canonical, 1 when not (or not decodable)."""
+    """``canon --diff FILE``: 0 when the file is canonical, 1 when not (or not decodable). The
+    text is terminal-safe: each line of the diff and of the notes (:mod:`.termsafe`)."""
     f = read(args.file)
     if f.data is None:
         raise usage_error(f"{display_path(args.file)}: {f.hint}")
@@ -213,12 +226,12 @@ def cmd_canon_diff(args, read, usage_error, out) -> int:
     cd = canonical_diff(f.data, kind)
     name = display_path(f.path)
     if cd.error:
-        out(f"{name}: {cd.error}\n")
+        out(_text([f"{name}: {cd.error}"]))
         return EXIT_FAIL
     if cd.equal:
-        out(f"{name}: canonical ({len(f.data)} bytes are exactly what the reference writes)\n")
+        out(_text([f"{name}: canonical ({len(f.data)} bytes are exactly what the reference writes)"]))
         return EXIT_OK
-    text = unified(cd, name)
+    text = terminal_safe_lines(unified(cd, name))  # one line per pretty-printed line of the file
     notes = []
     if not any(r.tag != "equal" for r in cd.rows):
         notes.append("The pretty-printed forms are the same: only whitespace between tokens differs.")
@@ -238,6 +251,6 @@ def cmd_canon_diff(args, read, usage_error, out) -> int:
             notes.append(f"  {cd.diagnosis.generation}")
     else:
         notes.append("Difference classes are named for payloads only (this file is not a payload).")
-    out(text + "\n".join(notes) + "\n")
+    out(text + _text(notes))
     return EXIT_FAIL
 

@@ -26,6 +26,7 @@ from inspector.checkpoint import (
 from inspector.checkpoint.catalogue import plain_texts
 
 from . import compare, render
+from .termsafe import terminal_safe, terminal_safe_lines
 
 SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
@@ -41,7 +42,7 @@ class _Parser(argparse.ArgumentParser):
         if message.startswith(_UNRECOGNIZED):
             message += unknown_options_hint(self, message[len(_UNRECOGNIZED):].split(" "))
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {terminal_safe_lines(message)}\n")  # argv can hold anything
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,9 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--redacted-payload", metavar="NEW_FILE",
                    help="also write a redacted copy of the payload to this new file, listing every replacement on stderr")
     t.add_argument("--sha256-prefixes", action="store_true",
-                   help="give each redacted value the first 8 hex digits of its SHA-256 (lets engineering compare "
-                        "values, but also lets anyone confirm a guessed value)")
-    t.add_argument("--check", metavar="REPORT", help="check that a report file is unedited (its report-sha256)")
+                   help="give each redacted value a tag: HMAC-SHA256 under a random key made for this report and "
+                        "never written, 8 hex digits (equal values in one report share a tag; no tag can be checked "
+                        "against a guessed value)")
+    t.add_argument("--check", metavar="REPORT",
+                   help="check whether a report file is unchanged since it was written (its report-sha256; not a "
+                        "signature: anyone who edits a report can recompute it)")
     d = sub.add_parser("describe", help="print the descriptor a payload should have (canonical JSON)")
     d.add_argument("payload")
     d.add_argument("-o", "--output", help="write to this new file instead of stdout (never overwrites an input)")
@@ -105,10 +109,12 @@ class OutputError(Exception):
         self.reason = reason
 
 
-def _out(text: str | bytes) -> None:
-    """Write to stdout. A reader that went away (``| head``) is not an error: the rest of the
-    output is dropped and the command still returns its verdict's exit code. Any other failure
-    to write (stdout closed, ``ENOSPC``, ``EBADF``) raises :class:`OutputError`."""
+def _out(text: str | bytes) -> bool:
+    """Write to stdout (text is written as it is: a text output makes its lines terminal-safe
+    first, :mod:`.termsafe`). A reader that went away (``| head``) is not an error: the rest of the
+    output is dropped, ``False`` is returned, and the command still returns its verdict's exit
+    code (``report`` with a redacted copy undoes its job instead). Any other failure to write
+    (stdout closed, ``ENOSPC``, ``EBADF``) raises :class:`OutputError`. ``True`` once written."""
     if isinstance(text, str):
         text = text.encode("utf-8")
     if sys.stdout is None:  # started with standard output closed (``>&-``)
@@ -118,6 +124,7 @@ def _out(text: str | bytes) -> None:
         sys.stdout.buffer.flush()
     except BrokenPipeError:
         _stdout_to_devnull()
+        return False
     except (OSError, ValueError) as e:  # ValueError: the stream was closed in this process
         reason = e.strerror if isinstance(e, OSError) and e.strerror else "standard output is closed"
         try:
@@ -125,6 +132,7 @@ def _out(text: str | bytes) -> None:
         except (OSError, ValueError):
             pass
         raise OutputError(reason) from None
+    return True
 
 
 def _stdout_to_devnull() -> None:
@@ -136,7 +144,10 @@ def _stdout_to_devnull() -> None:
 
 
 def _err(text: str) -> None:
-    sys.stderr.write(text.rstrip("\n") + "\n")
+    """One message on stderr, each of its lines terminal-safe (:func:`.termsafe.terminal_safe_lines`:
+    its own line breaks kept; a piece from a file that may hold a newline is passed through
+    :func:`.termsafe.terminal_safe` by the caller, so it stays on its line)."""
+    sys.stderr.write(terminal_safe_lines(text.rstrip("\n")) + "\n")
 
 
 class UsageError(Exception):
@@ -185,7 +196,8 @@ def retain_parsed_payloads() -> list:
 
 def _stage_printer(t0: float):
     """``on_stage`` for ``verify --progress``: each partial verdict on stderr as soon as it is known
-    (with the failing rule's expected and actual values when the root cause is already decided)."""
+    (with the failing rule's expected and actual values when the root cause is already decided),
+    every line terminal-safe (a message, value or note from a file stays on its line, escaped)."""
     said = []
 
     def show(stage) -> None:
@@ -201,7 +213,7 @@ def _stage_printer(t0: float):
             if rc.actual is not None:
                 lines.append(f"    actual:   {rc.actual}")
             lines += [f"    - {n}" for n in rc.notes]
-        _err("\n".join(lines))
+        _err("\n".join(terminal_safe(line) for line in lines))
         sys.stderr.flush()
     return show
 
@@ -225,7 +237,7 @@ def cmd_verify(args) -> int:
     else:
         payload, descriptor, report = _verified(files)
     for problem in report.internal_errors:
-        _err(f"checkpoint-inspector: internal error, please report it: {problem}")
+        _err(terminal_safe(f"checkpoint-inspector: internal error, please report it: {problem}"))
     if args.format == "json":
         _out(render.to_json(report, payload, descriptor))
     elif args.format == "sarif":
@@ -236,14 +248,36 @@ def cmd_verify(args) -> int:
 
 
 def _write_new(path: str, data: bytes) -> None:
-    """Write ``data`` to a file that must not exist yet (O_EXCL: never overwrites, inputs included)."""
+    """Write ``data`` to a file that must not exist yet (O_EXCL: never overwrites, inputs included).
+    A write that does not complete (disk full, Ctrl+C, ...) removes the file it created: no partial
+    file is left. Raises :class:`UsageError` (the file exists, or cannot be written)."""
     try:
-        with open(path, "xb") as fh:
-            fh.write(data)
+        fh = open(path, "xb")
     except FileExistsError:
         raise UsageError(f"{display_path(path)} exists; choose a new file name") from None
     except OSError as e:
         raise UsageError(f"{display_path(path)}: cannot write ({e.strerror or type(e).__name__})") from None
+    try:
+        with fh:
+            fh.write(data)
+    except BaseException as e:
+        _remove_new([path])  # created just now with O_EXCL: ours
+        if isinstance(e, OSError):
+            raise UsageError(f"{display_path(path)}: cannot write ({e.strerror or type(e).__name__})") from None
+        raise
+
+
+def _remove_new(paths: list[str]) -> list[str]:
+    """Remove files this command created (each with O_EXCL, so never a file that existed before);
+    returns those removed. Never raises: it runs while another failure is on its way out."""
+    removed = []
+    for path in paths:
+        try:
+            os.remove(path)
+            removed.append(path)
+        except OSError:
+            pass
+    return removed
 
 
 def cmd_report(args) -> int:
@@ -251,15 +285,14 @@ def cmd_report(args) -> int:
     (2 for files that are not checkpoint files: the report then says so)."""
     import hashlib
 
-    from inspector.ticket import build_ticket, check_report, redact_payload, render as render_ticket
-    from inspector.ticket.model import decodes
+    from inspector.ticket import build_ticket, check_report, gate_for, redact_payload, render as render_ticket
 
     if args.check:
         f = _read(args.check)
         ok = None if f.data is None else check_report(f.data)
         if ok is None:
             raise UsageError(f"{display_path(args.check)}: no report-sha256 digest found; not a Checkpoint Inspector report")
-        _out(f"{display_path(args.check)}: {'intact: its report-sha256 matches' if ok else 'EDITED: its report-sha256 does not match'}\n")
+        _out(terminal_safe(f"{display_path(args.check)}: {CHECK_UNCHANGED if ok else CHECK_EDITED}") + "\n")
         return EXIT_OK if ok else EXIT_FAIL
     if not args.files:
         raise UsageError("report: give a payload and/or its descriptor (or --check REPORT)")
@@ -278,32 +311,70 @@ def cmd_report(args) -> int:
         return EXIT_USAGE
     payload, descriptor, report = _verified(files)
     for problem in report.internal_errors:
-        _err(f"checkpoint-inspector: internal error, please report it: {problem}")
+        _err(terminal_safe(f"checkpoint-inspector: internal error, please report it: {problem}"))
     facts = None
+    data = replacements = None
+    # one gate for the redacted copy and the report: one tag key, so their tags can be compared
+    gate = gate_for(payload.data if payload else None, descriptor.data if descriptor else None,
+                    tags=args.sha256_prefixes)
     if args.redacted_payload:
         if payload is None or payload.data is None:
             raise UsageError("--redacted-payload needs a payload that could be read")
         try:
-            data, replacements = redact_payload(payload.data, hash_prefix=args.sha256_prefixes,
-                                                trusted=decodes(report)["payload"])
+            data, replacements = redact_payload(payload.data, hash_prefix=args.sha256_prefixes, gate=gate)
         except ValueError as e:
-            raise UsageError(f"{display_path(payload.path)}: no redacted copy can be made: the payload is {e}") from None
+            raise UsageError(f"{display_path(payload.path)}: no redacted copy can be made: the payload is "
+                             f"{terminal_safe(str(e))}") from None
         _write_new(args.redacted_payload, data)
-        facts = {"name": display_path(os.path.basename(os.fspath(args.redacted_payload))), "size_bytes": len(data),
-                 "sha256": "sha256:" + hashlib.sha256(data).hexdigest(), "replacements": len(replacements)}
-        _err(f"redacted payload written to {display_path(args.redacted_payload)}: {len(replacements)} replacements "
-             "(review them before sharing):")
-        for r in replacements:
-            _err(f"  {r.pointer}: {r.what} ({r.kind}, {r.size} bytes{', ' + r.digest if r.digest else ''})")
-    ticket = build_ticket(report, payload, descriptor, hash_prefix=args.sha256_prefixes, redacted_payload=facts)
+    # No half-done job: from here on, any failure (the report cannot be written, stdout closed or
+    # full, a reader gone before the end, a crash while rendering, Ctrl+C) removes the redacted copy
+    # and a report file written so far. Both were created by this command (O_EXCL), so they are ours.
+    made = [args.redacted_payload] if args.redacted_payload else []
     try:
-        _emit(render_ticket(ticket, args.format), args.output)
-    except UsageError as e:
-        if facts is not None:  # no half-done job: the copy was created just now (O_EXCL), so it is ours
-            os.remove(args.redacted_payload)
-            raise UsageError(f"{e}; the redacted payload {display_path(args.redacted_payload)} was removed") from None
+        if args.redacted_payload:
+            facts = {"name": display_path(os.path.basename(os.fspath(args.redacted_payload))),
+                     "size_bytes": len(data), "sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
+                     "replacements": len(replacements)}
+            _err(f"redacted payload written to {display_path(args.redacted_payload)}: {len(replacements)} "
+                 "replacements (review them before sharing):")
+            for r in replacements:
+                _err(terminal_safe(f"  {r.pointer}: {r.what} ({r.kind}, {r.size} bytes"
+                                   f"{', ' + r.digest if r.digest else ''})"))
+        ticket = build_ticket(report, payload, descriptor, hash_prefix=args.sha256_prefixes, redacted_payload=facts,
+                              gate=gate)
+        text = render_ticket(ticket, args.format)
+        if args.output:
+            _write_new(args.output, text.encode("utf-8"))  # removes its own partial file if it fails
+            made.append(args.output)
+        elif not _out(text) and facts is not None:
+            raise OutputError("the reader closed the pipe before the end of the report")
+    except BaseException as e:
+        removed = _remove_new(made)
+        if not removed:
+            raise
+        said = " and ".join(_what_was_written(p, args) for p in removed) + (" was" if len(removed) == 1 else " were")
+        if isinstance(e, UsageError):
+            raise UsageError(f"{e}; {said} removed") from None
+        if isinstance(e, OutputError):
+            raise OutputError(f"{e.reason}; {said} removed") from None
+        try:
+            _err(f"checkpoint-inspector: the report was not completed: {said} removed")
+        except Exception:  # stderr itself is gone: the files are removed all the same
+            pass
         raise
     return _exit_code(report)
+
+
+#: ``report --check``: what a matching report-sha256 shows, and what it does not.
+CHECK_UNCHANGED = ("unchanged since it was written (its report-sha256 matches), unless the digest was "
+                   "recomputed after an edit: this is not a signature")
+#: ``report --check``: a digest that does not match.
+CHECK_EDITED = ("EDITED: its report-sha256 does not match: the report's bytes changed after it was written (an "
+                "edit, or a copy that changed its line ends or spaces)")
+
+
+def _what_was_written(path: str, args) -> str:
+    return f"the {'redacted payload' if path == args.redacted_payload else 'report'} {display_path(path)}"
 
 
 def _same_path(a: str, b: str) -> bool:
@@ -330,7 +401,8 @@ def cmd_describe(args) -> int:
                          "('checkpoint-inspector verify PAYLOAD DESCRIPTOR' checks the pair)")
     report = verify(f.data, None, payload_size=f.size)
     if report.root_cause is not None:
-        _err(f"checkpoint-inspector: the payload fails {report.root_cause.rule.id}: {report.root_cause.message}")
+        _err(terminal_safe(f"checkpoint-inspector: the payload fails {report.root_cause.rule.id}: "
+                           f"{report.root_cause.message}"))
         return EXIT_FAIL
     data = report.expected_descriptor
     if args.output:
@@ -350,7 +422,7 @@ def cmd_canon(args) -> int:
     try:
         _out(canonicalize(f.data))
     except CanonicalError as e:
-        _err(f"{e} (serde_json {e.category} error at byte {e.offset})")
+        _err(terminal_safe(f"{e} (serde_json {e.category} error at byte {e.offset})"))
         return EXIT_FAIL
     return EXIT_OK
 
@@ -371,7 +443,7 @@ def cmd_rules(args) -> int:
         _out(render.rules_markdown())
         return EXIT_OK
     lines = [f"{r.id:28} {r.stage}  {r.title}" + ("  [not evaluated]" if r.not_evaluated else "") for r in catalogue()]
-    _out("\n".join(lines) + "\n")
+    _out("\n".join(terminal_safe(line) for line in lines) + "\n")
     return EXIT_OK
 
 
@@ -395,7 +467,7 @@ def cmd_explain(args) -> int:
              f"  reported by the import path: {'yes' if r.import_path else 'no (host component check)'}"]
     if r.not_evaluated:
         lines.append(f"  not evaluated: {r.not_evaluated}")
-    _out("\n".join(lines) + "\n")
+    _out("\n".join(terminal_safe(line) for line in lines) + "\n")
     return EXIT_OK
 
 

@@ -1,10 +1,16 @@
-"""Report -> text / JSON / SARIF. Pure functions returning ``str``; no I/O."""
+"""Report -> text / JSON / SARIF. Pure functions returning ``str``; no I/O.
+
+The text is terminal-safe (:func:`.termsafe.terminal_safe` on each line it prints: a key, value,
+pointer or message from a file is escaped and stays on its line); JSON and SARIF keep the exact values.
+"""
 
 from __future__ import annotations
 
 import json
 from inspector.checkpoint import InputFile, Report, Verdict, catalogue, display_path, file_uri
 from inspector.checkpoint.hazards import REFERENCE_RELEASE
+
+from .termsafe import terminal_safe
 
 __all__ = ["to_text", "to_json_obj", "to_json", "to_sarif", "VERDICT_WORD"]
 
@@ -85,7 +91,8 @@ def _where(loc) -> str:
 
 
 def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = False) -> str:
-    """Human-readable ``verify`` output: verdict, root cause, digests, rule summary."""
+    """Human-readable ``verify`` output: verdict, root cause, digests, rule summary. Each line is
+    terminal-safe (:func:`.termsafe.terminal_safe`), whatever the files hold."""
     out = []
     for label, f in (("payload", payload), ("descriptor", descriptor)):
         if f is not None:
@@ -152,7 +159,7 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
                 out.append(f"  {'':13} {'':28} blocked by {f.blocked_by}")
     if not all_rules:
         out.append("  (use --all to list every rule)")
-    return "\n".join(out) + "\n"
+    return "\n".join(terminal_safe(line) for line in out) + "\n"
 
 
 def _resume_text(report: Report) -> list[str]:

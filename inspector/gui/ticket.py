@@ -18,8 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.checkpoint import InputFile
-from inspector.ticket import allowlist, build_ticket, redact_payload, render
-from inspector.ticket.model import decodes
+from inspector.ticket import allowlist, build_ticket, gate_for, redact_payload, render
 
 from .jobs import start_job
 
@@ -48,9 +47,11 @@ def ticket_inputs(doc):
 
 
 def ticket_text(report, payload, descriptor, fmt: str = "text", *, hash_prefix: bool = False,
-                redacted: dict | None = None) -> str:
-    """The report in ``fmt``, exactly as ``checkpoint-inspector report --format FMT`` makes it."""
-    return render(build_ticket(report, payload, descriptor, hash_prefix=hash_prefix, redacted_payload=redacted), fmt)
+                redacted: dict | None = None, gate=None) -> str:
+    """The report in ``fmt``, exactly as ``checkpoint-inspector report --format FMT`` makes it (through
+    the same gate: ``gate``, the redacted copy's when one was written, else one made for these files)."""
+    return render(build_ticket(report, payload, descriptor, hash_prefix=hash_prefix, redacted_payload=redacted,
+                               gate=gate), fmt)
 
 
 def copy_for_ticket(w) -> None:
@@ -77,14 +78,34 @@ def copy_for_ticket(w) -> None:
 
 
 def _new_file(path: str, data: bytes) -> None:
-    """Write a file that must not exist (O_EXCL). Raises FileExistsError/OSError."""
-    with open(path, "xb") as fh:
-        fh.write(data)
+    """Write a file that must not exist (O_EXCL). Raises FileExistsError/OSError. A write that
+    does not complete (disk full, ...) removes the file it created: no partial file is left."""
+    fh = open(path, "xb")
+    try:
+        with fh:
+            fh.write(data)
+    except BaseException:
+        _remove_new([path])  # created just now with O_EXCL: ours
+        raise
+
+
+def _remove_new(paths: list[str]) -> None:
+    """Remove files this export created (O_EXCL: never one that existed before); never raises."""
+    for path in paths:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
 
 
 def write_export(report, payload, descriptor, fmt: str, path: str, *, redacted_path: str | None = None,
                  hash_prefix: bool = False) -> list[str]:
     """Write the report (and, with ``redacted_path``, a redacted copy of the payload) to new files.
+
+    An export either completes or leaves nothing behind: if anything fails once the redacted copy
+    is written (the report cannot be rendered or written, a crash, an interrupt), the copy and any
+    part of the report file are removed before the exception goes on. Only files this call
+    created (O_EXCL) are removed, never one that existed before.
 
     Returns:
         the paths written. Raises FileExistsError when a target exists (nothing is overwritten),
@@ -95,20 +116,25 @@ def write_export(report, payload, descriptor, fmt: str, path: str, *, redacted_p
             raise FileExistsError(target)
     facts = None
     written = []
-    if redacted_path:
-        data, reps = redact_payload(payload.data, hash_prefix=hash_prefix, trusted=decodes(report)["payload"])
-        _new_file(redacted_path, data)
-        written.append(redacted_path)
-        facts = {"name": os.path.basename(redacted_path), "size_bytes": len(data),
-                 "sha256": "sha256:" + hashlib.sha256(data).hexdigest(), "replacements": len(reps)}
-    _new_file(path, ticket_text(report, payload, descriptor, fmt, hash_prefix=hash_prefix,
-                                redacted=facts).encode("utf-8"))
+    gate = gate_for(payload.data if payload else None, descriptor.data if descriptor else None, tags=hash_prefix)
+    try:
+        if redacted_path:
+            data, reps = redact_payload(payload.data, hash_prefix=hash_prefix, gate=gate)
+            _new_file(redacted_path, data)
+            written.append(redacted_path)
+            facts = {"name": os.path.basename(redacted_path), "size_bytes": len(data),
+                     "sha256": "sha256:" + hashlib.sha256(data).hexdigest(), "replacements": len(reps)}
+        _new_file(path, ticket_text(report, payload, descriptor, fmt, hash_prefix=hash_prefix,
+                                    redacted=facts, gate=gate).encode("utf-8"))
+    except BaseException:
+        _remove_new(written)
+        raise
     return [path] + written
 
 
 class ExportReportDialog(QDialog):
     """File ▸ Export Report…: format, redacted payload (with every replacement listed before
-    saving), opt-in SHA-256 prefixes, and the allow-list: "What leaves this machine".
+    saving), opt-in tags (keyed per report), and the allow-list: "What leaves this machine".
 
     The dialog only chooses; :meth:`accepted_choice` gives ``(fmt, redacted, hash_prefix)``.
     """
@@ -135,8 +161,8 @@ class ExportReportDialog(QDialog):
         self.redacted.setObjectName("exportRedactedPayload")
         self.redacted.setEnabled(payload is not None and payload.data is not None)
         lay.addWidget(self.redacted)
-        self.prefixes = QCheckBox("Add the first 8 hex digits of each redacted value's SHA-256 (lets engineering "
-                                  "compare values, but lets anyone confirm a guessed value)")
+        self.prefixes = QCheckBox("Tag each redacted value (equal values in this report share a tag; the tags are "
+                                  "keyed with a random key that is never saved, so no tag reveals a value)")
         self.prefixes.setObjectName("exportPrefixes")
         lay.addWidget(self.prefixes)
         self.replacements = QPlainTextEdit()
@@ -176,8 +202,7 @@ class ExportReportDialog(QDialog):
             self.replacements.setPlainText("The replacements are listed on saving (the payload is large).")
             return
         try:
-            _data, reps = redact_payload(payload.data, hash_prefix=self.prefixes.isChecked(),
-                                         trusted=decodes(report)["payload"])
+            _data, reps = redact_payload(payload.data, hash_prefix=self.prefixes.isChecked())
         except ValueError as e:
             self.replacements.setPlainText(f"No redacted copy can be made: the payload is {e}.")
             return
@@ -186,7 +211,7 @@ class ExportReportDialog(QDialog):
         self.replacements.setPlainText("\n".join(lines))
 
     def accepted_choice(self) -> tuple[str, bool, bool]:
-        """``(format name, write a redacted payload, SHA-256 prefixes)``."""
+        """``(format name, write a redacted payload, tags)``."""
         return self.format.currentData(), self.redacted.isChecked(), self.prefixes.isChecked()
 
 

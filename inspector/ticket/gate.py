@@ -37,12 +37,16 @@ from inspector.checkpoint.slotted import KEY, POINTER, RELATIVE, VARIANT, Slot, 
 
 from .allowlist import AllowList, allowlist, compile_pattern
 
-__all__ = ["Gate", "ValueClass", "marker", "types_at", "child_types", "place_classes", "TAG_NOTE"]
+__all__ = ["Gate", "ValueClass", "marker", "types_at", "child_types", "place_classes", "TAG_NOTE", "UNLABELLED"]
 
 #: What the redaction tags allow, said in every report that carries them.
 TAG_NOTE = ("each redacted value carries a tag: HMAC-SHA256 of the value under a random key made for this "
             "report and never written, first 8 hex digits. Two equal values in this report have the same tag; "
             "a tag cannot be checked against a guessed value, here or in any other report")
+
+#: The marker KIND of an engine text that carries no provenance (a plain ``str``): replaced whole.
+#: Never seen in practice (every engine text is a ``Text``); a test fails if it is.
+UNLABELLED = "unlabelled text"
 
 _INT = frozenset({"u16", "u32", "u64", "usize", "i32", "i64"})
 _FLOAT = frozenset({"f32", "f64"})
@@ -404,7 +408,7 @@ class Gate:
         if t is None:
             return None
         if not isinstance(t, Text):
-            return self.mark(str(t), "text")
+            return self.mark(str(t), UNLABELLED)
         return "".join(piece if s is None else self.slot(piece, s) for piece, s in t.pieces())
 
 

@@ -7,8 +7,16 @@ ends with the report's own digest, ``report-sha256:<64 hex>``, defined as:
     **last** occurrence of ``report-sha256:`` are replaced by 64 ``0`` characters.
 
 So anyone can recompute it (:func:`check_report`, ``checkpoint-inspector report --check FILE``),
-and a report edited after it was made no longer matches. (A digest is not a signature: it shows
-that a report was changed, not who made it.)
+and a report edited after it was made no longer matches. A match shows that the report is
+unchanged since it was written, unless someone edited it and recomputed the digest: anyone can,
+so the digest is not a signature (it proves neither who wrote the report nor that it is unedited).
+
+The text, Markdown and HTML forms are terminal-safe: every line or field they print passes
+through :func:`inspector.checkpoint.display_text`, the escapes the command line's
+:func:`inspector.cli.termsafe.terminal_safe` applies (the same function: this package is shared
+with the window, which never imports the command line), so a control, bidi or zero-width
+character from a file (an ESC sequence, U+202E, ...) is shown as ``\\x1b``/``\\u202e`` and a
+newline in a value as ``\\n``. JSON and SARIF keep the exact values.
 """
 
 from __future__ import annotations
@@ -16,6 +24,8 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+
+from inspector.checkpoint import display_text
 
 from .model import VERDICT_COUNTS
 
@@ -35,8 +45,10 @@ def _seal(text: str) -> str:
 
 
 def check_report(data: bytes) -> bool | None:
-    """Is a report intact? ``True``/``False``, or ``None`` when it holds no ``report-sha256:``
-    digest (not a report, or the digest was removed)."""
+    """Does a report's own digest match? ``True``: unchanged since it was written, unless the
+    digest was recomputed after an edit (it is not a signature); ``False``: its bytes changed
+    after it was written; ``None`` when it holds no ``report-sha256:`` digest (not a report, or
+    the digest was removed)."""
     label = SELF_DIGEST_LABEL.encode()
     at = data.rfind(label)
     if at < 0:
@@ -64,7 +76,8 @@ def _redaction_line(t: dict) -> str:
     r = t["redaction"]
     n = r["values_redacted"]
     line = (f"Redaction: {n} value{'' if n == 1 else 's'} from the files redacted in this report "
-            f"({'with' if r['sha256_prefixes'] else 'no'} SHA-256 prefixes); {r['policy']}.")
+            f"({'with tags' if r['sha256_prefixes'] else 'no tags'}); {r['policy']}."
+            + (f" Tags: {r['tags']}." if r.get("tags") else ""))
     rp = r.get("redacted_payload")
     if rp:
         line += (f" Redacted copy of the payload: {rp['name']} ({rp['size_bytes']} bytes, {rp['sha256']}, "
@@ -75,12 +88,19 @@ def _redaction_line(t: dict) -> str:
 def _footer_lines(t: dict) -> list[str]:
     return [f"Inspector: {_pin(t)}", f"Date: {t['date']}",
             f"Report digest: {_PLACEHOLDER}",
-            "  (SHA-256 of this report with these 64 hex digits replaced by zeros; check with "
-            "`checkpoint-inspector report --check FILE`)"]
+            "  (SHA-256 of this report with these 64 hex digits replaced by zeros. A match shows the report is "
+            "unchanged since it was written, unless someone edited it and recomputed the digest: it is not a "
+            "signature. Check with `checkpoint-inspector report --check FILE`)"]
+
+
+def _lines(out: list[str]) -> str:
+    """The report's lines joined, each terminal-safe (a newline inside a value is escaped too)."""
+    return "\n".join(display_text(line) for line in out) + "\n"
 
 
 def to_text(t: dict) -> str:
-    """The short plain-text ticket: what the window's "Copy for ticket" puts on the clipboard."""
+    """The short plain-text ticket: what the window's "Copy for ticket" puts on the clipboard.
+    Each line terminal-safe (see the module docstring)."""
     out = ["Checkpoint Inspector report", "",
            f"Verdict: {t['verdict']}. {t['headline']}",
            f"Next step: {t['next_step']}", ""]
@@ -134,7 +154,7 @@ def to_text(t: dict) -> str:
     if t["not_proven"]:
         out += ["", "What a VERIFIED verdict does not prove:"] + [f"  - {s}" for s in t["not_proven"]]
     out += ["", _redaction_line(t), ""] + _footer_lines(t)
-    return _seal("\n".join(out) + "\n")
+    return _seal(_lines(out))
 
 
 def _generation_text(gen) -> str:
@@ -153,7 +173,8 @@ def _md(s) -> str:
 
 
 def to_markdown(t: dict) -> str:
-    """The ticket as Markdown (tables for files and digests; the root cause in a list)."""
+    """The ticket as Markdown (tables for files and digests; the root cause in a list); each line
+    terminal-safe (see the module docstring; :func:`_md` already puts a value's newlines as spaces)."""
     out = ["# Checkpoint Inspector report", "",
            f"**Verdict: {_md(t['verdict'])}.** {_md(t['headline'])}", "",
            f"**Next step:** {_md(t['next_step'])}", "", "## Files", "",
@@ -203,7 +224,7 @@ def to_markdown(t: dict) -> str:
     out += ["", _md(_redaction_line(t)), ""]
     footer = _footer_lines(t)
     out += [_md(footer[0]), "", _md(footer[1]), "", f"Report digest: `{_PLACEHOLDER}`", "", _md(footer[3].strip())]
-    return _seal("\n".join(out) + "\n")
+    return _seal(_lines("\n".join(out).split("\n")))
 
 
 _CSS = """
@@ -224,7 +245,7 @@ tr.diff td{background:#fdecea;font-weight:600}dt{font-weight:600;margin-top:.4em
 
 
 def _h(s) -> str:
-    return html.escape("-" if s is None else str(s), quote=True)
+    return html.escape(display_text("-" if s is None else str(s)), quote=True)
 
 
 def to_html(t: dict) -> str:

@@ -70,9 +70,16 @@ def test_report_digest_recognises_an_edited_report(capsysbinary, tmp_path):
     good.write_bytes(out.encode())
     bad.write_bytes(edited)
     code, text, _ = run(capsysbinary, "report", "--check", good)
-    assert code == 0 and "intact" in text
+    # what a matching digest shows, and what it does not: anyone can recompute it, it is not a signature
+    assert (code, text) == (0, f"{good}: unchanged since it was written (its report-sha256 matches), unless the "
+                               "digest was recomputed after an edit: this is not a signature\n")
     code, text, _ = run(capsysbinary, "report", "--check", bad)
-    assert code == 1 and "EDITED" in text
+    assert (code, text) == (1, f"{bad}: EDITED: its report-sha256 does not match: the report's bytes changed after "
+                               "it was written (an edit, or a copy that changed its line ends or spaces)\n")
+    # the report's own footer says the same
+    assert ("  (SHA-256 of this report with these 64 hex digits replaced by zeros. A match shows the report is "
+            "unchanged since it was written, unless someone edited it and recomputed the digest: it is not a "
+            "signature. Check with `checkpoint-inspector report --check FILE`)") in out.splitlines()
     code, _, err = run(capsysbinary, "report", "--check", SAMPLES / "broken.payload.json")
     assert code == 2 and "no report-sha256 digest found" in err
 
@@ -161,12 +168,24 @@ def test_outputs_are_new_files_only(tmp_path, capsysbinary):
     assert code == 1  # the redacted copy no longer matches its descriptor: verification needs the original
 
 
-def test_sha256_prefixes_are_opt_in(tmp_path, capsysbinary):
+def test_sha256_prefixes_are_opt_in_and_keyed_per_report(tmp_path, capsysbinary):
+    """--sha256-prefixes gives each marker a tag keyed per report (issue 22): not the unsalted SHA-256
+    prefix anyone could brute-force (a 4-digit PIN, "yes", /home/alice), and different in each report."""
     payload, descriptor, _ = PINNED["broken"]
-    red = tmp_path / "r.json"
-    run(capsysbinary, "report", payload, descriptor, "--redacted-payload", red, "--sha256-prefixes")
-    value = json.loads(red.read_bytes())["snapshot"]["session"]["config"]["workspace"]
-    assert value == "[redacted: workspace path, 10 bytes, sha256:" + hashlib.sha256(b"/workspace").hexdigest()[:8] + "]"
+    tags = []
+    for n in range(2):
+        red = tmp_path / f"r{n}.json"
+        run(capsysbinary, "report", payload, descriptor, "--redacted-payload", red, "--sha256-prefixes")
+        value = json.loads(red.read_bytes())["snapshot"]["session"]["config"]["workspace"]
+        m = re.fullmatch(r"\[redacted: workspace path, 10 bytes, tag ([0-9a-f]{8})\]", value)
+        assert m, value
+        assert m.group(1) != hashlib.sha256(b"/workspace").hexdigest()[:8]
+        tags.append(m.group(1))
+    assert tags[0] != tags[1]
+    red = tmp_path / "plain.json"
+    run(capsysbinary, "report", payload, descriptor, "--redacted-payload", red)
+    assert json.loads(red.read_bytes())["snapshot"]["session"]["config"]["workspace"] == \
+        "[redacted: workspace path, 10 bytes]"
 
 
 def _record():  # pragma: no cover - maintenance helper
