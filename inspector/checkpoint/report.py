@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass, field
 
 from .catalogue import Rule
+from .slotted import ours
 
 __all__ = ["Verdict", "Location", "Finding", "DigestRow", "Report"]
 
@@ -219,11 +220,11 @@ class Stage:
         checked (``Bytes match the descriptor (size and content digest); checking structure…``)."""
         rc = self.root_cause
         if rc is not None:
-            return f"NOT VERIFIED: {rc.rule.id} failed — {rc.message}; checking the other rules…"
+            return ("NOT VERIFIED: " + rc.rule.id + " failed — ") + rc.message + "; checking the other rules…"
         if self.name == STAGE_BYTES:
             if self.has_descriptor and self.has_payload:
-                return "Bytes match the descriptor (size and content digest); checking structure…"
-            return "Payload read and hashed; checking structure…"
+                return ours("Bytes match the descriptor (size and content digest); checking structure…")
+            return ours("Payload read and hashed; checking structure…")
         if self.has_descriptor and self.has_payload:
-            return "Bytes match the descriptor and the payload parses as a v1 payload; checking every rule…"
-        return "The payload parses as a v1 payload; checking every rule…"
+            return ours("Bytes match the descriptor and the payload parses as a v1 payload; checking every rule…")
+        return ours("The payload parses as a v1 payload; checking every rule…")

@@ -196,8 +196,13 @@ def retain_parsed_payloads() -> list:
 
 def _stage_printer(t0: float):
     """``on_stage`` for ``verify --progress``: each partial verdict on stderr as soon as it is known
-    (with the failing rule's expected and actual values when the root cause is already decided),
-    every line terminal-safe (a message, value or note from a file stays on its line, escaped)."""
+    (with the failing rule's expected and actual values when the root cause is already decided).
+    Progress lines carry stage names, rule ids, our words and counts, and no content (issue 22): every
+    engine text goes through the redaction gate (a digest or size shows, a value of the files does
+    not), and every line is terminal-safe."""
+    from inspector.ticket import Gate
+
+    gate = Gate()
     said = []
 
     def show(stage) -> None:
@@ -205,14 +210,14 @@ def _stage_printer(t0: float):
         if rc is not None and said:  # the root cause was given already: only say what was added
             _err(f"[{time.perf_counter() - t0:5.1f} s] payload structure read; checking the other rules…")
             return
-        lines = [f"[{time.perf_counter() - t0:5.1f} s] {stage.headline}"]
+        lines = [f"[{time.perf_counter() - t0:5.1f} s] {gate.text(stage.headline)}"]
         if rc is not None:
             said.append(rc.rule.id)
             if rc.expected is not None:
-                lines.append(f"    expected: {rc.expected}")
+                lines.append(f"    expected: {gate.text(rc.expected)}")
             if rc.actual is not None:
-                lines.append(f"    actual:   {rc.actual}")
-            lines += [f"    - {n}" for n in rc.notes]
+                lines.append(f"    actual:   {gate.text(rc.actual)}")
+            lines += [f"    - {gate.text(n)}" for n in rc.notes]
         _err("\n".join(terminal_safe(line) for line in lines))
         sys.stderr.flush()
     return show
