@@ -22,9 +22,8 @@ from .context import NotApplicable, json_equal
 from .jsontext import SerdeError
 from .runevents import RunEvents, for_context, read_runs
 from .schema import TOOL_RESULT_EVIDENCE, TOOL_RESULT_TRANSFORM_BINDING
-from .slotted import KEY, RELATIVE, Text, fmt, ours, rebased, slots_of
+from .slotted import KEY, Text, fmt, ours, rebased, slots_of
 from .typed import decode_value
-from .typed import rust_debug_str as q
 from .checks import _SID, nv, qv
 
 # -- one walk over the snapshot computes every binding rule's violations -------------------------

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import jsonstack
-from .allowlist import AllowList, allowlist
+from .allowlist import AllowList
 from .gate import Gate, child_types, declares, is_struct, marker, scalar_shown, _ROOTS
 
 __all__ = ["Replacement", "marker", "redact_value", "redact_payload", "parse_lenient", "gate_for", "PARSE_LIMIT"]

@@ -3,13 +3,14 @@ a crash while rendering, Ctrl+C, a report file that cannot be written (or only i
 closed, full or gone before the end remove the redacted copy and any part of the report file, and
 the exit code is never a verdict's 0 or 1. A file that existed before is never removed."""
 
-import errno
 import importlib
 import os
 import subprocess
 import sys
 
 import pytest
+
+from tests.faults import disk_fills_half_way
 
 import inspector.ticket
 from inspector.cli import main
@@ -68,29 +69,7 @@ def test_a_report_file_written_in_part_is_removed_with_the_redacted_copy(tmp_pat
     """The disk fills up half-way through the report file (-o): neither file stays, exit 2 as for any
     report file that cannot be written."""
     red, out = tmp_path / "red.json", tmp_path / "report.txt"
-    real_open = open
-
-    class HalfWritten:
-        def __init__(self, fh):
-            self.fh = fh
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.fh.close()
-
-        def write(self, data):
-            self.fh.write(data[: len(data) // 2])
-            self.fh.flush()
-            assert out.stat().st_size == len(data) // 2 > 0  # a partial file really is on disk
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-    def fake_open(path, mode="r", *a, **k):
-        fh = real_open(path, mode, *a, **k)
-        return HalfWritten(fh) if os.fspath(path) == str(out) else fh
-
-    monkeypatch.setattr(cli_main, "open", fake_open, raising=False)
+    monkeypatch.setattr(cli_main, "open", disk_fills_half_way(out), raising=False)
     code, stdout, err = run(capsysbinary, "report", P, D, "--redacted-payload", red, "-o", out)
     assert code == 2 and stdout == "" and sorted(tmp_path.iterdir()) == []
     assert err.splitlines()[-1] == (f"checkpoint-inspector: {out}: cannot write (No space left on device); "

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector.checkpoint import InputFile, encode, verify
-from inspector.checkpoint.slotted import KEY, Text, fmt, value
+from inspector.checkpoint.slotted import KEY, Text, fmt as text_fmt, value
 from inspector.ticket import FORMATS, build_ticket, gate_for, redact_payload, render
 from inspector.ticket.gate import UNLABELLED, Gate, place_classes, types_at
 from tests.conftest import CASES_PINNED, GOLDEN
@@ -57,24 +57,29 @@ class Plant:
         return v
 
 
-def _positions(doc, source: str):
-    """Every (container, slot, pointer, kind) of ``doc``: kind ``str``, ``num`` or ``key``."""
-    out, stack = [], [(doc, "")]
+def _walk(doc):
+    """Every member of ``doc``: ``(container, key or index, its parent's pointer, its pointer, value)``."""
+    stack = [(doc, "")]
     while stack:
         node, ptr = stack.pop()
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for k, v in items:
             p = f"{ptr}/{str(k).replace('~', '~0').replace('/', '~1')}"
-            if isinstance(node, dict):
-                out.append((node, k, p, "key"))
-            if isinstance(v, str):
-                out.append((node, k, p, "str"))
-            elif isinstance(v, (int, float)) and not isinstance(v, bool):
-                typed = types_at(source, p)
-                if not typed:  # inside a free-form value (or a field the layout does not have)
-                    out.append((node, k, p, "num"))
-            elif isinstance(v, (dict, list)):
+            yield node, k, ptr, p, v
+            if isinstance(v, (dict, list)):
                 stack.append((v, p))
+
+
+def _positions(doc, source: str):
+    """Every (container, slot, pointer, kind) of ``doc``: kind ``str``, ``num`` or ``key``."""
+    out = []
+    for node, k, _parent, p, v in list(_walk(doc)):
+        if isinstance(node, dict):
+            out.append((node, k, p, "key"))
+        if isinstance(v, str):
+            out.append((node, k, p, "str"))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool) and not types_at(source, p):
+            out.append((node, k, p, "num"))  # inside a free-form value (or a field the layout does not have)
     return out
 
 
@@ -285,7 +290,7 @@ def test_repeats_go_through_the_same_gate():
 def test_our_words_are_never_redacted_in_part():
     """A key of the file that is also a piece of our words (`ratio` in "generation") changes nothing:
     markers replace whole slots only."""
-    t = fmt("the generation of {} is {}", value("ratio", "payload", "/x/ratio", role=KEY), value(5))
+    t = text_fmt("the generation of {} is {}", value("ratio", "payload", "/x/ratio", role=KEY), value(5))
     out = Gate().text(t)
     assert out == "the generation of [redacted: key, 5 bytes] is [redacted: value, 1 byte]"
     assert Gate().text(Text("expected: no api_key key")) == "expected: no api_key key"
@@ -323,18 +328,12 @@ PLACE_CLASSES = {
 def _file_strings(doc, source: str, gate: Gate):
     """``(string, shown)`` for every string value and key of a parsed file (12 characters or more: shorter
     strings of the fixtures are English words our own sentences also use, such as "rejected")."""
-    out, stack = [], [(doc, "")]
-    while stack:
-        node, ptr = stack.pop()
-        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-        for k, v in items:
-            p = f"{ptr}/{str(k).replace('~', '~0').replace('/', '~1')}"
-            if isinstance(node, dict) and len(k) >= 12:
-                out.append((k, gate.key_shown(source, ptr, k)))
-            if isinstance(v, str) and len(v) >= 12:
-                out.append((v, gate.shows(source, p, v)))
-            elif isinstance(v, (dict, list)):
-                stack.append((v, p))
+    out = []
+    for node, k, parent, p, v in _walk(doc):
+        if isinstance(node, dict) and len(k) >= 12:
+            out.append((k, gate.key_shown(source, parent, k)))
+        if isinstance(v, str) and len(v) >= 12:
+            out.append((v, gate.shows(source, p, v)))
     return out
 
 

@@ -4,7 +4,6 @@ part) remove the redacted copy and any part of the report; a file that existed b
 No window is needed: the export function is called with the inputs the window would give it."""
 
 import errno
-import os
 
 import pytest
 
@@ -14,6 +13,7 @@ from inspector.checkpoint import read_input, verify  # noqa: E402
 from inspector.gui import ticket as gui_ticket  # noqa: E402
 from inspector.ticket import check_report  # noqa: E402
 from tests.conftest import SAMPLES  # noqa: E402
+from tests.faults import disk_fills_half_way  # noqa: E402
 
 
 @pytest.fixture
@@ -41,29 +41,7 @@ def test_a_crash_while_rendering_removes_the_redacted_copy(inputs, tmp_path, mon
 
 def test_a_report_written_in_part_is_removed_with_the_redacted_copy(inputs, tmp_path, monkeypatch):
     out, red = tmp_path / "r.html", tmp_path / "r.redacted-payload.json"
-    real_open = open
-
-    class HalfWritten:
-        def __init__(self, fh):
-            self.fh = fh
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.fh.close()
-
-        def write(self, data):
-            self.fh.write(data[: len(data) // 2])
-            self.fh.flush()
-            assert out.stat().st_size == len(data) // 2 > 0
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-    def fake_open(path, mode="r", *a, **k):
-        fh = real_open(path, mode, *a, **k)
-        return HalfWritten(fh) if os.fspath(path) == str(out) else fh
-
-    monkeypatch.setattr(gui_ticket, "open", fake_open, raising=False)
+    monkeypatch.setattr(gui_ticket, "open", disk_fills_half_way(out), raising=False)
     with pytest.raises(OSError) as e:
         gui_ticket.write_export(*inputs, "html", str(out), redacted_path=str(red))
     assert e.value.errno == errno.ENOSPC
