@@ -146,8 +146,9 @@ class ExportReportDialog(QDialog):
         self._inputs = (report, payload, descriptor)
         lay = QVBoxLayout(self)
         intro = QLabel("A report for a support ticket: the verdict, its root cause in plain words, file names, "
-                       "sizes and digests. Values from the checkpoint are shown only where the list below allows "
-                       "them; everything else is redacted. Verification ran on the original files.")
+                       "sizes and digests. A value from the checkpoint is shown only where the list below allows "
+                       "it and only when it is of its field's kind (an id, a number, a digest, a listed value); "
+                       "everything else is redacted. Verification ran on the original files.")
         intro.setWordWrap(True)
         lay.addWidget(intro)
         form = QFormLayout()
@@ -171,8 +172,8 @@ class ExportReportDialog(QDialog):
         self.replacements.setVisible(False)
         self.replacements.setMaximumHeight(130)
         lay.addWidget(self.replacements)
-        lay.addWidget(QLabel("<b>What leaves this machine</b> (only these fields are shown in clear; the rest "
-                             "is replaced by [redacted: KIND, N bytes]):"))
+        lay.addWidget(QLabel("<b>What leaves this machine</b> (only these fields may be shown, each value only if "
+                             "it passes its field's check; the rest is replaced by [redacted: KIND, N bytes]):"))
         self.allow = QTreeWidget()
         self.allow.setObjectName("exportAllowList")
         self.allow.setHeaderHidden(True)
