@@ -28,6 +28,7 @@ SHARED = Path(_ENV_SHARED) if _ENV_SHARED else VENDORED
 GOLDEN = SHARED / "fixtures" / "golden"
 CASES = SHARED / "fixtures" / "cases"
 CASES_PINNED = SHARED / "fixtures" / "cases-pinned"
+SCENARIOS = SHARED / "fixtures" / "scenarios"
 VECTORS = SHARED / "vectors" / "canonical-v1.jsonl"
 SAMPLES = ROOT / "resources" / "samples"
 

@@ -31,7 +31,7 @@ DATA = ROOT / "tests" / "data"
 MANIFEST = DATA / "MANIFEST.sha256"
 #: Folders/files copied from the shared root, relative to it (the layout is kept).
 VENDORED = ("fixtures/README.md", "fixtures/golden", "fixtures/cases", "fixtures/cases-pinned",
-            "vectors/README.md", "vectors/canonical-v1.jsonl")
+            "fixtures/scenarios", "vectors/README.md", "vectors/canonical-v1.jsonl")
 MAX_BYTES = 5_000_000
 
 
