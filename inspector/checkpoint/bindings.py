@@ -53,7 +53,11 @@ class Problem:
 
     def under(self, prefix: str, error: str | None = None) -> "Problem":
         """The same problem seen from an enclosing value: pointer prefixed, error re-wrapped."""
-        return Problem(self.error if error is None else error, prefix + self.pointer, self.expected, self.actual)
+        def out(t):
+            return rebased(t, RELATIVE, prefix, keep_relative=True)
+
+        return Problem(out(self.error) if error is None else error, prefix + self.pointer, out(self.expected),
+                       out(self.actual))
 
 
 def _rv(v, pointer: str, form=None):
@@ -252,10 +256,14 @@ def semantic_binding_problem(b: dict) -> Problem | None:
                    ix["dimension"])
     if ix["metric"] != "cosine" or ix["normalization"] != "unit":
         return bad("binding.vectorIndex", "semantic recall v1 requires unit-normalized cosine search",
-                   "metric cosine, normalization unit", f"metric {ix['metric']}, normalization {ix['normalization']}")
+                   "metric cosine, normalization unit",
+                   fmt("metric {}, normalization {}", _rv(ix["metric"], "/vectorIndex/metric"),
+                       _rv(ix["normalization"], "/vectorIndex/normalization")))
     if ix["maxRecords"] == 0 or ix["maxBytes"] == 0:
         return bad("binding.vectorIndex", "record and byte budgets must be greater than zero",
-                   "maxRecords >= 1 and maxBytes >= 1", f"maxRecords {ix['maxRecords']}, maxBytes {ix['maxBytes']}")
+                   "maxRecords >= 1 and maxBytes >= 1",
+                   fmt("maxRecords {}, maxBytes {}", _rv(ix["maxRecords"], "/vectorIndex/maxRecords"),
+                       _rv(ix["maxBytes"], "/vectorIndex/maxBytes")))
     if ix["dimension"] * 4 > (1 << 64) - 1:  # usize checked_mul on a 64-bit host
         return bad("binding.vectorIndex.dimension", "size overflow", "dimension * 4 <= 2^64 - 1", ix["dimension"])
     if ix["dimension"] * 4 > ix["maxBytes"]:
@@ -337,10 +345,10 @@ def durable_binding_problem(b: dict) -> Problem | None:
                            "active_recall", b["mode"])
     elif semantic:
         return invalid("durableMemoryBinding.semanticRecall", "hybrid schema requires an exact semantic recall binding",
-                       "", "a semanticRecall binding (schemaVersion 5)", "absent")
+                       "", "a semanticRecall binding (schemaVersion 5)", ours("absent"))
     elif sr is not None:
         return invalid("durableMemoryBinding.semanticRecall", "semantic recall is incompatible with this schema version",
-                       "/semanticRecall", f"no semanticRecall with schemaVersion {v}", "present")
+                       "/semanticRecall", f"no semanticRecall with schemaVersion {v}", ours("present"))
     policy = b.get("recallPolicy")
     mode = b["mode"]
     if mode == "active_recall" and policy is not None:
@@ -355,10 +363,10 @@ def durable_binding_problem(b: dict) -> Problem | None:
                            "<= 100", policy["maxRelatedLookups"])
     elif mode == "shadow_candidates" and policy is not None:
         return invalid("durableMemoryBinding.recallPolicy", "shadow candidate mode must not carry a recall policy",
-                       "/recallPolicy", "absent", "present")
+                       "/recallPolicy", "absent", ours("present"))
     elif mode == "active_recall":
         return invalid("durableMemoryBinding.recallPolicy", "active recall mode requires a recall policy", "",
-                       "a recallPolicy (mode active_recall)", "absent")
+                       "a recallPolicy (mode active_recall)", ours("absent"))
     return None
 
 

@@ -92,9 +92,11 @@ def nv(v, pointer: str, source: str = "payload") -> Text:
     return fv(v, source, pointer)
 
 
-def _eq(rule_id, source, pointer, actual, expected):
+def _eq(rule_id, source, pointer, actual, expected, expected_at=None):
+    """A violation when ``actual`` (read at ``pointer``) differs from ``expected``: a constant of the
+    format, or a value read from a file at ``expected_at`` (``(source, pointer)``)."""
     if actual != expected:
-        yield Violation(_msg(rule_id), source, pointer, expected=expected, actual=actual)
+        yield Violation(_msg(rule_id), source, pointer, expected=expected, actual=actual, expected_at=expected_at)
 
 
 # ---------------------------------------------------------------------------------- D rules
@@ -271,7 +273,8 @@ def dl_evidence_digest(ctx):
 def d_session_match(ctx):
     """D-SESSION-MATCH: Logical-resume and snapshot evidence name the same session (FORMAT.md 6.1). Yields a Violation per failure."""
     ev = _lev(ctx)
-    yield from _eq("D-SESSION-MATCH", "descriptor", "/logical_resume/session_id", ev["session_id"], _snap(ctx)["session_id"])
+    yield from _eq("D-SESSION-MATCH", "descriptor", "/logical_resume/session_id", ev["session_id"],
+                   _snap(ctx)["session_id"], ("descriptor", "/snapshot/session_id"))
 
 
 @check("D-SIZE")

@@ -37,7 +37,8 @@ def _at(message: Text, base: str, problem: Problem, order=(), extra=()) -> Viola
     """The violation of a binding ``problem`` found in the binding at ``base``: the problem's
     relative slots placed under ``base``."""
     return Violation(rebased(message, "payload", base), "payload", base + problem.pointer,
-                     expected=problem.expected, actual=problem.actual, order=order, extra=extra)
+                     expected=rebased(problem.expected, "payload", base), actual=rebased(problem.actual, "payload", base),
+                     order=order, extra=extra)
 
 
 def _run_id(run, i: int) -> Text:

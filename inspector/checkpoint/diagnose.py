@@ -33,7 +33,16 @@ def _key(k: str, pointer: str) -> Text:
 
 
 def _val(v, pointer: str, printed: str) -> Text:
-    """A value of the file at ``pointer`` in one of its spellings (``printed``), a slot."""
+    """A value of the file at ``pointer`` in one of its spellings (``printed``), a slot. A number
+    spelled otherwise than its canonical printing is judged as that spelling (a string: an exponent or
+    trailing zeros can carry any digits), not as the number it denotes."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        try:
+            canonical = encode(v).decode()
+        except (TypeError, ValueError):
+            canonical = None
+        if printed != canonical:
+            v = printed
     return _fv(v, "payload", pointer, form=lambda _v: printed)
 
 __all__ = ["Difference", "CanonicalDiagnosis", "diagnose_canonical", "first_difference", "class_text"]

@@ -4,29 +4,43 @@ Lint findings are a kind of their own, separate from the rules of FORMAT.md 6: t
 a verdict, a root cause or an exit code. They read the decoded payload (serialized form, FORMAT.md
 4.4-4.7) and look for what people otherwise find by hand in a broken session:
 
-========================= ===================================================================
-kind                      what it means
-========================= ===================================================================
-``orphan-tool-result``    a ``tool_result`` block whose ``tool_use_id`` names no earlier
-                          ``tool_use`` block of the same message list
-``unanswered-tool-call``  a ``tool_use`` block with no later ``tool_result`` for its id (for the
-                          loop checkpoint: before the resume boundary, which is the end of
-                          ``logical_resume.messages``)
-``duplicate-tool-call-id`` two ``tool_use`` blocks of one message list share an id
-``boundary-rounds``       ``logical_resume.turn`` (completed tool rounds) disagrees with the
-                          ``turn_end`` events the source run recorded up to ``checkpoint_ms``
-``event-sequence-gap``    a run's retained events skip sequence numbers between two events
-``usage-mismatch``        usage counters that disagree with per-turn usage: the loop
-                          checkpoint's ``total_usage`` against the sum of the source run's
-                          ``turn_end`` usage for rounds ``1..turn`` (when every one of them is
-                          retained), or the session's ``total_usage`` smaller than the usage its
-                          runs' ``turn_end`` events record
-========================= ===================================================================
+Each kind relies on how the upstream loop writes a session (FORMAT.md 4.17), and says so:
 
-The three message kinds found in ``logical_resume.messages`` *block the resume*
-(:attr:`LintFinding.blocks_resume`): the loop would continue from a conversation that is not at a
-completed tool round, and the model provider rejects a tool call without its result (and a result
-without its call). Everywhere else a lint finding is a warning.
+========================== ==================================================================
+kind                       what it means, and the upstream behaviour it relies on
+========================== ==================================================================
+``orphan-tool-result``     a ``tool_result`` block that answers no ``tool_use`` of the reply
+                           just before it. Every call of a reply gets its result in the next
+                           message, refused and guarded calls included, so a result that answers
+                           nothing was not written by the loop; the model provider rejects such
+                           a request (a prediction of a provider rejection, not an import failure)
+``unanswered-tool-call``   a ``tool_use`` block whose result is not in the messages before the
+                           next reply (or before the end). A loop checkpoint is written only when
+                           every call of the pass returned, so in ``logical_resume.messages`` the
+                           provider would reject the resumed request; in the session's messages a
+                           cancelled pass may leave the last reply's calls unanswered (a warning)
+``duplicate-tool-call-id`` two ``tool_use`` blocks of **one reply** share an id: their results
+                           cannot be matched (``b49e2b2`` runs both, ``0473774`` refuses them):
+                           blocks the resume. Across replies ids are not unique upstream (calls
+                           recovered from text are named ``text-tool-1``... afresh in every pass):
+                           a warning, each result still answers the call of its own reply
+``boundary-rounds``        ``logical_resume.turn`` names a pass the source run's retained events
+                           do not show completed (no ``turn_end`` of that number), judged by
+                           event order, never by ``timestamp_ms``: the host clock
+                           (``checkpoint_ms``) and the run store's clock may disagree, and a live
+                           export drains the tool events after reading ``checkpoint_ms``
+``event-sequence-gap``     a run's retained events skip sequence numbers: trimming drops only the
+                           oldest events, so the retained sequences are always contiguous
+``usage-mismatch``         the loop checkpoint's ``total_usage`` is not the sum of the source
+                           run's ``turn_end`` usage for passes ``1..turn`` (when all are
+                           retained), or the session's ``total_usage`` is smaller than the sum of
+                           its finished runs' ``agent_end`` usage (the session's usage grows only
+                           when a run ends, so a run in flight never counts)
+========================== ==================================================================
+
+The message kinds found in ``logical_resume.messages`` *block the resume*
+(:attr:`LintFinding.blocks_resume`), except a duplicate id across replies: the loop would continue
+from a conversation the model provider rejects. Everywhere else a lint finding is a warning.
 
 Walks are flat loops over message, block and event arrays (no recursion).
 """
@@ -38,6 +52,7 @@ from itertools import compress, islice, repeat
 from operator import gt, sub
 
 from .report import Location
+from .passes import passes_of
 from .runevents import RunEvents, read_runs
 from .slotted import fmt, join, ours, value as _fv
 
@@ -48,9 +63,9 @@ LINT_KINDS = {
     "orphan-tool-result": "Tool result without a tool call",
     "unanswered-tool-call": "Tool call without a result",
     "duplicate-tool-call-id": "Duplicate tool-call id",
-    "boundary-rounds": "Resume boundary disagrees with the run's events",
+    "boundary-rounds": "Resume boundary names a pass the run's events do not show",
     "event-sequence-gap": "Gap in a run's event sequence",
-    "usage-mismatch": "Usage counters disagree with per-turn usage",
+    "usage-mismatch": "Usage counters disagree with the runs' recorded usage",
 }
 
 #: At most this many findings of one kind are reported (with locations); the rest are counted.
@@ -129,60 +144,90 @@ def lint_payload(pay: dict, span=None, run_events: list[RunEvents] | None = None
 
 
 def _message_findings(found: dict, messages: list, base: str, in_loop: bool) -> None:
+    """Tool calls matched with their results reply by reply (FORMAT.md 4.17): a reply is an
+    assistant message; its calls are answered by the tool results that follow it, up to the next reply."""
     where = "the loop checkpoint's messages" if in_loop else "the session's messages"
-    calls: dict[str, tuple] = {}  # id -> (message index, block index) of its first tool_use
-    answered: set[str] = set()
-    uses = []
     duplicate, orphan = found["duplicate-tool-call-id"], found["orphan-tool-result"]
+    unanswered = found["unanswered-tool-call"]
+    earlier: dict = {}  # id -> (message index, block index) of its first tool_use in an earlier reply
+    reply: dict = {}  # id -> [(message index, block index, block), ...] of the current reply's calls
+    answered: dict = {}  # id -> how many results the current reply's calls got
+
+    def close(last: bool) -> None:
+        for cid, calls in reply.items():
+            for i, j, block in calls[answered.get(cid, 0):]:
+                # a cancelled pass may leave the session's last reply unanswered; a loop checkpoint never
+                cancelled = last and not in_loop
+                unanswered.append((in_loop, _unanswered, (cid, block.get("name"), in_loop, base, (i, j), cancelled)))
+        for cid, calls in reply.items():
+            earlier.setdefault(cid, calls[0][:2])
+        reply.clear()
+        answered.clear()
+
     for i, msg in enumerate(messages):
         content = msg.get("content") if isinstance(msg, dict) else None
-        for j, block in enumerate(content or ()):
-            if not isinstance(block, dict):
-                continue
-            t = block.get("type")
-            if t == "tool_use":
+        blocks = [(j, b) for j, b in enumerate(content or ()) if isinstance(b, dict)]
+        if any(b.get("type") == "tool_use" for _j, b in blocks):
+            close(False)
+            for j, block in blocks:
+                if block.get("type") != "tool_use":
+                    continue
                 cid = block.get("id")
-                if cid in calls:
-                    duplicate.append((in_loop, _duplicate, (cid, where, base, (i, j), calls[cid])))
-                else:
-                    calls[cid] = (i, j)
-                uses.append((cid, i, j, block))
-            elif t == "tool_result":
+                if cid in reply:  # two calls of one reply: their results cannot be told apart
+                    duplicate.append((in_loop, _duplicate, (cid, where, base, (i, j), reply[cid][0][:2], True)))
+                elif cid in earlier:  # reused by a later reply: upstream does this (text-tool-N)
+                    duplicate.append((False, _duplicate, (cid, where, base, (i, j), earlier[cid], False)))
+                reply.setdefault(cid, []).append((i, j, block))
+        for j, block in blocks:
+            if block.get("type") == "tool_result":
                 rid = block.get("tool_use_id")
-                if rid not in calls:
+                if rid in reply and answered.get(rid, 0) < len(reply[rid]):
+                    answered[rid] = answered.get(rid, 0) + 1
+                elif rid in reply:
+                    pass  # a second result for the same call: the duplicate-id finding says it
+                else:
                     orphan.append((in_loop, _orphan, (rid, where, base, (i, j))))
-                answered.add(rid)
-    unanswered = found["unanswered-tool-call"]
-    for cid, i, j, block in uses:
-        if cid not in answered:
-            unanswered.append((in_loop, _unanswered, (cid, block.get("name"), in_loop, base, (i, j))))
+    close(True)
 
 
 def _block(base: str, at: tuple) -> str:
     return f"{base}/{at[0]}/content/{at[1]}"
 
 
-def _duplicate(cid, where, base, at, first):
-    return (fmt("Tool call id {} is used by two tool calls in {}; a result cannot say which call it answers.",
+def _duplicate(cid, where, base, at, first, one_reply):
+    if one_reply:
+        return (fmt("Tool call id {} is used by two tool calls of one reply in {}: their results cannot be told "
+                    "apart, so the model provider would reject the resumed request.",
+                    _fv(cid, "payload", _block(base, at) + "/id", form=repr), ours(where)),
+                [_block(base, at), _block(base, first)])
+    return (fmt("Tool call id {} is used again by a later reply in {}. A3S Code does not keep tool-call ids "
+                "unique across passes (calls recovered from text are named text-tool-1, text-tool-2, ... afresh "
+                "in every pass); each result still answers the call of its own reply.",
                 _fv(cid, "payload", _block(base, at) + "/id", form=repr), ours(where)),
             [_block(base, at), _block(base, first)])
 
 
 def _orphan(rid, where, base, at):
-    return (fmt("This tool result answers tool call {}, but no earlier message in {} makes that call; "
-                "model APIs reject a result without its call.",
+    return (fmt("This tool result answers tool call {}, which the reply before it in {} does not make: the model "
+                "provider would reject a request holding it (the import itself accepts it).",
                 _fv(rid, "payload", _block(base, at) + "/tool_use_id", form=repr), ours(where)), [_block(base, at)])
 
 
-def _unanswered(cid, name, in_loop, base, at):
-    end = "before the resume boundary" if in_loop else "in the session"
-    return (fmt("Tool call {} ({}) has no result {}; the conversation is not at a completed tool round, "
-                "and model APIs reject a call without its result.",
-                _fv(cid, "payload", _block(base, at) + "/id", form=repr), _fv(name, "payload", _block(base, at) + "/name"),
-                ours(end)), [_block(base, at)])
+def _unanswered(cid, name, in_loop, base, at, cancelled=False):
+    call = _fv(cid, "payload", _block(base, at) + "/id", form=repr)
+    tool = _fv(name, "payload", _block(base, at) + "/name")
+    if cancelled:
+        return (fmt("Tool call {} ({}) of the session's last reply has no result: a cancelled pass leaves its "
+                    "calls unanswered. The session restores, but a request continuing from here would be "
+                    "rejected by the model provider until the call is answered.", call, tool), [_block(base, at)])
+    end = "before the resume boundary" if in_loop else "before the next reply"
+    return (fmt("Tool call {} ({}) has no result {}: the model provider would reject a request holding a call "
+                "without its result (the import itself accepts it).", call, tool, ours(end)), [_block(base, at)])
 
 
 def _boundary_findings(found: dict, lr: dict, runs: list) -> None:
+    """``boundary-rounds``: the loop checkpoint's ``turn`` against the source run's passes, by event
+    order (FORMAT.md 4.17; :mod:`.passes`)."""
     run_id = lr.get("run_id")
     for r, rec in enumerate(runs):
         if (rec.get("snapshot") or {}).get("id") == run_id:
@@ -192,31 +237,29 @@ def _boundary_findings(found: dict, lr: dict, runs: list) -> None:
     events = rec.get("events") or []
     if not events:
         return  # nothing recorded to compare with
-    cut = lr.get("checkpoint_ms")
-    last_end = None  # (turn, event index)
-    for e, ev in enumerate(events):
-        body = ev.get("event") or {}
-        if body.get("type") == "turn_end" and (cut is None or ev.get("timestamp_ms", 0) <= cut):
-            if last_end is None or body.get("turn", 0) >= last_end[0]:
-                last_end = (body.get("turn", 0), e)
     turn = lr.get("turn")
-    seen = 0 if last_end is None else last_end[0]
-    if seen == turn:
-        return
-    pointers = [_LR + "/turn"]
-    if last_end is not None:
-        pointers.append(f"/snapshot/run_records/{r}/events/{last_end[1]}")
+    passes = passes_of(events)
+    same = [p for p in passes if p.turn == turn]
+    if same and same[-1].model_call[1] is not None:
+        return  # pass `turn` is there and its model call ended
+    first_seq = events[0].get("sequence", 0) if isinstance(events[0], dict) else 0
+    if not same and isinstance(first_seq, int) and first_seq > 0 and all(
+            isinstance(p.turn, int) and isinstance(turn, int) and p.turn > turn for p in passes):
+        return  # the pass was trimmed away with the oldest events: nothing to contradict
+    shown = [p.turn for p in passes if isinstance(p.turn, int)]
+    pointers = [_LR + "/turn", f"/snapshot/run_records/{r}" if not same
+                else f"/snapshot/run_records/{r}/events/{same[-1].first_index}"]
+    if same:
+        recorded = ours(f"pass {turn} started but its model call never ended (no turn_end)")
+    elif shown:
+        recorded = ours(f"passes {min(shown)} to {max(shown)}" if len(set(shown)) > 1 else f"only pass {shown[0]}")
     else:
-        pointers.append(f"/snapshot/run_records/{r}")
-    if seen < turn and events[0].get("sequence", 0) > 0 and last_end is None:
-        return  # the early events were not retained: nothing to contradict
-    recorded = ours("no turn_end event") if last_end is None else fmt(
-        "turn_end events up to turn {}", _fv(seen, "payload", f"/snapshot/run_records/{r}/events/{last_end[1]}/event/turn"))
+        recorded = ours("no pass at all")
     found["boundary-rounds"].append((False, _given, (
-        fmt("The loop checkpoint says {} tool round(s) were completed, but source run {} recorded "
-            "{} by checkpoint_ms; the resume would continue from a different point than the run's "
-            "events show.", _fv(turn, "payload", _LR + "/turn"), _fv(run_id, "payload", _LR + "/run_id", form=repr),
-            recorded), pointers)))
+        fmt("The loop checkpoint says pass {} completed, but source run {} records {}: the resume would continue "
+            "from a point the run's events do not show (A3S Code writes the checkpoint of pass N only after "
+            "turn_end N and the pass's tools).", _fv(turn, "payload", _LR + "/turn"),
+            _fv(run_id, "payload", _LR + "/run_id", form=repr), recorded), pointers)))
 
 
 def _given(text: str, pointers: list) -> tuple:
@@ -241,7 +284,7 @@ def _event_findings(found: dict, session: dict, lr: dict | None, runs: list, run
     """``event-sequence-gap`` and ``usage-mismatch``, from the runs' events read once (:mod:`.runevents`)."""
     gaps = found["event-sequence-gap"]
     turn_usage: dict[int, dict[int, tuple]] = {}  # run index -> turn -> usage
-    total = [0, 0, 0]
+    total = [0, 0, 0]  # the finished runs' agent_end usage
     for r, (rec, read) in enumerate(zip(runs, run_events)):
         per = turn_usage[r] = {}
         seqs = read.sequences
@@ -255,11 +298,13 @@ def _event_findings(found: dict, session: dict, lr: dict | None, runs: list, run
             gaps.append((False, _gap, (rec, r, e, seqs[e - 1], seqs[e])))
         gaps.extend(repeat(None, len(at) - keep))  # past the cap: only counted (lint_payload never builds them)
         events = read.events
-        for e in read.marked:  # the turn_end events are among them
+        for e in read.marked:  # the turn_end and agent_end events are among them
             body = events[e].get("event") or {}
-            if body.get("type") == "turn_end":
+            kind = body.get("type")
+            if kind == "turn_end":
+                per[body.get("turn")] = _usage(body.get("usage"))  # a retried pass: its last turn_end
+            elif kind == "agent_end":  # a finished run: the session's usage grew by this (FORMAT.md 4.17)
                 u = _usage(body.get("usage"))
-                per[body.get("turn")] = u
                 for k in range(3):
                     total[k] += u[k]
     out = found["usage-mismatch"]
@@ -274,7 +319,8 @@ def _event_findings(found: dict, session: dict, lr: dict | None, runs: list, run
                     if summed != stated:
                         out.append((False, _given, (
                             fmt("The loop checkpoint's total_usage (prompt/completion/total {}) differs from the "
-                                "sum of the source run's turn_end usage for rounds 1..{} ({}).",
+                                "sum of the source run's turn_end usage for passes 1..{} ({}); A3S Code writes "
+                                "that sum.",
                                 _usage_text(stated, _LR + "/total_usage"), _fv(lr["turn"], "payload", _LR + "/turn"),
                                 ours("/".join(map(str, summed)))),
                             [_LR + "/total_usage", f"/snapshot/run_records/{r}"])))
@@ -282,8 +328,9 @@ def _event_findings(found: dict, session: dict, lr: dict | None, runs: list, run
     stated = _usage(session.get("total_usage"))
     if any(stated[k] < total[k] for k in range(3)):
         out.append((False, _given, (
-            fmt("The session's total_usage (prompt/completion/total {}) is smaller than the usage its runs' "
-                "turn_end events record ({}); a counter was reset or events belong to another session.",
+            fmt("The session's total_usage (prompt/completion/total {}) is smaller than the usage its finished "
+                "runs' agent_end events record ({}); A3S Code adds a run's usage to the session when the run "
+                "ends, so a counter was reset or the runs belong to another session.",
                 _usage_text(stated, "/snapshot/session/total_usage"), ours("/".join(map(str, total)))),
             ["/snapshot/session/total_usage"])))
 

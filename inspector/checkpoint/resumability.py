@@ -21,7 +21,10 @@ One of three answers, decided in this order:
 Every answer but "Not resumable" lists ``unknowns``: the host facts the artifact cannot prove and
 a resume still depends on (the source run must still be non-terminal in the host's run store; the
 host's cognitive package generation and run capability generation must still be the ones bound
-here). "Resumable" means "as far as the artifact can show"; the unknowns are its conditions.
+here; a session bound to an immutable-content adapter needs the host to re-inject the same adapter;
+a host-supplied tool presentation profile or tool-result transform policy that differs from the
+snapshot's is refused: FORMAT.md 4.17 "Host re-binding on resume"). "Resumable" means "as far as the
+artifact can show"; the unknowns are its conditions.
 """
 
 from __future__ import annotations
@@ -115,6 +118,18 @@ def _host_unknowns(lr: dict | None, pay: dict | None) -> list[Unknown]:
         out.append(Unknown("host-capability-generation",
                            "whether the host's run capability generation is still the one bound to the loop "
                            "checkpoint" + what))
+    adapter = session.get("immutable_content_adapter_binding")
+    if isinstance(adapter, dict):
+        at = "/snapshot/session/immutable_content_adapter_binding"
+        out.append(Unknown("host-immutable-adapter", fmt(
+            "whether the host re-injects the same immutable-content adapter (authority {}, at most {} bytes): "
+            "the session is bound to it, and the host must supply the same one to resume",
+            _fv(adapter.get("authority_digest"), "payload", at + "/authority_digest"),
+            _fv(adapter.get("maximum_bytes"), "payload", at + "/maximum_bytes"))))
+    if lr is not None:
+        out.append(Unknown("host-runtime-options", ours(
+            "whether the host leaves the session's tool presentation profile and tool-result transform policy as "
+            "the snapshot has them: a host-supplied one that differs is refused on resume")))
     return out
 
 

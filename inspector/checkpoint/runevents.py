@@ -16,7 +16,7 @@ __all__ = ["MARKED_KINDS", "RunEvents", "read_runs", "for_context"]
 
 #: Event kinds (``event.type``) some reader looks at: the binding rules (``cognitive_context_bound``,
 #: ``tool_end``) and the lint's usage sums (``turn_end``).
-MARKED_KINDS = frozenset(("cognitive_context_bound", "tool_end", "turn_end"))
+MARKED_KINDS = frozenset(("cognitive_context_bound", "tool_end", "turn_end", "agent_end"))
 
 
 class RunEvents(NamedTuple):

@@ -50,11 +50,18 @@ UNLABELLED = "unlabelled text"
 
 _INT = frozenset({"u16", "u32", "u64", "usize", "i32", "i64"})
 _FLOAT = frozenset({"f32", "f64"})
-_RFC3339 = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})")
-_DIGEST = re.compile(r"(?:sha256:)?[0-9a-f]{64}|[0-9a-f]{40}")
-_ID_TOKEN = re.compile(r"[A-Za-z0-9_.:@+=-][A-Za-z0-9_.:@+=/-]{0,255}")
+#: RFC 3339 with its fields in range (a timestamp carries no free digits beyond its fraction).
+_RFC3339 = re.compile(r"(?:19[7-9][0-9]|2[01][0-9]{2})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+                      r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])")
+_DIGEST = re.compile(r"(?:sha256:)?[0-9a-f]{64}")
+_GIT_OBJECT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+#: An id or name: one token of letters, digits and ``_ . -`` (no ``/ : @ =``: no path, URL, address
+#: or base64 blob), at most 64 characters, not shaped like a credential.
+_ID_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+_CREDENTIAL = re.compile(r"(?:sk|pk|rk)[-_]|gh[pousr]_|github_pat_|xox[abprs]-|AKIA|ASIA|AIza|eyJ|glpat-|npm_",
+                         re.IGNORECASE)
+_INDEX = re.compile(r"0|[1-9][0-9]*")
 _SCHEMA = re.compile(r"(?=.{1,128}$)[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)+")
-_MEDIA = re.compile(r"[a-z]+/[a-z0-9.+-]{1,100}")
 #: Types the reference reads out of a free-form value (``tool_end`` metadata, FORMAT.md 4.7.3).
 _EMBEDDED = {"a3s_tool_result_evidence": S.TOOL_RESULT_EVIDENCE,
              "a3s_tool_result_transform_binding": S.TOOL_RESULT_TRANSFORM_BINDING}
@@ -150,7 +157,7 @@ def is_struct(types: tuple) -> bool:
 @dataclass(frozen=True)
 class ValueClass:
     """A class of String value a place may show (``allowlist.toml`` ``[[class]]``): ``name``,
-    ``check`` (``digest``, ``id``, ``schema``, ``media``, ``values``, ``word``), ``values``."""
+    ``check`` (``digest``, ``git object``, ``id``, ``schema``, ``values``, ``word``), ``values``."""
 
     name: str
     check: str
@@ -161,12 +168,13 @@ class ValueClass:
         c = self.check
         if c == "digest":
             return _DIGEST.fullmatch(v) is not None
+        if c == "git object":
+            return _GIT_OBJECT.fullmatch(v) is not None
         if c == "id":
-            return is_valid_id(v) and _ID_TOKEN.fullmatch(v) is not None and _no_format_chars(v)
+            return (is_valid_id(v) and _ID_TOKEN.fullmatch(v) is not None and _no_format_chars(v)
+                    and _CREDENTIAL.match(v) is None)
         if c == "schema":
             return _SCHEMA.fullmatch(v) is not None
-        if c == "media":
-            return _MEDIA.fullmatch(v) is not None
         if c == "values":
             return v in self.values
         if c == "word":
@@ -324,7 +332,7 @@ class Gate:
         place is allow-listed and ``v`` passes its place's class (a container: every member does)."""
         if source is None or pointer is None or source == RELATIVE:
             return v is None or isinstance(v, bool)
-        if not self.allow.allows(source, pointer):
+        if not self.allow.allows(source, pointer) or self._digit_key_in_object(source, pointer):
             return False
         types = types_at(source, pointer, self.docs.get(source))
         if isinstance(v, (dict, list)):
@@ -334,6 +342,22 @@ class Gate:
             self.shown[cls] += 1
         return ok
 
+    def _digit_key_in_object(self, source: str, pointer: str) -> bool:
+        """True when a segment of ``pointer`` that reads as an array index names an object's key in the
+        parsed file (the allow-list's ``*`` matches indices only; such a key is content)."""
+        node = self.docs.get(source)
+        for seg in pointer.split("/")[1:] if pointer else ():
+            key = seg.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict):
+                if _INDEX.fullmatch(key):
+                    return True
+                node = node.get(key)
+            elif isinstance(node, list) and _INDEX.fullmatch(key) and int(key) < len(node):
+                node = node[int(key)]
+            else:
+                return False
+        return False
+
     def _container_shown(self, source: str, pointer: str, v, types: tuple) -> bool:
         stack = [(v, pointer, types)]
         while stack:
@@ -341,7 +365,7 @@ class Gate:
             if isinstance(node, dict):
                 for k, c in node.items():
                     p = f"{ptr}/{_esc(k)}"
-                    if not self.allow.allows(source, p):
+                    if _INDEX.fullmatch(k) or not self.allow.allows(source, p):
                         return False
                     stack.append((c, p, child_types(ts, k, node)))
             elif isinstance(node, list):
@@ -354,8 +378,10 @@ class Gate:
         """True when the object key ``key`` (of the object at ``parent``, or of an unknown place) may be
         shown: a field the typed layout declares there, or a known field name (``[keys]``) of a struct;
         never a key of a free-form value. At an unknown place: a word of the format."""
+        if not key or not all(ch.isascii() for ch in key) or _INDEX.fullmatch(key) or key.isdigit():
+            return key != "" and key in self.allow.known_keys and key.isascii() and not key.isdigit()
         if source is None or parent is None or source == RELATIVE:
-            return key in self.allow.known_keys and not key.isdigit()
+            return key in self.allow.known_keys
         if self.allow.allows(source, f"{parent}/{_esc(key)}"):
             return True
         types = types_at(source, parent, self.docs.get(source))
@@ -384,10 +410,27 @@ class Gate:
         segs, at = [], ""
         for seg in pointer.split("/")[1:]:
             key = seg.replace("~1", "/").replace("~0", "~")
-            shown = seg.isdigit() or self.key_shown(source, at, key)
+            index = _INDEX.fullmatch(seg) is not None and self._is_array(source, at)
+            shown = index or self.key_shown(source, at, key)
             segs.append(seg if shown else self.mark(key, "key"))
             at = f"{at}/{seg}"
         return "/" + "/".join(segs)
+
+    def _is_array(self, source: str | None, pointer: str) -> bool:
+        """True when the value at ``pointer`` is an array: in the parsed file when there is one, else
+        by the typed layout (a sequence or set there)."""
+        if source in self.docs:
+            node = self.docs[source]
+            for seg in pointer.split("/")[1:] if pointer else ():
+                key = seg.replace("~1", "/").replace("~0", "~")
+                if isinstance(node, dict):
+                    node = node.get(key)
+                elif isinstance(node, list) and _INDEX.fullmatch(key) and int(key) < len(node):
+                    node = node[int(key)]
+                else:
+                    return False
+            return isinstance(node, list)
+        return source is not None and any(isinstance(t, (Vec, Set)) for t in _flat(types_at(source, pointer)))
 
     def slot(self, piece: str, s: Slot) -> str:
         """One slot of an engine text: its printed form when its value is shown, else a marker."""

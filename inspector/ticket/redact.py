@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from . import jsonstack
 from .allowlist import AllowList
-from .gate import Gate, child_types, declares, is_struct, marker, scalar_shown, _ROOTS
+from .gate import _INDEX, _ROOTS, Gate, child_types, declares, is_struct, marker, scalar_shown
 
 __all__ = ["Replacement", "marker", "redact_value", "redact_payload", "parse_lenient", "gate_for", "PARSE_LIMIT"]
 
@@ -78,8 +78,9 @@ def redact_value(value, source: str, *, hash_prefix: bool = False, gate: Gate | 
             struct = is_struct(types)
             for k, child in v.items():
                 ek = _esc(k)
-                if allow.allows_shape(source, f"{shape}/{ek}") or declares(types, k, v) or (
-                        struct and k in allow.known_keys and not k.isdigit()):
+                # a key that reads as an array index is never a field name (the allow-list's `*` is an index)
+                if not _INDEX.fullmatch(k) and not k.isdigit() and (allow.allows_shape(source, f"{shape}/{ek}") or declares(
+                        types, k, v) or (struct and k in allow.known_keys)):
                     key = k
                 else:
                     n_keys += 1

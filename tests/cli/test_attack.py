@@ -103,14 +103,14 @@ def test_canon_diff_of_deep_nesting_in_a_skipped_value_stays_linear(tmp_path):
     p = cli("canon", "--diff", str(f))
     assert p.returncode == 1, p.stderr
     assert len(p.stdout) < 300 * len(data)  # linear in the file (it was quadratic)
-    assert p.stdout.startswith(f"--- {f} (the file, 224454 bytes)\n+++ canonical (what the reference writes, 24438 bytes)\n"
-                               "@@ file bytes 23533..223635, canonical bytes 23533..23619 @@\n".encode())
-    # the class marker sits on the line where the unknown key's value starts (byte 23614, not deep inside it)
-    assert b'\n- 23599       "zzzz_unknown": [    <- unknown-key-dropped\n- 23615         [\n- 23616           [\n' \
+    assert p.stdout.startswith(f"--- {f} (the file, 226479 bytes)\n+++ canonical (what the reference writes, 26463 bytes)\n"
+                               "@@ file bytes 25558..225660, canonical bytes 25558..25644 @@\n".encode())
+    # the class marker sits on the line where the unknown key's value starts (byte 25639, not deep inside it)
+    assert b'\n- 25624       "zzzz_unknown": [    <- unknown-key-dropped\n- 25640         [\n- 25641           [\n' \
         in p.stdout
     assert p.stdout.splitlines()[-1].startswith(b"  unknown-key-dropped: unknown key, dropped by the reference's "
-                                                b"decode: 1 place, first at byte 23614; ")
-    assert p.stdout.splitlines()[-3:-1] == [b"First differing byte: file offset 23598.",
+                                                b"decode: 1 place, first at byte 25639; ")
+    assert p.stdout.splitlines()[-3:-1] == [b"First differing byte: file offset 25623.",
                                             b"Difference classes (P-CANONICAL):"]
 
 

@@ -184,7 +184,7 @@ def test_verify_shows_the_pointer_and_the_file_names_escaped(evil, capsysbinary)
         "  code:     a3s.code.session_checkpoint.content_drift",
         "  message:  session checkpoint content drift: payload is not the exact canonical JSON encoding",
         f"  where:    payload /snapshot/session/messages/1/content/1/input/{EVIL_SHOWN.replace('/', '~1')} "
-        "(bytes 22713..22716)",
+        "(bytes 24059..24062)",
         "  expected: 1.0",
     ]
 

@@ -1,0 +1,189 @@
+"""A run's events as passes of the agent loop, and where the resume boundary sits (FORMAT.md 4.17).
+
+The upstream loop numbers its passes with one 1-based counter shared by ``turn_start.turn``,
+``turn_end.turn`` and ``LoopCheckpoint.turn``. One pass, in order: ``turn_start {turn: N}``; the
+streamed model call; ``turn_end {turn: N}`` (it closes the *model call*, not the round); the tools of
+that reply (``tool_execution_start`` ... ``tool_end``); then, when every call returned, the loop
+checkpoint with ``turn: N``. A retried stream emits ``turn_start {turn: N}`` again with the same N.
+
+So here:
+
+* a **pass** runs from its first ``turn_start`` to the event before the next pass's ``turn_start``
+  (a ``turn_start`` with another number), or to the run's last retained event; a retried
+  ``turn_start`` with the same number belongs to the same pass (it is an *attempt*);
+* its **model call** runs from its last attempt's ``turn_start`` to its ``turn_end`` (``None``: the
+  call never ended);
+* a **tool call** starts at its ``tool_start`` (a streamed call) or, without one, at its
+  ``tool_execution_start``, and ends at its ``tool_end`` (``None``: it never ended); calls are
+  matched by id in order, so two calls of one reply that share an id stay two calls;
+* the **resume boundary** sits after the last event of the source run's pass
+  ``logical_resume.turn``. Event order, never ``timestamp_ms``, places events against it: the host's
+  clock (``checkpoint_ms``) and the run store's may disagree.
+
+Nothing here changes a verdict. Walks are flat loops over the events (no recursion).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["ToolCall", "Pass", "RunPasses", "Boundary", "passes_of", "run_passes", "boundary_of", "timeline_json"]
+
+
+@dataclass
+class ToolCall:
+    """One tool call of a pass: ``id``, ``name``; ``first_sequence``/``first_index`` at its
+    ``tool_start`` (``streamed``) or ``tool_execution_start``; ``last_sequence``/``last_index`` at its
+    ``tool_end`` (``None`` when it never ended)."""
+
+    id: object
+    name: object
+    first_sequence: int
+    first_index: int
+    streamed: bool
+    executed: bool = False
+    last_sequence: int | None = None
+    last_index: int | None = None
+
+    def to_json(self) -> dict:
+        """``{id, name, first_sequence, last_sequence, streamed}``."""
+        return {"id": self.id, "name": self.name, "first_sequence": self.first_sequence,
+                "last_sequence": self.last_sequence, "streamed": self.streamed}
+
+
+@dataclass
+class Pass:
+    """One pass of the loop (FORMAT.md 4.17).
+
+    Attributes:
+        turn: the pass number (``turn_start.turn``).
+        first_sequence, last_sequence: the sequences of its first and last event (inclusive).
+        first_index, last_index: the same events' indices in the run record's ``events``.
+        attempts: the sequences of its ``turn_start`` events (more than one: a retried stream).
+        model_call: ``(first_sequence, last_sequence)`` of the last attempt's model call; the second
+            is ``None`` when no ``turn_end`` closed it.
+        tool_calls: the :class:`ToolCall` list, in the order they started.
+    """
+
+    turn: object
+    first_sequence: int
+    first_index: int
+    last_sequence: int = 0
+    last_index: int = 0
+    attempts: list = field(default_factory=list)
+    model_call: tuple = (0, None)
+    tool_calls: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """``{turn, first_sequence, last_sequence, attempts, model_call: {first_sequence, last_sequence},
+        tool_calls: [...]}`` (the ``timeline --format json`` shape)."""
+        return {"turn": self.turn, "first_sequence": self.first_sequence, "last_sequence": self.last_sequence,
+                "attempts": list(self.attempts),
+                "model_call": {"first_sequence": self.model_call[0], "last_sequence": self.model_call[1]},
+                "tool_calls": [c.to_json() for c in self.tool_calls]}
+
+
+@dataclass(frozen=True)
+class RunPasses:
+    """The passes of one run record: ``run_id``, ``record`` (its index in ``run_records``), ``passes``."""
+
+    run_id: object
+    record: int
+    passes: tuple
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """Where a resume continues: after event ``after_sequence`` (index ``after_index``) of run
+    ``run_id`` (record ``record``), the last event of pass ``turn``."""
+
+    run_id: object
+    record: int
+    turn: object
+    after_sequence: int
+    after_index: int
+
+    def to_json(self) -> dict:
+        """``{run_id, after_sequence, turn}``."""
+        return {"run_id": self.run_id, "after_sequence": self.after_sequence, "turn": self.turn}
+
+
+def _body(ev) -> dict:
+    body = ev.get("event") if isinstance(ev, dict) else None
+    return body if isinstance(body, dict) else {}
+
+
+def passes_of(events: list) -> list[Pass]:
+    """The passes of one run's retained ``events`` (a run record's ``events`` list), in order.
+    Events before the first ``turn_start`` belong to no pass. Never raises for a typed payload."""
+    out: list[Pass] = []
+    cur: Pass | None = None
+    for j, ev in enumerate(events):
+        body = _body(ev)
+        kind = body.get("type")
+        seq = ev.get("sequence") if isinstance(ev, dict) else None
+        if kind == "turn_start":
+            turn = body.get("turn")
+            if cur is None or cur.turn != turn:
+                cur = Pass(turn, seq, j)
+                out.append(cur)
+            cur.attempts.append(seq)
+            cur.model_call = (seq, None)
+        if cur is None:
+            continue
+        cur.last_sequence, cur.last_index = seq, j
+        if kind == "turn_end" and body.get("turn") == cur.turn and cur.model_call[1] is None:
+            cur.model_call = (cur.model_call[0], seq)
+        elif kind == "tool_start":
+            cur.tool_calls.append(ToolCall(body.get("id"), body.get("name"), seq, j, True))
+        elif kind == "tool_execution_start":
+            cid = body.get("id")
+            call = next((c for c in cur.tool_calls if c.id == cid and not c.executed), None)
+            if call is None:  # not streamed: the call starts when it runs
+                call = ToolCall(cid, body.get("name"), seq, j, False)
+                cur.tool_calls.append(call)
+            call.executed = True
+            if call.name is None:
+                call.name = body.get("name")
+        elif kind == "tool_end":
+            cid = body.get("id")
+            call = next((c for c in cur.tool_calls if c.id == cid and c.last_sequence is None), None)
+            if call is None:
+                call = ToolCall(cid, body.get("name"), seq, j, False, True)
+                cur.tool_calls.append(call)
+            call.last_sequence, call.last_index = seq, j
+    return out
+
+
+def run_passes(pay: dict) -> list[RunPasses]:
+    """:func:`passes_of` for every run record of a decoded payload (serialized form)."""
+    runs = ((pay or {}).get("snapshot") or {}).get("run_records") or []
+    return [RunPasses((rec.get("snapshot") or {}).get("id"), i, tuple(passes_of(rec.get("events") or [])))
+            for i, rec in enumerate(runs) if isinstance(rec, dict)]
+
+
+def boundary_of(pay: dict, runs: list[RunPasses] | None = None) -> Boundary | None:
+    """The resume boundary of a payload's loop checkpoint: after the last event of the source run's
+    pass ``logical_resume.turn`` (the last pass of that number). ``None`` without a loop checkpoint,
+    without its source run, or when that pass is not among the retained events."""
+    lr = (pay or {}).get("logical_resume")
+    if not isinstance(lr, dict):
+        return None
+    runs = run_passes(pay) if runs is None else runs
+    for rp in runs:
+        if rp.run_id == lr.get("run_id"):
+            match = [p for p in rp.passes if p.turn == lr.get("turn")]
+            if not match:
+                return None
+            p = match[-1]
+            return Boundary(rp.run_id, rp.record, p.turn, p.last_sequence, p.last_index)
+    return None
+
+
+def timeline_json(pay: dict) -> dict:
+    """``{runs: [{run_id, record, passes: [...]}], boundary: {run_id, after_sequence, turn} | null}``:
+    the ``timeline --format json`` document (FORMAT.md 4.17)."""
+    runs = run_passes(pay)
+    b = boundary_of(pay, runs)
+    return {"runs": [{"run_id": r.run_id, "record": r.record, "passes": [p.to_json() for p in r.passes]} for r in runs],
+            "boundary": None if b is None else b.to_json()}
