@@ -25,10 +25,10 @@ from inspector.checkpoint import (
 )
 from inspector.checkpoint.catalogue import plain_texts
 
-from . import compare, render
+from . import compare, render, timeline
 from .termsafe import terminal_safe, terminal_safe_lines
 
-SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff")
+SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff", "timeline")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 #: A crash (an unexpected exception anywhere): the same code as inconclusive, never 0 or 1.
 EXIT_INTERNAL = EXIT_INCONCLUSIVE
@@ -96,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="explain one rule")
     e.add_argument("rule_id")
     compare.add_parsers(sub)
+    timeline.add_parser(sub)
     p.commands = dict(sub.choices)  # for _parse: verify/report take options between their files
     return p
 
@@ -524,7 +525,8 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     args = _parse(parser, argv)
     handler = {"verify": cmd_verify, "report": cmd_report, "describe": cmd_describe, "canon": cmd_canon,
                "rules": cmd_rules, "explain": cmd_explain,
-               "diff": lambda a: compare.cmd_diff(a, _read, UsageError, _out)}[args.command]
+               "diff": lambda a: compare.cmd_diff(a, _read, UsageError, _out),
+               "timeline": lambda a: timeline.cmd_timeline(a, _read, UsageError, _out)}[args.command]
     try:
         return handler(args)
     except UsageError as e:

@@ -27,29 +27,29 @@ DRIFT = {"ok": False, "rule": "P-CANONICAL", "code": "a3s.code.session_checkpoin
 PINNED = {
     "076-typed-event-unknown-key": (
         "/snapshot/run_records/1/events/0/event/attempt",
-        "unknown key, dropped by the reference's decode: first at byte 12474 at /snapshot/run_records/1/events/0/event/"
+        "unknown key, dropped by the reference's decode: first at byte 13141 at /snapshot/run_records/1/events/0/event/"
         "attempt; key 'attempt' is not a field of agent_start event (which does not deny unknown fields: the key is "
         "dropped on read)"),
     "077-typed-tool-end-args-null": (
-        "/snapshot/run_records/1/events/11/event/args",
-        "null for a key the reference omits: first at byte 7722 at /snapshot/run_records/1/events/11/event/args; "
+        "/snapshot/run_records/1/events/12/event/args",
+        "null for a key the reference omits: first at byte 8604 at /snapshot/run_records/1/events/12/event/args; "
         "'args': null is dropped from the tool_end event (an optional field written only when set, or an unknown key)"),
     "078-typed-memory-importance-f32": (
-        "/snapshot/run_records/1/events/26/event/importance",
-        "f32 field value that is not the exact widened image of an f32: first at byte 11474 at /snapshot/run_records/1/"
-        "events/26/event/importance; memory_stored.importance is an f32: 0.7 is written back as 0.699999988079071"),
+        "/snapshot/run_records/1/events/22/event/importance",
+        "f32 field value that is not the exact widened image of an f32: first at byte 11505 at /snapshot/run_records/1/"
+        "events/22/event/importance; memory_stored.importance is an f32: 0.7 is written back as 0.699999988079071"),
     "079-typed-goal-progress-f32": (
-        "/snapshot/run_records/0/events/38/event/goal/progress",
-        "f32 field value that is not the exact widened image of an f32: first at byte 9470 at /snapshot/run_records/0/"
-        "events/38/event/goal/progress; AgentGoal.progress is an f32: 0.1 is written back as 0.10000000149011612"),
+        "/snapshot/run_records/0/events/34/event/goal/progress",
+        "f32 field value that is not the exact widened image of an f32: first at byte 9501 at /snapshot/run_records/0/"
+        "events/34/event/goal/progress; AgentGoal.progress is an f32: 0.1 is written back as 0.10000000149011612"),
     "081-typed-cognitive-as-array": (
         "/snapshot/session/cognitive_package_binding",
-        "value written in a form the reference reads but writes differently: first at byte 13020 at /snapshot/session/"
+        "value written in a form the reference reads but writes differently: first at byte 14366 at /snapshot/session/"
         "cognitive_package_binding; CognitivePackageBindingV1 written as a JSON array: serde reads a sequence into a "
         "struct in field order, the reference writes it back as an object"),
     "082-typed-durable-defaults": (
         "/snapshot/session/durable_memory_binding/contextIdProfile",
-        "field missing from the file that the reference always writes: first at byte 5060 at /snapshot/session/"
+        "field missing from the file that the reference always writes: first at byte 5739 at /snapshot/session/"
         "durable_memory_binding/contextIdProfile (2 places); the reference writes contextIdProfile = "
         "\"a3s.code.memory.context.host-id.v0\" in DurableMemoryBindingV1"),
     "083-typed-durable-unknown-key": (
@@ -59,35 +59,35 @@ PINNED = {
         "is dropped on read)"),
     "084-typed-recall-score-f32": (
         "/snapshot/session/durable_memory_binding/recallPolicy/minLexicalScore",
-        "f32 field value that is not the exact widened image of an f32: first at byte 18354 at /snapshot/session/"
+        "f32 field value that is not the exact widened image of an f32: first at byte 19021 at /snapshot/session/"
         "durable_memory_binding/recallPolicy/minLexicalScore; DurableMemoryRecallPolicy.minLexicalScore is an f32: "
         "0.35 is written back as 0.3499999940395355"),
     "086-typed-task-alias": (
         "/snapshot/session/tasks/0/description",
-        "task text under the alias `description` (written back as `content`): first at byte 22960 at /snapshot/session/"
+        "task text under the alias `description` (written back as `content`): first at byte 24985 at /snapshot/session/"
         "tasks/0/description; Task.content written under its read-only alias `description`: A3S Code reads it and "
         "always writes `content`"),
     "088-typed-permission-plain-string": (
         "/snapshot/session/config/permission_policy/allow/2",
-        "permission rule as a plain string (written back as {\"rule\": ...}): first at byte 19405 at /snapshot/session/"
+        "permission rule as a plain string (written back as {\"rule\": ...}): first at byte 20751 at /snapshot/session/"
         "config/permission_policy/allow/2; PermissionRule written as a plain string: A3S Code reads that form and "
         "always writes the object {\"rule\": ...}"),
     "089-typed-permission-default": (
         "/snapshot/session/config/permission_policy/default_decision",
-        "field missing from the file that the reference always writes: first at byte 4001 at /snapshot/session/config/"
+        "field missing from the file that the reference always writes: first at byte 4680 at /snapshot/session/config/"
         "permission_policy/default_decision; the reference writes default_decision = \"ask\" in PermissionPolicy"),
     "090-typed-yolo-duplicate": (
         "/snapshot/session/config/confirmation_policy/yolo_lanes",
-        "a lane repeated in ConfirmationPolicy.yolo_lanes (a set: written back once): first at byte 19243 at /snapshot/"
+        "a lane repeated in ConfirmationPolicy.yolo_lanes (a set: written back once): first at byte 20589 at /snapshot/"
         "session/config/confirmation_policy/yolo_lanes; ConfirmationPolicy.yolo_lanes lists Query more than once: it "
         "is a set, so A3S Code keeps each lane once and writes it back once"),
     "092-typed-queue-default": (
         "/snapshot/session/config/queue_config/controlMaxConcurrency",
-        "field missing from the file that the reference always writes: first at byte 16482 at /snapshot/session/config/"
+        "field missing from the file that the reference always writes: first at byte 17149 at /snapshot/session/config/"
         "queue_config/controlMaxConcurrency; the reference writes controlMaxConcurrency = 4 in SessionQueueConfig"),
     "095-typed-cost-offset-zero": (
         "/snapshot/session/cost_records/0/timestamp",
-        "LlmCostRecord.timestamp not as A3S Code writes it (UTC, Z, 0/3/6/9 fraction digits): first at byte 21161 at "
+        "LlmCostRecord.timestamp not as A3S Code writes it (UTC, Z, 0/3/6/9 fraction digits): first at byte 22507 at "
         "/snapshot/session/cost_records/0/timestamp; LlmCostRecord.timestamp: the reference changes the offset +00:00 "
         "(converted to UTC, written Z)"),
     "096-typed-cost-offset-two": (
@@ -97,23 +97,23 @@ PINNED = {
         "(converted to UTC, written Z)"),
     "097-typed-cost-usd-missing": (
         "/snapshot/session/cost_records/0/cost_usd",
-        "field missing from the file that the reference always writes: first at byte 14107 at /snapshot/session/"
+        "field missing from the file that the reference always writes: first at byte 15453 at /snapshot/session/"
         "cost_records/0/cost_usd; the reference writes cost_usd = null in LlmCostRecord"),
     "099-typed-trace-details-null": (
         "/snapshot/trace_events/1/details",
-        "null for a key the reference omits: first at byte 20285 at /snapshot/trace_events/1/details; 'details': null "
+        "null for a key the reference omits: first at byte 21631 at /snapshot/trace_events/1/details; 'details': null "
         "is dropped from TraceEvent (an optional field written only when set, or an unknown key)"),
     "100-typed-run-control-turn-id": (
-        "/snapshot/run_records/0/events/44/event/turn_id",
-        "field missing from the file that the reference always writes: first at byte 10610 at /snapshot/run_records/0/"
-        "events/44/event/turn_id; the reference writes turn_id = null in the run_control_applied event"),
+        "/snapshot/run_records/0/events/40/event/turn_id",
+        "field missing from the file that the reference always writes: first at byte 10641 at /snapshot/run_records/0/"
+        "events/40/event/turn_id; the reference writes turn_id = null in the run_control_applied event"),
     "101-typed-input-delta-id-null": (
         "/snapshot/run_records/0/events/8/event/id",
         "null for a key the reference omits: first at byte 1943 at /snapshot/run_records/0/events/8/event/id; 'id': "
         "null is dropped from the tool_input_delta event (an optional field written only when set, or an unknown key)"),
     "102-typed-budget-integer": (
-        "/snapshot/run_records/0/events/45/event/limit",
-        "number spelled differently from the reference: first at byte 10544 at /snapshot/run_records/0/events/45/event/"
+        "/snapshot/run_records/0/events/41/event/limit",
+        "number spelled differently from the reference: first at byte 10575 at /snapshot/run_records/0/events/41/event/"
         "limit; 100000 is written 100000.0"),
 }
 
@@ -278,20 +278,20 @@ def test_timestamp_change_names_what_chrono_rewrites(text, change):
 
 
 @pytest.mark.parametrize("value, reason", [
-    (b"1e400", "number out of range at line 1 column 18139"),
-    (b"[" * 100000 + b"]" * 100000, "recursion limit exceeded at line 1 column 18259"),
-    (b'{"a":' * 500 + b"1" + b"}" * 500, "recursion limit exceeded at line 1 column 18755"),
+    (b"1e400", "number out of range at line 1 column 19485"),
+    (b"[" * 100000 + b"]" * 100000, "recursion limit exceeded at line 1 column 19605"),
+    (b'{"a":' * 500 + b"1" + b"}" * 500, "recursion limit exceeded at line 1 column 20101"),
 ])
 def test_unknown_value_not_json_on_its_own_is_placed_at_its_start(value, reason):
     """An unknown key's value that a plain parse rejects (out of range, too deep): the note gives
-    where the value starts (byte 18134), not where the parse failed inside it."""
+    where the value starts (byte 19480), not where the parse failed inside it."""
     rich = (CASES_PINNED / "001-valid-rich-resume.payload.json").read_bytes()
     i = rich.index(b'"session":{') + len(b'"session":{')
     payload = rich[:i] + b'"zzzz_unknown":' + value + b"," + rich[i:]
-    assert i + len(b'"zzzz_unknown":') == 18134
+    assert i + len(b'"zzzz_unknown":') == 19480
     descriptor = orjson.loads((CASES_PINNED / "001-valid-rich-resume.descriptor.json").read_bytes())
     rc = verify(payload, rebind(payload, descriptor)).root_cause
     assert rc.rule.id == "P-CANONICAL"
     assert [n for n in rc.notes if n.startswith("unknown key")] == [
-        "unknown key, dropped by the reference's decode: first at byte 18134; an unknown key's value is skipped "
+        "unknown key, dropped by the reference's decode: first at byte 19480; an unknown key's value is skipped "
         f"unvalidated by the reference and is not valid JSON data on its own ({reason})"]

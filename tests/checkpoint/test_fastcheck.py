@@ -133,15 +133,15 @@ def _at(value, path):
 _DECLINES = [
     ("snapshot/session/unknown_key", 1, "add"),                                          # unknown key
     ("snapshot/session/id", None, "delete"),                                             # missing required key
-    ("snapshot/run_records/1/events/26/event/importance", 0.7, "set"),                   # f32 not an f32 image
-    ("snapshot/run_records/1/events/26/event/importance", 1, "set"),                     # integer in a float field
+    ("snapshot/run_records/1/events/22/event/importance", 0.7, "set"),                   # f32 not an f32 image
+    ("snapshot/run_records/1/events/22/event/importance", 1, "set"),                     # integer in a float field
     ("snapshot/session/cost_records/0/timestamp", "2026-09-01T12:00:00+02:00", "set"),   # timestamp not chrono's
     ("snapshot/session/config/permission_policy/deny/0", "Bash(rm:*)", "set"),          # plain-string rule
     ("snapshot/session/durable_memory_binding/recallPolicy", None, "set"),               # null where omitted
     ("snapshot/run_records/0/snapshot/event_count", 1 << 64, "set"),                              # u64 over 2**64 - 1
     ("snapshot/run_records/0/snapshot/event_count", -1, "set"),                                   # negative u64
     ("snapshot/run_records/0/snapshot/event_count", True, "set"),                                 # bool in an integer field
-    ("snapshot/run_records/1/events/26/event/type", "no_such_event", "set"),             # unknown tag
+    ("snapshot/run_records/1/events/22/event/type", "no_such_event", "set"),             # unknown tag
     ("snapshot/session/messages/0/content/0/text", [[["deep"]]], "deep"),                        # past serde's depth
     ("snapshot/session/config/confirmation_policy/yolo_lanes", ["Query", "Query"], "set"),      # repeated set element
     ("snapshot/session/config/enforce_active_skill_tool_restrictions", False, "add"),          # written, but omitted

@@ -1,0 +1,142 @@
+"""``checkpoint-inspector timeline PAYLOAD [DESCRIPTOR] [--format text|json]`` (issue 23): a run's
+events as the agent loop wrote them (FORMAT.md 4.17; :mod:`inspector.checkpoint.passes`).
+
+JSON: ``{"runs": [{"run_id", "record", "passes": [{"turn", "first_sequence", "last_sequence",
+"attempts", "model_call": {"first_sequence", "last_sequence"}, "tool_calls": [...]}]}],
+"boundary": {"run_id", "after_sequence", "turn"} | null}``.
+
+Text: one event per line, a compact table a developer can read in a terminal or pipe to ``grep``
+(``SEQ  TIME  RUN  PASS  KIND  SUMMARY``; the resume boundary is a row of its own after the event it
+follows). Summaries are structural (turn numbers, tool names and ids, usage), never message text,
+tool inputs or outputs; every line is terminal-safe. Exit 0; 1 when the payload does not decode
+(its root cause on stderr); 2 for unreadable input or a file that is not a payload.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+
+from inspector.checkpoint import not_a_checkpoint, pair_inputs, verify
+from inspector.checkpoint.passes import boundary_of, run_passes, timeline_json
+
+from .termsafe import terminal_safe
+
+__all__ = ["add_parser", "cmd_timeline", "event_rows", "text_table"]
+
+
+def add_parser(sub) -> None:
+    """Register ``timeline`` on the subcommand parsers ``sub``."""
+    t = sub.add_parser("timeline", help="the runs' events as passes of the agent loop, and the resume boundary")
+    t.add_argument("files", nargs="+", metavar="FILE", help="a payload (and, optionally, its descriptor)")
+    t.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def _time(ms) -> str:
+    if not isinstance(ms, int) or isinstance(ms, bool):
+        return "-"
+    try:
+        t = _dt.datetime.fromtimestamp(ms / 1000, _dt.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return str(ms)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def _usage(u) -> str:
+    if not isinstance(u, dict):
+        return ""
+    return "usage {}/{}/{}".format(*(u.get(k, 0) for k in ("prompt_tokens", "completion_tokens", "total_tokens")))
+
+
+def summary(body: dict) -> str:
+    """A one-line structural summary of an event (FORMAT.md 4.7): its turn, tool name and id, usage,
+    exit code; never message text, tool input or output."""
+    kind = body.get("type")
+    parts = []
+    if "turn" in body and kind in ("turn_start", "turn_end"):
+        parts.append(f"turn {body.get('turn')}")
+    name = body.get("name") or body.get("tool_name")
+    cid = body.get("id") or body.get("tool_id")
+    if name is not None:
+        parts.append(f"{name}({cid})" if cid is not None else str(name))
+    elif cid is not None:
+        parts.append(str(cid))
+    if "exit_code" in body and body.get("exit_code") is not None:
+        parts.append(f"exit {body.get('exit_code')}")
+    if kind in ("turn_end", "agent_end"):
+        parts.append(_usage(body.get("usage")))
+    return " ".join(p for p in parts if p)
+
+
+def event_rows(pay: dict) -> list[tuple]:
+    """``(sequence, timestamp_ms, run_id, turn or None, kind, summary, is_boundary)`` for every
+    retained event of every run, in record and event order, with one boundary row
+    (``is_boundary`` True) right after the event the resume continues from."""
+    runs = ((pay or {}).get("snapshot") or {}).get("run_records") or []
+    passes = run_passes(pay)
+    b = boundary_of(pay, passes)
+    rows = []
+    for rp in passes:
+        events = runs[rp.record].get("events") or []
+        turn_of = {}
+        for p in rp.passes:
+            for j in range(p.first_index, p.last_index + 1):
+                turn_of[j] = p.turn
+        for j, ev in enumerate(events):
+            body = ev.get("event") if isinstance(ev, dict) and isinstance(ev.get("event"), dict) else {}
+            rows.append((ev.get("sequence"), ev.get("timestamp_ms"), rp.run_id, turn_of.get(j), body.get("type"),
+                         summary(body), False))
+            if b is not None and b.record == rp.record and b.after_index == j:
+                rows.append((None, None, rp.run_id, b.turn, "resume boundary", f"the loop checkpoint (pass {b.turn}) "
+                             "resumes after this event", True))
+    return rows
+
+
+def text_table(pay: dict) -> str:
+    """The text form: a header and one line per event (see the module docstring), terminal-safe."""
+    rows = event_rows(pay)
+    head = ("SEQ", "TIME", "RUN", "PASS", "KIND", "SUMMARY")
+    cells = [tuple("" if x is None else str(x) for x in (seq, _time(ms) if not boundary else "", run,
+                                                          "-" if turn is None else turn, kind, text))
+             for seq, ms, run, turn, kind, text, boundary in rows]
+    widths = [max([len(head[i])] + [len(c[i]) for c in cells]) for i in range(5)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(head[:5], widths)) + "  " + head[5]]
+    for c in cells:
+        lines.append("  ".join(terminal_safe(x).ljust(w) for x, w in zip(c[:5], widths)) + "  " + terminal_safe(c[5]))
+    if not rows:
+        lines.append("(no run events)")
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def cmd_timeline(args, read, usage_error, out) -> int:
+    """``timeline FILE...``: the payload's runs as passes and its resume boundary (text or JSON)."""
+    files = [read(p) for p in args.files]
+    reason = not_a_checkpoint(files)
+    if reason:
+        raise usage_error(reason)
+    try:
+        payload, _descriptor = pair_inputs(files)
+    except Exception as e:  # PairingError: two payloads, two descriptors
+        raise usage_error(str(e)) from None
+    if payload is None or payload.data is None:
+        raise usage_error("timeline needs a payload (the events are in the payload)")
+    report = verify(payload.data, None, payload_size=payload.size)
+    pay = _decoded(payload.data, report)
+    if pay is None:
+        rc = report.root_cause
+        raise usage_error(f"the payload does not decode ({rc.rule.id}: {rc.message})" if rc else
+                          "the payload does not decode")
+    if args.format == "json":
+        out(json.dumps(timeline_json(pay), indent=2, ensure_ascii=False) + "\n")
+    else:
+        out(text_table(pay))
+    return 0
+
+
+def _decoded(data: bytes, report):
+    """The decoded payload (serialized form) when it decodes, else ``None``."""
+    if report.for_rule("P-PARSE").failed:
+        return None
+    from inspector.checkpoint import Context
+
+    return Context(data, None).pay_result[0]
