@@ -61,7 +61,7 @@ class Pass:
         first_index, last_index: the same events' indices in the run record's ``events``.
         attempts: the sequences of its ``turn_start`` events (more than one: a retried stream).
         model_call: ``(first_sequence, last_sequence)`` of the last attempt's model call; the second
-            is ``None`` when no ``turn_end`` closed it.
+            is ``None`` when no ``turn_end`` closed it. ``model_call_index``: the same as event indices.
         tool_calls: the :class:`ToolCall` list, in the order they started.
     """
 
@@ -72,6 +72,7 @@ class Pass:
     last_index: int = 0
     attempts: list = field(default_factory=list)
     model_call: tuple = (0, None)
+    model_call_index: tuple = (0, None)
     tool_calls: list = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -129,11 +130,13 @@ def passes_of(events: list) -> list[Pass]:
                 out.append(cur)
             cur.attempts.append(seq)
             cur.model_call = (seq, None)
+            cur.model_call_index = (j, None)
         if cur is None:
             continue
         cur.last_sequence, cur.last_index = seq, j
         if kind == "turn_end" and body.get("turn") == cur.turn and cur.model_call[1] is None:
             cur.model_call = (cur.model_call[0], seq)
+            cur.model_call_index = (cur.model_call_index[0], j)
         elif kind == "tool_start":
             cur.tool_calls.append(ToolCall(body.get("id"), body.get("name"), seq, j, True))
         elif kind == "tool_execution_start":

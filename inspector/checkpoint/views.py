@@ -4,9 +4,9 @@ Built where the payload is decoded (a worker thread, or the verifier's process f
 so the window never walks the document on its GUI thread. No Qt. Flat loops only.
 
 * :class:`Timeline`: one :class:`Lane` per run record (FORMAT.md 4.5) with its events (4.7) as
-  parallel arrays (sequence, timestamp, kind code), tool rounds (``turn_start``..``turn_end``),
-  tool spans (``tool_start``..``tool_end`` by id), the source run and the resume boundary of the
-  loop checkpoint (4.6).
+  parallel arrays (sequence, timestamp, kind code), the loop's passes with their model calls and
+  tool calls as :mod:`.passes` reads them (FORMAT.md 4.17), the source run and the resume boundary
+  of the loop checkpoint (4.6): after the last event of its pass, by event order.
 * :class:`Transcript`: the session's messages (4.4) as roles and byte spans (a view reads a
   message from the file when it is shown: :func:`message_blocks`), tool calls paired with their
   results by tool-call id, and where the resume boundary falls.
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from .passes import passes_of
 from .schema import AGENT_EVENT
 
 __all__ = ["Timeline", "Lane", "Transcript", "Block", "build_views", "message_blocks", "EVENT_KINDS", "CATEGORY",
@@ -53,12 +54,16 @@ class Lane:
     """One run record. ``seq``/``ts``/``kind`` are parallel arrays over its events (``kind`` codes
     index :data:`EVENT_KINDS`, ``len(EVENT_KINDS)`` for an unknown type); ``starts``/``ends`` the
     events' byte spans in the payload (``None`` when unavailable or not asked for: :func:`build_views`
-    leaves them out); ``rounds`` are ``(turn, first,
-    last)`` event indexes (``last`` ``None`` when the round did not end) and ``tools`` ``(first, last)``
-    likewise, both flattened into arrays by :meth:`compact` (read them with :meth:`iter_rounds` and
-    :meth:`iter_tools`); ``errors`` the indexes of error events; ``boundary`` the event index
-    after which the resume continues (source run only; -1 before the first event), ``None``
-    elsewhere; ``index`` the run's position in ``run_records``."""
+    leaves them out); ``rounds`` are the passes of the loop (FORMAT.md 4.17, :mod:`.passes`) as
+    ``(turn, first, last)`` event indexes (a pass runs from its first ``turn_start`` to the event before
+    the next pass, its tools included), ``models`` their model calls ``(first, last)`` (``last`` ``None``
+    when no ``turn_end`` closed it) and ``tools`` the tool calls ``(first, last)`` likewise (from
+    ``tool_start``, or ``tool_execution_start`` without streaming, to ``tool_end``), all flattened into
+    arrays by :meth:`compact` (read them with :meth:`iter_rounds`, :meth:`iter_models` and
+    :meth:`iter_tools`); ``errors`` the indexes of error events; ``boundary`` the event index after
+    which the resume continues (source run only: the last event of pass ``logical_resume.turn``;
+    ``None`` when that pass is not among the retained events, and elsewhere); ``index`` the run's
+    position in ``run_records``."""
 
     index: int
     id: str
@@ -73,6 +78,7 @@ class Lane:
     starts: array | None = None
     ends: array | None = None
     rounds: list = field(default_factory=list)
+    models: list = field(default_factory=list)
     tools: list = field(default_factory=list)
     errors: list = field(default_factory=list)
     boundary: int | None = None
@@ -84,6 +90,7 @@ class Lane:
         def n(x):
             return -1 if x is None else x
         self.rounds = array("q", [v for t, a, b in self.rounds for v in (t if isinstance(t, int) else -1, a, n(b))])
+        self.models = array("q", [v for a, b in self.models for v in (a, n(b))])
         self.tools = array("q", [v for _i, _n, a, b in self.tools for v in (a, n(b))])
         self.errors = array("q", self.errors)
 
@@ -92,6 +99,12 @@ class Lane:
         r = self.rounds
         for k in range(0, len(r), 3):
             yield r[k], r[k + 1], (None if r[k + 2] < 0 else r[k + 2])
+
+    def iter_models(self):
+        """``(first, last or None)`` event indexes per pass's model call (after :meth:`compact`)."""
+        m = self.models
+        for k in range(0, len(m), 2):
+            yield m[k], (None if m[k + 1] < 0 else m[k + 1])
 
     def iter_tools(self):
         """``(first, last or None)`` event indexes per tool call (after :meth:`compact`)."""
@@ -213,50 +226,26 @@ def build_timeline(pay: dict, item_spans=None) -> Timeline:
         spans = item_spans(f"/snapshot/run_records/{r}/events", events) if item_spans is not None else None
         if spans is not None:
             lane.starts, lane.ends = spans
-        open_rounds: dict = {}
-        open_tools: dict = {}
-        last_end_before_cut = None
-        last_before_cut = None
         for e, ev in enumerate(events):
             body = ev.get("event") or {}
             t = body.get("type")
             lane.seq.append(ev.get("sequence", 0))
-            ts = ev.get("timestamp_ms", 0)
-            lane.ts.append(ts)
+            lane.ts.append(ev.get("timestamp_ms", 0))
             code = _CODE.get(t, unknown)
             lane.kind.append(code)
             if code in errors:
                 lane.errors.append(e)
-            if t == "turn_start":
-                open_rounds[body.get("turn")] = len(lane.rounds)
-                lane.rounds.append((body.get("turn"), e, None))
-            elif t == "turn_end":
-                k = open_rounds.pop(body.get("turn"), None)
-                if k is None:
-                    lane.rounds.append((body.get("turn"), e, e))
-                else:
-                    lane.rounds[k] = (lane.rounds[k][0], lane.rounds[k][1], e)
-                if lane.source and (tl.checkpoint_ms is None or ts <= tl.checkpoint_ms) \
-                        and body.get("turn") == tl.boundary_turn:
-                    last_end_before_cut = e
-            elif t in ("tool_start", "tool_end"):
-                tid = body.get("id")
-                if t == "tool_start":
-                    open_tools[tid] = len(lane.tools)
-                    lane.tools.append((tid, body.get("name"), e, None))
-                else:
-                    k = open_tools.pop(tid, None)
-                    if k is None:
-                        lane.tools.append((tid, body.get("name"), e, e))
-                    else:
-                        lane.tools[k] = (tid, lane.tools[k][1], lane.tools[k][2], e)
-            if lane.source and (tl.checkpoint_ms is None or ts <= tl.checkpoint_ms):
-                last_before_cut = e
+        # passes, model calls and tool calls as the loop writes them; the boundary by event order,
+        # never by timestamp_ms (the host clock and the run store's may disagree: FORMAT.md 4.17)
+        passes = passes_of(events)
+        for p in passes:
+            lane.rounds.append((p.turn, p.first_index, p.last_index))
+            lane.models.append(p.model_call_index)
+            for c in p.tool_calls:
+                lane.tools.append((c.id, c.name, c.first_index, c.last_index))
         if lane.source:
-            # after the turn_end of the last completed round if recorded, else after the last event
-            # at or before checkpoint_ms (-1: before the first event)
-            lane.boundary = last_end_before_cut if last_end_before_cut is not None else (
-                last_before_cut if last_before_cut is not None else -1)
+            same = [p for p in passes if p.turn == tl.boundary_turn]
+            lane.boundary = same[-1].last_index if same else None
         lane.compact()
         tl.lanes.append(lane)
     return tl

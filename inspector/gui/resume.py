@@ -301,8 +301,10 @@ class ResumePanes(QObject):
         src = next((x for x in tl.lanes if x.source), None)
         cap = f"{len(tl.lanes):,} run(s), {tl.event_total:,} event(s)."
         if tl.source_run is not None:
-            cap += (f" Loop checkpoint: source run {tl.source_run!r}, {tl.boundary_turn} completed tool round(s)"
-                    + ("" if src is not None else " — that run is NOT in the snapshot") + ".")
+            cap += (f" Loop checkpoint: source run {tl.source_run!r}, resumes after pass {tl.boundary_turn}"
+                    + ("" if src is not None else " — that run is NOT in the snapshot")
+                    + (" — that pass is not among the run's retained events"
+                       if src is not None and src.boundary is None else "") + ".")
         else:
             cap += " No loop checkpoint: nothing to resume."
         self.timeline_row.set_caption(cap)

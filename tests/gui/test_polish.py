@@ -34,10 +34,10 @@ def go_to(qtbot, window, pointer):
 
 def test_run_event_rows_show_sequence_type_and_tool_call(qtbot, window):
     open_and_wait(qtbot, window, CASE_056)
-    idx = go_to(qtbot, window, "/snapshot/run_records/1/events/11")
-    assert idx.siblingAtColumn(1).data() == "#11 tool_end (tool toolu_1)"
     idx = go_to(qtbot, window, "/snapshot/run_records/1/events/12")
-    assert idx.siblingAtColumn(1).data() == "#12 turn_end (turn 1)"
+    assert idx.siblingAtColumn(1).data() == "#12 tool_end (tool toolu_1)"
+    idx = go_to(qtbot, window, "/snapshot/run_records/1/events/9")
+    assert idx.siblingAtColumn(1).data() == "#9 turn_end (turn 1)"
     # the rows that were only "{3 keys}" before: every event of the run says what it is
     parent = idx.parent()
     texts = [parent.model().index(r, 1, parent).data() for r in range(parent.model().rowCount(parent))]
@@ -61,7 +61,7 @@ def test_field_column_grows_to_show_a_deep_key(qtbot, window):
     window.resize(1800, 1000)
     window.resizeDocks([window.trees_dock], [620], Qt.Orientation.Horizontal)  # a Trees pane with room for the key
     qtbot.waitUntil(lambda: view.viewport().width() > 560)
-    pointer = "/snapshot/run_records/1/events/11/event/metadata/a3s_tool_result_transform_binding"
+    pointer = "/snapshot/run_records/1/events/12/event/metadata/a3s_tool_result_transform_binding"
     idx = go_to(qtbot, window, pointer)
     # the key and its indentation (depth 7), its rule icon and margins fit in the column: not "a3…"
     need = (view.indentation() * (_depth(idx) + 1) + view.iconSize().width()
@@ -74,7 +74,7 @@ def test_field_column_grows_to_show_a_deep_key(qtbot, window):
     for _ in range(3):
         QTest.keyClick(view, Qt.Key.Key_Left)
     qtbot.wait(50)
-    assert view.currentIndex().data(PointerRole) == "/snapshot/run_records/1/events/11/event"
+    assert view.currentIndex().data(PointerRole) == "/snapshot/run_records/1/events/12/event"
     assert view.columnWidth(0) == width
     # in a pane too narrow for it, a key is cut in the middle (its start and end both show)
     assert type(view.itemDelegateForColumn(0)).__name__ == "MiddleElideDelegate"

@@ -14,13 +14,14 @@ from PySide6.QtTest import QTest  # noqa: E402
 from inspector.checkpoint import build_descriptor, encode  # noqa: E402
 from inspector.gui.lazyjson import find_span, scan_children  # noqa: E402
 from inspector.gui.roles import PointerRole  # noqa: E402
-from tests.conftest import CASES_PINNED  # noqa: E402
+from tests.conftest import CASES_PINNED, SCENARIOS  # noqa: E402
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
 
 RICH = [CASES_PINNED / "001-valid-rich-resume.payload.json", CASES_PINNED / "001-valid-rich-resume.descriptor.json"]
 TERMINAL = [CASES / "39-p-source-completed.payload.json", CASES / "39-p-source-completed.descriptor.json"]
 NO_LOOP = [GOLDEN_P.parent / "payload-semantic-only.json", GOLDEN_P.parent / "descriptor-semantic-only.json"]
+MISSING_PASS = [SCENARIOS / "07-missing-pass-end.payload.json", SCENARIOS / "07-missing-pass-end.descriptor.json"]
 GREEN = QColor("#2e7d32")
 
 
@@ -59,15 +60,19 @@ def _near(c1: QColor, c2: QColor) -> bool:
     return abs(c1.red() - c2.red()) + abs(c1.green() - c2.green()) + abs(c1.blue() - c2.blue()) < 40
 
 
-def test_boundary_drawn_after_the_last_event_before_the_checkpoint(qtbot, window):
+def test_boundary_drawn_after_the_last_event_of_the_checkpoints_pass(qtbot, window):
+    """FORMAT.md 4.17: the boundary follows the last event of pass logical_resume.turn (its tools
+    included), by event order; the passes are bands with their model call inside."""
     open_and_wait(qtbot, window, RICH)
     tl = _show_tab(window, 0).timeline
     assert [(x.id, x.status, x.source, len(x.seq)) for x in tl.timeline.lanes] == [
-        ("run-legacy", "completed", False, 5), ("run-source", "executing", True, 53)]
+        ("run-legacy", "completed", False, 5), ("run-source", "executing", True, 57)]
     lane = tl.timeline.lanes[1]
-    assert lane.boundary == 52 and tl.timeline.boundary_turn == 2
+    assert list(lane.iter_rounds()) == [(1, 2, 12), (2, 13, 56)]
+    assert list(lane.iter_models()) == [(2, 9), (13, 50)]
+    assert lane.boundary == 56 and tl.timeline.boundary_turn == 2
     bx = tl.boundary_x()
-    last = tl.event_point(1, 52).x()
+    last = tl.event_point(1, 56).x()
     assert last < bx <= last + max(4.0, tl._scale / 2) + 0.01
     # the boundary is painted there: a green rule across the source lane
     img = tl.viewport().grab().toImage()
@@ -79,19 +84,19 @@ def test_boundary_drawn_after_the_last_event_before_the_checkpoint(qtbot, window
 def test_click_event_selects_it_in_tree_and_bytes(qtbot, window):
     report = open_and_wait(qtbot, window, RICH)
     tl = _show_tab(window, 0).timeline
-    tl.zoom(3, tl.event_point(1, 11).x())
-    _click(tl.viewport(), tl.event_point(1, 11))
-    assert tl.selected == (1, 11)
-    assert _tree_pointer(window) == "/snapshot/run_records/1/events/11"
+    tl.zoom(3, tl.event_point(1, 12).x())
+    _click(tl.viewport(), tl.event_point(1, 12))
+    assert tl.selected == (1, 12)
+    assert _tree_pointer(window) == "/snapshot/run_records/1/events/12"
     data = window.doc.payload.data
-    span = find_span(data, None, "/snapshot/run_records/1/events/11")  # the scanner, without the index
+    span = find_span(data, None, "/snapshot/run_records/1/events/12")  # the scanner, without the index
     assert window.hex_payload.highlighted == span
     ev = orjson.loads(data[span[0]:span[1]])
-    assert ev["sequence"] == 11 and ev["event"]["type"] == "tool_end" and ev["event"]["id"] == "toolu_1"
+    assert ev["sequence"] == 12 and ev["event"]["type"] == "tool_end" and ev["event"]["id"] == "toolu_1"
     lane = tl.timeline.lanes[1]
     assert lane.starts is None  # the engine leaves the events' spans out; the first hover finds them
-    text = tl.event_text(1, 11)
-    assert text.startswith("tool_end — event #11 of run run-source\n") and "id: toolu_1" in text
+    text = tl.event_text(1, 12)
+    assert text.startswith("tool_end — event #12 of run run-source\n") and "id: toolu_1" in text
     events = scan_children(data, *find_span(data, None, "/snapshot/run_records/1/events"))
     assert (lane.starts, lane.ends) == (events.starts, events.ends) and len(lane.starts) == len(lane.seq)
     assert report.verified
@@ -109,7 +114,7 @@ def test_tree_selection_selects_event_and_message(qtbot, window):
     detail = panes.transcript.detail.toPlainText()
     assert detail.startswith("[1] assistant\n") and detail.count("Running the tests first.") == 1, detail
     assert "⚙ bash(toolu_1) → result in [2]\n" in detail
-    assert panes.transcript.caption.text() == ("3 message(s); resume boundary after message [2] (the first 3). "
+    assert panes.transcript.caption.text() == ("5 message(s); resume boundary after message [4] (the first 5). "
                                                "Select a message to see it in full.")
 
 
@@ -117,20 +122,20 @@ def test_transcript_pairs_calls_and_selects_the_message(qtbot, window):
     open_and_wait(qtbot, window, RICH)
     tp = _show_tab(window, 1).transcript
     m = tp.model
-    assert m.rowCount() == 4 and m.boundary_row() == 3
+    assert m.rowCount() == 6 and m.boundary_row() == 5
     assert "⚙ bash(toolu_1) → result in [2]: " in m.data(m.index(1))
     assert "↳ result ERROR for toolu_1 (answers [1]): test result: FAILED." in m.data(m.index(2))
-    assert m.data(m.index(3)).startswith("Resume boundary: the loop checkpoint holds the first 3 of these messages")
+    assert m.data(m.index(5)).startswith("Resume boundary: the loop checkpoint holds the first 5 of these messages")
     rect = tp.view.visualRect(m.index(2))
     _click(tp.view.viewport(), rect.center())
     assert _tree_pointer(window) == "/snapshot/session/messages/2"
     span = window.hex_payload.highlighted
     assert orjson.loads(window.doc.payload.data[span[0]:span[1]])["role"] == "user"
     # the boundary row is painted green
-    tp.view.scrollTo(m.index(3))
+    tp.view.scrollTo(m.index(5))
     QTest.qWait(30)
     img = tp.view.viewport().grab().toImage()
-    r = tp.view.visualRect(m.index(3))
+    r = tp.view.visualRect(m.index(5))
     assert _near(img.pixelColor(r.left() + 20, r.center().y()), GREEN)
 
 
@@ -154,16 +159,20 @@ def test_failing_l_rule_marked_and_resumability_in_verdict_bar(qtbot, window):
 
 
 def test_lint_list_selects_location(qtbot, window):
-    open_and_wait(qtbot, window, RICH)
+    """scenarios/07: the loop checkpoint claims pass 2, which the run's events do not show."""
+    open_and_wait(qtbot, window, MISSING_PASS)
     panes = _show_tab(window, 2)
     assert panes.tabs.tabText(2) == "Integrity lint (1)"
     lst = panes.lint_list
     item = lst.item(0)
-    assert item.text().startswith("! Resume boundary disagrees with the run's events: The loop checkpoint says 2")
+    assert item.text().startswith("! Resume boundary names a pass the run's events do not show: The loop checkpoint "
+                                  "says pass 2 completed, but source run 'run-1' records only pass 1")
     _click(lst.viewport(), lst.visualItemRect(item).center())
     assert window.resume_pane.view.model().data(window.resume_pane.view.currentIndex(), PointerRole) == \
         "/logical_resume/turn"
-    assert window.hex_payload.highlighted == (1565, 1566)
+    data = window.doc.payload.data
+    start, end = window.hex_payload.highlighted
+    assert data[start - len(b'"turn":'):end] == b'"turn":2'
 
 
 def test_no_loop_checkpoint_says_so(qtbot, window):
@@ -214,7 +223,7 @@ def test_timeline_usable_at_1024x700_whole_lanes_caption_and_controls(qtbot, win
     assert tl.viewport().height() >= _AXIS_H + 2 * _LANE_H, tl.viewport().height()
     assert vsb.maximum() == 0 and tl.lane_top(0) == _AXIS_H  # both lanes, the top one whole
     cap = panes.timeline_caption
-    assert cap.text().startswith("2 run(s), 58 event(s). Loop checkpoint: source run 'run-source'")
+    assert cap.text() == "2 run(s), 62 event(s). Loop checkpoint: source run 'run-source', resumes after pass 2."
     qtbot.waitUntil(lambda: cap.width() >= cap.sizeHint().width(), timeout=1000)  # not cut
     assert not panes.timeline_legend.isVisible()  # (no room for the legend too at 1024 px)
     assert panes.timeline_controls.isVisible() and panes.mode_time.isVisible()

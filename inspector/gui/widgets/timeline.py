@@ -2,11 +2,14 @@
 
 One lane per run record (:class:`inspector.checkpoint.views.Lane`); its events are marks whose
 shape says their kind (agent start/end: full-height bar; turn start/end: tall line; tool
-events: upper tick; model calls: lower tick; cognitive binding: diamond; errors: a cross), tool
-rounds are bands (``T1``, ``T2``...; a round that never ended is open to the right), tool calls
-are bars under the marks (a call without ``tool_end`` is dashed to the lane's end), the source
-run is shaded and labelled, a terminal status ends the lane with a block, and the loop
-checkpoint's boundary is a vertical rule where the resume would continue. Failing rules and lint
+events: upper tick; model calls: lower tick; cognitive binding: diamond; errors: a cross), the
+loop's passes are bands (``P1``, ``P2``...: a pass runs from its ``turn_start`` to the event before
+the next pass, its tools included; a retried ``turn_start`` stays in its pass) with the model call
+as an inner band at the top (dashed when no ``turn_end`` closed it), tool calls are bars under the
+marks (from ``tool_start``, or ``tool_execution_start`` without streaming; a call without
+``tool_end`` is dashed to the lane's end), the source run is shaded and labelled, a terminal status
+ends the lane with a block, and the loop checkpoint's boundary is a vertical rule after the last
+event of its pass (FORMAT.md 4.17: by event order, never by timestamp). Failing rules and lint
 findings that point into a run or an event are marked on it.
 
 Everything is painted (no per-event widgets), only for the lanes on screen and the events in
@@ -277,8 +280,10 @@ class TimelineView(QAbstractScrollArea):
             lines = [f"run {ln.id}", f"status: {ln.status}" + (" (terminal)" if ln.terminal else ""),
                      f"{len(ln.seq)} events retained of {ln.event_count}"]
             if ln.source:
-                lines.append(f"source run of the loop checkpoint (resumes after {self.timeline.boundary_turn} "
-                             f"completed tool rounds)")
+                lines.append(f"source run of the loop checkpoint (resumes after pass {self.timeline.boundary_turn})"
+                             if ln.boundary is not None else
+                             f"source run of the loop checkpoint: its pass {self.timeline.boundary_turn} is not among "
+                             "the retained events")
         else:
             ts = ln.ts[e]
             when = datetime.datetime.fromtimestamp(ts / 1000, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
@@ -413,21 +418,32 @@ class TimelineView(QAbstractScrollArea):
         if sorted_ and n:
             lo_i = bisect_left(values, vis_lo)
             hi_i = bisect_right(values, vis_hi)
-        # rounds (bands) and tool calls (bars)
-        for turn, a, b in lane.iter_rounds():
+        # passes (bands, their tools included), each pass's model call (an inner band: dashed when no
+        # turn_end closed it) and tool calls (bars)
+        models = list(lane.iter_models())
+        for k, (turn, a, b) in enumerate(lane.iter_rounds()):
             xa = self.x_of(values[a])
             xb = self.x_of(values[b]) if b is not None else (self.x_of(values[-1]) + 8)
             if xb < _HEADER_W or xa > w:
                 continue
             rect = QRectF(xa, top + 2, max(2.0, xb - xa), _LANE_H - 4)
             p.fillRect(rect, QColor(21, 101, 192, 28))
-            pen = QPen(QColor(21, 101, 192, 120))
-            if b is None:
-                pen.setStyle(Qt.PenStyle.DashLine)
-            p.setPen(pen)
+            p.setPen(QPen(QColor(21, 101, 192, 120)))
             p.drawRect(rect)
-            if rect.width() > fm.horizontalAdvance(f"T{turn}") + 4:
-                p.drawText(rect.adjusted(2, 0, 0, 0), Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, f"T{turn}")
+            if k < len(models):
+                ma, mb = models[k]
+                mxa = self.x_of(values[ma])
+                mxb = self.x_of(values[mb]) if mb is not None else xb
+                inner = QRectF(mxa, top + 4, max(2.0, mxb - mxa), 5)
+                p.fillRect(inner, QColor(21, 101, 192, 90))
+                if mb is None:
+                    pen = QPen(QColor(21, 101, 192, 200))
+                    pen.setStyle(Qt.PenStyle.DashLine)
+                    p.setPen(pen)
+                    p.drawRect(inner)
+            p.setPen(QPen(QColor(21, 101, 192, 160)))
+            if rect.width() > fm.horizontalAdvance(f"P{turn}") + 4:
+                p.drawText(rect.adjusted(2, 8, 0, 0), Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, f"P{turn}")
         for a, b in lane.iter_tools():
             xa = self.x_of(values[a])
             xb = self.x_of(values[b]) if b is not None else self.x_of(values[-1]) + 8
@@ -487,7 +503,7 @@ class TimelineView(QAbstractScrollArea):
                 p.drawLine(QPointF(bx, full), QPointF(bx, full + full_h))
                 p.setBrush(QColor("#2e7d32"))
                 p.drawPolygon(QPolygonF([QPointF(bx, full), QPointF(bx + 9, full + 4), QPointF(bx, full + 8)]))
-                label = f"resume continues here (after tool round {self.timeline.boundary_turn})"
+                label = f"resume continues here (after pass {self.timeline.boundary_turn})"
                 p.setPen(QColor("#2e7d32"))
                 tx = bx + 12 if bx + 12 + fm.horizontalAdvance(label) < w else bx - 12 - fm.horizontalAdvance(label)
                 p.drawText(QPointF(max(_HEADER_W + 2, tx), full + fm.ascent() + 1), label)
