@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass, field
 
 from .catalogue import Rule
+from .consequences import relations
 from .slotted import ours
 
 __all__ = ["Verdict", "Location", "Finding", "DigestRow", "Report"]
@@ -173,6 +174,17 @@ class Report:
     def failed(self) -> list[Finding]:
         """The failing findings in evaluation order."""
         return [f for f in self.findings if f.failed]
+
+    def relation(self, finding: Finding):
+        """How a failing ``finding`` relates to the root cause: a
+        :class:`~.consequences.Relation` (root cause, consequence with ``caused_by``, or independent;
+        declared in ``consequences.toml``), or ``None`` for a finding that did not fail."""
+        if not finding.failed:
+            return None
+        cache = self.__dict__.get("_relations")
+        if cache is None:
+            cache = self.__dict__["_relations"] = relations(self)
+        return cache.get(finding.rule.id)
 
     def for_rule(self, rule_id: str) -> Finding:
         """The finding of one rule. Raises ``KeyError`` for an unknown id."""

@@ -45,6 +45,7 @@ def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: In
                 "location": _loc(f.locations[0]) if f.locations else None,
                 "expected": f.expected, "actual": f.actual, "notes": list(f.notes),
                 "occurrences": f.occurrences, "root_cause": f is rc,
+                **report.relation(f).to_json(),  # root_cause, consequence (caused_by, because) or independent
             })
         elif f.verdict is Verdict.NOT_REACHED:
             entry["blocked_by"] = f.blocked_by
@@ -151,7 +152,10 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
     out.append("Rules: " + ", ".join(f"{counts.get(v, 0)} {VERDICT_WORD[v]}" for v in Verdict))
     for f in report.findings:
         if all_rules or f.failed:
-            tag = " (root cause)" if f is rc else (" (consequence)" if f.failed and rc is not None else "")
+            rel = report.relation(f)
+            tag = "" if rel is None or rc is None else (
+                " (root cause)" if f is rc else f" (consequence of {rel.caused_by})" if rel.kind == "consequence"
+                else " (independent: fixing the root cause does not fix it)")
             extra = f" x{f.occurrences}" if f.occurrences > 1 else ""
             line = f"  {VERDICT_WORD[f.verdict]:13} {f.rule.id:28} {f.rule.title}{tag}{extra}"
             out.append(line)

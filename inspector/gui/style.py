@@ -56,14 +56,25 @@ def _qcolour(rgb: str) -> QColor:
     return QColor(rgb)
 
 
-def label(verdict: Verdict, *, root: bool = False, consequence: bool = False) -> str:
-    """The word for a verdict; failures say whether they are the root cause or a consequence."""
+def label(verdict: Verdict, *, root: bool = False, consequence: bool = False, independent: bool = False) -> str:
+    """The word for a verdict; failures say whether they are the root cause, a consequence of a
+    failure a fix would change (``consequences.toml``), or independent of the root cause."""
     text = _LABEL[verdict]
     if verdict is Verdict.FAIL and root:
         return "FAIL · root cause"
     if verdict is Verdict.FAIL and consequence:
         return "FAIL · consequence"
+    if verdict is Verdict.FAIL and independent:
+        return "FAIL · independent"
     return text
+
+
+def relation_label(f, report) -> str:
+    """:func:`label` of a finding of ``report`` with its relation to the root cause."""
+    rel = report.relation(f) if report is not None else None
+    kind = rel.kind if rel is not None and report.root_cause is not None else None
+    return label(f.verdict, root=kind == "root_cause", consequence=kind == "consequence",
+                 independent=kind == "independent")
 
 
 def colour(verdict: Verdict) -> QColor:

@@ -210,7 +210,10 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
             "verdict": word, "headline": headline, "next_step": next_step,
             "files": _files(payload, descriptor, (), payload_digest),
             "root_cause": None if rc is None else _finding(rc, gate, full=True),
-            "consequences": [_finding(f, gate, full=False) for f in report.failed() if f is not rc],
+            # every other failure, each with its relation to the root cause (consequences.toml)
+            "consequences": [{**_finding(f, gate, full=False), "relation": report.relation(f).kind,
+                              "caused_by": report.relation(f).caused_by}
+                             for f in report.failed() if f is not rc],
             # stated: the descriptor's value through the gate; recomputed: computed here (sizes, digests)
             "digests": [{"label": d.label, "stated": gate.value(d.stated, "descriptor", d.pointer),
                          "recomputed": d.recomputed if isinstance(d.recomputed, (int, type(None))) else str(d.recomputed),

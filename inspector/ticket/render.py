@@ -72,6 +72,16 @@ def _pin(t: dict) -> str:
             f"commit {ref['a3s_code_commit']}), serde_json {ref['serde_json']}")
 
 
+def _other_failures(t: dict) -> list[tuple[str, list]]:
+    """The failures other than the root cause, split by their relation to it (issue 23):
+    ``[(heading, items)]`` for the consequences, then the independent failures (empty groups left out)."""
+    cons = [c for c in t["consequences"] if c.get("relation", "consequence") == "consequence"]
+    other = [c for c in t["consequences"] if c.get("relation") == "independent"]
+    return [(h, items) for h, items in (("Consequences (follow from the root cause)", cons),
+                                        ("Also failing (independent: fixing the root cause does not fix these)", other))
+            if items]
+
+
 def _redaction_line(t: dict) -> str:
     r = t["redaction"]
     n = r["values_redacted"]
@@ -126,9 +136,9 @@ def to_text(t: dict) -> str:
             out.append(f"  - {d}")
         out.append(f"  in plain words: {rc['meaning']}")
         out.append(f"  likely causes:  {'; '.join(rc['causes'])}")
-    if t["consequences"]:
-        out += ["", "Consequences (follow from the root cause):"]
-        for c in t["consequences"]:
+    for heading, items in _other_failures(t):
+        out += ["", heading + ":"]
+        for c in items:
             out.append(f"  {c['rule']}: {c['message']}" + (f" [{c['where']}]" if c["where"] else ""))
     if t["digests"]:
         same = sum(1 for d in t["digests"] if d["matches"] is True)
@@ -197,10 +207,10 @@ def to_markdown(t: dict) -> str:
                 f"- **Expected:** {_md(rc['expected'])}",
                 f"- **Actual:** {_md(rc['actual'])}"]
         out += [f"- {_md(d)}" for d in rc["details"]]
-    if t["consequences"]:
-        out += ["", "## Consequences", ""]
+    for heading, items in _other_failures(t):
+        out += ["", f"## {heading}", ""]
         out += [f"- **{_md(c['rule'])}**: {_md(c['message'])}" + (f" ({_md(c['where'])})" if c["where"] else "")
-                for c in t["consequences"]]
+                for c in items]
     if t["digests"]:
         out += ["", "## Digests", "", "| | Value | Stated in the descriptor | Recomputed from the payload |",
                 "|---|---|---|---|"]
@@ -280,10 +290,10 @@ def to_html(t: dict) -> str:
         if rc["details"]:
             out.append(f"<dt>Details</dt><dd><ul>{''.join(f'<li>{_h(d)}</li>' for d in rc['details'])}</ul></dd>")
         out.append("</dl></div>")
-    if t["consequences"]:
-        out.append("<h2>Consequences</h2><ul>")
+    for heading, items in _other_failures(t):
+        out.append(f"<h2>{_h(heading)}</h2><ul>")
         out += [f"<li><b>{_h(c['rule'])}</b>: {_h(c['message'])}" + (f" <span class=\"mono\">({_h(c['where'])})</span>"
-                if c["where"] else "") + "</li>" for c in t["consequences"]]
+                if c["where"] else "") + "</li>" for c in items]
         out.append("</ul>")
     if t["digests"]:
         out.append("<h2>Digests</h2><table><tr><th></th><th>Value</th><th>Stated in the descriptor</th>"

@@ -135,8 +135,7 @@ class FindingsModel(QAbstractItemModel):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
     def _label(self, f: Finding) -> str:
-        rc = self._report.root_cause if self._report is not None else None
-        return style.label(f.verdict, root=f is rc, consequence=f.failed and rc is not None and f is not rc)
+        return style.relation_label(f, self._report)
 
     def data(self, index, role=_DISPLAY):
         # Views ask for many roles per cell while painting: answer with int comparisons and leave

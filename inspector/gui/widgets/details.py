@@ -24,13 +24,20 @@ def _esc(s) -> str:
 def finding_html(f, report) -> str:
     """HTML description of one finding: verdict, message, where, expected vs actual, notes."""
     rc = report.root_cause if report is not None else None
-    label = style.label(f.verdict, root=f is rc, consequence=f.failed and rc is not None and f is not rc)
+    label = style.relation_label(f, report)
+    rel = report.relation(f) if report is not None else None
     col = style.colour(f.verdict).name()
     link = style.link_colour().name()
     out = [f"<h3 style='margin:0'>{_esc(f.rule.id)} — {_esc(f.rule.title)}</h3>",
            f"<p style='margin-top:4px'><b style='color:{col}'>{_esc(label)}</b>"]
-    if f.failed and rc is not None and f is not rc:
-        out.append(f" — a consequence of the root cause <a style='color:{link}' href='rule:{_esc(rc.rule.id)}'>{_esc(rc.rule.id)}</a>")
+    if f.failed and rc is not None and f is not rc and rel is not None and rel.kind == "consequence":
+        cause = rel.caused_by
+        whose = "the root cause " if cause == rc.rule.id else ""
+        out.append(f" — a consequence of {whose}<a style='color:{link}' href='rule:{_esc(cause)}'>{_esc(cause)}</a>: "
+                   f"{_esc(rel.because)}")
+    elif f.failed and rc is not None and f is not rc:
+        out.append(f" — also fails; fixing the root cause <a style='color:{link}' href='rule:{_esc(rc.rule.id)}'>"
+                   f"{_esc(rc.rule.id)}</a> does not fix this")
     out.append("</p>")
     plain = f.rule.plain
     if f.failed and plain is not None:
