@@ -179,7 +179,9 @@ def _diagnose(ctx) -> CanonicalDiagnosis:
     detailed = len(data) <= DETAIL_LIMIT
     tree = ctx.pay_tree if detailed else None
     if tree is not None:
-        _walk(data, tree, ctx.pay, diffs)
+        typed: list[Difference] = []  # the walk's own cap: whitespace never crowds out a value difference
+        _walk(data, tree, ctx.pay, typed)
+        diffs += typed
     elif detailed:
         # The typed decode succeeded but a plain JSON parse fails: serde skipped an unknown key's
         # value without validating it (IgnoredAny), and that value is not valid on its own.
