@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["ToolCall", "Pass", "RunPasses", "Boundary", "passes_of", "run_passes", "boundary_of", "timeline_json"]
+__all__ = ["ToolCall", "Pass", "RunPasses", "Boundary", "passes_of", "run_passes", "boundary_of", "timeline_json",
+           "event_summary"]
 
 
 @dataclass
@@ -190,3 +191,29 @@ def timeline_json(pay: dict) -> dict:
     b = boundary_of(pay, runs)
     return {"runs": [{"run_id": r.run_id, "record": r.record, "passes": [p.to_json() for p in r.passes]} for r in runs],
             "boundary": None if b is None else b.to_json()}
+
+
+def _usage(u) -> str:
+    if not isinstance(u, dict):
+        return ""
+    return "usage {}/{}/{}".format(*(u.get(k, 0) for k in ("prompt_tokens", "completion_tokens", "total_tokens")))
+
+
+def event_summary(body: dict) -> str:
+    """A one-line structural summary of an event (FORMAT.md 4.7): its turn, tool name and id, usage,
+    exit code; never message text, tool input or output."""
+    kind = body.get("type")
+    parts = []
+    if "turn" in body and kind in ("turn_start", "turn_end"):
+        parts.append(f"turn {body.get('turn')}")
+    name = body.get("name") or body.get("tool_name")
+    cid = body.get("id") or body.get("tool_id")
+    if name is not None:
+        parts.append(f"{name}({cid})" if cid is not None else str(name))
+    elif cid is not None:
+        parts.append(str(cid))
+    if "exit_code" in body and body.get("exit_code") is not None:
+        parts.append(f"exit {body.get('exit_code')}")
+    if kind in ("turn_end", "agent_end"):
+        parts.append(_usage(body.get("usage")))
+    return " ".join(p for p in parts if p)

@@ -18,7 +18,7 @@ import datetime as _dt
 import json
 
 from inspector.checkpoint import not_a_checkpoint, pair_inputs, verify
-from inspector.checkpoint.passes import boundary_of, run_passes, timeline_json
+from inspector.checkpoint.passes import boundary_of, event_summary as summary, run_passes, timeline_json
 
 from .termsafe import terminal_safe
 
@@ -40,32 +40,6 @@ def _time(ms) -> str:
     except (OverflowError, OSError, ValueError):
         return str(ms)
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
-
-
-def _usage(u) -> str:
-    if not isinstance(u, dict):
-        return ""
-    return "usage {}/{}/{}".format(*(u.get(k, 0) for k in ("prompt_tokens", "completion_tokens", "total_tokens")))
-
-
-def summary(body: dict) -> str:
-    """A one-line structural summary of an event (FORMAT.md 4.7): its turn, tool name and id, usage,
-    exit code; never message text, tool input or output."""
-    kind = body.get("type")
-    parts = []
-    if "turn" in body and kind in ("turn_start", "turn_end"):
-        parts.append(f"turn {body.get('turn')}")
-    name = body.get("name") or body.get("tool_name")
-    cid = body.get("id") or body.get("tool_id")
-    if name is not None:
-        parts.append(f"{name}({cid})" if cid is not None else str(name))
-    elif cid is not None:
-        parts.append(str(cid))
-    if "exit_code" in body and body.get("exit_code") is not None:
-        parts.append(f"exit {body.get('exit_code')}")
-    if kind in ("turn_end", "agent_end"):
-        parts.append(_usage(body.get("usage")))
-    return " ".join(p for p in parts if p)
 
 
 def event_rows(pay: dict) -> list[tuple]:

@@ -114,6 +114,7 @@ def build_menus(w) -> None:
     _act(w, g, "Resume Timeline", lambda: _focus_resume_tab(rp, 0, rp.timeline), "Alt+7", "gotoTimeline")
     _act(w, g, "Transcript", lambda: _focus_resume_tab(rp, 1, rp.transcript.view), "Alt+8", "gotoTranscript")
     _act(w, g, "Integrity Lint", lambda: _focus_resume_tab(rp, 2, rp.lint_list), "Alt+9", "gotoLint")
+    _act(w, g, "Events", lambda: _focus_resume_tab(rp, 3, rp.events.view), "Alt+0", "gotoEvents")
 
     v = mb.addMenu("&View")
     for d in (w.trees_dock, w.bytes_dock, w.digests_dock, rp.dock, w.raw_dock, w.folder_dock):

@@ -20,11 +20,13 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.checkpoint import Location, Verdict
+from inspector.checkpoint.passes import event_summary
 from inspector.checkpoint.resumability import NOT_RESUMABLE, RESUMABLE
 
 from . import style
 from .lazyjson import BIG, ScanError, children_of, find_span
 from .roles import PointerRole
+from .widgets.events_table import EventsPane
 from .widgets.timeline import CATEGORY_COLOURS, TimelineView
 from .widgets.transcript import TranscriptPane
 
@@ -128,11 +130,13 @@ class ResumePanes(QObject):
         self.tabs.addTab(self._timeline_page(), "Timeline")
         self.tabs.addTab(self.transcript, "Transcript")
         self.tabs.addTab(self.lint_list, "Integrity lint")
+        self.events = EventsPane()  # the timeline's events as a table (issue 23), linked both ways
+        self.tabs.addTab(self.events, "Events")
         self.tabs.setCornerWidget(self.timeline_controls, Qt.Corner.TopRightCorner)
         self._controls_in_row = False
         self.tabs.installEventFilter(self)  # (a narrow dock: the controls go to the caption row)
         self.tabs.currentChanged.connect(lambda i: self.timeline_controls.setVisible(i == 0 or self._controls_in_row))
-        d = QDockWidget("Resume — timeline, transcript, integrity lint", window)
+        d = QDockWidget("Resume — timeline, transcript, integrity lint, events", window)
         d.setObjectName("resumeDock")
         d.setWidget(self.tabs)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
@@ -143,6 +147,8 @@ class ResumePanes(QObject):
         window.doc.presented.connect(self._present)
         window.doc.changed.connect(self._changed)
         self.timeline.pointerActivated.connect(lambda ptr: self._activated(ptr, "timeline"))
+        self.timeline.pointerActivated.connect(self._select_event_row)
+        self.events.eventActivated.connect(self._event_row_selected)
         self.transcript.pointerActivated.connect(lambda ptr: self._activated(ptr, "transcript"))
         # (selection, not current row: the focus alone makes the first row current, selecting nothing)
         self.lint_list.itemSelectionChanged.connect(lambda: self._lint_selected(self.lint_list.currentRow()))
@@ -164,8 +170,8 @@ class ResumePanes(QObject):
         group.addButton(self.mode_time)
         self.mode_seq.toggled.connect(lambda on: self.timeline.set_mode("sequence" if on else "time"))
         fit = QPushButton("Fit")
-        fit.setToolTip("Show every event (Ctrl+wheel or +/- to zoom)")
-        fit.clicked.connect(lambda: self.timeline.set_mode(self.timeline.mode))
+        fit.setToolTip("Show every event again, Ctrl+0 (Ctrl+wheel or +/- to zoom; a zoom stays until Fit)")
+        fit.clicked.connect(self.timeline.fit)
         corner = QWidget()
         corner.setObjectName("timelineControls")
         cl = QHBoxLayout(corner)
@@ -225,12 +231,14 @@ class ResumePanes(QObject):
             self._present_now(p)
         if self._follow:
             self.timeline.set_timeline(None, message=message)
+            self.events.set_timeline(None)
             self.transcript.set_transcript(None, None, message)
 
     def _clear(self, message: str) -> None:
         self._report = self._data = None
         self._follow = False
         self.timeline.set_timeline(None, message=message)
+        self.events.set_timeline(None)
         self.timeline_row.set_caption("")
         self.transcript.set_transcript(None, None, message)
         self.lint_list.clear()
@@ -280,6 +288,7 @@ class ResumePanes(QObject):
         self._show_lint(report)
         if follow:  # a large payload's verdicts come before its timeline and transcript
             self.timeline.set_timeline(None, message=READING_TIMELINE)
+            self.events.set_timeline(None)
             self.timeline_row.set_caption("")
             self.transcript.set_transcript(None, None, READING_TIMELINE)
             return
@@ -291,6 +300,7 @@ class ResumePanes(QObject):
                    "Reload (F5) tries again." if failed else
                    "The payload does not decode, so there are no runs or messages to show (see the verdicts).")
             self.timeline.set_timeline(None, message=why)
+            self.events.set_timeline(None)
             self.timeline_row.set_caption("")
             self.transcript.set_transcript(None, None, why)
             return
@@ -298,6 +308,7 @@ class ResumePanes(QObject):
         rule_marks = marks_by_lane(tl, [(f.rule.id, loc) for f in report.failed() for loc in f.locations])
         lint_marks = marks_by_lane(tl, [(x.kind, loc) for x in report.lint for loc in x.locations])
         self.timeline.set_timeline(tl, rule_marks, lint_marks)
+        self.events.set_timeline(tl, self._summary)
         src = next((x for x in tl.lanes if x.source), None)
         cap = f"{len(tl.lanes):,} run(s), {tl.event_total:,} event(s)."
         if tl.source_run is not None:
@@ -346,6 +357,7 @@ class ResumePanes(QObject):
             return
         if pointer.startswith(_RUNS):
             self.timeline.select_pointer(pointer)
+            self._select_event_row(pointer)
         elif pointer.startswith("/snapshot/session/messages/"):
             self.transcript.select_pointer(pointer)
 
@@ -379,6 +391,28 @@ class ResumePanes(QObject):
             return False
         lane.starts, lane.ends = events.starts, events.ends
         return True
+
+    def _select_event_row(self, pointer: str) -> None:
+        """Select the Events row of the event the timeline or the tree selected."""
+        if self.timeline.selected is not None:
+            self.events.select_event(*self.timeline.selected)
+
+    def _event_row_selected(self, lane: int, e: int) -> None:
+        """An Events row was selected: the same event in the picture, the tree and the bytes."""
+        ln = self.timeline.timeline.lanes[lane]
+        self.timeline.select_pointer(ln.pointer(e))
+        self._activated(ln.pointer(e), "events")
+
+    def _summary(self, lane, e: int) -> str:
+        """An Events row's summary, read from the event's bytes (structural: turn, tool, usage)."""
+        payload = self.w.doc.payload
+        if payload is None or payload.data is None or not self._lane_spans(lane, payload):
+            return ""
+        try:
+            ev = orjson.loads(payload.data[lane.starts[e]:lane.ends[e]]).get("event") or {}
+        except (orjson.JSONDecodeError, IndexError, AttributeError):
+            return ""
+        return event_summary(ev) if isinstance(ev, dict) else ""
 
     def _describe(self, lane, e: int) -> list[str]:
         """Hover lines for event ``e``: its fields, read from the payload bytes (short values)."""

@@ -79,6 +79,7 @@ class TimelineView(QAbstractScrollArea):
         self._hi = 1.0
         self._x0 = 0.0
         self._scale = 1.0
+        self._zoomed = False  # True once zoomed in: a resize keeps the zoom (Fit or Ctrl+0 undoes it)
         self._sorted: dict = {}
 
     # -- data --------------------------------------------------------------------------------------
@@ -91,6 +92,7 @@ class TimelineView(QAbstractScrollArea):
         self.selected = None
         self._sorted = {}
         self.message = message or ("No run records." if timeline is not None else "")
+        self._zoomed = False
         self._fit()
         if timeline is not None:
             src = next((i for i, x in enumerate(timeline.lanes) if x.source), None)
@@ -101,6 +103,7 @@ class TimelineView(QAbstractScrollArea):
     def set_mode(self, mode: str) -> None:
         """``sequence`` (x = event sequence) or ``time`` (x = timestamp_ms); refits the view."""
         self.mode = mode
+        self._zoomed = False
         self._fit()
         self.viewport().update()
 
@@ -166,7 +169,18 @@ class TimelineView(QAbstractScrollArea):
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
+        if self._zoomed:  # a zoom sticks: keep the scale and the left edge, clamp to the new width
+            fit = self._plot_width() / (self._hi - self._lo + 1)
+            self._scale = max(self._scale, fit)
+            self._update_scrollbars()
+        else:
+            self._fit()
+
+    def fit(self) -> None:
+        """Show every event again (the Fit button, Ctrl+0): the only way a zoom is undone."""
+        self._zoomed = False
         self._fit()
+        self.viewport().update()
 
     # -- geometry (also used by tests) -------------------------------------------------------------
     def x_of(self, value: float) -> float:
@@ -326,13 +340,16 @@ class TimelineView(QAbstractScrollArea):
         anchor = self._x0 + (at_x - _HEADER_W - _MARGIN) / self._scale
         fit = self._plot_width() / (self._hi - self._lo + 1)
         self._scale = min(max(self._scale * factor, fit), 200.0)
+        self._zoomed = self._scale > fit * 1.0001  # zoomed out to the whole range: a resize refits again
         self._x0 = max(self._lo, anchor - (at_x - _HEADER_W - _MARGIN) / self._scale)
         self._update_scrollbars()
         self.viewport().update()
 
     def keyPressEvent(self, event):
         key = event.key()
-        if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+        if key == Qt.Key.Key_0 and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.fit()
+        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
             self.zoom(1.5)
         elif key == Qt.Key.Key_Minus:
             self.zoom(1 / 1.5)
