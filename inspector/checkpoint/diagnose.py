@@ -248,12 +248,18 @@ def _skipped_value_start(data: bytes, offset: int) -> int:
     return max((s for s in starts if s <= offset), default=offset)
 
 
+#: The typed walk's safety stop (differences kept), far above what one edit makes.
+_WALK_LIMIT = 20_000
+
+
 def _walk(data: bytes, root: Node, typed_root, out: list) -> None:
     """Compare the file's span tree with the typed re-encoding, appending :class:`Difference` s.
 
-    An explicit stack (no recursion per nesting level); at most ~200 differences."""
+    An explicit stack (no recursion per nesting level). It walks the whole tree (the file is at most
+    ``DETAIL_LIMIT`` bytes) and stops only past ``_WALK_LIMIT`` differences, so many differences of one
+    class (hundreds of unknown keys) never hide another class found later in the file."""
     stack = [(root, typed_root, "")]
-    while stack and len(out) <= 200:
+    while stack and len(out) <= _WALK_LIMIT:
         node, typed, pointer = stack.pop()
         if node.kind == "object":
             if isinstance(typed, dict):

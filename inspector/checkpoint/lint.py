@@ -10,10 +10,11 @@ Each kind relies on how the upstream loop writes a session (FORMAT.md 4.17), and
 kind                       what it means, and the upstream behaviour it relies on
 ========================== ==================================================================
 ``orphan-tool-result``     a ``tool_result`` block that answers no ``tool_use`` of the reply
-                           just before it. Every call of a reply gets its result in the next
-                           message, refused and guarded calls included, so a result that answers
-                           nothing was not written by the loop; the model provider rejects such
-                           a request (a prediction of a provider rejection, not an import failure)
+                           just before it (or answers one a second time, or sits in the reply
+                           itself). Every call of a reply gets one result after it, refused and
+                           guarded calls included, so such a result was not written by the loop;
+                           the model provider rejects such a request (a prediction of a provider
+                           rejection, not an import failure)
 ``unanswered-tool-call``   a ``tool_use`` block whose result is not in the messages before the
                            next reply (or before the end). A loop checkpoint is written only when
                            every call of the pass returned, so in ``logical_resume.messages`` the
@@ -34,8 +35,9 @@ kind                       what it means, and the upstream behaviour it relies o
 ``usage-mismatch``         the loop checkpoint's ``total_usage`` is not the sum of the source
                            run's ``turn_end`` usage for passes ``1..turn`` (when all are
                            retained), or the session's ``total_usage`` is smaller than the sum of
-                           its finished runs' ``agent_end`` usage (the session's usage grows only
-                           when a run ends, so a run in flight never counts)
+                           its completed runs' ``agent_end`` usage (the session's usage grows only
+                           when a run ends, so a run in flight never counts, and a failed run never
+                           adds its own)
 ========================== ==================================================================
 
 The message kinds found in ``logical_resume.messages`` *block the resume*
@@ -167,8 +169,9 @@ def _message_findings(found: dict, messages: list, base: str, in_loop: bool) -> 
     for i, msg in enumerate(messages):
         content = msg.get("content") if isinstance(msg, dict) else None
         blocks = [(j, b) for j, b in enumerate(content or ()) if isinstance(b, dict)]
-        if any(b.get("type") == "tool_use" for _j, b in blocks):
-            close(False)
+        reply_msg = msg.get("role") == "assistant" if isinstance(msg, dict) else False
+        if reply_msg or any(b.get("type") == "tool_use" for _j, b in blocks):
+            close(False)  # every reply ends the one before it: its calls had to be answered by now
             for j, block in blocks:
                 if block.get("type") != "tool_use":
                     continue
@@ -181,12 +184,11 @@ def _message_findings(found: dict, messages: list, base: str, in_loop: bool) -> 
         for j, block in blocks:
             if block.get("type") == "tool_result":
                 rid = block.get("tool_use_id")
-                if rid in reply and answered.get(rid, 0) < len(reply[rid]):
+                if not reply_msg and rid in reply and answered.get(rid, 0) < len(reply[rid]):
                     answered[rid] = answered.get(rid, 0) + 1
-                elif rid in reply:
-                    pass  # a second result for the same call: the duplicate-id finding says it
-                else:
-                    orphan.append((in_loop, _orphan, (rid, where, base, (i, j))))
+                else:  # no call of the reply before it, a second result for one call, or inside a reply
+                    again = not reply_msg and rid in reply
+                    orphan.append((in_loop, _orphan, (rid, where, base, (i, j), again)))
     close(True)
 
 
@@ -207,7 +209,12 @@ def _duplicate(cid, where, base, at, first, one_reply):
             [_block(base, at), _block(base, first)])
 
 
-def _orphan(rid, where, base, at):
+def _orphan(rid, where, base, at, again=False):
+    if again:
+        return (fmt("This tool result answers tool call {} again in {}: its call was answered already, and the "
+                    "model provider would reject a request holding two results for one call (the import itself "
+                    "accepts it).", _fv(rid, "payload", _block(base, at) + "/tool_use_id", form=repr), ours(where)),
+                [_block(base, at)])
     return (fmt("This tool result answers tool call {}, which the reply before it in {} does not make: the model "
                 "provider would reject a request holding it (the import itself accepts it).",
                 _fv(rid, "payload", _block(base, at) + "/tool_use_id", form=repr), ours(where)), [_block(base, at)])
@@ -303,7 +310,8 @@ def _event_findings(found: dict, session: dict, lr: dict | None, runs: list, run
             kind = body.get("type")
             if kind == "turn_end":
                 per[body.get("turn")] = _usage(body.get("usage"))  # a retried pass: its last turn_end
-            elif kind == "agent_end":  # a finished run: the session's usage grew by this (FORMAT.md 4.17)
+            elif kind == "agent_end" and (rec.get("snapshot") or {}).get("status") == "completed":
+                # a run that ended: the session's usage grew by this; a failed run never adds its own (4.17)
                 u = _usage(body.get("usage"))
                 for k in range(3):
                     total[k] += u[k]

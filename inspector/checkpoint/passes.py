@@ -25,6 +25,7 @@ Nothing here changes a verdict. Walks are flat loops over the events (no recursi
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 __all__ = ["ToolCall", "Pass", "RunPasses", "Boundary", "passes_of", "run_passes", "boundary_of", "timeline_json",
@@ -117,9 +118,14 @@ def _body(ev) -> dict:
 
 def passes_of(events: list) -> list[Pass]:
     """The passes of one run's retained ``events`` (a run record's ``events`` list), in order.
-    Events before the first ``turn_start`` belong to no pass. Never raises for a typed payload."""
+    Events before the first ``turn_start`` belong to no pass. A ``turn_start`` that repeats the pass's
+    number is an attempt: it restarts the model call only when the last one had not ended (a
+    retried stream); after a ``turn_end`` of that number the ended call stands. Linear in the events
+    (calls are matched by id through per-pass queues). Never raises for a typed payload."""
     out: list[Pass] = []
     cur: Pass | None = None
+    waiting_run: dict = {}  # id -> calls of the current pass not yet executed, in order
+    waiting_end: dict = {}  # id -> calls of the current pass not yet ended, in order
     for j, ev in enumerate(events):
         body = _body(ev)
         kind = body.get("type")
@@ -129,9 +135,11 @@ def passes_of(events: list) -> list[Pass]:
             if cur is None or cur.turn != turn:
                 cur = Pass(turn, seq, j)
                 out.append(cur)
+                waiting_run, waiting_end = {}, {}
             cur.attempts.append(seq)
-            cur.model_call = (seq, None)
-            cur.model_call_index = (j, None)
+            if cur.model_call[1] is None:
+                cur.model_call = (seq, None)
+                cur.model_call_index = (j, None)
         if cur is None:
             continue
         cur.last_sequence, cur.last_index = seq, j
@@ -139,24 +147,39 @@ def passes_of(events: list) -> list[Pass]:
             cur.model_call = (cur.model_call[0], seq)
             cur.model_call_index = (cur.model_call_index[0], j)
         elif kind == "tool_start":
-            cur.tool_calls.append(ToolCall(body.get("id"), body.get("name"), seq, j, True))
+            call = ToolCall(body.get("id"), body.get("name"), seq, j, True)
+            cur.tool_calls.append(call)
+            waiting_run.setdefault(_key(call.id), deque()).append(call)
+            waiting_end.setdefault(_key(call.id), deque()).append(call)
         elif kind == "tool_execution_start":
             cid = body.get("id")
-            call = next((c for c in cur.tool_calls if c.id == cid and not c.executed), None)
+            queue = waiting_run.get(_key(cid))
+            call = queue.popleft() if queue else None
             if call is None:  # not streamed: the call starts when it runs
                 call = ToolCall(cid, body.get("name"), seq, j, False)
                 cur.tool_calls.append(call)
+                waiting_end.setdefault(_key(cid), deque()).append(call)
             call.executed = True
             if call.name is None:
                 call.name = body.get("name")
         elif kind == "tool_end":
             cid = body.get("id")
-            call = next((c for c in cur.tool_calls if c.id == cid and c.last_sequence is None), None)
+            queue = waiting_end.get(_key(cid))
+            call = queue.popleft() if queue else None
             if call is None:
                 call = ToolCall(cid, body.get("name"), seq, j, False, True)
                 cur.tool_calls.append(call)
+            else:
+                queue_run = waiting_run.get(_key(cid))
+                if queue_run and queue_run[0] is call:  # ended without an execution start
+                    queue_run.popleft()
             call.last_sequence, call.last_index = seq, j
     return out
+
+
+def _key(cid):
+    """A dict key for a tool-call id of any JSON type (ids are strings in a typed payload)."""
+    return cid if isinstance(cid, (str, int)) or cid is None else repr(cid)
 
 
 def run_passes(pay: dict) -> list[RunPasses]:

@@ -526,7 +526,7 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     handler = {"verify": cmd_verify, "report": cmd_report, "describe": cmd_describe, "canon": cmd_canon,
                "rules": cmd_rules, "explain": cmd_explain,
                "diff": lambda a: compare.cmd_diff(a, _read, UsageError, _out),
-               "timeline": lambda a: timeline.cmd_timeline(a, _read, UsageError, _out)}[args.command]
+               "timeline": lambda a: timeline.cmd_timeline(a, _read, UsageError, _out, _err)}[args.command]
     try:
         return handler(args)
     except UsageError as e:

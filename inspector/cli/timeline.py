@@ -7,9 +7,13 @@ JSON: ``{"runs": [{"run_id", "record", "passes": [{"turn", "first_sequence", "la
 
 Text: one event per line, a compact table a developer can read in a terminal or pipe to ``grep``
 (``SEQ  TIME  RUN  PASS  KIND  SUMMARY``; the resume boundary is a row of its own after the event it
-follows). Summaries are structural (turn numbers, tool names and ids, usage), never message text,
-tool inputs or outputs; every line is terminal-safe. Exit 0; 1 when the payload does not decode
-(its root cause on stderr); 2 for unreadable input or a file that is not a payload.
+follows; when there is none, the last line says why). Summaries are structural (turn numbers, tool
+names and ids, usage), never message text, tool inputs or outputs; every line is terminal-safe.
+
+It shows the events as written and does not verify them (``verify`` says whether the reference
+accepts the checkpoint); a DESCRIPTOR given beside the payload only helps tell the two files apart.
+Exit 0; 1 when the payload does not decode (serde's error on stderr, as P-PARSE); 2 for unreadable
+input, a file that is not a checkpoint, a descriptor alone, or two payloads.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 
-from inspector.checkpoint import not_a_checkpoint, pair_inputs, verify
+from inspector.checkpoint import Context, not_a_checkpoint, pair_inputs
 from inspector.checkpoint.passes import boundary_of, event_summary as summary, run_passes, timeline_json
 
 from .termsafe import terminal_safe
@@ -61,28 +65,47 @@ def event_rows(pay: dict) -> list[tuple]:
             rows.append((ev.get("sequence"), ev.get("timestamp_ms"), rp.run_id, turn_of.get(j), body.get("type"),
                          summary(body), False))
             if b is not None and b.record == rp.record and b.after_index == j:
-                rows.append((None, None, rp.run_id, b.turn, "resume boundary", f"the loop checkpoint (pass {b.turn}) "
+                rows.append((None, None, rp.run_id, b.turn, "resume-boundary", f"the loop checkpoint (pass {b.turn}) "
                              "resumes after this event", True))
     return rows
+
+
+def boundary_reason(pay: dict) -> str | None:
+    """Why there is no resume boundary (``None`` when there is one): no loop checkpoint, its source run
+    is not in the snapshot, or its pass is not among that run's retained events."""
+    lr = (pay or {}).get("logical_resume")
+    if not isinstance(lr, dict):
+        return "the payload has no loop checkpoint (logical_resume): nothing to resume"
+    if boundary_of(pay) is not None:
+        return None
+    runs = ((pay or {}).get("snapshot") or {}).get("run_records") or []
+    if not any((r.get("snapshot") or {}).get("id") == lr.get("run_id") for r in runs if isinstance(r, dict)):
+        return f"the loop checkpoint's source run {lr.get('run_id')!r} is not in the snapshot"
+    return (f"pass {lr.get('turn')} of run {lr.get('run_id')!r} (the loop checkpoint's) is not among the run's "
+            "retained events")
 
 
 def text_table(pay: dict) -> str:
     """The text form: a header and one line per event (see the module docstring), terminal-safe."""
     rows = event_rows(pay)
     head = ("SEQ", "TIME", "RUN", "PASS", "KIND", "SUMMARY")
-    cells = [tuple("" if x is None else str(x) for x in (seq, _time(ms) if not boundary else "", run,
-                                                          "-" if turn is None else turn, kind, text))
-             for seq, ms, run, turn, kind, text, boundary in rows]
+    # escaped first, so the widths are those of what is printed
+    cells = [tuple(terminal_safe("" if x is None else str(x)) for x in (
+        seq, _time(ms) if not boundary else "", run, "-" if turn is None else turn, kind, text))
+        for seq, ms, run, turn, kind, text, boundary in rows]
     widths = [max([len(head[i])] + [len(c[i]) for c in cells]) for i in range(5)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(head[:5], widths)) + "  " + head[5]]
     for c in cells:
-        lines.append("  ".join(terminal_safe(x).ljust(w) for x, w in zip(c[:5], widths)) + "  " + terminal_safe(c[5]))
+        lines.append("  ".join(x.ljust(w) for x, w in zip(c[:5], widths)) + "  " + c[5])
     if not rows:
         lines.append("(no run events)")
+    reason = boundary_reason(pay)
+    if reason:
+        lines.append(terminal_safe(f"(no resume boundary: {reason})"))
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
-def cmd_timeline(args, read, usage_error, out) -> int:
+def cmd_timeline(args, read, usage_error, out, err_out) -> int:
     """``timeline FILE...``: the payload's runs as passes and its resume boundary (text or JSON)."""
     files = [read(p) for p in args.files]
     reason = not_a_checkpoint(files)
@@ -94,23 +117,14 @@ def cmd_timeline(args, read, usage_error, out) -> int:
         raise usage_error(str(e)) from None
     if payload is None or payload.data is None:
         raise usage_error("timeline needs a payload (the events are in the payload)")
-    report = verify(payload.data, None, payload_size=payload.size)
-    pay = _decoded(payload.data, report)
-    if pay is None:
-        rc = report.root_cause
-        raise usage_error(f"the payload does not decode ({rc.rule.id}: {rc.message})" if rc else
-                          "the payload does not decode")
+    pay, err = Context(payload.data, None).pay_result  # the typed decode only: no rule is evaluated
+    if err is not None:
+        err_out(terminal_safe(f"checkpoint-inspector: the payload does not decode (P-PARSE: {err.text()})"))
+        return 1
     if args.format == "json":
-        out(json.dumps(timeline_json(pay), indent=2, ensure_ascii=False) + "\n")
+        doc = timeline_json(pay)
+        doc["boundary_reason"] = boundary_reason(pay)
+        out(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         out(text_table(pay))
     return 0
-
-
-def _decoded(data: bytes, report):
-    """The decoded payload (serialized form) when it decodes, else ``None``."""
-    if report.for_rule("P-PARSE").failed:
-        return None
-    from inspector.checkpoint import Context
-
-    return Context(data, None).pay_result[0]

@@ -309,3 +309,43 @@ def test_cli_json_and_text_sections():
     assert "\nIntegrity lint (1 finding(s); not rules of the reference, never change the verdict):\n" \
            "  boundary-rounds: The loop checkpoint says pass 4 completed, but source run 'run-1-0751' records no " \
            "pass at all" in text
+
+
+def test_replies_end_at_every_assistant_message_and_a_second_result_is_an_orphan():
+    """A reply's calls must be answered before the next assistant message, by a result outside the reply;
+    a second result for one call is reported (FORMAT.md 4.17: one result per call)."""
+    pay = _rich()
+    msgs = pay["logical_resume"]["messages"]
+    result = msgs[2]["content"][0]
+    msgs[2]["content"].append(dict(result))  # toolu_1 answered twice
+    data, r = _verify(pay)
+    orphans = [x for x in r.lint if x.kind == "orphan-tool-result"]
+    assert [x.locations[0].pointer for x in orphans] == ["/logical_resume/messages/2/content/1"]
+    assert orphans[0].explanation.startswith("This tool result answers tool call 'toolu_1' again in the loop "
+                                             "checkpoint's messages: its call was answered already")
+    pay = _rich()
+    msgs = pay["logical_resume"]["messages"]
+    msgs.insert(2, {"content": [{"text": "thinking aloud", "type": "text"}], "role": "assistant"})
+    data, r = _verify(pay)  # a reply came between the call and its result
+    assert ("unanswered-tool-call", True, ["/logical_resume/messages/1/content/1"]) in _summary(r)
+    assert ("orphan-tool-result", True, ["/logical_resume/messages/3/content/0"]) in _summary(r)
+
+
+def test_a_failed_run_never_adds_its_usage_to_the_session():
+    pay = _rich()
+    pay["snapshot"]["session"]["total_usage"].update(prompt_tokens=0, completion_tokens=0, total_tokens=0)
+    rec = pay["snapshot"]["run_records"][0]
+    last = rec["events"][-1]
+    summary = {"failed_check_count": 0, "pending_required_check_count": 0, "pending_subjects": [], "report_count": 0,
+               "required_check_count": 0, "residual_risk_count": 0, "status": "passed"}
+    usage = {"cache_read_tokens": None, "cache_write_tokens": None, "completion_tokens": 20, "prompt_tokens": 300,
+             "total_tokens": 320}
+    rec["events"].append({"event": {"text": "Done.", "type": "agent_end", "usage": usage, "verification_summary": summary},
+                          "sequence": last["sequence"] + 1, "timestamp_ms": last["timestamp_ms"] + 1})
+    rec["snapshot"]["event_count"] = last["sequence"] + 2
+    rec["snapshot"]["status"] = "failed"
+    data, r = _verify(pay)
+    assert [x for x in _summary(r) if x[0] == "usage-mismatch"] == []
+    rec["snapshot"]["status"] = "completed"
+    data, r = _verify(pay)
+    assert ("usage-mismatch", False, ["/snapshot/session/total_usage"]) in _summary(r)

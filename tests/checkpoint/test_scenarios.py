@@ -85,5 +85,28 @@ def test_timeline_text_is_one_event_per_line_with_the_boundary_after_its_event(c
     assert lines[14].split() == ["13", "2026-08-29T10:40:00.140Z", "run-1", "2", "turn_end", "turn", "2", "usage",
                                  "1200/80/1280"]
     assert lines[-2].split()[:5] == ["16", "2026-08-29T10:40:00.170Z", "run-1", "2", "tool_end"]
-    assert lines[-1].split()[:4] == ["run-1", "2", "resume", "boundary"]
+    assert lines[-1].split()[:3] == ["run-1", "2", "resume-boundary"]
     assert len(lines) == 1 + 17 + 1
+
+
+def test_timeline_says_why_there_is_no_boundary(capsysbinary):
+    """07: the loop checkpoint claims pass 2, which the run's events do not hold: no boundary, and why."""
+    code = main(["timeline", str(SCENARIOS / "07-missing-pass-end.payload.json")])
+    out = capsysbinary.readouterr().out.decode()
+    assert code == 0
+    assert out.splitlines()[-1] == ("(no resume boundary: pass 2 of run 'run-1' (the loop checkpoint's) is not among "
+                                    "the run's retained events)")
+    code = main(["timeline", "--format", "json", str(SCENARIOS / "07-missing-pass-end.payload.json")])
+    obj = json.loads(capsysbinary.readouterr().out)
+    assert obj["boundary"] is None and obj["boundary_reason"].startswith("pass 2 of run 'run-1'")
+
+
+def test_timeline_of_a_payload_that_does_not_decode_exits_1(tmp_path, capsysbinary):
+    cut = tmp_path / "cut.payload.json"
+    cut.write_bytes((SCENARIOS / "02-stream-retry.payload.json").read_bytes()[:1000])
+    code = main(["timeline", str(cut)])
+    out, err = capsysbinary.readouterr()
+    assert (code, out) == (1, b"")
+    assert err.decode().startswith("checkpoint-inspector: the payload does not decode (P-PARSE: EOF while parsing")
+    code = main(["timeline", str(SCENARIOS / "02-stream-retry.descriptor.json")])
+    assert code == 2 and b"timeline needs a payload" in capsysbinary.readouterr().err

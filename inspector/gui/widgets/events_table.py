@@ -40,13 +40,22 @@ def _time(ms: int) -> str:
     return t.strftime("%Y-%m-%d %H:%M:%S.") + f"{ms % 1000:03d}"
 
 
-def _passes(lane) -> array:
-    """The pass number of each event of ``lane`` (0: before the first pass), filled pass by pass."""
-    out = array("q", bytes(8 * len(lane.seq)))
-    for turn, a, b in lane.iter_rounds():
-        last = len(lane.seq) - 1 if b is None else b
-        out[a:last + 1] = array("q", [turn]) * (last + 1 - a)
-    return out
+class _Passes:
+    """Which pass an event of one lane belongs to, by bisection over the passes' first events (three
+    C-speed slices of the lane's ``rounds``: nothing per event is built)."""
+
+    __slots__ = ("turns", "starts", "ends")
+
+    def __init__(self, lane):
+        r = lane.rounds
+        self.turns, self.starts, self.ends = r[0::3], r[1::3], r[2::3]
+
+    def of(self, e: int):
+        """The pass number of event ``e``, or ``None`` before the first pass."""
+        k = bisect_right(self.starts, e) - 1
+        if k < 0 or (self.ends[k] >= 0 and e > self.ends[k]):
+            return None
+        return self.turns[k]
 
 
 def filter_rows(timeline, passes: list, kind: int | None, text: str, cancelled=lambda: False) -> array | None:
@@ -66,8 +75,8 @@ def filter_rows(timeline, passes: list, kind: int | None, text: str, cancelled=l
                 continue
             if text and not run_hit:
                 name = EVENT_KINDS[k] if k < len(EVENT_KINDS) else "?"
-                p = passes[i][e]
-                if not (text in name or text in str(lane.seq[e]) or (p and text in f"p{p}")):
+                p = passes[i].of(e)
+                if not (text in name or text in str(lane.seq[e]) or (p is not None and text in f"p{p}")):
                     continue
             out.append(i << 32 | e)
     return out
@@ -92,7 +101,7 @@ class EventsModel(QAbstractTableModel):
         """Show ``timeline`` (or nothing), unfiltered."""
         self.beginResetModel()
         self.timeline = timeline
-        self.passes = [_passes(x) for x in timeline.lanes] if timeline is not None else []
+        self.passes = [_Passes(x) for x in timeline.lanes] if timeline is not None else []
         self._offsets = [0]
         for lane in (timeline.lanes if timeline is not None else ()):
             self._offsets.append(self._offsets[-1] + len(lane.seq))
@@ -149,8 +158,8 @@ class EventsModel(QAbstractTableModel):
         if col == 2:
             return lane.id
         if col == 3:
-            p = self.passes[lane_i][e]
-            return f"P{p}" if p else "–"
+            p = self.passes[lane_i].of(e)
+            return "–" if p is None else f"P{p}"
         if col == 4:
             return lane.kind_name(e)
         key = (lane_i, e)

@@ -437,8 +437,11 @@ class TimelineView(QAbstractScrollArea):
             hi_i = bisect_right(values, vis_hi)
         # passes (bands, their tools included), each pass's model call (an inner band: dashed when no
         # turn_end closed it) and tool calls (bars)
-        models = list(lane.iter_models())
-        for k, (turn, a, b) in enumerate(lane.iter_rounds()):
+        rounds, models = lane.rounds, lane.models
+        starts, ends = rounds[1::3], rounds[2::3]  # C-speed slices; passes are disjoint and in order
+        k_lo, k_hi = (bisect_left(ends, lo_i), bisect_right(starts, hi_i)) if sorted_ else (0, len(starts))
+        for k in range(k_lo, k_hi):  # only the passes on screen (a lane may hold hundreds of thousands)
+            turn, a, b = rounds[3 * k], starts[k], (None if ends[k] < 0 else ends[k])
             xa = self.x_of(values[a])
             xb = self.x_of(values[b]) if b is not None else (self.x_of(values[-1]) + 8)
             if xb < _HEADER_W or xa > w:
@@ -447,8 +450,8 @@ class TimelineView(QAbstractScrollArea):
             p.fillRect(rect, QColor(21, 101, 192, 28))
             p.setPen(QPen(QColor(21, 101, 192, 120)))
             p.drawRect(rect)
-            if k < len(models):
-                ma, mb = models[k]
+            if 2 * k + 1 < len(models):
+                ma, mb = models[2 * k], (None if models[2 * k + 1] < 0 else models[2 * k + 1])
                 mxa = self.x_of(values[ma])
                 mxb = self.x_of(values[mb]) if mb is not None else xb
                 inner = QRectF(mxa, top + 4, max(2.0, mxb - mxa), 5)
