@@ -32,9 +32,10 @@ from .filebytes import FileBytes, file_identity
 from .lazyjson import BIG, ScanError, build_index
 from .workers import DIGEST_FOLLOWS, ChildTask, WorkerError, child_analyse, child_index, child_verify, prewarm
 
+# Sandbox edits are in .edits and folder scans in .folderscan (they import this module; it no longer
+# re-exports them, which made `import inspector.gui.edits` fail alone on the import cycle).
 __all__ = ["PROCESS_THRESHOLD", "EDIT_LIMIT", "Side", "Analysis", "Cancelled", "UserError", "WorkerError", "ChildTask",
-           "ensure_worker", "load_paths", "analyse_bytes", "apply_edit", "apply_edits", "Edit", "scan_folder",
-           "FolderRow", "prewarm"]
+           "ensure_worker", "load_paths", "analyse_bytes", "prewarm"]
 
 #: Payloads larger than this (bytes) are verified and indexed in worker processes.
 PROCESS_THRESHOLD = 4 * 1024 * 1024
@@ -540,7 +541,3 @@ def _set_index(payload: Side, index) -> None:
     else:
         payload.index = index
 
-
-# Sandbox edits live in .edits, folder scans in .folderscan (re-exported here for the window and the tests).
-from .edits import Edit, apply_edit, apply_edits, replace_bytes  # noqa: E402,F401
-from .folderscan import FolderRow, scan_folder  # noqa: E402,F401

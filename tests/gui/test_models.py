@@ -7,7 +7,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QModelIndex, Qt  # noqa: E402
 
 from inspector.checkpoint import Verdict, verify  # noqa: E402
-from inspector.gui.engine import FolderRow  # noqa: E402
+from inspector.gui.folderscan import FolderRow  # noqa: E402
 from inspector.gui.lazyjson import build_index  # noqa: E402
 from inspector.gui.models.digests import DigestsModel  # noqa: E402
 from inspector.gui.models.findings import FindingsModel  # noqa: E402

@@ -172,7 +172,7 @@ def test_cases_folder_lists_cases_jsonl_as_not_a_checkpoint(monkeypatch):
         return real_verify(*a, **kw)
     monkeypatch.setattr(checkpoint, "read_input", read)
     monkeypatch.setattr(checkpoint, "verify", verify)
-    rows = _in_worker(lambda: engine.scan_folder(str(CASES)))
+    rows = _in_worker(lambda: folderscan.scan_folder(str(CASES)))
     checkpoints = [r for r in rows if r.checkpoint]
     others = [r for r in rows if not r.checkpoint]
     assert [os.path.basename(r.other) for r in others] == ["cases.jsonl"]
@@ -198,7 +198,7 @@ def test_large_files_are_classified_from_their_head_without_keeping_bytes(tmp_pa
     p = folderscan._classify_file(str(GOLDEN_P))
     assert p.role == "payload" and p.data is None  # small payloads are read again when verified
     shutil.copyfile(GOLDEN_D, tmp_path / GOLDEN_D.name)
-    rows = _in_worker(lambda: engine.scan_folder(str(tmp_path)))
+    rows = _in_worker(lambda: folderscan.scan_folder(str(tmp_path)))
     assert [(os.path.basename(r.payload or ""), os.path.basename(r.descriptor or ""), r.root_rule) for r in rows] == [
         ("payload-with-resume.json", "descriptor-with-resume.json", "X-BYTES")]
 

@@ -6,7 +6,7 @@ import os
 
 from PySide6.QtCore import QObject, Signal
 
-from .. import engine
+from .. import folderscan
 from ..document import Document, display_name, display_path
 from ..jobs import Job, start_job
 from ..models.folder import FolderModel
@@ -46,7 +46,7 @@ class FolderController(QObject):
             self.loader.after_abandoned_load()  # no "Opening …" left behind
         self.model.reset(folder)
         emit(self.started, folder)
-        job = doc.jobs.new(lambda ctx: engine.scan_folder(folder, progress=ctx.progress, partial=ctx.partial,
+        job = doc.jobs.new(lambda ctx: folderscan.scan_folder(folder, progress=ctx.progress, partial=ctx.partial,
                                                           cancel=ctx.cancelled), "scanning the folder", "folder")
         self.job = job
         cur = doc.jobs.current
