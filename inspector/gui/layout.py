@@ -14,6 +14,8 @@ from PySide6.QtWidgets import (
     QLineEdit, QTableView, QTabWidget, QToolBar, QTreeView, QVBoxLayout, QWidget,
 )
 
+from inspector.checkpoint.catalogue import catalogue
+
 from .models.digests import DigestsModel
 from .models.findings import FindingsModel
 from .models.folder import FolderFilterProxy, FolderModel
@@ -83,7 +85,7 @@ def _build_central(w):
     fv, fm = w.findings_view, w.findings_view.fontMetrics()
     icon = fv.style().pixelMetric(fv.style().PixelMetric.PM_SmallIconSize)
     fv.setColumnWidth(0, 2 * fv.indentation() + icon + fm.horizontalAdvance("FAIL · consequence") + 24)
-    fv.setColumnWidth(1, fm.horizontalAdvance("X-LOGICAL-EVIDENCE") + 20)
+    fv.setColumnWidth(1, max(fm.horizontalAdvance(r.id) for r in catalogue()) + 20)  # S-TOOLEND-EVIDENCE-MISMATCH
     w.detail = FindingDetail()
     split.addWidget(w.findings_view)
     split.addWidget(w.detail)

@@ -340,3 +340,13 @@ def test_payload_over_the_ceiling_is_not_read_but_still_judged(qtbot, window, tm
     assert "not read" in window.snap_pane.placeholder.text()
     assert window.hex_payload.data is None
     assert window.desc_model.is_loaded
+
+
+def test_the_rule_column_shows_the_longest_rule_id_whole(qtbot, window):
+    """Issue 25: rule ids were cut ("S-TOOLEND-EVIDENC…"); the column fits the catalogue's longest id."""
+    from inspector.checkpoint.catalogue import catalogue
+
+    fv = window.findings_view
+    longest = max((r.id for r in catalogue()), key=fv.fontMetrics().horizontalAdvance)
+    assert longest == "S-TOOLEND-EVIDENCE-MISMATCH"
+    assert fv.columnWidth(1) >= fv.fontMetrics().horizontalAdvance(longest) + 12

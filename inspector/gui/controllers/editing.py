@@ -7,7 +7,7 @@ import os
 
 from PySide6.QtCore import QObject, Signal
 
-from .. import edits, engine
+from .. import edits as sandbox, engine
 from ..document import Document, display_name
 from ..engine import Analysis
 from ..jobs import start_job
@@ -35,7 +35,7 @@ class EditController(QObject):
         super().__init__(parent)
         self.doc = doc
         #: Sandbox edits requested since the documents on screen were computed (applied in order).
-        self.pending: list[edits.Edit] = []
+        self.pending: list[sandbox.Edit] = []
         doc.opening.connect(lambda *_: self._void_pending())
         #: The :class:`~.loading.LoadController` (set by the window): an edit made while its load still runs
         #: waits for the load's end (:meth:`load_ended`).
@@ -54,7 +54,7 @@ class EditController(QObject):
         ``span`` is the value's span in the document on screen. Edits requested before the
         previous recompute landed are kept: every recompute applies all pending edits in order.
         """
-        self._queue(edits.Edit("value", source, pointer, tuple(span), kind, text),
+        self._queue(sandbox.Edit("value", source, pointer, tuple(span), kind, text),
                     f"Recomputing after editing {source} {pointer}…")
 
     def request_raw_edit(self, source: str, text: str) -> None:
@@ -63,9 +63,9 @@ class EditController(QObject):
         current = self.doc.side(source)
         if not self.pending and current is not None and current.data == data:
             return
-        self._queue(edits.Edit("raw", source, data=data), "Recomputing…")
+        self._queue(sandbox.Edit("raw", source, data=data), "Recomputing…")
 
-    def _queue(self, edit: edits.Edit, text: str) -> None:
+    def _queue(self, edit: sandbox.Edit, text: str) -> None:
         """Add ``edit`` to the pending ones and recompute them all from the documents on screen
         (the engine encodes values, so even a small edit is applied off the GUI thread). A newer
         request supersedes this job, but not its edits: they are part of the newer one."""
@@ -96,7 +96,7 @@ class EditController(QObject):
         # The raw editor keeps its text for a document whose last edit came from it (the user is typing there).
         last = {e.source: e.op for e in edits}
         from_raw = {src for src, op in last.items() if op == "raw"}
-        job = doc.jobs.new(lambda ctx: edits.apply_edits(payload, descriptor, edits), "recomputing after an edit")
+        job = doc.jobs.new(lambda ctx: sandbox.apply_edits(payload, descriptor, edits), "recomputing after an edit")
         cur = doc.jobs.current
         job.signals.finished.connect(lambda a, j=job: cur(j) and self._done(a, from_raw))
         job.signals.failed.connect(lambda msg, j=job: cur(j) and self._failed(msg))
