@@ -129,3 +129,16 @@ def catalogue_version() -> str:
         data = resources.files(__package__).joinpath(name).read_bytes()
         h.update(len(data).to_bytes(8, "big") + data)
     return f"{len(catalogue())} rules, sha256:{h.hexdigest()[:16]}"
+
+
+#: The reference this inspector reproduces byte for byte (FORMAT.md 0, 3.1).
+REFERENCE_PIN = {"a3s_code_commit": "06c82e911df5ab16292cf16c3359f6656daf6e81", "a3s_code_release": "8.3.0",
+                 "serde_json": "1.0.151"}
+
+
+def reference_line() -> str:
+    """``reference A3S Code 8.3.0 (commit 06c82e9…), serde_json 1.0.151; rule catalogue N rules,
+    sha256:…``: what ``--version`` and the About box name (issue 25)."""
+    r = REFERENCE_PIN
+    return (f"reference A3S Code {r['a3s_code_release']} (commit {r['a3s_code_commit']}), serde_json {r['serde_json']}; "
+            f"rule catalogue {catalogue_version()}")

@@ -23,7 +23,7 @@ from inspector.checkpoint import (
     pair_inputs, read_input,
     rule, verify,
 )
-from inspector.checkpoint.catalogue import plain_texts
+from inspector.checkpoint.catalogue import plain_texts, reference_line
 
 from . import compare, render, timeline
 from .termsafe import terminal_safe, terminal_safe_lines
@@ -45,6 +45,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {terminal_safe_lines(message)}\n")  # argv can hold anything
 
 
+class _Version(argparse.Action):
+    """``--version``: the version, the pinned reference and the rule catalogue, as written (argparse's own
+    version action re-wraps its text)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(f"checkpoint-inspector {__version__}\n{reference_line()}\n")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of the headless subcommands (``verify``, ``report``, ``describe``, ``canon``, ``rules``,
     ``explain``)."""
@@ -57,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "the document; 2 unreadable input or bad usage (unknown command or option, missing file, ...); "
                        "3 inconclusive or internal error (an internal error left a rule unevaluated, or the program "
                        "crashed; never a verdict; please report it).")
-    p.add_argument("--version", action="version", version=f"checkpoint-inspector {__version__}")
+    p.add_argument("--version", action=_Version, nargs=0, help="show the version, the pinned reference and the rule "
+                                                                "catalogue, and exit")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     v = sub.add_parser("verify", help="verify a payload and/or descriptor (either order; recognised by content)")
     v.add_argument("files", nargs="+", metavar="FILE", help="payload and/or descriptor")

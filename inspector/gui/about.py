@@ -3,10 +3,13 @@ shows the project's LICENSE and the third-party notices (:mod:`inspector.license
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMessageBox, QPlainTextEdit, QVBoxLayout, QWidget
 
 from inspector import __version__, licenses
+from inspector.checkpoint.catalogue import reference_line
 
 __all__ = ["about_text", "show_about", "LicencesDialog"]
 
@@ -16,6 +19,7 @@ def about_text() -> str:
     return (f"<b>Checkpoint Inspector {__version__}</b><p>Verifies A3S Code portable session "
             "checkpoints, byte-exact with the Rust reference. The window never decides a verdict "
             "itself: every verdict and digest comes from the verification engine.</p>"
+            f"<p>Pinned {html.escape(reference_line())}.</p>"
             "<p>Licensed under the Apache License 2.0. It uses Qt and PySide6 under the LGPL-3.0, "
             "Python under the PSF licence and other open-source software: see <b>Licences…</b> for "
             "every licence text, the offer of Qt's source and how to replace Qt.</p>")

@@ -16,7 +16,7 @@ from dataclasses import asdict, is_dataclass
 
 from inspector import __version__
 from inspector.checkpoint import InputFile, Report, Verdict, display_path
-from inspector.checkpoint.catalogue import catalogue_version, plain_texts
+from inspector.checkpoint.catalogue import REFERENCE_PIN as _REFERENCE_PIN, catalogue_version, plain_texts
 
 from .gate import TAG_NOTE, Gate
 from .redact import gate_for
@@ -24,9 +24,8 @@ from .redact import gate_for
 __all__ = ["TICKET_SCHEMA", "REFERENCE_PIN", "build_ticket", "report_date", "VERDICT_COUNTS", "decodes"]
 
 TICKET_SCHEMA = "checkpoint-inspector.ticket.v1"
-#: The reference this inspector reproduces (FORMAT.md 0, 3.1).
-REFERENCE_PIN = {"a3s_code_commit": "06c82e911df5ab16292cf16c3359f6656daf6e81", "a3s_code_release": "8.3.0",
-                 "serde_json": "1.0.151"}
+#: The reference this inspector reproduces (FORMAT.md 0, 3.1): defined with the rule catalogue.
+REFERENCE_PIN = _REFERENCE_PIN
 #: Rule counts in this order, with the words the text report uses.
 VERDICT_COUNTS = ((Verdict.PASS, "pass"), (Verdict.FAIL, "fail"), (Verdict.NOT_REACHED, "not reached"),
                   (Verdict.NOT_APPLICABLE, "n/a"), (Verdict.NOT_EVALUATED, "not evaluated"))

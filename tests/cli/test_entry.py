@@ -237,3 +237,17 @@ def test_output_that_cannot_be_written_is_not_a_verdict(args, stdout, reason):
     p = subprocess.run(["/bin/sh", "-c", command], stderr=subprocess.PIPE, env=_env(), cwd=ROOT, timeout=120)
     assert p.returncode == 3
     assert p.stderr.decode() == f"checkpoint-inspector: cannot write the output: {reason}; nothing was reported (exit 3)\n"
+
+
+def test_version_names_the_pinned_reference_and_the_rule_catalogue(capsys):
+    """Issue 25: --version said only 0.1.0; it names the A3S Code release and commit, serde_json and the
+    rule catalogue this build reproduces."""
+    from inspector.checkpoint.catalogue import catalogue_version
+    from inspector.cli.main import main as cli_main
+
+    with pytest.raises(SystemExit) as e:
+        cli_main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out == (
+        "checkpoint-inspector 0.1.0\nreference A3S Code 8.3.0 (commit 06c82e911df5ab16292cf16c3359f6656daf6e81), "
+        f"serde_json 1.0.151; rule catalogue {catalogue_version()}\n")
