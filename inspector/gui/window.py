@@ -129,6 +129,8 @@ class MainWindow(QMainWindow):
         doc.failed.connect(lambda msg: emit(self.loadFailed, msg))
         doc.opening.connect(self._opening)
         self.editor.editFailed.connect(lambda msg: emit(self.editFailed, msg))
+        # a refused edit leaves the checkpoint as it was: the status bar says its verdict again, not "Recomputing…"
+        self.editor.editFailed.connect(lambda _msg: self._update_verdict_display())
         self.editor.saved.connect(lambda paths: emit(self.saved, paths))
         self.editor.status.connect(self.status_label.setText)
         self.editor.openPair.connect(self.loader.start)

@@ -350,3 +350,21 @@ def test_the_rule_column_shows_the_longest_rule_id_whole(qtbot, window):
     longest = max((r.id for r in catalogue()), key=fv.fontMetrics().horizontalAdvance)
     assert longest == "S-TOOLEND-EVIDENCE-MISMATCH"
     assert fv.columnWidth(1) >= fv.fontMetrics().horizontalAdvance(longest) + 12
+
+
+def test_a_refused_edit_gives_the_status_bar_its_verdict_back(qtbot, window):
+    """Issue 25: after a rejected edit the status bar said "Recomputing…" for good."""
+    from PySide6.QtTest import QTest
+
+    from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait, open_f2_editor
+
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    before = window.status_label.text()
+    assert before.startswith("VERIFIED")
+    _view, editor = open_f2_editor(qtbot, window, "/snapshot/session/config/max_context_length")
+    editor.selectAll()
+    with qtbot.waitSignal(window.editFailed, timeout=20000):
+        QTest.keyClicks(editor, "not a number")
+        QTest.keyClick(editor, Qt.Key.Key_Return)
+    assert window.status_label.text() == before
+    assert window.banner_text("error").startswith("The edit was not applied")
