@@ -123,7 +123,8 @@ def test_transcript_pairs_calls_and_selects_the_message(qtbot, window):
     tp = _show_tab(window, 1).transcript
     m = tp.model
     assert m.rowCount() == 6 and m.boundary_row() == 5
-    assert "⚙ bash(toolu_1) → result in [2]: " in m.data(m.index(1))
+    # the call, its input, then where its result is (issue 25: the input came after "result in [2]:")
+    assert '⚙ bash(toolu_1) {"command":"cargo test -q"} → result in [2]' in m.data(m.index(1))
     assert "↳ result ERROR for toolu_1 (answers [1]): test result: FAILED." in m.data(m.index(2))
     assert m.data(m.index(5)).startswith("Resume boundary: the loop checkpoint holds the first 5 of these messages")
     rect = tp.view.visualRect(m.index(2))

@@ -145,7 +145,10 @@ def _summary(tr, i: int, b) -> str:
     head = _heading(tr, i, b)
     if b.kind == "text":
         return _first_lines(b.text)
-    if b.kind in ("reasoning", "tool_use", "tool_result"):
+    if b.kind == "tool_use":  # the call, its input, then where its result is: bash(toolu_1) {…} → result in [2]
+        call, _, where = head.partition(" →")
+        return f"{call} {_first_lines(b.text, 1)} →{where}"
+    if b.kind in ("reasoning", "tool_result"):
         return f"{head}{':' if b.kind != 'reasoning' else ''} {_first_lines(b.text, 1)}"
     return head
 
