@@ -144,7 +144,7 @@ class SelectionRelay(QObject):
         f = w.findings_model.data(current, ObjectRole)
         if f is None:
             return
-        w.detail.setHtml(finding_html(f, w.doc.report))
+        w.detail.setHtml(finding_html(f, w.doc.report, edited=bool(w.doc.edited_sources)))
         if self.relaying:
             return
         if f.locations:

@@ -368,3 +368,22 @@ def test_a_refused_edit_gives_the_status_bar_its_verdict_back(qtbot, window):
         QTest.keyClick(editor, Qt.Key.Key_Return)
     assert window.status_label.text() == before
     assert window.banner_text("error").startswith("The edit was not applied")
+
+
+def test_the_next_step_of_an_edited_copy_speaks_to_the_person_who_edited_it(qtbot, window):
+    """Issue 25: after the user's own sandbox edit broke a rule, the detail told them to 'ask the customer'."""
+    from PySide6.QtTest import QTest
+
+    from inspector.gui.widgets.details import EDITED_NEXT_STEP
+
+    from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait, open_f2_editor
+
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    _view, editor = open_f2_editor(qtbot, window, "/snapshot/session/config/max_context_length")
+    editor.selectAll()
+    with qtbot.waitSignal(window.analysisReady, timeout=20000):
+        QTest.keyClicks(editor, "7")
+        QTest.keyClick(editor, Qt.Key.Key_Return)
+    assert window.report.root_cause is not None  # the edited payload no longer matches its descriptor
+    text = window.detail.toPlainText()
+    assert EDITED_NEXT_STEP in text and "Ask the customer" not in text

@@ -21,8 +21,15 @@ def _esc(s) -> str:
     return html.escape(visible(str(s)))
 
 
-def finding_html(f, report) -> str:
-    """HTML description of one finding: verdict, message, where, expected vs actual, notes."""
+#: The next step when the failing artifact is the user's own sandbox edit (issue 25: the catalogue's next
+#: steps speak to support staff about a customer's files).
+EDITED_NEXT_STEP = ("This is the edited copy in the sandbox, not the customer's files: undo the edit (Reload, "
+                    "F5) or change the value until the rule passes; the original files are unchanged.")
+
+
+def finding_html(f, report, edited: bool = False) -> str:
+    """HTML description of one finding: verdict, message, where, expected vs actual, notes.
+    ``edited``: the checkpoint shown is the user's sandbox edit (the next step speaks to them)."""
     rc = report.root_cause if report is not None else None
     label = style.relation_label(f, report)
     rel = report.relation(f) if report is not None else None
@@ -42,7 +49,8 @@ def finding_html(f, report) -> str:
     plain = f.rule.plain
     if f.failed and plain is not None:
         out.append(f"<p><b>In plain words:</b> {_esc(plain.meaning)}<br><b>Likely causes:</b> "
-                   f"{_esc('; '.join(plain.causes))}<br><b>Next step:</b> {_esc(plain.next_step)}</p>")
+                   f"{_esc('; '.join(plain.causes))}<br><b>Next step:</b> "
+                   f"{_esc(EDITED_NEXT_STEP if edited else plain.next_step)}</p>")
     if f.message:
         out.append(f"<p><b>Message:</b> <code>{_esc(f.message)}</code></p>")
     if f.verdict is Verdict.NOT_REACHED and f.blocked_by:
