@@ -34,16 +34,16 @@ SAMPLES = ROOT / "resources" / "samples"
 
 
 def _format_md() -> Path | None:
-    for base in ([Path(_ENV_SHARED)] if _ENV_SHARED else []) + [ROOT.parent / "shared"]:
+    for base in ([Path(_ENV_SHARED)] if _ENV_SHARED else []) + [VENDORED, ROOT.parent / "shared"]:
         if (base / "FORMAT.md").is_file():
             return base / "FORMAT.md"
     return None
 
 
-#: FORMAT.md of the shared ground truth, or ``None`` when no shared copy is beside the clone.
+#: FORMAT.md of the ground truth: $CHECKPOINT_SHARED's, else the copy vendored in tests/data.
 FORMAT_MD = _format_md()
-needs_format_md = pytest.mark.skipif(FORMAT_MD is None, reason="FORMAT.md not found: needs ../shared beside "
-                                     "the clone or CHECKPOINT_SHARED (it is not vendored in tests/data)")
+needs_format_md = pytest.mark.skipif(FORMAT_MD is None, reason="FORMAT.md not found (vendored in tests/data: "
+                                     "refresh with tools/vendor_ground_truth.py)")
 
 
 def pytest_configure(config):

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Vendor the format's ground truth into ``tests/data/`` and check the copy against ``../shared``.
 
-The tests run on a lone clone: the golden pairs, ``cases/``, ``cases-pinned/`` and the 6,000
-canonical-encoding vectors are copied from the shared ground truth (``../shared`` beside the
-clone, or ``$CHECKPOINT_SHARED``) into ``tests/data/`` with the same layout, and
-``tests/data/MANIFEST.sha256`` lists the plain SHA-256 and size of every vendored file.
-FORMAT.md, DESIGN.md and the Rust reference are not vendored (tests that need them skip).
+The tests run on a lone clone: FORMAT.md, the golden pairs, ``cases/``, ``cases-pinned/``, the
+resume ``scenarios/`` and the 6,000 canonical-encoding vectors are copied from the shared ground
+truth (``../shared`` beside the clone, or ``$CHECKPOINT_SHARED``) into ``tests/data/`` with the same
+layout, and ``tests/data/MANIFEST.sha256`` lists the plain SHA-256 and size of every vendored file.
+DESIGN.md and the Rust reference are not vendored (the tests that run the reference skip without it).
 
 Usage::
 
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 MANIFEST = DATA / "MANIFEST.sha256"
 #: Folders/files copied from the shared root, relative to it (the layout is kept).
-VENDORED = ("fixtures/README.md", "fixtures/golden", "fixtures/cases", "fixtures/cases-pinned",
+VENDORED = ("FORMAT.md", "fixtures/README.md", "fixtures/golden", "fixtures/cases", "fixtures/cases-pinned",
             "fixtures/scenarios", "vectors/README.md", "vectors/canonical-v1.jsonl")
 MAX_BYTES = 5_000_000
 
