@@ -24,7 +24,8 @@ from .widgets.hex_view import HexView
 from .widgets.panes import (DigestDetail, ElidedLabel, FindBar, FindingDetail, RawEditor, RowTreeView, TreePane,
                             VerdictHeader)
 
-__all__ = ["build_layout", "fit_folder_columns", "restore_folder_columns", "save_folder_columns"]
+__all__ = ["build_layout", "fit_folder_columns", "restore_folder_columns", "save_folder_columns", "default_dock_sizes",
+           "size_folder_dock", "remember_folder_width"]
 
 
 def build_layout(w) -> None:
@@ -371,3 +372,52 @@ def scale_docks(w, old, new) -> None:
     bottom = [d for d in (w.resume_panes.dock,) if d.isVisible() and not d.isFloating()]
     if bottom and sy > 1:
         w.resizeDocks(bottom, [max(1, round(d.height() * sy)) for d in bottom], Qt.Orientation.Vertical)
+
+
+def default_dock_sizes(w) -> None:
+    """The default dock sizes of main window ``w`` for its size (first show, View ▸ Reset Layout)."""
+    width, height = w.width(), w.height()
+    # The bytes dock is never narrower than 8 bytes a row with their text (else the text is cut).
+    bytes_w = max(int(width * 0.36), w.hex_payload.narrow_width() + 12)
+    w.resizeDocks([w.trees_dock, w.bytes_dock], [int(width * 0.30), bytes_w], Qt.Orientation.Horizontal)
+    # A short window (1024x700) gives the digests more: their table showed two of nine rows.
+    short = height < 900
+    w.resizeDocks([w.bytes_dock, w.digests_dock],
+                  [int(height * (0.3 if short else 0.38)), int(height * (0.6 if short else 0.52))],
+                  Qt.Orientation.Vertical)
+    # the table 3/5 and what was hashed 2/5 when short; half and half when tall
+    w.digests_splitter.setSizes([3000, 2000] if short else [1000, 1000])
+    # The Resume dock gets less of a short window (1024x700: the trees and digests need the rows).
+    # At 1024x700 its share (0.23) still shows the axis and two whole lanes of the timeline.
+    share = 0.28 if height >= 900 else 0.23
+    w.resizeDocks([w.resume_panes.dock], [int(height * share)], Qt.Orientation.Vertical)
+
+
+def size_folder_dock(w) -> None:
+    """Give the folder dock the width the user last gave it, else room for every column
+    (it shares the bottom with the Resume dock, and opened so narrow that only the file
+    names showed)."""
+    if w.folder_dock.isFloating():
+        return
+    need = fit_folder_columns(w)
+    try:
+        width = int(w.settings.value("window/folderDockWidth", 0) or 0)
+    except (TypeError, ValueError):
+        width = 0
+    width = width or need
+    # (the Resume dock beside it keeps 480 px, or 40% of a narrow window)
+    width = max(320, min(width, max(int(w.width() * 0.6), w.width() - 480)))
+    other = w.resume_panes.dock
+    if other.isVisible() and not other.isFloating() and w.dockWidgetArea(other) == \
+            w.dockWidgetArea(w.folder_dock):  # side by side: say both (Qt splits the change oddly otherwise)
+        total = other.width() + w.folder_dock.width()
+        w.resizeDocks([w.folder_dock, other], [width, max(1, total - width)], Qt.Orientation.Horizontal)
+    else:
+        w.resizeDocks([w.folder_dock], [width], Qt.Orientation.Horizontal)
+
+
+def remember_folder_width(w, visible: bool) -> None:
+    """Keep the folder dock's width in the settings when it is hidden (``size_folder_dock`` reuses it)."""
+    d = w.folder_dock
+    if not visible and d.width() > 0 and not d.isFloating() and w._sized:
+        w.settings.setValue("window/folderDockWidth", d.width())

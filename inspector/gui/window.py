@@ -25,7 +25,8 @@ from .controllers.folder import FolderController
 from .controllers.loading import LoadController
 from .drops import paths_from_mime
 from .document import Document, Presentation, display_path, sample_paths
-from .layout import build_layout, fit_folder_columns, restore_folder_columns, save_folder_columns, scale_docks
+from .layout import (build_layout, default_dock_sizes, fit_folder_columns, restore_folder_columns, save_folder_columns,
+                     remember_folder_width, scale_docks, size_folder_dock)
 from .qtcompat import emit
 from .recent import RecentFiles
 from .resume import ResumePanes
@@ -147,7 +148,7 @@ class MainWindow(QMainWindow):
         self.folder_view.doubleClicked.connect(self._folder_activated)
         self.cancel_button.clicked.connect(self.cancel_load)
         self.failures_only.toggled.connect(self._failures_only)
-        self.folder_dock.visibilityChanged.connect(self._remember_folder_width)
+        self.folder_dock.visibilityChanged.connect(lambda visible: remember_folder_width(self, visible))
 
     # ==========================================================================================
     # actions the menus, tests and app call
@@ -247,37 +248,20 @@ class MainWindow(QMainWindow):
         save_folder_columns(self, self.settings)
         self.settings.sync()
 
-    def _default_dock_sizes(self):
-        w = self.width()
-        # The bytes dock is never narrower than 8 bytes a row with their text (else the text is cut).
-        bytes_w = max(int(w * 0.36), self.hex_payload.narrow_width() + 12)
-        self.resizeDocks([self.trees_dock, self.bytes_dock], [int(w * 0.30), bytes_w], Qt.Orientation.Horizontal)
-        # A short window (1024x700) gives the digests more: their table showed two of nine rows.
-        short = self.height() < 900
-        self.resizeDocks([self.bytes_dock, self.digests_dock],
-                         [int(self.height() * (0.3 if short else 0.38)), int(self.height() * (0.6 if short else 0.52))],
-                         Qt.Orientation.Vertical)
-        # the table 3/5 and what was hashed 2/5 when short; half and half when tall
-        self.digests_splitter.setSizes([3000, 2000] if short else [1000, 1000])
-        # The Resume dock gets less of a short window (1024x700: the trees and digests need the rows).
-        # At 1024x700 its share (0.23) still shows the axis and two whole lanes of the timeline.
-        share = 0.28 if self.height() >= 900 else 0.23
-        self.resizeDocks([self.resume_panes.dock], [int(self.height() * share)], Qt.Orientation.Vertical)
-
     def reset_layout(self) -> None:
         """Restore the default dock layout."""
         for d in (self.trees_dock, self.bytes_dock, self.digests_dock, self.resume_panes.dock):
             d.setFloating(False)
             d.show()
         self.raw_dock.hide()
-        self._default_dock_sizes()
+        default_dock_sizes(self)
 
     def showEvent(self, event):
         super().showEvent(event)
         if not self._sized:
             self._sized = True
             if not self._restored_state:
-                self._default_dock_sizes()
+                default_dock_sizes(self)
                 self._default_state = self.saveState()
 
     def resizeEvent(self, event):
@@ -498,36 +482,9 @@ class MainWindow(QMainWindow):
         self.folder_dock.show()
         if not was_visible:
             self.resizeDocks([self.folder_dock], [max(160, self.height() // 5)], Qt.Orientation.Vertical)
-            self._size_folder_dock()
-            QTimer.singleShot(0, self._size_folder_dock)  # (again once the dock is laid out)
+            size_folder_dock(self)
+            QTimer.singleShot(0, lambda: size_folder_dock(self))  # (again once the dock is laid out)
         self.folder_dock.raise_()
-
-    def _size_folder_dock(self) -> None:
-        """Give the folder dock the width the user last gave it, else room for every column
-        (it shares the bottom with the Resume dock, and opened so narrow that only the file
-        names showed)."""
-        if self.folder_dock.isFloating():
-            return
-        need = fit_folder_columns(self)
-        try:
-            width = int(self.settings.value("window/folderDockWidth", 0) or 0)
-        except (TypeError, ValueError):
-            width = 0
-        width = width or need
-        # (the Resume dock beside it keeps 480 px, or 40% of a narrow window)
-        width = max(320, min(width, max(int(self.width() * 0.6), self.width() - 480)))
-        other = self.resume_panes.dock
-        if other.isVisible() and not other.isFloating() and self.dockWidgetArea(other) == \
-                self.dockWidgetArea(self.folder_dock):  # side by side: say both (Qt splits the change oddly otherwise)
-            total = other.width() + self.folder_dock.width()
-            self.resizeDocks([self.folder_dock, other], [width, max(1, total - width)], Qt.Orientation.Horizontal)
-        else:
-            self.resizeDocks([self.folder_dock], [width], Qt.Orientation.Horizontal)
-
-    def _remember_folder_width(self, visible: bool) -> None:
-        d = self.folder_dock
-        if not visible and d.width() > 0 and not d.isFloating() and self._sized:
-            self.settings.setValue("window/folderDockWidth", d.width())
 
     def _folder_scanned(self, n: int):
         fit_folder_columns(self)  # (the names are known now)

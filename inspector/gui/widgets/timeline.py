@@ -27,20 +27,12 @@ from PySide6.QtCore import QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip
 
-from inspector.checkpoint.views import CATEGORY, EVENT_KINDS
+from .timeline_paint import (  # noqa: F401 (CATEGORY_COLOURS and the sizes are the view's too)
+    _AXIS_H, _CAT, _HEADER_W, _LANE_H, _MARGIN, CATEGORY_COLOURS, _mark, _nice_step, paint_passes, paint_tools,
+)
 
 __all__ = ["TimelineView", "CATEGORY_COLOURS"]
 
-#: category -> colour (marks also differ in shape, never by colour alone)
-CATEGORY_COLOURS = {
-    "run": "#37474f", "turn": "#1565c0", "tool": "#e65100", "model": "#6a1b9a",
-    "cognitive": "#00796b", "error": "#c62828", "other": "#8d8d8d",
-}
-_CAT = [CATEGORY[k] for k in EVENT_KINDS] + ["other"]
-_LANE_H = 34
-_AXIS_H = 18
-_HEADER_W = 230
-_MARGIN = 14
 
 
 class TimelineView(QAbstractScrollArea):
@@ -435,45 +427,9 @@ class TimelineView(QAbstractScrollArea):
         if sorted_ and n:
             lo_i = bisect_left(values, vis_lo)
             hi_i = bisect_right(values, vis_hi)
-        # passes (bands, their tools included), each pass's model call (an inner band: dashed when no
-        # turn_end closed it) and tool calls (bars)
-        rounds, models = lane.rounds, lane.models
-        starts, ends = rounds[1::3], rounds[2::3]  # C-speed slices; passes are disjoint and in order
-        k_lo, k_hi = (bisect_left(ends, lo_i), bisect_right(starts, hi_i)) if sorted_ else (0, len(starts))
-        for k in range(k_lo, k_hi):  # only the passes on screen (a lane may hold hundreds of thousands)
-            turn, a, b = rounds[3 * k], starts[k], (None if ends[k] < 0 else ends[k])
-            xa = self.x_of(values[a])
-            xb = self.x_of(values[b]) if b is not None else (self.x_of(values[-1]) + 8)
-            if xb < _HEADER_W or xa > w:
-                continue
-            rect = QRectF(xa, top + 2, max(2.0, xb - xa), _LANE_H - 4)
-            p.fillRect(rect, QColor(21, 101, 192, 28))
-            p.setPen(QPen(QColor(21, 101, 192, 120)))
-            p.drawRect(rect)
-            if 2 * k + 1 < len(models):
-                ma, mb = models[2 * k], (None if models[2 * k + 1] < 0 else models[2 * k + 1])
-                mxa = self.x_of(values[ma])
-                mxb = self.x_of(values[mb]) if mb is not None else xb
-                inner = QRectF(mxa, top + 4, max(2.0, mxb - mxa), 5)
-                p.fillRect(inner, QColor(21, 101, 192, 90))
-                if mb is None:
-                    pen = QPen(QColor(21, 101, 192, 200))
-                    pen.setStyle(Qt.PenStyle.DashLine)
-                    p.setPen(pen)
-                    p.drawRect(inner)
-            p.setPen(QPen(QColor(21, 101, 192, 160)))
-            if rect.width() > fm.horizontalAdvance(f"P{turn}") + 4:
-                p.drawText(rect.adjusted(2, 8, 0, 0), Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, f"P{turn}")
-        for a, b in lane.iter_tools():
-            xa = self.x_of(values[a])
-            xb = self.x_of(values[b]) if b is not None else self.x_of(values[-1]) + 8
-            if xb < _HEADER_W or xa > w:
-                continue
-            pen = QPen(QColor(CATEGORY_COLOURS["tool"] if b is not None else CATEGORY_COLOURS["error"]), 3)
-            if b is None:
-                pen.setStyle(Qt.PenStyle.DashLine)
-            p.setPen(pen)
-            p.drawLine(QPointF(xa, top + _LANE_H - 4), QPointF(max(xa + 2, xb), top + _LANE_H - 4))
+        # passes (bands, the model call inside) and tool calls (bars): only those on screen
+        paint_passes(p, lane, values, self.x_of, (lo_i, hi_i) if sorted_ else None, top, w, fm)
+        paint_tools(p, lane, values, self.x_of, top, w)
         # events
         count = hi_i - lo_i
         if sorted_ and count > 3 * max(1, w - _HEADER_W):
@@ -580,36 +536,3 @@ class TimelineView(QAbstractScrollArea):
         p.drawText(6, top + _LANE_H - 5, fm.elidedText(status, Qt.TextElideMode.ElideRight, _HEADER_W - 10))
         p.setPen(pal.color(pal.ColorRole.Mid))
         p.drawLine(_HEADER_W, top, _HEADER_W, top + self._lane_h)
-
-
-def _mark(p, cat, x, top, mid):
-    colour = QColor(CATEGORY_COLOURS[cat])
-    p.setPen(QPen(colour, 2 if cat in ("run", "turn", "error") else 1))
-    if cat == "run":
-        p.drawLine(QPointF(x, top + 3), QPointF(x, top + _LANE_H - 3))
-    elif cat == "turn":
-        p.drawLine(QPointF(x, top + 6), QPointF(x, top + _LANE_H - 6))
-    elif cat == "tool":
-        p.drawLine(QPointF(x, mid - 8), QPointF(x, mid))
-    elif cat == "model":
-        p.drawLine(QPointF(x, mid), QPointF(x, mid + 8))
-    elif cat == "cognitive":
-        p.setBrush(colour)
-        p.drawPolygon(QPolygonF([QPointF(x, mid - 5), QPointF(x + 4, mid), QPointF(x, mid + 5), QPointF(x - 4, mid)]))
-        p.setBrush(Qt.BrushStyle.NoBrush)
-    elif cat == "error":
-        p.drawLine(QPointF(x - 4, mid - 4), QPointF(x + 4, mid + 4))
-        p.drawLine(QPointF(x - 4, mid + 4), QPointF(x + 4, mid - 4))
-    else:
-        p.drawLine(QPointF(x, mid - 2), QPointF(x, mid + 2))
-
-
-def _nice_step(raw: float) -> float:
-    """1, 2 or 5 times a power of ten, at least ``raw`` (axis ticks)."""
-    if raw <= 1:
-        return 1.0
-    mag = 10 ** (len(str(int(raw))) - 1)
-    for m in (1, 2, 5, 10):
-        if m * mag >= raw:
-            return float(m * mag)
-    return float(10 * mag)

@@ -1,0 +1,110 @@
+"""Painting helpers of :class:`.timeline.TimelineView` (issues 11, 23): the sizes and colours of the
+timeline, an event's mark by its category, the loop's passes with their model calls (FORMAT.md 4.17,
+:mod:`inspector.checkpoint.passes` through the lanes) and the tool-call bars. Only what is on screen
+is drawn: the passes are found by bisection over a lane's pass boundaries."""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPen, QPolygonF
+
+from inspector.checkpoint.views import CATEGORY, EVENT_KINDS
+
+__all__ = ["CATEGORY_COLOURS", "paint_passes", "paint_tools"]
+
+#: category -> colour (marks also differ in shape, never by colour alone)
+CATEGORY_COLOURS = {
+    "run": "#37474f", "turn": "#1565c0", "tool": "#e65100", "model": "#6a1b9a",
+    "cognitive": "#00796b", "error": "#c62828", "other": "#8d8d8d",
+}
+_CAT = [CATEGORY[k] for k in EVENT_KINDS] + ["other"]
+_LANE_H = 34
+_AXIS_H = 18
+_HEADER_W = 230
+_MARGIN = 14
+_PASS = (21, 101, 192)  # the passes' blue (the turn marks' colour)
+
+
+def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: float, w: int, fm) -> None:
+    """Paint ``lane``'s passes as bands (``P1``...) with each model call as an inner band (dashed when
+    no ``turn_end`` closed it). ``values``: the lane's x values (sequences or timestamps); ``x_of``:
+    value -> viewport x; ``visible``: the ``(first, end)`` event indexes on screen when the values are
+    sorted (the passes outside are skipped without a look), else ``None``; ``top``: the lane band's
+    top (pixels); ``w``: the viewport width (pixels)."""
+    rounds, models = lane.rounds, lane.models
+    starts, ends = rounds[1::3], rounds[2::3]  # C-speed slices; passes are disjoint and in order
+    k_lo, k_hi = (bisect_left(ends, visible[0]), bisect_right(starts, visible[1])) if visible else (0, len(starts))
+    for k in range(k_lo, k_hi):  # a lane may hold hundreds of thousands of passes
+        turn, a, b = rounds[3 * k], starts[k], (None if ends[k] < 0 else ends[k])
+        xa = x_of(values[a])
+        xb = x_of(values[b]) if b is not None else (x_of(values[-1]) + 8)
+        if xb < _HEADER_W or xa > w:
+            continue
+        rect = QRectF(xa, top + 2, max(2.0, xb - xa), _LANE_H - 4)
+        p.fillRect(rect, QColor(*_PASS, 28))
+        p.setPen(QPen(QColor(*_PASS, 120)))
+        p.drawRect(rect)
+        if 2 * k + 1 < len(models):
+            ma, mb = models[2 * k], (None if models[2 * k + 1] < 0 else models[2 * k + 1])
+            mxa = x_of(values[ma])
+            mxb = x_of(values[mb]) if mb is not None else xb
+            inner = QRectF(mxa, top + 4, max(2.0, mxb - mxa), 5)
+            p.fillRect(inner, QColor(*_PASS, 90))
+            if mb is None:
+                pen = QPen(QColor(*_PASS, 200))
+                pen.setStyle(Qt.PenStyle.DashLine)
+                p.setPen(pen)
+                p.drawRect(inner)
+        p.setPen(QPen(QColor(*_PASS, 160)))
+        if rect.width() > fm.horizontalAdvance(f"P{turn}") + 4:
+            p.drawText(rect.adjusted(2, 8, 0, 0), Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, f"P{turn}")
+
+
+def paint_tools(p, lane, values, x_of, top: float, w: int) -> None:
+    """Paint ``lane``'s tool calls as bars under its marks (dashed red to the lane's end without a
+    ``tool_end``); arguments as for :func:`paint_passes`."""
+    for a, b in lane.iter_tools():
+        xa = x_of(values[a])
+        xb = x_of(values[b]) if b is not None else x_of(values[-1]) + 8
+        if xb < _HEADER_W or xa > w:
+            continue
+        pen = QPen(QColor(CATEGORY_COLOURS["tool"] if b is not None else CATEGORY_COLOURS["error"]), 3)
+        if b is None:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        p.setPen(pen)
+        p.drawLine(QPointF(xa, top + _LANE_H - 4), QPointF(max(xa + 2, xb), top + _LANE_H - 4))
+
+
+def _mark(p, cat, x, top, mid):
+    colour = QColor(CATEGORY_COLOURS[cat])
+    p.setPen(QPen(colour, 2 if cat in ("run", "turn", "error") else 1))
+    if cat == "run":
+        p.drawLine(QPointF(x, top + 3), QPointF(x, top + _LANE_H - 3))
+    elif cat == "turn":
+        p.drawLine(QPointF(x, top + 6), QPointF(x, top + _LANE_H - 6))
+    elif cat == "tool":
+        p.drawLine(QPointF(x, mid - 8), QPointF(x, mid))
+    elif cat == "model":
+        p.drawLine(QPointF(x, mid), QPointF(x, mid + 8))
+    elif cat == "cognitive":
+        p.setBrush(colour)
+        p.drawPolygon(QPolygonF([QPointF(x, mid - 5), QPointF(x + 4, mid), QPointF(x, mid + 5), QPointF(x - 4, mid)]))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+    elif cat == "error":
+        p.drawLine(QPointF(x - 4, mid - 4), QPointF(x + 4, mid + 4))
+        p.drawLine(QPointF(x - 4, mid + 4), QPointF(x + 4, mid - 4))
+    else:
+        p.drawLine(QPointF(x, mid - 2), QPointF(x, mid + 2))
+
+
+def _nice_step(raw: float) -> float:
+    """1, 2 or 5 times a power of ten, at least ``raw`` (axis ticks)."""
+    if raw <= 1:
+        return 1.0
+    mag = 10 ** (len(str(int(raw))) - 1)
+    for m in (1, 2, 5, 10):
+        if m * mag >= raw:
+            return float(m * mag)
+    return float(10 * mag)
