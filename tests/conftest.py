@@ -53,6 +53,16 @@ def pytest_configure(config):
                     returncode=2)
 
 
+def fixture_pairs() -> list[tuple[Path, Path | None]]:
+    """Every ``(payload, descriptor or None)`` file pair of ``cases/`` and ``cases-pinned/``, in name order."""
+    out = []
+    for folder in (CASES, CASES_PINNED):
+        for p in sorted(folder.glob("*.payload.json")):
+            d = p.with_name(p.name.replace(".payload.json", ".descriptor.json"))
+            out.append((p, d if d.exists() else None))
+    return out
+
+
 def load_cases() -> list[dict]:
     """cases.jsonl rows (split on b"\\n" only)."""
     return [json.loads(line) for line in (CASES / "cases.jsonl").read_bytes().split(b"\n") if line.strip()]

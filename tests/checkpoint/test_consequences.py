@@ -12,16 +12,7 @@ from inspector.checkpoint import verify
 from inspector.checkpoint.catalogue import catalogue
 from inspector.checkpoint.consequences import declared_causes
 from inspector.cli import render
-from tests.conftest import CASES, CASES_PINNED
-
-
-def _pairs():
-    out = []
-    for folder in (CASES, CASES_PINNED):
-        for p in sorted(folder.glob("*.payload.json")):
-            d = p.with_name(p.name.replace(".payload.json", ".descriptor.json"))
-            out.append((p, d if d.exists() else None))
-    return out
+from tests.conftest import CASES, CASES_PINNED, fixture_pairs
 
 
 def _report(folder, name):
@@ -72,7 +63,7 @@ def test_declared_dependencies_name_only_catalogue_rules():
     assert {c for causes in table.values() for c, _why in causes} <= ids
 
 
-@pytest.mark.parametrize("payload, descriptor", _pairs(), ids=lambda p: getattr(p, "stem", "none"))
+@pytest.mark.parametrize("payload, descriptor", fixture_pairs(), ids=lambda p: getattr(p, "stem", "none"))
 def test_every_failing_rule_of_every_case_has_the_declared_relation(payload, descriptor):
     """Over every fixture case: the root cause is the root cause; a failure is a consequence exactly
     when one of its declared causes failed too (the root cause preferred as caused_by); else independent."""

@@ -25,7 +25,7 @@ from inspector.checkpoint import InputFile, encode, verify
 from inspector.checkpoint.slotted import KEY, Text, fmt as text_fmt, value
 from inspector.ticket import FORMATS, build_ticket, gate_for, redact_payload, render
 from inspector.ticket.gate import UNLABELLED, Gate, place_classes, types_at
-from tests.conftest import CASES_PINNED, GOLDEN
+from tests.conftest import CASES_PINNED, GOLDEN, fixture_pairs
 
 BASES = [GOLDEN / "payload-with-resume.json", GOLDEN / "payload-semantic-only.json",
          CASES_PINNED / "001-valid-rich-resume.payload.json", CASES_PINNED / "002-valid-rich-semantic.payload.json",
@@ -351,22 +351,11 @@ def _strings(value):
     return out
 
 
-def _fixture_pairs():
-    from tests.conftest import CASES
-
-    pairs = []
-    for folder in (CASES, CASES_PINNED):
-        for p in sorted(folder.glob("*.payload.json")):
-            d = p.with_name(p.name.replace(".payload.json", ".descriptor.json"))
-            pairs.append((p, d if d.exists() else None))
-    return pairs
-
-
 def test_every_string_of_every_fixture_report_passed_the_gate():
     """Walk every string of the built report (every fixture case, the pair and the payload alone):
     a string of the files that the gate does not show (its place or its class says no) never occurs
     in it, whole or as a part."""
-    pairs = _fixture_pairs()
+    pairs = fixture_pairs()
     assert len(pairs) >= 150
     checked = 0
     for payload_path, descriptor_path in pairs:
