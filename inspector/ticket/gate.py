@@ -25,16 +25,19 @@ import hashlib
 import hmac
 import re
 import secrets
+import tomllib
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 
 from inspector.checkpoint import schema as S
 from inspector.checkpoint.digest import is_valid_id
 from inspector.checkpoint.schema_types import Enum, Map, Opt, Prim, Set, Struct, Tagged, Untagged, Vec
 from inspector.checkpoint.slotted import KEY, POINTER, RELATIVE, VARIANT, Slot, Text
 
+from . import jsonstack
 from .allowlist import AllowList, allowlist, compile_pattern
 
 __all__ = ["Gate", "ValueClass", "marker", "types_at", "child_types", "place_classes", "TAG_NOTE", "UNLABELLED"]
@@ -209,9 +212,6 @@ class _Classes:
 
 @lru_cache(maxsize=1)
 def _classes() -> _Classes:
-    import tomllib
-    from importlib import resources
-
     raw = tomllib.loads(resources.files(__package__).joinpath("allowlist.toml").read_text("utf-8"))
     return _Classes(raw.get("class", []))
 
@@ -460,6 +460,4 @@ def _esc(key: str) -> str:
 
 
 def _compact(v) -> str:
-    from . import jsonstack
-
     return jsonstack.dumps(v)
