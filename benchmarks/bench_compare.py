@@ -49,7 +49,7 @@ print(json.dumps({"seconds": time.perf_counter() - t, "ok": ok}))
 
 COMPARE = r"""
 import json, sys, time
-from inspector.checkpoint.compare import compare_documents
+from inspector.checkpoint.analysis.compare import compare_documents
 t = time.perf_counter()
 a, b = open(sys.argv[1], "rb").read(), open(sys.argv[3], "rb").read()
 c = compare_documents(a, b)

@@ -157,7 +157,7 @@ def _measure_window(p: str, d: str) -> dict:
         app.processEvents()
     # The window starts its verifying process ahead of the first open (engine.prewarm); a user takes
     # longer than its imports to pick a file, so the open comes once it is ready (up to 10 s).
-    from inspector.gui.workers import warm_ready
+    from inspector.session.workers import warm_ready
 
     deadline = time.perf_counter() + 10
     while not warm_ready(0.05) and time.perf_counter() < deadline:

@@ -14,7 +14,7 @@ the built bundle and the installed ``.deb``. The checks:
              verifies the sample in it).
 ``worker``   a worker process starts from this installation and verifies the sample (the window
              verifies every file over 4 MiB in one: a frozen build whose executable cannot act
-             as a worker, :mod:`inspector.gui.workers`, opens no large file).
+             as a worker, :mod:`inspector.session.workers`, opens no large file).
 ``display``  (Linux) the system libraries of Qt's ``xcb`` platform are present, so the window
              can open on the desktop; see :mod:`inspector.platform_check`.
 
@@ -164,7 +164,7 @@ def check_worker(timeout_s: float = 60.0) -> CheckResult:
     """A worker process (the way the window verifies files over 4 MiB: ``multiprocessing``'s spawn,
     which re-runs this installation's executable) starts, verifies the bundled golden pair and
     returns the pinned content digest within ``timeout_s`` seconds."""
-    from inspector.gui.workers import ChildTask, WorkerError  # no Qt: plain processes and pipes
+    from inspector.session.workers import ChildTask, WorkerError  # no Qt: plain processes and pipes
 
     payload, descriptor = _sample("sample.payload.json"), _sample("sample.descriptor.json")
     task = ChildTask(_worker_probe, (payload, descriptor), nice=0)

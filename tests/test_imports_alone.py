@@ -1,5 +1,5 @@
 """Every module of the package imports alone in a fresh interpreter (issue 24: `import
-inspector.gui.edits` raised ImportError on an import cycle hidden by the usual import order)."""
+inspector.session.edits` raised ImportError on an import cycle hidden by the usual import order)."""
 
 from __future__ import annotations
 

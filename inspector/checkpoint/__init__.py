@@ -14,18 +14,18 @@ from .artifact import (
     InputFile, PairingError, UnreadableInput, classify, detect_role, display_path, display_text, file_uri,
     not_a_checkpoint, pair_inputs, read_input,
 )
-from .canonical import CanonicalError, canonicalize, encode, format_f64
-from .catalogue import Rule, catalogue, rule
-from .context import Context, build_descriptor
-from .diagnose import CanonicalDiagnosis, Difference, diagnose_canonical
+from inspector.checkpoint.jsontext.canonical import CanonicalError, canonicalize, encode, format_f64
+from inspector.checkpoint.rules.catalogue import Rule, catalogue, rule
+from inspector.checkpoint.rules.context import Context, build_descriptor
+from inspector.checkpoint.diagnosis.diagnose import CanonicalDiagnosis, Difference, diagnose_canonical
 from .digest import (
     DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, MAX_CONTENT_BYTES, SNAPSHOT_DOMAIN, content_digest, domain_digest,
     domain_preimage,
 )
-from .generation import Generation, GenerationSign, detect_generation
-from .jsontext import Node, SerdeError, parse_value
+from inspector.checkpoint.analysis.generation import Generation, GenerationSign, detect_generation
+from inspector.checkpoint.jsontext.reader import Node, SerdeError, parse_value
 from .report import STAGE_BYTES, STAGE_STRUCTURE, DigestRow, Finding, Location, Report, Stage, Verdict
-from .typed import decode
+from inspector.checkpoint.schema.typed import decode
 from .verify import first_stage, verify
 
 __all__ = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from .canonical import encode
+from inspector.checkpoint.jsontext.canonical import encode
 
 __all__ = [
     "SNAPSHOT_DOMAIN", "LOGICAL_DOMAIN", "DESCRIPTOR_DOMAIN", "content_digest", "domain_digest",

@@ -9,8 +9,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from .catalogue import Rule
-from .consequences import relations
+from inspector.checkpoint.rules.catalogue import Rule
+from inspector.checkpoint.rules.consequences import relations
 from .slotted import ours
 
 __all__ = ["Verdict", "Location", "Finding", "DigestRow", "Report"]

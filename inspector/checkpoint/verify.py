@@ -12,22 +12,22 @@ from __future__ import annotations
 import gc
 from dataclasses import replace
 
-from .catalogue import catalogue
-from .checks import CHECKS
-from .context import Context, Deferred, NotApplicable
+from inspector.checkpoint.rules.catalogue import catalogue
+from inspector.checkpoint.rules.checks import CHECKS
+from inspector.checkpoint.rules.context import Context, Deferred, NotApplicable
 from .digest import (
     DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, SNAPSHOT_DOMAIN, descriptor_digest_input,
     content_digest, domain_preimage, logical_evidence_input, snapshot_evidence_input,
 )
-from .canonical import encode
-from .generation import detect_generation
-from .hazards import unreproducible_order_notes
-from .lint import lint_payload
+from inspector.checkpoint.jsontext.canonical import encode
+from inspector.checkpoint.analysis.generation import detect_generation
+from inspector.checkpoint.diagnosis.hazards import unreproducible_order_notes
+from inspector.checkpoint.analysis.lint import lint_payload
 from .report import STAGE_BYTES, STAGE_STRUCTURE, DigestRow, Finding, Location, Report, Stage, Verdict
-from .resumability import decide
-from .runevents import for_context as run_events_of
+from inspector.checkpoint.analysis.resumability import decide
+from inspector.checkpoint.rules.runevents import for_context as run_events_of
 from .slotted import Text, ours, text_of
-from .views import build_views
+from inspector.checkpoint.analysis.views import build_views
 
 __all__ = ["verify", "first_stage", "attach_views"]
 

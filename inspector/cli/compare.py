@@ -1,11 +1,11 @@
 """``checkpoint-inspector diff A B`` and ``checkpoint-inspector canon --diff FILE``.
 
-``diff``: the semantic diff of two payloads or two descriptors (:mod:`inspector.checkpoint.compare`)
+``diff``: the semantic diff of two payloads or two descriptors (:mod:`inspector.checkpoint.analysis.compare`)
 as text, JSON, or an RFC 6902 JSON Patch turning A into B. Exit 0 equal, 1 different, 2 bad input.
 
 ``canon --diff``: the file's pretty-printed form beside the canonical bytes the reference would
 write, as a unified diff with byte offsets, and the P-CANONICAL difference classes
-(:mod:`inspector.checkpoint.canondiff`). Exit 0 canonical, 1 different (or the reference would
+(:mod:`inspector.checkpoint.analysis.canondiff`). Exit 0 canonical, 1 different (or the reference would
 not write it), 2 bad input.
 
 Both text outputs are terminal-safe (:mod:`.termsafe`): every line they print goes through
@@ -18,10 +18,12 @@ from __future__ import annotations
 import orjson
 
 from inspector.checkpoint import SerdeError, display_path, file_uri
-from inspector.checkpoint.canondiff import LAYOUT_CLASSES, canonical_diff, unified
-from inspector.checkpoint.diagnose import class_text
+from inspector.checkpoint.analysis.canondiff import LAYOUT_CLASSES, canonical_diff, unified
+from inspector.checkpoint.diagnosis.diagnose import class_text
 from inspector.checkpoint import encode
-from inspector.checkpoint.compare import MISSING, Comparison, compare_documents, dump_json, locate, preview, to_patch
+from inspector.checkpoint.analysis.compare import (
+    MISSING, Comparison, compare_documents, dump_json, locate, preview, to_patch,
+)
 
 from .termsafe import terminal_safe, terminal_safe_lines
 

@@ -19,11 +19,11 @@ import traceback
 
 from inspector import __version__
 from inspector.checkpoint import (
-    CanonicalError, PairingError, UnreadableInput, canonicalize, catalogue, display_path, not_a_checkpoint,
-    pair_inputs, read_input,
-    rule, verify,
+    CanonicalError, PairingError, UnreadableInput, canonicalize, display_path, not_a_checkpoint, pair_inputs,
+    read_input, rule, verify,
 )
-from inspector.checkpoint.catalogue import plain_texts, reference_line
+from inspector.checkpoint import catalogue
+from inspector.checkpoint.rules.catalogue import plain_texts, reference_line
 
 from . import compare, render, timeline
 from .termsafe import terminal_safe, terminal_safe_lines

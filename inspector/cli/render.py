@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from inspector.checkpoint import InputFile, Report, Verdict, catalogue, display_path, file_uri
-from inspector.checkpoint.hazards import REFERENCE_RELEASE
+from inspector.checkpoint.diagnosis.hazards import REFERENCE_RELEASE
 
 from .termsafe import terminal_safe
 

@@ -1,5 +1,5 @@
 """``checkpoint-inspector timeline PAYLOAD [DESCRIPTOR] [--format text|json]`` (issue 23): a run's
-events as the agent loop wrote them (FORMAT.md 4.17; :mod:`inspector.checkpoint.passes`).
+events as the agent loop wrote them (FORMAT.md 4.17; :mod:`inspector.checkpoint.analysis.passes`).
 
 JSON: ``{"runs": [{"run_id", "record", "passes": [{"turn", "first_sequence", "last_sequence",
 "attempts", "model_call": {"first_sequence", "last_sequence"}, "tool_calls": [...]}]}],
@@ -22,7 +22,7 @@ import datetime as _dt
 import json
 
 from inspector.checkpoint import Context, not_a_checkpoint, pair_inputs
-from inspector.checkpoint.passes import boundary_of, event_summary as summary, run_passes, timeline_json
+from inspector.checkpoint.analysis.passes import boundary_of, event_summary as summary, run_passes, timeline_json
 
 from .termsafe import terminal_safe
 

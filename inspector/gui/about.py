@@ -9,7 +9,7 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMessageBox, QPlainTextEdit, QVBoxLayout, QWidget
 
 from inspector import __version__, licenses
-from inspector.checkpoint.catalogue import reference_line
+from inspector.checkpoint.rules.catalogue import reference_line
 
 __all__ = ["about_text", "show_about", "LicencesDialog"]
 

@@ -1,7 +1,7 @@
 """The canonical diff window: a payload file beside the canonical bytes the reference would write
 (P-CANONICAL, issue 10).
 
-Both are pretty-printed token by token (:mod:`inspector.checkpoint.canondiff`): the file's tokens
+Both are pretty-printed token by token (:mod:`inspector.checkpoint.analysis.canondiff`): the file's tokens
 keep their own bytes, each line shows the byte offset of its first token in its own bytes, and
 the two sides are aligned row by row. A row that differs is marked by a sign (``−`` only in the
 file, ``+`` only in the canonical form, ``~`` different) and a colour, and named by the difference
@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget,
 )
 
-from . import compare_engine, style
+from . import style
+from inspector.session import compare_loading as compare_engine
 from .jobwindow import JobWindow
 from .models.table import RowsTableModel
 
@@ -40,7 +41,7 @@ def _tint(name: str) -> QColor:
 
 
 class CanonRowsModel(RowsTableModel):
-    """Rows of a :class:`~inspector.checkpoint.canondiff.CanonicalDiff` as a table: the file's
+    """Rows of a :class:`~inspector.checkpoint.analysis.canondiff.CanonicalDiff` as a table: the file's
     offset and line, a sign, the canonical offset and line, and the classes on the row."""
 
     COLUMNS = ("File byte", "The file, as it is", "", "Canonical byte", "What the reference writes", "Class")
@@ -175,7 +176,7 @@ class CanonicalDiffWindow(JobWindow):
         self.failed.emit(msg)
 
     def _finished(self, diff) -> None:
-        from inspector.checkpoint.diagnose import class_text
+        from inspector.checkpoint.diagnosis.diagnose import class_text
 
         from .document import display_name
 

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QLabel, QSplitter, QTableView, QTreeView, QVBoxLayout, QWidget,
 )
 
-from . import compare_engine, style
+from . import style
+from inspector.session import compare_loading as compare_engine
 from .jobwindow import JobWindow
 from .models.table import RowsTableModel
 from .models.json_tree import JsonTreeModel

@@ -10,8 +10,8 @@ import os
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
-from . import engine
-from .pathnames import qt_holdable, resolve_chosen_path, resolve_new_path
+from inspector.session import engine
+from inspector.session.pathnames import qt_holdable, resolve_chosen_path, resolve_new_path
 
 __all__ = ["open_dialog", "open_folder_dialog", "save_dialog", "save_descriptor_dialog", "confirm_discard", "save_start",
            "about", "shortcuts_help", "no_dialogs"]

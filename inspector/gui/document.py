@@ -1,6 +1,6 @@
 """``Document``: what the window has open, as one non-widget object that announces its changes.
 
-It owns the payload and descriptor (:class:`~inspector.gui.engine.Side`: path, bytes, span
+It owns the payload and descriptor (:class:`~inspector.session.engine.Side`: path, bytes, span
 index), the engine's report, the sandbox state (which documents were edited, which of them
 are not yet saved), the error of the last failed open, the stale-file watch and the running
 background jobs (:class:`~inspector.gui.jobs.JobRunner`). It never touches a widget: the
@@ -19,7 +19,7 @@ from importlib import resources
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, Signal
 
-from .engine import Analysis, Side
+from inspector.session.engine import Analysis, Side
 from .jobs import JobRunner
 from .qtcompat import emit
 

@@ -15,7 +15,7 @@ from inspector.checkpoint import Location
 
 from .jobs import Job, start_job
 from .qtcompat import emit
-from .search import MAX_MATCHES, search_document
+from inspector.session.search import MAX_MATCHES, search_document
 
 __all__ = ["FindController", "MAX_TREE_DEPTH"]
 

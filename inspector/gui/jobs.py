@@ -17,7 +17,7 @@ import traceback
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from .engine import Cancelled, UserError
+from inspector.session.engine import Cancelled, UserError
 from .qtcompat import emit
 
 __all__ = ["Job", "JobRunner", "JobSignals", "start_job", "internal_error_text"]

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QLineEdit, QTableView, QTabWidget, QToolBar, QTreeView, QVBoxLayout, QWidget,
 )
 
-from inspector.checkpoint.catalogue import catalogue
+from inspector.checkpoint.rules.catalogue import catalogue
 
 from .models.digests import DigestsModel
 from .models.findings import FindingsModel

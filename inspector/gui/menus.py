@@ -7,7 +7,7 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from . import dialogs
 from .document import display_name, display_path, sample_paths
-from .recent import recent_labels
+from inspector.session.recent import recent_labels
 
 __all__ = ["build_menus", "rebuild_recent_menu", "shortcut_rows", "shortcut_sections", "action_rows", "PANE_KEYS"]
 

@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.checkpoint import Location, Verdict
-from inspector.checkpoint.passes import event_summary
-from inspector.checkpoint.resumability import NOT_RESUMABLE, RESUMABLE
+from inspector.checkpoint.analysis.passes import event_summary
+from inspector.checkpoint.analysis.resumability import NOT_RESUMABLE, RESUMABLE
 
 from . import style
-from .lazyjson import BIG, ScanError, children_of, find_span
+from inspector.session.lazyjson import BIG, ScanError, children_of, find_span
 from .roles import PointerRole
 from .widgets.events_table import EventsPane
 from .widgets.timeline import CATEGORY_COLOURS, TimelineView

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QTreeView
 
 from inspector.checkpoint import Location
 
-from .history import SelectionHistory, Stop
+from inspector.session.history import SelectionHistory, Stop
 from .roles import LocationRole, ObjectRole
 from .widgets.panes import TreePane, finding_html
 

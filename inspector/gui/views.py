@@ -8,7 +8,7 @@ from PySide6.QtCore import QModelIndex
 from inspector.checkpoint import Verdict
 
 from .document import display_name
-from .engine import EDIT_LIMIT
+from inspector.session.engine import EDIT_LIMIT
 from .roles import PointerRole
 from .widgets.panes import finding_html
 

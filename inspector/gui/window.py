@@ -23,12 +23,12 @@ from .expand import TreeExpander
 from .find import FindController
 from .controllers.folder import FolderController
 from .controllers.loading import LoadController
-from .drops import paths_from_mime
+from inspector.session.drops import paths_from_mime
 from .document import Document, Presentation, display_path, sample_paths
 from .layout import (build_layout, default_dock_sizes, fit_folder_columns, restore_folder_columns, save_folder_columns,
                      remember_folder_width, scale_docks, size_folder_dock)
 from .qtcompat import emit
-from .recent import RecentFiles
+from inspector.session.recent import RecentFiles
 from .resume import ResumePanes
 from .roles import LocationRole, ObjectRole
 from .selection import SelectionRelay

@@ -131,9 +131,9 @@ def allowlist() -> AllowList:
 
 
 def _schema_vocabulary() -> frozenset:
-    """Every string constant of :mod:`inspector.checkpoint.schema` (field names, aliases, enum
+    """Every string constant of :mod:`inspector.checkpoint.schema.model` (field names, aliases, enum
     variants, tags, type names, default values): words of the format, never customer content."""
-    from inspector.checkpoint import schema
+    from inspector.checkpoint.schema import model as schema
 
     seen, out = set(), set()
     stack = [v for k, v in vars(schema).items() if not k.startswith("_")]

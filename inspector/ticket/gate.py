@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from inspector.checkpoint import schema as S
+from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.digest import is_valid_id
-from inspector.checkpoint.schema_types import Enum, Map, Opt, Prim, Set, Struct, Tagged, Untagged, Vec
+from inspector.checkpoint.schema.kinds import Enum, Map, Opt, Prim, Set, Struct, Tagged, Untagged, Vec
 from inspector.checkpoint.slotted import KEY, POINTER, RELATIVE, VARIANT, Slot, Text
 
 from . import jsonstack

@@ -16,7 +16,7 @@ from dataclasses import asdict, is_dataclass
 
 from inspector import __version__
 from inspector.checkpoint import InputFile, Report, Verdict, display_path
-from inspector.checkpoint.catalogue import REFERENCE_PIN as _REFERENCE_PIN, catalogue_version, plain_texts
+from inspector.checkpoint.rules.catalogue import REFERENCE_PIN as _REFERENCE_PIN, catalogue_version, plain_texts
 
 from .gate import TAG_NOTE, Gate
 from .redact import gate_for
@@ -112,7 +112,7 @@ def _finding(f, gate: Gate, *, full: bool) -> dict:
 
 def _generation(report):
     """What the payload says about the release that wrote it (FORMAT.md 3.4). Its words and fields
-    come from the engine's release tables (:mod:`inspector.checkpoint.hazards`), never from the file."""
+    come from the engine's release tables (:mod:`inspector.checkpoint.diagnosis.hazards`), never from the file."""
     gen = getattr(report, "generation", None)
     if gen is None:
         return None

@@ -494,7 +494,7 @@ def test_expected_and_actual_name_the_values():
 
 def test_engine_transform_digests_reproduce_the_upstream_pins():
     """FORMAT.md 8: ``context_efficient()`` policy and binding digests (declared-order JSON)."""
-    from inspector.checkpoint.bindings import transform_binding_digest, transform_policy_digest
+    from inspector.checkpoint.rules.bindings import transform_binding_digest, transform_policy_digest
 
     pd = transform_policy_digest(CONTEXT_EFFICIENT_POLICY)
     assert pd == "sha256:645f65e5d39e3f7aa77fade21ae2daa1e8ccbbc7a0775c94a7f2c38ec5f5b32d"

@@ -3,7 +3,7 @@ aligned rows marked with the P-CANONICAL classes of diagnose.py."""
 
 import json
 
-from inspector.checkpoint.canondiff import canonical_diff, pretty_lines, unified
+from inspector.checkpoint.analysis.canondiff import canonical_diff, pretty_lines, unified
 from tests.conftest import CASES, GOLDEN
 
 GP = (GOLDEN / "payload-with-resume.json").read_bytes()

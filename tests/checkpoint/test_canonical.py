@@ -5,7 +5,7 @@ import json
 import pytest
 
 from inspector.checkpoint import CanonicalError, canonicalize, parse_value
-from inspector.checkpoint.canonical import encode, encode_reference, format_f64
+from inspector.checkpoint.jsontext.canonical import encode, encode_reference, format_f64
 from tests.conftest import VECTORS
 
 

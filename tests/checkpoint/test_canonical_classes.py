@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector.checkpoint import Context, encode
-from inspector.checkpoint.diagnose import diagnose_canonical
+from inspector.checkpoint.diagnosis.diagnose import diagnose_canonical
 from tests.conftest import CASES, CASES_PINNED
 
 CLASSES = ("whitespace", "crlf", "key-order", "escape-form", "number-spelling")

@@ -2,9 +2,10 @@
 
 import re
 
-from inspector.checkpoint import catalogue, verify
-from inspector.checkpoint.catalogue import PREFIX
-from inspector.checkpoint.checks import CHECKS
+from inspector.checkpoint import verify
+from inspector.checkpoint import catalogue
+from inspector.checkpoint.rules.catalogue import PREFIX
+from inspector.checkpoint.rules.checks import CHECKS
 from tests.conftest import FORMAT_MD, needs_format_md
 
 FORMAT_IDS = set()

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector.checkpoint import encode, verify
-from inspector.checkpoint.compare import MISSING, compare_documents, compare_values, dump_json, to_patch
+from inspector.checkpoint.analysis.compare import MISSING, compare_documents, compare_values, dump_json, to_patch
 from tests.checkpoint.compare_helpers import add_tool_rounds, apply_patch, export
 from tests.conftest import GOLDEN, SAMPLES
 
@@ -292,7 +292,7 @@ def test_map_pointer_follows_the_alignment():
 
 
 def test_locate_spans_in_canonical_and_pretty_files():
-    from inspector.checkpoint.compare import locate
+    from inspector.checkpoint.analysis.compare import locate
 
     pointers = ["/logical_resume/messages/0/content/0/text", "/snapshot/session/config/auto_compact_threshold",
                 "/snapshot/session/id", "/snapshot/run_records/0", "/missing", ""]

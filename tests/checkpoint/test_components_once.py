@@ -4,9 +4,9 @@ evidence rebuilt from a pretty-printed payload is exactly the golden descriptor'
 import orjson
 import pytest
 
-from inspector.checkpoint import context as C
+from inspector.checkpoint.rules import context as C
 from inspector.checkpoint import verify
-from inspector.checkpoint.canonical import encode
+from inspector.checkpoint.jsontext.canonical import encode
 from tests.conftest import GOLDEN
 
 

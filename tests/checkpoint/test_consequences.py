@@ -1,4 +1,4 @@
-"""Consequences that are consequences (issue 23; inspector/checkpoint/consequences.toml): a failure is
+"""Consequences that are consequences (issue 23; inspector/checkpoint/rules/consequences.toml): a failure is
 labelled a consequence of another only when a declared dependency says fixing that one would change
 it; every other failure is independent."""
 
@@ -9,8 +9,8 @@ import json
 import pytest
 
 from inspector.checkpoint import verify
-from inspector.checkpoint.catalogue import catalogue
-from inspector.checkpoint.consequences import declared_causes
+from inspector.checkpoint.rules.catalogue import catalogue
+from inspector.checkpoint.rules.consequences import declared_causes
 from inspector.cli import render
 from tests.conftest import CASES, CASES_PINNED, fixture_pairs
 

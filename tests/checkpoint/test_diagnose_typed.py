@@ -15,8 +15,8 @@ import orjson
 import pytest
 
 from inspector.checkpoint import Context, encode, parse_value, verify
-from inspector.checkpoint.diagnose import diagnose_canonical
-from inspector.checkpoint.hazards import timestamp_change
+from inspector.checkpoint.diagnosis.diagnose import diagnose_canonical
+from inspector.checkpoint.diagnosis.hazards import timestamp_change
 from tests.builders import HAVE_ORACLE, ORACLE, golden, oracle_verify, rebind, write_pair
 from tests.conftest import CASES_PINNED
 

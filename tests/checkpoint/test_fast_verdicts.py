@@ -8,9 +8,11 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from inspector.checkpoint import context, encode, verify
-from inspector.checkpoint.fastpath import NotCanonical, NotFast, decode_fast
-from inspector.checkpoint.typedfast import decode_typed
+from inspector.checkpoint import encode, verify
+from inspector.checkpoint.rules import context
+from inspector.checkpoint.read import door  # the one door to a payload: the readers to switch off
+from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, decode_fast
+from inspector.checkpoint.read.typedfast import decode_typed
 from tests.conftest import CASES, CASES_PINNED, GOLDEN, load_cases
 
 PAIRS = [(GOLDEN / f"payload-{n}.json", GOLDEN / f"descriptor-{n}.json") for n in ("with-resume", "semantic-only")]
@@ -30,9 +32,9 @@ def _report(payload: bytes, descriptor: bytes | None, exact: bool, typed: bool =
     typed fast path (raw text fields) switched off, so the dict fast path reads what it proves."""
     with pytest.MonkeyPatch.context() as mp:
         if exact or not typed:
-            mp.setattr(context, "decode_typed", _declined)
+            mp.setattr(door, "decode_typed", _declined)
         if exact:
-            mp.setattr(context, "decode_fast", _declined)
+            mp.setattr(door, "decode_fast", _declined)
         return _shown(verify(payload, descriptor))
 
 

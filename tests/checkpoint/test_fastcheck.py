@@ -9,10 +9,10 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from inspector.checkpoint import schema as S
+from inspector.checkpoint.schema import model as S
 from inspector.checkpoint import verify
-from inspector.checkpoint.fastcheck import checker
-from inspector.checkpoint.fastpath import NotCanonical, NotFast, _compile, decode_fast
+from inspector.checkpoint.read.fastcheck import checker
+from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, _compile, decode_fast
 from tests.conftest import CASES, CASES_PINNED, GOLDEN, SHARED
 
 WALK = _compile(S.PAYLOAD)
@@ -155,7 +155,7 @@ _DECLINES = [
 
 @pytest.mark.parametrize("path, new, how", _DECLINES, ids=[d[0].split("/")[-1] + "-" + d[2] for d in _DECLINES])
 def test_declined_reasons_fall_back_and_the_report_is_the_exact_paths(monkeypatch, path, new, how):
-    from inspector.checkpoint import context
+    from inspector.checkpoint.read import door  # the one door to a payload: the readers to switch off
 
     value = orjson.loads(RICH.read_bytes())
     parts = path.split("/")
@@ -189,8 +189,8 @@ def test_declined_reasons_fall_back_and_the_report_is_the_exact_paths(monkeypatc
         raise NotFast
     fast = verify(data, None)
     with monkeypatch.context() as m:
-        m.setattr(context, "decode_fast", refuse)
-        m.setattr(context, "decode_typed", refuse)
+        m.setattr(door, "decode_fast", refuse)
+        m.setattr(door, "decode_typed", refuse)
         exact = verify(data, None)
     key_of = lambda f: (f.rule.id, f.verdict, f.message, f.locations, f.expected, f.actual, f.notes, f.order)
     assert [key_of(f) for f in fast.findings] == [key_of(f) for f in exact.findings]
@@ -207,13 +207,13 @@ def test_u64_over_the_range_passes_msgspec_but_not_the_fast_path():
 
 
 def _exact_report(monkeypatch, data):
-    from inspector.checkpoint import context
+    from inspector.checkpoint.read import door  # the one door to a payload: the readers to switch off
 
     def refuse(*a, **kw):
         raise NotFast
     with monkeypatch.context() as m:
-        m.setattr(context, "decode_fast", refuse)
-        m.setattr(context, "decode_typed", refuse)
+        m.setattr(door, "decode_fast", refuse)
+        m.setattr(door, "decode_typed", refuse)
         return verify(data, None)
 
 

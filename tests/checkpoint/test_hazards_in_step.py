@@ -2,9 +2,9 @@
 field of the payload's typed layout (FORMAT.md 4.16) is named by ``f32_field`` with its struct and
 field name, and no f64 or integer field is taken for one."""
 
-from inspector.checkpoint import schema as S
-from inspector.checkpoint import schema_types as T
-from inspector.checkpoint.hazards import f32_field
+from inspector.checkpoint.schema import model as S
+from inspector.checkpoint.schema import kinds as T
+from inspector.checkpoint.diagnosis.hazards import f32_field
 
 
 def _leaf_pointers(kind) -> dict[str, str]:
@@ -77,7 +77,7 @@ def _struct_pointers() -> dict[str, set]:
 
 
 def test_every_struct_of_the_schema_is_named_by_the_diagnosis():
-    from inspector.checkpoint.hazards import struct_name
+    from inspector.checkpoint.diagnosis.hazards import struct_name
 
     pointers = _struct_pointers()
     assert len(pointers) == 85

@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from inspector.checkpoint import build_descriptor, encode, verify
-from inspector.checkpoint.lint import LINT_KINDS, MAX_PER_KIND
+from inspector.checkpoint.analysis.lint import LINT_KINDS, MAX_PER_KIND
 from inspector.cli import render
 from tests.conftest import CASES, CASES_PINNED, GOLDEN
 

@@ -3,7 +3,7 @@ scenarios do not hold."""
 
 from __future__ import annotations
 
-from inspector.checkpoint.passes import passes_of
+from inspector.checkpoint.analysis.passes import passes_of
 
 
 def _events(*kinds):

@@ -7,10 +7,10 @@ from importlib import resources
 import pytest
 
 from inspector.checkpoint import catalogue
-from inspector.checkpoint.catalogue import catalogue_version, plain_texts
+from inspector.checkpoint.rules.catalogue import catalogue_version, plain_texts
 from inspector.cli import main
 
-RAW = tomllib.loads(resources.files("inspector.checkpoint").joinpath("plain.toml").read_text("utf-8"))
+RAW = tomllib.loads(resources.files("inspector.checkpoint.rules").joinpath("plain.toml").read_text("utf-8"))
 
 
 def test_every_catalogue_rule_has_plain_language_and_nothing_else_does():

@@ -11,8 +11,10 @@ import json
 import orjson
 import pytest
 
-from inspector.checkpoint import context, verify
-from inspector.checkpoint.fastpath import NotCanonical, NotFast, decode_fast
+from inspector.checkpoint import verify
+from inspector.checkpoint.rules import context
+from inspector.checkpoint.read import door  # the one door to a payload: the readers to switch off
+from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, decode_fast
 from tests.conftest import CASES, CASES_PINNED, GOLDEN
 
 
@@ -68,8 +70,8 @@ def _exact(monkeypatch, payload, descriptor):
     def refuse(*a, **kw):
         raise NotFast
     with monkeypatch.context() as m:
-        m.setattr(context, "decode_fast", refuse)
-        m.setattr(context, "decode_typed", refuse)
+        m.setattr(door, "decode_fast", refuse)
+        m.setattr(door, "decode_typed", refuse)
         return verify(payload, descriptor)
 
 
@@ -125,7 +127,7 @@ def test_duplicate_key_or_respelled_number_is_left_to_the_exact_path():
 
 def test_both_parsers_give_the_fast_path_the_same_value(monkeypatch):
     """msgspec (when installed) or orjson reads the value; the proof does not depend on which."""
-    from inspector.checkpoint import fastpath
+    from inspector.checkpoint.read import fastpath
 
     data = (GOLDEN / "payload-with-resume.json").read_bytes()
     first = decode_fast(data)
@@ -160,7 +162,7 @@ def _layout_doc():
 
 @pytest.mark.parametrize("opt", [orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS, orjson.OPT_INDENT_2, 0])
 def test_piecewise_layout_comparison_accepts_exactly_orjsons_printing(opt):
-    from inspector.checkpoint.fastpath import _relaid_end, _same_layout
+    from inspector.checkpoint.read.fastpath import _relaid_end, _same_layout
 
     value = _layout_doc()
     text = orjson.dumps(value, option=opt)
@@ -187,8 +189,8 @@ def test_piecewise_layout_comparison_accepts_exactly_orjsons_printing(opt):
 @pytest.mark.parametrize("opt", [orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS, orjson.OPT_INDENT_2, 0])
 @pytest.mark.parametrize("big", [0, 40, 400, 1 << 16])
 def test_piecewise_layout_spans_are_the_byte_scanners_index(opt, big):
-    from inspector.checkpoint.fastpath import _same_layout
-    from inspector.gui.lazyjson import build_index
+    from inspector.checkpoint.read.fastpath import _same_layout
+    from inspector.session.lazyjson import build_index
 
     value = _layout_doc()
     text = orjson.dumps(value, option=opt)

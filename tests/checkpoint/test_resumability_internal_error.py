@@ -2,8 +2,9 @@
 cannot decide (it read the report's internal errors before verify had set them, and said
 "Resumable" beside an inconclusive verdict)."""
 
-from inspector.checkpoint import checks, verify
-from inspector.checkpoint.resumability import CANNOT_DECIDE, RESUMABLE
+from inspector.checkpoint import verify
+from inspector.checkpoint.rules import checks
+from inspector.checkpoint.analysis.resumability import CANNOT_DECIDE, RESUMABLE
 from tests.conftest import GOLDEN
 
 

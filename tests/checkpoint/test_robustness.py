@@ -5,7 +5,7 @@ import hashlib
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from inspector.checkpoint import DESCRIPTOR_DOMAIN, Verdict, decode, domain_digest, encode, parse_value, verify
-from inspector.checkpoint import schema as S
+from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.digest import descriptor_digest_input
 from tests.conftest import GOLDEN
 
@@ -99,7 +99,7 @@ def test_type_confusion_at_any_field_never_crashes(pointer, new):
 
 def test_an_engine_defect_is_never_reported_as_verified(monkeypatch, capsysbinary):
     """Fail safe: a rule that raises leaves the report inconclusive, not verified (CLI exit 3)."""
-    from inspector.checkpoint import checks
+    from inspector.checkpoint.rules import checks
     from inspector.cli import main
 
     def broken(ctx):

@@ -8,7 +8,7 @@
   schema holds only strings, integers and such structs: pinned here).
 * ``tool_end`` bindings are checked once per distinct binding, every event still reported.
 * S-EVENT-SEQ and the lint's ``event-sequence-gap`` over the runs' events read once
-  (:mod:`~inspector.checkpoint.runevents`) agree with the event-by-event walks they replace.
+  (:mod:`~inspector.checkpoint.rules.runevents`) agree with the event-by-event walks they replace.
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.checkpoint import bindings as B
-from inspector.checkpoint import schema as S
-from inspector.checkpoint.checks import CHECKS
-from inspector.checkpoint.checks_bindings import _analyse
+from inspector.checkpoint.rules import bindings as B
+from inspector.checkpoint.schema import model as S
+from inspector.checkpoint.rules.checks import CHECKS
+from inspector.checkpoint.rules.checks_bindings import _analyse
 from inspector.checkpoint.digest import rust_trim
-from inspector.checkpoint.jsontext import SerdeError
-from inspector.checkpoint.lint import MAX_PER_KIND, lint_payload
-from inspector.checkpoint.runevents import read_runs
-from inspector.checkpoint.typed_content import _plain_struct, content, decode_value, to_content
+from inspector.checkpoint.jsontext.reader import SerdeError
+from inspector.checkpoint.analysis.lint import MAX_PER_KIND, lint_payload
+from inspector.checkpoint.rules.runevents import read_runs
+from inspector.checkpoint.schema.typed_content import _plain_struct, content, decode_value, to_content
 from tests.checkpoint.binding_recipes import (
     SHA_E, cognitive, cognitive_event, evidence, tool_end, transform_binding, transformed, turn_start,
 )

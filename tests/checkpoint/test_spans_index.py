@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from inspector.checkpoint import fastpath
-from inspector.checkpoint.context import Context, _canonical_span
+from inspector.checkpoint.read import fastpath
+from inspector.checkpoint.rules.context import Context, _canonical_span
 from tests.conftest import CASES, CASES_PINNED, GOLDEN
 
 

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from inspector.checkpoint import STAGE_BYTES, STAGE_STRUCTURE, Stage, verify
-from inspector.checkpoint.context import Context
+from inspector.checkpoint.rules.context import Context
 from tests.conftest import CASES, CASES_PINNED
 
 

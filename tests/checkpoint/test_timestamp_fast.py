@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.checkpoint.timestamp import (
+from inspector.checkpoint.schema.timestamp import (
     _CANONICAL, INVALID, OUT_OF_RANGE, TOO_LONG, TOO_SHORT, TimestampError, format_timestamp,
     normalize_timestamp, parse_timestamp,
 )

@@ -7,8 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from inspector.checkpoint import SerdeError, decode, encode
-from inspector.checkpoint import schema as S
-from inspector.checkpoint.typed import NotFast, decode_fast, decode_value, rust_debug_str, widen_f32
+from inspector.checkpoint.schema import model as S
+from inspector.checkpoint.read.fastpath import NotFast, decode_fast
+from inspector.checkpoint.schema.typed import decode_value, rust_debug_str, widen_f32
 from tests.conftest import CASES, GOLDEN, SHARED, load_cases
 
 PAYLOADS = [p.read_bytes() for p in sorted(GOLDEN.glob("payload-*.json"))] + [
@@ -327,7 +328,7 @@ def test_yolo_lanes_repeated_lane_is_kept_once():
 def test_yolo_lanes_order_is_reported_as_not_reproducible():
     """Two distinct lanes: no drift for the order (kept as written), a note instead (FORMAT.md 3.1)."""
     from inspector.checkpoint import verify
-    from inspector.checkpoint.typed import unreproducible_sets
+    from inspector.checkpoint.schema.typed import unreproducible_sets
 
     doc = json.loads(_RICH)
     doc["snapshot"]["session"]["config"]["confirmation_policy"]["yolo_lanes"] = ["Query", "Control"]

@@ -3,9 +3,9 @@
 
 import sys
 
-from inspector.checkpoint import schema as S
-from inspector.checkpoint.serde_errors import CMap
-from inspector.checkpoint.typed_content import _content_value, decode_value, to_content
+from inspector.checkpoint.schema import model as S
+from inspector.checkpoint.schema.serde_errors import CMap
+from inspector.checkpoint.schema.typed_content import _content_value, decode_value, to_content
 
 DEPTH = sys.getrecursionlimit() * 3
 

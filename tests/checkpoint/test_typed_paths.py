@@ -40,7 +40,7 @@ if __name__ == "__main__":  # --record: run from the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from inspector.checkpoint import decode, encode, verify
-from inspector.checkpoint import schema as S
+from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.digest import DESCRIPTOR_DOMAIN, content_digest, descriptor_digest_input, domain_digest
 from tests.conftest import CASES, CASES_PINNED, GOLDEN
 

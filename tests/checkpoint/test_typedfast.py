@@ -7,8 +7,8 @@ import orjson
 import pytest
 
 from inspector.checkpoint import encode, verify
-from inspector.checkpoint.fastpath import NotCanonical, NotFast
-from inspector.checkpoint.typedfast import _canonical_escapes, decode_typed, text_of
+from inspector.checkpoint.read.fastpath import NotCanonical, NotFast
+from inspector.checkpoint.read.typedfast import _canonical_escapes, decode_typed, text_of
 from tests.checkpoint.test_fast_verdicts import RICH, RICH_DESC, _same_verdict
 
 
@@ -56,8 +56,8 @@ def test_long_arrays_of_the_top_three_levels_record_their_element_spans():
     """More than 64 run records (depth 2): the comparison records every record's exact span, and
     ``Context.item_spans`` takes them from there (no second pass over the records); the 70 messages
     (depth 3) are compared in batches, unrecorded."""
-    import inspector.checkpoint.context as C
-    from inspector.checkpoint.context import Context, _canonical_span
+    import inspector.checkpoint.rules.context as C
+    from inspector.checkpoint.rules.context import Context, _canonical_span
 
     value = _rich()
     runs = value["snapshot"]["run_records"]
@@ -271,7 +271,7 @@ def _canonical_fixtures():
 def test_the_index_for_the_window_equals_the_dict_fast_paths(path):
     """With ``big``, the typed path records the children of every container of at least ``big`` bytes: the
     same records, for those containers, as the dict fast path's (what the window's trees are built from)."""
-    from inspector.checkpoint.fastpath import decode_fast
+    from inspector.checkpoint.read.fastpath import decode_fast
 
     data = path.read_bytes()
     for big in (64, 4096):
@@ -288,7 +288,7 @@ def test_the_index_for_the_window_equals_the_dict_fast_paths(path):
 
 def test_the_index_of_long_arrays():
     """Long arrays (more than 64 elements) are walked element by element when the index is wanted."""
-    from inspector.checkpoint.fastpath import decode_fast
+    from inspector.checkpoint.read.fastpath import decode_fast
 
     value = _rich()
     messages = value["snapshot"]["session"]["messages"]
@@ -307,7 +307,7 @@ def test_the_index_of_long_arrays():
 def test_element_spans_from_raw_slices(index):
     """``Context.item_spans`` of a long array not in the index: msgspec's raw slices of the array's bytes
     give each element's span, equal to the arithmetic of encoded lengths."""
-    from inspector.checkpoint.context import Context, _canonical_span
+    from inspector.checkpoint.rules.context import Context, _canonical_span
 
     value = _rich()
     messages = value["snapshot"]["session"]["messages"]
@@ -317,7 +317,7 @@ def test_element_spans_from_raw_slices(index):
     items = ctx.pay["snapshot"]["session"]["messages"]
     if index:
         ctx.spans.clear()  # nothing recorded: the spans come from the raw slices
-    import inspector.checkpoint.context as C
+    import inspector.checkpoint.rules.context as C
     encoded = []
     real = C.encode
     C.encode = lambda v: encoded.append(v) or real(v)
@@ -335,8 +335,8 @@ def test_run_events_spans_by_raw_steps():
     """``Context.item_spans`` of a run record's ``events`` (a member of an object of at least 4 KiB, not the
     last one): the member's start and end come from msgspec's raw slices of the record (no encoding of the
     events to measure them), and every event's span is its exact span."""
-    import inspector.checkpoint.context as C
-    from inspector.checkpoint.context import Context, _canonical_span
+    import inspector.checkpoint.rules.context as C
+    from inspector.checkpoint.rules.context import Context, _canonical_span
 
     value = _rich()
     runs = value["snapshot"]["run_records"]

@@ -90,7 +90,7 @@ def _with_unknown_key(value_text: bytes) -> bytes:
 def test_canon_diff_of_deep_nesting_in_a_skipped_value_stays_linear(tmp_path):
     """100,000 nested brackets inside an unknown key (a 220 KB file) made ``canon --diff`` indent each line by its
     depth: ~20 GB of spaces, killed by the OOM killer. Indentation now stops at serde's 128 levels."""
-    from inspector.checkpoint.canondiff import pretty_lines
+    from inspector.checkpoint.analysis.canondiff import pretty_lines
 
     depth = 100_000
     data = _with_unknown_key(b"[" * depth + b"]" * depth)

@@ -17,7 +17,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from inspector.checkpoint import decode, encode, parse_value
-from inspector.checkpoint import schema as S
+from inspector.checkpoint.schema import model as S
 from inspector.cli import main
 from tests.checkpoint.test_robustness import _pointers, _set, rebind as _rebind
 from tests.conftest import CASES_PINNED

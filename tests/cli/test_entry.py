@@ -242,7 +242,7 @@ def test_output_that_cannot_be_written_is_not_a_verdict(args, stdout, reason):
 def test_version_names_the_pinned_reference_and_the_rule_catalogue(capsys):
     """Issue 25: --version said only 0.1.0; it names the A3S Code release and commit, serde_json and the
     rule catalogue this build reproduces."""
-    from inspector.checkpoint.catalogue import catalogue_version
+    from inspector.checkpoint.rules.catalogue import catalogue_version
     from inspector.cli.main import main as cli_main
 
     with pytest.raises(SystemExit) as e:

@@ -43,10 +43,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 import diffkit as dk  # noqa: E402
-from inspector.checkpoint import context, encode, verify  # noqa: E402
-from inspector.checkpoint.fastpath import NotCanonical, NotFast  # noqa: E402
-from inspector.checkpoint.jsontext import SerdeError, parse_value  # noqa: E402
-from inspector.checkpoint.typedfast import decode_typed  # noqa: E402
+from inspector.checkpoint import encode, verify
+from inspector.checkpoint.rules import context  # noqa: E402
+from inspector.checkpoint.read import door  # the one door to a payload: the readers to switch off
+from inspector.checkpoint.read.fastpath import NotCanonical, NotFast  # noqa: E402
+from inspector.checkpoint.jsontext.reader import SerdeError, parse_value  # noqa: E402
+from inspector.checkpoint.read.typedfast import decode_typed  # noqa: E402
 from tests.checkpoint.test_fast_verdicts import _declined, _report, _shown  # noqa: E402
 from tests.conftest import CASES_PINNED, GOLDEN  # noqa: E402
 
@@ -74,7 +76,7 @@ def _window(payload: bytes, descriptor: bytes, typed: bool):
     """The window's verify (spans wanted, views): ``(findings, views, index of containers >= 64 KiB)``."""
     with pytest.MonkeyPatch.context() as mp:
         if not typed:
-            mp.setattr(context, "decode_typed", _declined)
+            mp.setattr(door, "decode_typed", _declined)
         spans: dict = {}
         r = verify(payload, descriptor, spans=spans, views=True)
         idx = {s: (x[0], x[1], list(x[2]), list(x[3]), x[4] and list(x[4]), x[5]) for s, x in spans.items()

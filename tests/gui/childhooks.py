@@ -1,4 +1,4 @@
-"""Verifier jobs for tests: :func:`inspector.gui.workers.child_analyse` with the payload file changed at a
+"""Verifier jobs for tests: :func:`inspector.session.workers.child_analyse` with the payload file changed at a
 chosen moment, in the verifier's own process, so that the order of its read and the change is certain.
 
 Each hook acts once: only while the file ``<payload>.hook`` exists, which it removes as it acts (the open
@@ -9,7 +9,7 @@ that reads the file again after the change runs the same job and must find the f
 import os
 import time
 
-from inspector.gui import workers
+from inspector.session import workers
 
 
 def _once(path: str) -> bool:
@@ -124,7 +124,7 @@ def grow_before_every_read(conn, path, *args):
 
 
 def truncate_before_indexing(conn, path, *args):
-    """The indexer (:func:`inspector.gui.workers.child_index`) of a payload the verifier's fast path did not
+    """The indexer (:func:`inspector.session.workers.child_index`) of a payload the verifier's fast path did not
     read, with the file truncated in place to half its bytes before it reads it."""
     if _once(path):
         os.truncate(path, os.path.getsize(path) // 2)
@@ -153,7 +153,7 @@ def replace_before_indexing(conn, path, *args):
 def replace_before_comparing(conn, path_a, path_b, role):
     """The comparing worker (``compare_engine._child_compare``), with the first file replaced by
     ``<path_a>.next`` before it reads it."""
-    from inspector.gui import compare_engine
+    from inspector.session import compare_loading as compare_engine
 
     if _once(path_a):
         os.replace(f"{path_a}.next", path_a)
@@ -163,7 +163,7 @@ def replace_before_comparing(conn, path_a, path_b, role):
 def replace_before_aligning(conn, path, kind):
     """The canonical diff's worker (``compare_engine._child_canonical``), with the file replaced by
     ``<path>.next`` before it reads it."""
-    from inspector.gui import compare_engine
+    from inspector.session import compare_loading as compare_engine
 
     if _once(path):
         os.replace(f"{path}.next", path)

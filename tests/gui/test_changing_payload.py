@@ -15,7 +15,8 @@ import orjson
 import pytest
 from PySide6.QtWidgets import QTreeView
 
-from inspector.gui import engine, workers
+from inspector.session import engine
+from inspector.session import workers
 
 from . import childhooks
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
@@ -165,7 +166,7 @@ def _escaped(p):
 
 
 def test_the_indexer_of_a_payload_the_fast_path_does_not_read(qtbot, window, pair):
-    from inspector.gui.lazyjson import build_index
+    from inspector.session.lazyjson import build_index
 
     p, d = pair
     data = _escaped(p)
@@ -306,7 +307,7 @@ def test_a_payload_replaced_while_a_large_comparison_reads_it(qtbot, window, mon
     read it (the indexer, or the one comparing): the differences listed ("39 messages removed") or the
     tree's spans were of the new file, the trees' bytes the old one's. The comparison says the file
     changed instead."""
-    from inspector.gui import compare_engine
+    from inspector.session import compare_loading as compare_engine
 
     monkeypatch.setattr(compare_engine, "PROCESS_THRESHOLD", 0)
     a, b = tmp_path / "a.payload.json", tmp_path / "b.payload.json"
@@ -333,7 +334,7 @@ def test_a_payload_replaced_while_its_large_canonical_diff_reads_it(qtbot, windo
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from inspector.gui import compare_engine
+    from inspector.session import compare_loading as compare_engine
 
     p, d = pair
     open_and_wait(qtbot, window, [p, d], timeout=60000)

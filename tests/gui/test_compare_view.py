@@ -11,7 +11,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QPoint, Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from inspector.gui import compare_engine  # noqa: E402
+from inspector.session import compare_loading as compare_engine  # noqa: E402
 from inspector.gui.roles import PointerRole  # noqa: E402
 from tests.checkpoint.compare_helpers import add_tool_rounds, export  # noqa: E402
 
@@ -243,7 +243,7 @@ def test_canonical_diff_in_a_worker_process_keeps_canonical_and_sizes(qtbot, win
     bytes before sending the result back: a canonical payload was then said to differ from
     "the canonical bytes (0 bytes); first differing byte: None", and a pretty one to sit beside
     0 canonical bytes (seen on every file over 4 MiB, e.g. a 40 MiB export)."""
-    from inspector.gui import engine
+    from inspector.session import engine
 
     monkeypatch.setattr(compare_engine, "PROCESS_THRESHOLD", 100)
     monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)

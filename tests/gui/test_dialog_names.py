@@ -22,7 +22,7 @@ from PySide6.QtCore import QFileInfo, Qt, QUrl  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QFileDialog, QMessageBox  # noqa: E402
 
-from inspector.gui.pathnames import resolve_new_path  # noqa: E402
+from inspector.session.pathnames import resolve_new_path  # noqa: E402
 
 from .conftest import GOLDEN_D, GOLDEN_P  # noqa: E402
 

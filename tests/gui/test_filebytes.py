@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from inspector.gui.filebytes import FileBytes
+from inspector.session.filebytes import FileBytes
 from inspector.gui.widgets.hex_search import find_all
 
 

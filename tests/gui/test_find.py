@@ -11,7 +11,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from inspector.gui.roles import PointerRole  # noqa: E402
-from inspector.gui.search import search_document  # noqa: E402
+from inspector.session.search import search_document  # noqa: E402
 
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
 

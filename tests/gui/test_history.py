@@ -4,7 +4,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
 from inspector.checkpoint import Location
-from inspector.gui.history import SelectionHistory
+from inspector.session.history import SelectionHistory
 from inspector.gui.roles import LocationRole, ObjectRole
 
 from inspector.gui.document import sample_paths

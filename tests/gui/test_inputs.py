@@ -12,8 +12,8 @@ from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from inspector.gui.drops import path_from_uri, paths_from_text  # noqa: E402
-from inspector.gui.visible import visible  # noqa: E402
+from inspector.session.drops import path_from_uri, paths_from_text  # noqa: E402
+from inspector.session.visible import visible  # noqa: E402
 
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
 
@@ -116,5 +116,5 @@ def test_a_file_name_that_is_not_utf8_opens_and_is_shown_with_an_escape(qtbot, w
     assert window.recent()[0] == [p, str(d)]
     assert window.recent_menu.actions()[0].text() == "&1 caf\\xe9.payload.json + descriptor.json"
     window.save_settings()
-    from inspector.gui.recent import RecentFiles
+    from inspector.session.recent import RecentFiles
     assert RecentFiles(window.settings).items()[0] == [p, str(d)]

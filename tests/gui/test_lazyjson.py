@@ -3,8 +3,9 @@
 import pytest
 
 from inspector.checkpoint import SerdeError, parse_value
-from inspector.gui.lazyjson import (ScanError, build_index, fast_index, find_span, quick_children, scan_children,
-                                    value_span)
+from inspector.session.lazyjson import (
+    ScanError, build_index, fast_index, find_span, quick_children, scan_children, value_span,
+)
 from tests.conftest import CASES, GOLDEN
 
 FILES = sorted(CASES.glob("*.json")) + sorted(GOLDEN.glob("*.json"))

@@ -73,7 +73,7 @@ def test_a_failed_open_says_its_long_message_once_in_full_with_the_path_escaped(
 # -- 2. Esc acts on what has the focus; Stop Loading only when nothing closer takes it ----------
 
 def _start_slow_load(window, monkeypatch):
-    from inspector.gui import engine
+    from inspector.session import engine
 
     monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)  # a load in worker processes (not instant)
     window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])

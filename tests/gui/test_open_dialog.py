@@ -12,7 +12,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLineEdit
 
 from inspector.gui.dialogs import OpenDialog
-from inspector.gui.pathnames import resolve_chosen_path, unescape_name
+from inspector.session.pathnames import resolve_chosen_path, unescape_name
 
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
 

@@ -14,7 +14,9 @@ pytest.importorskip("PySide6")
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 import inspector.checkpoint as checkpoint  # noqa: E402
-from inspector.gui import engine, folderscan, workers  # noqa: E402
+from inspector.session import engine
+from inspector.session import folderscan
+from inspector.session import workers  # noqa: E402
 from inspector.gui.jobs import Job, internal_error_text  # noqa: E402
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402

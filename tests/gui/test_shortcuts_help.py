@@ -7,7 +7,7 @@ from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialog, QTextBrowser
 
-from inspector.gui import engine
+from inspector.session import engine
 from inspector.gui.canon_view import CanonicalDiffWindow
 from inspector.gui.compare_view import CompareWindow
 

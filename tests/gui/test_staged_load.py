@@ -12,9 +12,10 @@ import pytest
 
 import inspector.checkpoint as checkpoint
 from inspector.checkpoint import verify
-from inspector.checkpoint.fastpath import NotFast, decode_fast
-from inspector.gui import engine, summary
-from inspector.gui.lazyjson import build_index
+from inspector.checkpoint.read.fastpath import NotFast, decode_fast
+from inspector.gui import summary
+from inspector.session import engine
+from inspector.session.lazyjson import build_index
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, open_and_wait
 
@@ -144,7 +145,7 @@ def test_large_open_stages_from_a_streamed_hash_of_the_open_file(qtbot, window, 
     file's bytes (not the lazy reader) for its panes."""
     import hashlib
 
-    from inspector.gui.filebytes import FileBytes
+    from inspector.session.filebytes import FileBytes
 
     monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
     staged = []
@@ -167,7 +168,7 @@ def test_large_open_stages_from_a_streamed_hash_of_the_open_file(qtbot, window, 
 def test_a_warm_worker_verifies_the_open_and_the_next_one_waits(qtbot, window, monkeypatch):
     """The verifier of a large open is the process started ahead of it (imports done); once the
     open is finished another one waits for the next open."""
-    from inspector.gui import workers
+    from inspector.session import workers
 
     monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
     workers.prewarm()
@@ -197,7 +198,7 @@ def test_the_bytes_pane_reads_the_file_while_verifying(qtbot, window, monkeypatc
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from inspector.gui.filebytes import FileBytes
+    from inspector.session.filebytes import FileBytes
 
     monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)
     data = GOLDEN_P.read_bytes()
@@ -329,8 +330,8 @@ def test_the_verifier_reads_while_the_window_hashes_and_takes_its_digest(tmp_pat
     import os
     import shutil
 
-    from inspector.gui.lazyjson import BIG
-    from inspector.gui.workers import DIGEST_FOLLOWS, child_analyse
+    from inspector.session.lazyjson import BIG
+    from inspector.session.workers import DIGEST_FOLLOWS, child_analyse
 
     p = tmp_path / GOLDEN_P.name
     shutil.copyfile(GOLDEN_P, p)
@@ -362,8 +363,8 @@ def test_the_verifiers_kept_payload_and_collector_stay_in_its_process(tmp_path):
     import os
     import shutil
 
-    from inspector.gui import workers
-    from inspector.gui.lazyjson import BIG
+    from inspector.session import workers
+    from inspector.session.lazyjson import BIG
 
     p = tmp_path / GOLDEN_P.name
     shutil.copyfile(GOLDEN_P, p)

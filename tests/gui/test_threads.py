@@ -11,7 +11,7 @@ from PySide6.QtCore import QThread  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import inspector.checkpoint as checkpoint  # noqa: E402
-from inspector.gui import engine  # noqa: E402
+from inspector.session import engine  # noqa: E402
 from inspector.gui.roles import SpanRole  # noqa: E402
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402

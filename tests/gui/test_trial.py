@@ -11,7 +11,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 from inspector.gui import dialogs  # noqa: E402
-from inspector.gui.recent import recent_labels  # noqa: E402
+from inspector.session.recent import recent_labels  # noqa: E402
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait, open_f2_editor  # noqa: E402
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from inspector.gui.lazyjson import find_span  # noqa: E402
+from inspector.session.lazyjson import find_span  # noqa: E402
 from tests.conftest import SAMPLES  # noqa: E402
 
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402

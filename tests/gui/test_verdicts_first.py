@@ -16,9 +16,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from inspector.checkpoint import verify
-from inspector.checkpoint.fastpath import layout_spans
-from inspector.gui import engine, summary, workers
-from inspector.gui.lazyjson import BIG, build_index
+from inspector.checkpoint.read.fastpath import layout_spans
+from inspector.gui import summary
+from inspector.session import engine
+from inspector.session import workers
+from inspector.session.lazyjson import BIG, build_index
 
 from . import childhooks
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait

@@ -10,8 +10,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from inspector.gui import engine, lazyjson
-from inspector.gui.lazyjson import BIG
+from inspector.session import engine
+from inspector.session import lazyjson
+from inspector.session.lazyjson import BIG
 from inspector.gui.roles import ObjectRole
 
 from . import childhooks
@@ -165,7 +166,7 @@ def test_verifier_failing_after_its_report_falls_back_to_the_indexer(qtbot, tmp_
 def change_then_index(conn, path, big):
     """The indexer (after the verdicts of a CRLF payload were shown): the file replaced first, once."""
     import os
-    from inspector.gui import workers
+    from inspector.session import workers
     if childhooks._once(path):
         data = open(path, "rb").read()
         with open(path + ".next", "wb") as fh:

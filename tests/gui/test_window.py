@@ -173,7 +173,7 @@ def test_edit_changes_digest_then_save_as_new_files_that_verify(qtbot, window, t
 
 
 def test_save_as_never_overwrites(qtbot, window, tmp_path, copies):
-    from inspector.gui.engine import UserError
+    from inspector.session.engine import UserError
 
     p, d = copies(GOLDEN_P, GOLDEN_D)
     open_and_wait(qtbot, window, [p, d])
@@ -188,7 +188,7 @@ def test_save_as_never_overwrites(qtbot, window, tmp_path, copies):
 
 
 def test_no_descriptor_for_an_undecodable_payload_explains_why(qtbot, window, tmp_path):
-    from inspector.gui.engine import UserError
+    from inspector.session.engine import UserError
 
     open_and_wait(qtbot, window, [CASES / "54-p-truncated.payload.json", CASES / "54-p-truncated.descriptor.json"])
     with pytest.raises(UserError, match="No descriptor can be produced.*P-PARSE"):
@@ -344,7 +344,7 @@ def test_payload_over_the_ceiling_is_not_read_but_still_judged(qtbot, window, tm
 
 def test_the_rule_column_shows_the_longest_rule_id_whole(qtbot, window):
     """Issue 25: rule ids were cut ("S-TOOLEND-EVIDENC…"); the column fits the catalogue's longest id."""
-    from inspector.checkpoint.catalogue import catalogue
+    from inspector.checkpoint.rules.catalogue import catalogue
 
     fv = window.findings_view
     longest = max((r.id for r in catalogue()), key=fv.fontMetrics().horizontalAdvance)

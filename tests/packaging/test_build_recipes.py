@@ -188,7 +188,7 @@ def test_spec_collects_every_inspector_submodule_and_the_data():
     # every package that ships data files in the wheel ships them in the bundle too (rules.toml,
     # plain.toml, the ticket allow-list, samples, icons)
     data_packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    assert {"inspector.checkpoint", "inspector.ticket", "inspector.resources"} <= set(data_packages)
+    assert {"inspector.checkpoint.rules", "inspector.ticket", "inspector.resources"} <= set(data_packages)
     for package in data_packages:
         assert f'collect_data_files("{package}")' in spec, package
     assert "launcher.py" in spec

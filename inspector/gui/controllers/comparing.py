@@ -14,7 +14,7 @@ import os
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from .. import compare_engine
+from inspector.session import compare_loading as compare_engine
 from ..roles import ObjectRole
 
 __all__ = ["CompareController"]
@@ -58,7 +58,7 @@ class CompareController(QObject):
         return super().eventFilter(obj, event)
 
     def _dialog(self, title: str) -> str | None:
-        from ..pathnames import qt_holdable, resolve_chosen_path
+        from inspector.session.pathnames import qt_holdable, resolve_chosen_path
 
         start = qt_holdable(os.path.dirname(self.w.doc.paths[0])) if self.w.doc.paths else ""
         path, _ = QFileDialog.getOpenFileName(self.w, title, start, "JSON files (*.json);;All files (*)")

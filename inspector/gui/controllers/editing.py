@@ -7,9 +7,10 @@ import os
 
 from PySide6.QtCore import QObject, Signal
 
-from .. import edits as sandbox, engine
+from inspector.session import edits as sandbox
+from inspector.session import engine
 from ..document import Document, display_name
-from ..engine import Analysis
+from inspector.session.engine import Analysis
 from ..jobs import start_job
 from ..qtcompat import emit
 

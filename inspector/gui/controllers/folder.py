@@ -6,7 +6,7 @@ import os
 
 from PySide6.QtCore import QObject, Signal
 
-from .. import folderscan
+from inspector.session import folderscan
 from ..document import Document, display_name, display_path
 from ..jobs import Job, start_job
 from ..models.folder import FolderModel

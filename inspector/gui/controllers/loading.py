@@ -6,7 +6,7 @@ import os
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from .. import engine
+from inspector.session import engine
 from ..document import Document, display_name
 from ..jobs import Job, start_job
 from ..qtcompat import emit

@@ -16,7 +16,7 @@ __all__ = ["FolderModel", "FolderFilterProxy"]
 
 
 class FolderModel(RowsTableModel):
-    """Rows of :class:`~inspector.gui.folderscan.FolderRow`; columns: payload, descriptor, verdict, root cause.
+    """Rows of :class:`~inspector.session.folderscan.FolderRow`; columns: payload, descriptor, verdict, root cause.
 
     A file that is not a checkpoint (``row.other``) shows its name in the first column, a dash in
     the second, and "not a checkpoint: why" with the n/a icon (never a failure) as its verdict.

@@ -1,6 +1,6 @@
 """``JsonTreeModel``: a lazily loaded tree over one checkpoint document's bytes.
 
-The model adapts an :class:`~inspector.gui.engine.Side` (the file bytes plus the span index
+The model adapts an :class:`~inspector.session.engine.Side` (the file bytes plus the span index
 made off the GUI thread) and owns no copy of the data. Children are created only when a row
 is expanded (``canFetchMore``/``fetchMore``, in batches), so a 256 MiB payload opens as fast
 as a small one. Every row answers :data:`~inspector.gui.roles.LocationRole` with the exact
@@ -19,15 +19,15 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, Signal
 from inspector.checkpoint import Verdict
 
 from .. import style
-from ..lazyjson import children_of, find_span, kind_at, load_value, value_span
+from inspector.session.lazyjson import children_of, find_span, kind_at, load_value, value_span
 from ..qtcompat import emit
 from ..roles import CopyValueRole, VerdictRole
-from ..visible import visible
-from .annotate import ToolPairs
+from inspector.session.visible import visible
+from inspector.session.annotate import ToolPairs
 from .tree_display import (
     _ACCESSIBLE, _DECORATION, _DISPLAY, _EDIT, _FOREGROUND, _ROLES, _SPAN_ROLES, _TOOLTIP, TreeDisplay,
 )
-from .tree_item import TreeItem, escape_token, release
+from inspector.session.tree_item import TreeItem, escape_token, release
 
 __all__ = ["JsonTreeModel", "TreeItem", "escape_token"]
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 from inspector.checkpoint import Location, Verdict
 
 from .. import style
-from ..lazyjson import find_span, load_value
+from inspector.session.lazyjson import find_span, load_value
 from ..roles import ACCESSIBLE as _ACCESSIBLE, DECORATION as _DECORATION, DISPLAY as _DISPLAY, EDIT as _EDIT
 from ..roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from ..roles import CopyValueRole, KindRole, LocationRole, PointerRole, SpanRole, VerdictRole
-from ..visible import visible
-from .annotate import ToolPairs, is_timestamp_key, preview, summary, timestamp_text
-from .tree_item import TreeItem, human_size
+from inspector.session.visible import visible
+from inspector.session.annotate import ToolPairs, is_timestamp_key, preview, summary, timestamp_text
+from inspector.session.tree_item import TreeItem, human_size
 
 __all__ = ["TreeDisplay"]
 

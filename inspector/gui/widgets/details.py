@@ -11,7 +11,7 @@ from inspector.checkpoint import Verdict
 
 from .. import style
 from ..qtcompat import emit
-from ..visible import visible
+from inspector.session.visible import visible
 
 __all__ = ["FindingDetail", "DigestDetail", "finding_html"]
 

@@ -2,7 +2,7 @@
 workflow history lists its events.
 
 Columns: sequence, time (UTC), run, pass (the loop pass the event belongs to, FORMAT.md 4.17:
-:mod:`inspector.checkpoint.passes` through the timeline's lanes), kind, and a one-line summary read
+:mod:`inspector.checkpoint.analysis.passes` through the timeline's lanes), kind, and a one-line summary read
 from the event's bytes when its row is shown (turn, tool name and id, exit code; never message text,
 tool input or output). A filter by kind and a text filter (sequence, run, pass, kind) keep the rows
 that match; filtering a large timeline runs on a worker thread. Selecting a row selects the event in
@@ -23,7 +23,7 @@ from bisect import bisect_left, bisect_right
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QRunnable, QThreadPool, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
-from inspector.checkpoint.views import EVENT_KINDS
+from inspector.checkpoint.analysis.views import EVENT_KINDS
 
 __all__ = ["EventsModel", "EventsPane"]
 
@@ -83,7 +83,7 @@ def filter_rows(timeline, passes: list, kind: int | None, text: str, cancelled=l
 
 
 class EventsModel(QAbstractTableModel):
-    """The events of a :class:`~inspector.checkpoint.views.Timeline` as rows (see the module docstring).
+    """The events of a :class:`~inspector.checkpoint.analysis.views.Timeline` as rows (see the module docstring).
 
     ``summary``: ``callable(lane, event) -> str`` giving a row's summary (set by the owner, which has the
     payload bytes), or ``None``."""

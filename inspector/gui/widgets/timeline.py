@@ -1,6 +1,6 @@
 """``TimelineView``: the runs of a checkpoint as lanes along sequence or time (issue 11).
 
-One lane per run record (:class:`inspector.checkpoint.views.Lane`); its events are marks whose
+One lane per run record (:class:`inspector.checkpoint.analysis.views.Lane`); its events are marks whose
 shape says their kind (agent start/end: full-height bar; turn start/end: tall line; tool
 events: upper tick; model calls: lower tick; cognitive binding: diamond; errors: a cross), the
 loop's passes are bands (``P1``, ``P2``...: a pass runs from its ``turn_start`` to the event before
@@ -76,7 +76,7 @@ class TimelineView(QAbstractScrollArea):
 
     # -- data --------------------------------------------------------------------------------------
     def set_timeline(self, timeline, rule_marks=None, lint_marks=None, message: str = "") -> None:
-        """Show ``timeline`` (a :class:`~inspector.checkpoint.views.Timeline` or ``None``);
+        """Show ``timeline`` (a :class:`~inspector.checkpoint.analysis.views.Timeline` or ``None``);
         ``rule_marks``/``lint_marks``: ``{lane: {event index or None: [ids]}}``."""
         self.timeline = timeline
         self.rule_marks = rule_marks or {}

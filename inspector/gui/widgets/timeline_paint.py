@@ -1,6 +1,6 @@
 """Painting helpers of :class:`.timeline.TimelineView` (issues 11, 23): the sizes and colours of the
 timeline, an event's mark by its category, the loop's passes with their model calls (FORMAT.md 4.17,
-:mod:`inspector.checkpoint.passes` through the lanes) and the tool-call bars. Only what is on screen
+:mod:`inspector.checkpoint.analysis.passes` through the lanes) and the tool-call bars. Only what is on screen
 is drawn: the passes are found by bisection over a lane's pass boundaries."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from bisect import bisect_left, bisect_right
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPen, QPolygonF
 
-from inspector.checkpoint.views import CATEGORY, EVENT_KINDS
+from inspector.checkpoint.analysis.views import CATEGORY, EVENT_KINDS
 
 __all__ = ["CATEGORY_COLOURS", "paint_passes", "paint_tools"]
 

@@ -1,7 +1,7 @@
 """The transcript pane: the session's messages as a conversation (issue 11).
 
 A :class:`TranscriptModel` (one row per message, plus one row for the resume boundary) over a
-:class:`inspector.checkpoint.views.Transcript`; a message is read from the payload bytes only when
+:class:`inspector.checkpoint.analysis.views.Transcript`; a message is read from the payload bytes only when
 its row is painted or selected (a small cache keeps the recent ones), and every row has the same
 height, so the list view never asks for the size of rows off screen. The
 :class:`TranscriptDelegate` paints a row: role, the first lines of its text blocks, tool calls
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QLabel, QListView, QSplitter, QStyle, QStyledItemDelegate, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from inspector.checkpoint.views import PREVIEW_CHARS, message_blocks
+from inspector.checkpoint.analysis.views import PREVIEW_CHARS, message_blocks
 
 __all__ = ["TranscriptModel", "TranscriptDelegate", "TranscriptPane", "RowRole", "BOUNDARY"]
 
@@ -77,7 +77,7 @@ class TranscriptModel(QAbstractListModel):
         return None if self.tr is None else self.tr.boundary
 
     def blocks(self, i: int):
-        """The :class:`~inspector.checkpoint.views.Block` list of message ``i`` (cached), or ``None``."""
+        """The :class:`~inspector.checkpoint.analysis.views.Block` list of message ``i`` (cached), or ``None``."""
         if i in self._cache:
             self._cache.move_to_end(i)
             return self._cache[i]

@@ -1,0 +1,134 @@
+"""Where a change sits in a checkpoint file, and how its values are shown (for :mod:`.compare`).
+
+:func:`locate` gives byte spans of JSON Pointers in the file (arithmetic on encoded lengths
+for a canonical file, a span tree otherwise); :func:`dump_json` and :func:`preview` write
+values compactly at any nesting depth (explicit stack, no recursion per level).
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from inspector.checkpoint.jsontext.canonical import encode
+
+__all__ = ["dump_json", "locate", "preview"]
+
+
+def dump_json(value) -> bytes:
+    """Compact JSON of ``value`` with sorted keys, at any nesting depth (orjson's encoder stops
+    at 254 levels; deeper values are written by an explicit-stack encoder)."""
+    try:
+        return encode(value)
+    except (orjson.JSONEncodeError, RecursionError):
+        pass
+    out: list[bytes] = []
+    stack: list = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, bytes):  # a literal piece pushed below
+            out.append(v)
+        elif isinstance(v, dict):
+            out.append(b"{")
+            stack.append(b"}")
+            items = sorted(v.items())
+            for n, (k, x) in enumerate(reversed(items)):
+                stack.append(x)
+                stack.append(orjson.dumps(k) + b":")
+                if n < len(items) - 1:
+                    stack.append(b",")
+        elif isinstance(v, list):
+            out.append(b"[")
+            stack.append(b"]")
+            for n, x in enumerate(reversed(v)):
+                stack.append(x)
+                if n < len(v) - 1:
+                    stack.append(b",")
+        else:
+            out.append(encode(v))
+    return b"".join(out)
+
+
+#: Above this size only canonical files are located (a span tree costs ~60x the file).
+_LOCATE_TREE_LIMIT = 32 << 20
+
+
+def locate(data: bytes, value, pointers: list[str]) -> dict[str, tuple[int, int, bool]]:
+    """Byte spans of ``pointers`` in the file ``data`` whose parsed value is ``value``.
+
+    Returns:
+        ``{pointer: (start, end, canonical)}`` (``end`` exclusive; ``canonical`` tells that the
+        file is exactly canonical JSON, so a string's text is ``encode(string)``); pointers not
+        found, or every pointer when the file is large and not canonical, are left out.
+    """
+    from inspector.checkpoint.jsontext.reader import SerdeError, parse_value
+
+    out: dict[str, tuple[int, int, bool]] = {}
+    try:
+        canonical = encode(value) == data
+    except (orjson.JSONEncodeError, RecursionError, TypeError):
+        canonical = False
+    if canonical:
+        offsets: dict[int, tuple] = {}  # id(container) -> child start offsets, relative to it
+        for p in pointers:
+            span = _span_in_canonical(value, p, offsets)
+            if span is not None:
+                out[p] = (span[0], span[1], True)
+        return out
+    if len(data) > _LOCATE_TREE_LIMIT:
+        return out
+    try:
+        tree = parse_value(data, nodes=True)[1]
+    except SerdeError:
+        return out
+    for p in pointers:
+        node = tree.find(p)
+        if node is not None:
+            out[p] = (node.start, node.end, False)
+    return out
+
+
+def _span_in_canonical(value, pointer: str, offsets: dict) -> tuple[int, int] | None:
+    """Span of ``pointer`` in ``encode(value)``, by arithmetic on encoded lengths; each container
+    on the way has its children's offsets computed once (``offsets``, shared between calls), so
+    many pointers cost about one encoding of the containers they pass through."""
+    start, node = 0, value
+    for raw in (pointer.split("/")[1:] if pointer else []):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict):
+            if token not in node:
+                return None
+            key = token
+        elif isinstance(node, list):
+            if not token.isdigit() or int(token) >= len(node):
+                return None
+            key = int(token)
+        else:
+            return None
+        table = offsets.get(id(node))
+        if table is None:
+            table = offsets[id(node)] = (node, _child_offsets(node))  # keep node alive: its id stays unique
+        start += table[1][key]
+        node = node[key]
+    return start, start + len(encode(node))
+
+
+def _child_offsets(node) -> dict:
+    """Offset of each child's value inside ``encode(node)`` (keys for objects, indices for arrays)."""
+    out = {}
+    pos = 1
+    if isinstance(node, dict):
+        for k in sorted(node):
+            pos += len(orjson.dumps(k)) + 1
+            out[k] = pos
+            pos += len(encode(node[k])) + 1
+    else:
+        for i, item in enumerate(node):
+            out[i] = pos
+            pos += len(encode(item)) + 1
+    return out
+
+
+def preview(value, limit: int = 100) -> str:
+    """Compact JSON of ``value`` cut to ``limit`` characters (``…`` marks the cut)."""
+    text = dump_json(value).decode("utf-8", "replace")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

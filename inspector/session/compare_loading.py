@@ -1,0 +1,292 @@
+"""The comparison view's door to the engine (no Qt: also imported by worker processes).
+
+:func:`compare_paths` reads two payloads (or two descriptors), indexes both for the trees, verifies
+each on its own and compares them (:func:`inspector.checkpoint.analysis.compare.compare_documents`); the
+window gets a :class:`CompareResult` of plain rows. Above :data:`.engine.PROCESS_THRESHOLD` the
+parse, verification and comparison run in spawned processes (a thread would freeze the window:
+parsing holds the GIL), like a large load; Cancel terminates them. :func:`canonical_paths` does the
+same for the canonical diff view.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from inspector import checkpoint
+
+from inspector.session.engine import PROCESS_THRESHOLD, Cancelled, UserError, ensure_worker
+from inspector.session.lazyjson import BIG, ScanError, build_index
+from inspector.session.workers import ChildTask, child_index, read_file
+
+__all__ = ["CompareSide", "ChangeRow", "CompareResult", "compare_paths", "same_kind", "canonical_path",
+           "MAX_ROWS"]
+
+#: At most this many changes are listed in the window (the summary counts them all).
+MAX_ROWS = 20000
+
+
+@dataclass
+class CompareSide:
+    """One compared file: ``path``, ``data`` (bytes), ``size``, ``role`` (payload/descriptor),
+    ``index`` (span index for the tree, ``None`` when not JSON), ``parse_error`` (message) and its
+    own verdict: ``verdict`` (one line), ``ok`` (True verified / no rule failed, False a rule
+    failed), ``rule`` (the root cause's rule id)."""
+
+    path: str
+    data: bytes | None
+    size: int
+    role: str
+    index: dict | None = None
+    parse_error: str | None = None
+    verdict: str = ""
+    ok: bool | None = None
+    rule: str | None = None
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """One change as the window lists it (texts already cut for display)."""
+
+    op: str
+    kind: str
+    item: str
+    a_pointer: str | None
+    b_pointer: str | None
+    a_text: str
+    b_text: str
+    invalidates: tuple
+
+
+@dataclass
+class CompareResult:
+    """What the comparison view shows: both sides, the change rows (at most :data:`MAX_ROWS`;
+    ``total`` counts all), the summary line, the component digests ``(name, a, b, changed)`` and
+    the alignment (``index_map``, see :meth:`.compare.Comparison.map_pointer`)."""
+
+    a: CompareSide
+    b: CompareSide
+    kind: str
+    rows: list = field(default_factory=list)
+    total: int = 0
+    summary: str = ""
+    components: list = field(default_factory=list)
+    index_map: dict = field(default_factory=dict)
+    bytes_equal: bool = False
+    seconds: float = 0.0
+
+    def comparison(self):
+        """A :class:`~inspector.checkpoint.analysis.compare.Comparison` carrying only the alignment
+        (for :meth:`~inspector.checkpoint.analysis.compare.Comparison.map_pointer`)."""
+        from inspector.checkpoint.analysis.compare import Comparison
+
+        return Comparison(self.kind, index_map=self.index_map)
+
+
+def same_kind(paths: list[str]) -> str | None:
+    """``payload`` or ``descriptor`` when both files are clearly of that kind (their content
+    decides, as for :func:`inspector.checkpoint.pair_inputs`, which refuses such a pair), else
+    ``None``. Cheap and bounded (a file over 1 MiB is a payload by its size; smaller ones are read
+    whole): used on the GUI thread to route two dropped files to the comparison view."""
+    import os
+
+    roles = []
+    for p in paths:
+        try:
+            size = os.stat(p).st_size
+            if size > 1 << 20:
+                roles.append("payload")
+                continue
+            with open(p, "rb") as fh:
+                data = fh.read(1 << 20)
+        except OSError:
+            return None
+        role, _hint, doubt = checkpoint.detect_role(data)
+        roles.append(role if doubt is None else None)
+    if len(roles) == 2 and roles[0] == roles[1] and roles[0] in ("payload", "descriptor"):
+        return roles[0]
+    return None
+
+
+def _verdict(role: str, data: bytes, size: int) -> tuple[str, bool | None, str | None]:
+    report = checkpoint.verify(data if role == "payload" else None, data if role == "descriptor" else None,
+                               payload_size=size if role == "payload" else None)
+    rc = report.root_cause
+    if rc is None:
+        return ("no rule failed (checked on its own, without its " +
+                ("descriptor)" if role == "payload" else "payload)")), True, None
+    return f"{rc.rule.id}: {rc.message}", False, rc.rule.id
+
+
+def _rows(comparison) -> list[ChangeRow]:
+    from inspector.checkpoint.analysis.compare import MISSING, preview
+
+    rows = []
+    for c in comparison.changes[:MAX_ROWS]:
+        rows.append(ChangeRow(c.op, c.kind, c.item or "", c.old_pointer, c.new_pointer,
+                              "" if c.old is MISSING else preview(c.old, 200),
+                              "" if c.new is MISSING else preview(c.new, 200), c.invalidates))
+    return rows
+
+
+def _compare_bytes(a: bytes, b: bytes, role: str, sizes: tuple[int, int]) -> dict:
+    """Verdicts and comparison of two byte strings: a picklable dict (worker thread or process)."""
+    from inspector.checkpoint.analysis.compare import compare_documents
+
+    out = {"verdicts": [_verdict(role, d, n) for d, n in ((a, sizes[0]), (b, sizes[1]))]}
+    try:
+        c = compare_documents(a, b, role)
+    except checkpoint.SerdeError as e:
+        out["error"] = f"{'A' if getattr(e, 'side', 'A') == 'A' else 'B'} is not JSON the reference reads: {e}"
+        return out
+    out.update(rows=_rows(c), total=len(c.changes), summary=c.summary(), bytes_equal=c.bytes_equal,
+               components=[(d.name, d.old, d.new, d.changed) for d in c.components], index_map=c.index_map)
+    return out
+
+
+def _child_compare(conn, path_a: str, path_b: str, role: str) -> dict:
+    """:func:`_compare_bytes` of the two files in a worker process, with ``out["seen"]``: the identity of
+    each file's bytes compared (``workers.read_file``)."""
+    (da, seen_a), (db, seen_b) = read_file(path_a), read_file(path_b)
+    out = _compare_bytes(da, db, role, (len(da), len(db)))
+    out["seen"] = (seen_a, seen_b)
+    return out
+
+
+def _read_one(path: str):
+    """The :class:`~inspector.checkpoint.InputFile` at ``path``; :class:`UserError` when it cannot be read."""
+    try:
+        f = checkpoint.read_input(path)
+    except checkpoint.UnreadableInput as e:
+        raise UserError(str(e)) from None
+    if f.data is None:
+        raise UserError(f"{checkpoint.display_path(path)}: {f.hint}")
+    return f
+
+
+def _read(paths: list[str]) -> list:
+    files = [_read_one(p) for p in paths]
+    roles = [f.role for f in files]
+    if roles[0] != roles[1] or roles[0] not in ("payload", "descriptor"):
+        names = " and ".join(f"{checkpoint.display_path(f.path)} ({f.role})" for f in files)
+        raise UserError(f"Compare two payloads or two descriptors; got {names}.")
+    return files
+
+
+def _same_file(f, seen: tuple | None) -> None:
+    """Raise :class:`UserError` unless a worker's read of ``f``'s file (its identity ``seen``,
+    ``workers.read_file``) was of the bytes read here (``f``: an ``InputFile``; same size and mtime)."""
+    if seen is None or seen[2:] != (f.size, f.mtime_ns):
+        raise UserError(f"{checkpoint.display_path(f.path)}: the file changed while it was being read; "
+                        "try again")
+
+
+def _run_children(tasks: list[ChildTask], progress, cancel, label: str) -> list:
+    """Run ``tasks`` one after the other (two cores: in parallel each was slower), pumping
+    messages, reporting progress and honouring ``cancel``; returns their results."""
+    results = []
+    t0 = time.perf_counter()
+    try:
+        for k, task in enumerate(tasks):
+            task.start()
+            last = -1.0
+            while not task.done:
+                if cancel():
+                    raise Cancelled()
+                task.pump(0.05)
+                now = time.perf_counter() - t0
+                if now - last >= 0.25:
+                    last = now
+                    frac = (k + (task.progress or 0.0)) / len(tasks)
+                    progress(int(100 * frac), f"{label}… {now:.0f} s")
+            results.append(task.result())
+            task.terminate()
+    finally:
+        for task in tasks:
+            task.terminate()
+    return results
+
+
+def compare_paths(paths: list[str], *, progress=None, cancel=None) -> CompareResult:
+    """Read, index, verify and compare two files (worker thread).
+
+    Raises:
+        UserError: unreadable input, not two files of the same kind, or a file that is not JSON.
+        Cancelled: the user cancelled.
+    """
+    ensure_worker()
+    cancel = cancel or (lambda: False)
+    progress = progress or (lambda pct, text: None)
+    t0 = time.perf_counter()
+    progress(0, "Reading both files…")
+    fa, fb = _read(paths)
+    sides = [CompareSide(f.path, f.data, f.size, f.role) for f in (fa, fb)]
+    if cancel():
+        raise Cancelled()
+    large = max(fa.size, fb.size) > PROCESS_THRESHOLD
+    if large:
+        tasks = [ChildTask(child_index, (fa.path, BIG)), ChildTask(child_index, (fb.path, BIG)),
+                 ChildTask(_child_compare, (fa.path, fb.path, fa.role))]
+        (ia, seen_a), (ib, seen_b), out = _run_children(tasks, progress, cancel, "Comparing")
+        # the trees' spans and the differences must be of the bytes read here
+        for f, seen in zip((fa, fb, fa, fb), (seen_a, seen_b, *out.pop("seen"))):
+            _same_file(f, seen)
+        for side, idx in zip(sides, (ia, ib)):
+            if isinstance(idx, ScanError):
+                side.parse_error = str(idx)
+            else:
+                side.index = idx
+    else:
+        for side in sides:
+            try:
+                checkpoint.parse_value(side.data)
+                side.index = build_index(side.data, big=BIG)
+            except (checkpoint.SerdeError, ScanError) as e:
+                side.parse_error = str(e)
+        progress(40, "Verifying and comparing…")
+        out = _compare_bytes(fa.data, fb.data, fa.role, (fa.size, fb.size))
+    if cancel():
+        raise Cancelled()
+    for side, (text, ok, rule) in zip(sides, out["verdicts"]):
+        side.verdict, side.ok, side.rule = text, ok, rule
+    if "error" in out:
+        raise UserError(out["error"])
+    return CompareResult(sides[0], sides[1], fa.role, out["rows"], out["total"], out["summary"], out["components"],
+                         out["index_map"], out["bytes_equal"], time.perf_counter() - t0)
+
+
+def _child_canonical(conn, path: str, kind: str):
+    """``(canonical diff, seen)`` of the file in a worker process; ``seen``: the identity of the bytes read
+    (``workers.read_file``)."""
+    from inspector.checkpoint.analysis.canondiff import canonical_diff
+
+    data, seen = read_file(path)
+    cd = canonical_diff(data, kind)
+    # the window has the file and needs only the canonical bytes' size and whether they are the
+    # file's (kept in cd.canonical_size and cd.same, so a canonical file still reads as canonical)
+    cd.data = cd.canonical = None
+    return cd, seen
+
+
+def canonical_path(path: str, *, progress=None, cancel=None):
+    """The file at ``path`` beside its canonical form (:func:`.canondiff.canonical_diff`), in a
+    worker process for large files (worker thread).
+
+    Raises:
+        UserError: unreadable input. Cancelled: the user cancelled.
+    """
+    from inspector.checkpoint.analysis.canondiff import canonical_diff
+
+    ensure_worker()
+    cancel = cancel or (lambda: False)
+    progress = progress or (lambda pct, text: None)
+    f = _read_one(path)
+    kind = "payload" if f.role == "payload" else "json"
+    if f.size > PROCESS_THRESHOLD:
+        ((cd, seen),) = _run_children([ChildTask(_child_canonical, (path, kind))], progress, cancel,
+                                      "Re-encoding and aligning")
+        _same_file(f, seen)
+        cd.data = f.data
+        return cd
+    progress(20, "Re-encoding and aligning…")
+    return canonical_diff(f.data, kind)

@@ -1,0 +1,545 @@
+"""The GUI's only door to the verification engine (no Qt: also imported by worker processes).
+
+Everything here runs on a worker thread, never on the GUI thread: :func:`ensure_worker`
+raises if it is called there, and ``tests/gui/test_threads.py`` proves the engine functions
+are only ever entered off the GUI thread. Engine functions are looked up on the
+``inspector.checkpoint`` module at call time (``checkpoint.verify``), so a test can replace them.
+
+Why worker *processes* for large payloads: a C call that holds the GIL (orjson on 256 MiB,
+a regular expression over a long string) blocks every Python thread, the GUI thread
+included, for as long as it runs; measured on a 256 MiB payload, ``verify`` on a thread
+froze the event loop for up to 2.7 s. Above :data:`PROCESS_THRESHOLD` bytes, verification
+and tree indexing therefore run in two spawned processes (in parallel, at lower priority),
+and the worker thread only waits for them; Cancel terminates them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import os
+import stat
+import threading
+import time
+from dataclasses import dataclass, field, replace
+
+from inspector import checkpoint
+
+from inspector.checkpoint.artifact import InputFile, detect_role
+from inspector.checkpoint.jsontext.reader import RECURSION_LIMIT_EXCEEDED
+
+from inspector.session.filebytes import FileBytes, file_identity
+from inspector.session.lazyjson import BIG, ScanError, build_index
+from inspector.session.workers import (
+    DIGEST_FOLLOWS, ChildTask, WorkerError, child_analyse, child_index, child_verify, prewarm,
+)
+
+# Sandbox edits are in .edits and folder scans in .folderscan (they import this module; it no longer
+# re-exports them, which made `import inspector.session.edits` fail alone on the import cycle).
+__all__ = ["PROCESS_THRESHOLD", "EDIT_LIMIT", "Side", "Analysis", "Cancelled", "UserError", "WorkerError", "ChildTask",
+           "ensure_worker", "load_paths", "analyse_bytes", "prewarm"]
+
+#: Payloads larger than this (bytes) are verified and indexed in worker processes.
+PROCESS_THRESHOLD = 4 * 1024 * 1024
+#: Payloads up to this size (bytes) can be edited in the sandbox.
+EDIT_LIMIT = 16 * 1024 * 1024
+
+
+class Cancelled(Exception):
+    """The user cancelled the job."""
+
+
+class UserError(Exception):
+    """A problem to show the user as one sentence (unreadable file, bad pairing, bad edit)."""
+
+
+def ensure_worker() -> None:
+    """Raise ``RuntimeError`` when called on the GUI (main) thread."""
+    if threading.current_thread() is threading.main_thread():
+        raise RuntimeError("the engine must not run on the GUI thread")
+
+
+@dataclass
+class Side:
+    """One input document as the window shows it.
+
+    Attributes:
+        source: ``payload`` or ``descriptor``.
+        path: the file it was read from (``None`` for a sandbox-only document).
+        data: the bytes (the sandbox copy once edited); ``None`` when over the ceiling.
+        size: size in bytes. mtime_ns: file modification time when read (0 if none).
+        hint: the engine's sentence about an obvious problem (gzip, BOM...), or ``None``.
+        index: ``{container_start: Children}`` for large containers, or ``None`` when the bytes
+            are not JSON (then ``parse_error`` says why).
+        parse_error: ``(message, byte_offset_or_None)`` when the bytes are not JSON.
+        sha256: ``sha256:`` digest of ``data`` when computed.
+    """
+
+    source: str
+    path: str | None
+    data: bytes | None
+    size: int
+    mtime_ns: int = 0
+    hint: str | None = None
+    index: dict | None = None
+    parse_error: tuple | None = None
+    sha256: str | None = None
+
+    @property
+    def tree_ok(self) -> bool:
+        """True when a tree can be shown."""
+        return self.data is not None and self.index is not None
+
+
+@dataclass
+class Analysis:
+    """Result of loading or recomputing: both sides and the engine's report.
+
+    ``report`` is ``None`` in a partial result (trees ready, verification still running), except in
+    the one that shows a large payload's verdicts before its views (``views_follow``) and, for a
+    pretty-printed one, before its trees (``payload.index`` ``None``); the final result carries the same
+    report with its views.
+    ``warnings`` are sentences for the user (e.g. the file changed while it was read).
+    """
+
+    payload: Side | None
+    descriptor: Side | None
+    report: object = None
+    warnings: list = field(default_factory=list)
+    verify_seconds: float = 0.0
+    #: Sandbox recomputes: which documents the edits changed, and the edits that were skipped (messages).
+    edited_sources: set = field(default_factory=set)
+    edit_errors: list = field(default_factory=list)
+    #: Set by the window once a partial result is on screen (``threading.Event`` or ``None``).
+    shown: object = None
+    #: In a partial result: the engine's latest partial verdict (``checkpoint.Stage``), or ``None``.
+    stage: object = None
+    #: In a partial result with the report: its views (the Resume dock's timeline and transcript) follow.
+    views_follow: bool = False
+    #: Why ``report.views`` could not be built after the verdicts (a large payload's), else ``None``.
+    views_error: str | None = None
+
+
+# ----------------------------------------------------------------------------------------------
+# Small documents: engine on this (worker) thread.
+
+def _index_small(side: Side) -> None:
+    """Validate JSON with the engine's serde-exact parser, then index spans (worker thread)."""
+    if side.data is None:
+        return
+    try:
+        checkpoint.parse_value(side.data)
+    except checkpoint.SerdeError as e:
+        if e.message != RECURSION_LIMIT_EXCEEDED:
+            located = e.locate(side.data)
+            side.parse_error = (str(located), e.offset if e.offset is not None else e.index)
+            side.index = None
+            return
+        # Nested deeper than serde's 127 levels: a verdict for the rules, but still JSON the
+        # trees can show (the index is built without recursion, at any depth).
+    try:
+        side.index = build_index(side.data, big=BIG)
+    except ScanError as e:  # not expected after a successful engine parse
+        side.parse_error = (str(e), e.offset)
+        side.index = None
+
+
+def analyse_bytes(payload: Side | None, descriptor: Side | None, *, cancel=None) -> Analysis:
+    """Index both sides and verify them, all on the calling (worker) thread.
+
+    Used for inputs up to :data:`PROCESS_THRESHOLD` and for every sandbox recompute.
+    """
+    ensure_worker()
+    for side in (payload, descriptor):
+        if side is not None:
+            _index_small(side)
+            if side.data is not None:
+                side.sha256 = "sha256:" + hashlib.sha256(side.data).hexdigest()
+    if cancel is not None and cancel():
+        raise Cancelled()
+    t0 = time.perf_counter()
+    report = checkpoint.verify(payload.data if payload else None, descriptor.data if descriptor else None,
+                               payload_size=payload.size if payload else None, views=True)
+    return Analysis(payload, descriptor, report, verify_seconds=time.perf_counter() - t0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Loading files.
+
+def _side(f, source: str) -> Side:
+    # how the role was chosen when the content did not decide (pair_inputs) is shown with the hints
+    hint = "; ".join(x for x in (f.role_note, f.hint) if x) or None
+    return Side(source, f.path, f.data, f.size, f.mtime_ns, hint)
+
+
+def _read_input(path: str):
+    """``checkpoint.read_input``, except that a file over :data:`PROCESS_THRESHOLD` bytes (up to the
+    ceiling) is opened, not read: its ``data`` is a :class:`.filebytes.FileBytes` (read on access
+    with ``os.pread``; never a mapping, which a file truncated meanwhile turns into SIGBUS), so the
+    partial verdict (:func:`_load_large`) waits for no fresh buffer of the
+    file's size (page faults: 0.1-0.7 s for 247 MiB). The role comes from the same
+    ``detect_role`` (a file over 1 MiB is a payload unless its first bytes say gzip); anything
+    unusual falls back to ``read_input``, which says what is wrong.
+    """
+    try:
+        st = os.stat(path)
+        if not (stat.S_ISREG(st.st_mode) and PROCESS_THRESHOLD < st.st_size <= checkpoint.MAX_CONTENT_BYTES):
+            return checkpoint.read_input(path)
+        lazy = FileBytes(path, st.st_size)
+    except (OSError, ValueError):
+        return checkpoint.read_input(path)
+    # small enough to hold a descriptor: the role is read from the keys (orjson needs bytes)
+    role, hint, doubt = detect_role(lazy if len(lazy) > _SMALL_DOCUMENT else lazy[:])
+    if role != "payload" or lazy.changed:  # only a payload is worth reading lazily
+        lazy.close()
+        return checkpoint.read_input(path)
+    return InputFile(path, len(lazy), lazy, role, hint, st.st_mtime_ns, doubt)
+
+
+#: Files up to this size (bytes) may be descriptors; their role is read from their keys.
+_SMALL_DOCUMENT = 1 << 20
+
+
+def read_paths(paths: list[str]) -> tuple[Side | None, Side | None]:
+    """Read one or two files and tell payload from descriptor by content.
+
+    Raises:
+        UserError: a path cannot be read, or the files are not one payload and one descriptor.
+    """
+    ensure_worker()
+    files = []
+    for p in paths:
+        try:
+            files.append(_read_input(p))
+        except checkpoint.UnreadableInput as e:
+            raise UserError(str(e)) from None
+    reason = checkpoint.not_a_checkpoint(files)
+    if reason:  # not a failed checkpoint: no verdict at all (issue 8)
+        from inspector.checkpoint.rules.catalogue import plain_texts
+
+        raise UserError(f"{reason.replace(chr(10), '; ')}. {plain_texts()['what_checkpoints_look_like']}")
+    try:
+        payload, descriptor = checkpoint.pair_inputs(files)
+    except checkpoint.PairingError as e:
+        raise UserError(str(e)) from None
+    return (_side(payload, "payload") if payload else None,
+            _side(descriptor, "descriptor") if descriptor else None)
+
+
+def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None) -> Analysis:
+    """Read, index and verify the given files (worker thread).
+
+    Args:
+        paths: one or two file paths.
+        progress: ``callable(percent: int, text: str)``; percent -1 means unknown.
+        partial: ``callable(Analysis)`` called once the trees can be shown, before the
+            report exists, and with each partial verdict (large payloads only); then with the
+            report, before its views (and a pretty-printed payload's trees' index) exist.
+        cancel: ``callable() -> bool``.
+
+    A large payload that changes while it is read (so that the verdicts, the trees and the window's
+    bytes would not be of the same bytes, :func:`_load_large`) is read again from the start, once; the
+    result then warns :data:`READ_AGAIN`.
+
+    Returns:
+        the complete :class:`Analysis`.
+
+    Raises:
+        UserError: unreadable input, bad pairing, or a payload that changed again while it was read
+        again. Cancelled: the user cancelled.
+    """
+    ensure_worker()
+    cancel = cancel or (lambda: False)
+    progress = progress or (lambda pct, text: None)
+    for attempt in range(_READS):
+        progress(0, "Reading files…" if not attempt else "The payload changed while it was read; reading it again…")
+        payload, descriptor = read_paths(paths)
+        if cancel():
+            raise Cancelled()
+        if payload is None or payload.data is None or payload.size <= PROCESS_THRESHOLD:
+            progress(30, "Verifying…")
+            result = analyse_bytes(payload, descriptor, cancel=cancel)
+            if payload is not None and payload.data is None:
+                payload.parse_error = (payload.hint or "the file is over the 256 MiB ceiling and was not read", None)
+        else:
+            try:
+                result = _load_large(payload, descriptor, progress, partial, cancel)
+            except _Changed:
+                continue
+        if attempt:
+            result.warnings.insert(0, READ_AGAIN)
+        return result
+    raise UserError(f"{checkpoint.display_path(payload.path)}: the file kept changing while it was being read; "
+                    "open it again once it has been written")
+
+
+#: How many times :func:`load_paths` reads a large payload that changes while it is being read.
+_READS = 2
+#: The open's warning when the payload was read again (:func:`load_paths`).
+READ_AGAIN = "The payload file changed while it was being read; it was read again."
+
+
+class _Changed(Exception):
+    """The payload file changed while :func:`_load_large` read it: the verdicts, the trees' index and the
+    window's copy of the bytes are not of the same bytes (:func:`load_paths` reads it again)."""
+
+
+def _load_large(payload: Side, descriptor: Side | None, progress, partial, cancel) -> Analysis:
+    """Verify and index a large payload in a worker process while this thread waits.
+
+    Hash before parse: the descriptor's rules, the payload's size and its content digest are
+    decided here first (one SHA-256 pass, which releases the GIL) and shown at once as a partial
+    verdict (``Analysis.stage``). Then one child process parses the payload once: the engine's
+    fast path verifies it and, while comparing the re-encoding of a canonical payload, records the
+    child spans the trees need (``verify(spans=...)``), so verdicts and trees come together with no
+    second parse or hash. Any other payload the verifier cannot index (the fast path did not read it,
+    or a CRLF one) is indexed by a second child after the verdicts; the
+    verifying child sends the structure stage as soon as it is known, then its report as soon as the rules
+    are decided (:attr:`.workers.ChildTask.early`), with the index when it has it: shown at once as a
+    partial result with the verdicts (``partial(Analysis(..., report, views_follow=True))``); the Resume
+    dock's timeline and transcript (``report.views``, about 0.2 s on the bench files) follow, and the final
+    result carries the same report with them. A payload that does not start as a canonical printing does
+    (pretty-printed, re-saved by an editor) is verified as ``verify`` alone verifies it, without recording
+    spans, and its index follows the verdicts too (the fast path's layout comparison, about 0.45 s on the
+    242 MiB pretty bench file): its trees say "Reading…" until then.
+
+    Order (issue 13): the payload is opened, not read (:func:`_read_input`). The verifier starts first
+    (the warm worker when one waits, :func:`.workers.prewarm`: imports done) and reads the file while
+    this thread hashes it through a small reused buffer, with no other work before it; the bytes
+    stage is shown at once and the digest sent to the verifier (:data:`.workers.DIGEST_FOLLOWS`),
+    which parses meanwhile and takes it when its first rule needs it (``verify(parse_first=True)``:
+    it no longer waits idle for the hash, about 0.2 s on the 247 MiB bench file). Then, while the
+    verifier parses (on the other core), this thread reads the window's own copy of the bytes, which the trees, find and edits need and which
+    replaces the open file with the verdicts; until then the bytes pane reads the open file. Both copies and the verifier's parsed value then add
+    up (about 4.3x the payload, all processes, on the 247 MiB bench file; the target is 6x), for
+    verdicts about 0.4 s sooner than reading and hashing one after the other.
+
+    One file, one set of bytes: the hash, the window's copy (read from the file the lazy reader opened),
+    the verifier's read and the indexer's must each have seen the file as it was opened, unchanged while
+    they read it (:func:`_matches`; the file's device, inode, size and modification time); else the
+    verdicts, the trees' spans and the bytes pane could describe different bytes (a tree indexing past
+    the end of a file truncated after the verifier read it). Raises :class:`_Changed` then
+    (:func:`load_paths` reads the file again), :class:`Cancelled`, or :class:`WorkerError`.
+    """
+    if descriptor is not None:
+        _index_small(descriptor)
+    t0 = time.perf_counter()
+    progress(5, "Checking the descriptor and hashing the payload…")
+    verifier = ChildTask(child_analyse, (payload.path, descriptor.data if descriptor else None, payload.size,
+                                        payload.mtime_ns, DIGEST_FOLLOWS, BIG), nice=0, warm=True)
+    verifier.start()
+    # The verifier's fast path gives the spans of a canonical payload and of a pretty-printed or
+    # reordered one; only for anything else does a second child index the bytes, after the verdicts.
+    indexer = None
+    # Rough rate measured here (verify of a 247 MiB payload: about 5 s), for an honest estimate.
+    est_verify = max(1.0, payload.size / 50e6)
+    index_done = report = None
+    tail_follows = False  # the verifier sent its report ahead: its views (and maybe the index) follow
+    views_error = None
+    last_progress = -1.0
+    try:
+        # payload.data reads the file on demand (_read_input): hashed by reading the file through a small
+        # reused buffer, none of it read here (only its length is used for the stage)
+        opened = _opened_identity(payload)
+        digest = _file_digest(payload.path, opened)
+        if digest is None:  # the file changed (or went) since it was opened: read it again (load_paths)
+            raise _Changed()
+        stage = checkpoint.first_stage(payload.data, descriptor.data if descriptor else None,
+                                       payload_digest=digest)
+        verifier.send(("digest", digest))
+        payload.sha256 = digest
+        if partial is not None:
+            partial(Analysis(replace(payload), descriptor, None, stage=stage))
+        if cancel():
+            raise Cancelled()
+        copy, copy_seen = _read_copy(payload)  # the window's own copy, while the verifier parses
+        if not _matches(copy_seen, opened):
+            raise _Changed()
+        last_stage = stage
+        while index_done is None or report is None or tail_follows:
+            if cancel():
+                raise Cancelled()
+            running = [t for t in (indexer, verifier) if t is not None and t.started and not t.done]
+            for t in running:
+                t.pump(0.05 / len(running))
+            if not running:
+                time.sleep(0.01)
+            if indexer is not None and index_done is None and indexer.done:
+                index_done, seen = _result(indexer)
+                indexer.terminate()
+                if not _matches(seen, opened):  # it indexed other bytes than the window's copy
+                    raise _Changed()
+                _set_index(payload, index_done)
+                if partial is not None and report is None:
+                    partial(Analysis(replace(payload), descriptor, None, stage=last_stage))
+            for st in verifier.stages():
+                last_stage = st
+                if partial is not None:
+                    partial(Analysis(replace(payload), descriptor, None, stage=st))
+            if report is None and (verifier.early is not None or verifier.done):
+                if verifier.early is not None:  # the verdicts ahead of the views (and of a pretty payload's index)
+                    report, spans_index, seen = verifier.early
+                    tail_follows = True
+                else:  # (only a verifier that failed before its report ends without one: raises here)
+                    report, spans_index, seen = _result(verifier)[:3]
+                    verifier.terminate()
+                # the window keeps its copy with the verdicts only when both read the bytes hashed for the
+                # bytes stage: else the trees, the bytes pane and the verdicts would describe different bytes
+                if not _matches(seen, opened) or len(copy) != report.payload_size:
+                    raise _Changed()
+                _adopt_copy(payload, copy)
+                if spans_index is not None and index_done is None:
+                    index_done = spans_index
+                    _set_index(payload, index_done)
+                if tail_follows:
+                    if partial is not None:  # the verdicts now; the timeline, and any trees still unread, next
+                        partial(Analysis(replace(payload), descriptor, report, views_follow=True))
+                elif index_done is None:
+                    indexer, index_done = _index_or_indexer(payload, None)
+            if tail_follows and verifier.done:
+                tail_follows = False
+                views, views_error, spans_index = _tail(verifier)
+                verifier.terminate()
+                report.views = views.unpack() if views is not None else None
+                if index_done is None and indexer is None:
+                    indexer, index_done = _index_or_indexer(payload, spans_index)
+                if index_done is None and partial is not None:  # the timeline now, the trees after the indexer
+                    partial(Analysis(replace(payload), descriptor, report, views_error=views_error))
+            elapsed = time.perf_counter() - t0
+            v_frac = 1.0 if report is not None else min(0.95, elapsed / est_verify)
+            pct = int(5 + 95 * v_frac)
+            if elapsed - last_progress >= 0.25:
+                last_progress = elapsed
+                what = ("Verified; reading the timeline" if report is not None and index_done is not None else
+                        "Verified; reading the trees" if report is not None else
+                        "Verifying and reading the trees" if index_done is None else "Trees ready; verifying")
+                progress(pct, f"{what}… {payload.size / 1048576:.0f} MiB, {elapsed:.0f} s")
+    finally:
+        if indexer is not None:
+            indexer.terminate()
+        verifier.terminate()
+        if not cancel():  # (a cancelled open may have been superseded: not while the next one verifies)
+            prewarm()  # the next open's verifier (this one is spent), now that this open is done
+    result = Analysis(payload, descriptor, report, verify_seconds=verifier.seconds, views_error=views_error)
+    try:
+        if not _matches(file_identity(os.stat(payload.path)), opened):  # the window holds the bytes opened
+            result.warnings.append("The payload file changed while it was being read; reload to see the current file.")
+    except OSError:
+        result.warnings.append("The payload file disappeared while it was being read.")
+    return result
+
+
+def _index_or_indexer(payload: Side, index: dict | None) -> tuple:
+    """After the verdicts: ``(None, index)`` with the payload's index set, when the verifier gave one;
+    else ``(indexer, None)``, a child started to index the bytes (the fast path did not read them)."""
+    if index is None:
+        indexer = ChildTask(child_index, (payload.path, BIG))
+        indexer.start()
+        return indexer, None
+    _set_index(payload, index)
+    return None, index
+
+
+def _tail(verifier: ChildTask) -> tuple:
+    """What a verifier sends after its report (:func:`.workers.child_analyse`): ``(views or None, views_error or
+    None, index or None)``, the views packed; when it failed meanwhile (out of memory, killed), ``(None, "the
+    worker process stopped (<error>)", None)``: its verdicts stand (they were decided), the Resume dock says
+    why it has no timeline, and an indexing child reads the bytes for the trees."""
+    try:
+        _, index, _, views, views_error = verifier.result()
+    except WorkerError as e:
+        return None, f"the worker process stopped ({e.error_type})", None
+    return views, views_error, index
+
+
+def _opened_identity(payload: Side) -> tuple:
+    """The payload file's identity (:func:`.filebytes.file_identity`) as the window opened it: its lazy
+    reader's; ``(None, None, size, mtime_ns)`` for a payload read whole when it was opened."""
+    lazy = payload.data
+    if isinstance(lazy, FileBytes):
+        return lazy.identity
+    return None, None, payload.size, payload.mtime_ns
+
+
+def _matches(identity: tuple | None, opened: tuple) -> bool:
+    """True when a read of the payload file that saw ``identity`` (``None``: the file changed while it was
+    read) read the file :func:`_opened_identity` describes, unchanged: so two such reads read the same
+    bytes (the window's copy, the verifier's, the indexer's and the hash of the bytes stage)."""
+    if identity is None:
+        return False
+    return identity == opened if opened[0] is not None else identity[2:] == opened[2:]
+
+
+def _file_digest(path: str, opened: tuple) -> str | None:
+    """``sha256:`` digest of the file, read through a small reused buffer (``hashlib.file_digest``:
+    no buffer of the file's size, the GIL released while hashing); ``None`` when the file is not the one
+    opened (:func:`_matches`) before and after the hash (or cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            before = file_identity(os.fstat(fh.fileno()))
+            h = hashlib.file_digest(fh, "sha256")
+            after = file_identity(os.fstat(fh.fileno()))
+    except OSError:
+        return None
+    if before != after or not _matches(before, opened):
+        return None
+    return "sha256:" + h.hexdigest()
+
+
+def _result(task: ChildTask):
+    """``task.result()``; a child that could not read the payload file (an ``OSError``: it was deleted, or its
+    permissions changed, since it was opened) raises :class:`_Changed` (:func:`load_paths` says why); one
+    out of memory raises ``MemoryError`` (the job says so), one killed by a signal :class:`UserError`
+    (the system's doing, most often for lack of memory: not a bug to report); else :class:`WorkerError`."""
+    try:
+        return task.result()
+    except WorkerError as e:
+        kind = getattr(builtins, e.error_type, None)
+        if isinstance(kind, type) and issubclass(kind, OSError):
+            raise _Changed() from None
+        if kind is MemoryError:
+            raise MemoryError() from None
+        signum = e.error_type.removeprefix("exit code -")
+        if signum != e.error_type and signum.isdigit():
+            raise UserError(f"The worker process reading the payload was stopped by signal {signum}"
+                            f"{' (killed: most often for lack of memory)' if signum == '9' else ''}; "
+                            "nothing was verified") from None
+        raise
+
+
+def _read_copy(payload: Side) -> tuple[bytes | None, tuple | None]:
+    """The window's own copy of a lazily read payload, read now from the file its lazy reader
+    (:class:`.filebytes.FileBytes`) opened, which stays open for the bytes pane: ``(bytes, identity)``,
+    the identity (:func:`.filebytes.file_identity`) the file had before and after the read (``None``
+    when it changed meanwhile); ``(None, None)`` when it cannot be read. A payload read whole when it was
+    opened is its own copy: ``(payload.data, its opened identity)``."""
+    lazy = payload.data
+    if not isinstance(lazy, FileBytes):
+        return lazy, _opened_identity(payload)
+    try:
+        return lazy.read_all()
+    except OSError:
+        return None, None
+
+
+def _adopt_copy(payload: Side, copy: bytes) -> None:
+    """Replace a lazily read payload's ``data`` (:class:`.filebytes.FileBytes`) with ``copy``, the
+    window's copy of the same bytes (:func:`_read_copy`), which the lazy reader then serves too, its
+    file closed (:meth:`.filebytes.FileBytes.adopt`: a view still holding it reads the same bytes).
+
+    The window keeps ``bytes`` once the verdicts are shown (the trees, find and edits need a
+    buffer); the lazy reader only serves the bytes pane during the verification.
+    """
+    lazy = payload.data
+    payload.data = copy
+    if isinstance(lazy, FileBytes):
+        lazy.adopt(copy)
+
+
+def _set_index(payload: Side, index) -> None:
+    if isinstance(index, ScanError):
+        payload.parse_error = (str(index), index.offset)
+        payload.index = None
+    else:
+        payload.index = index
+

@@ -1,0 +1,230 @@
+"""Folder scans for the GUI (no Qt; runs on a worker thread): every checkpoint in a folder with its verdict.
+
+Files are classified from a bounded read, payloads are paired with descriptors by digest and
+then by name, and each pair is verified by the engine (``inspector.checkpoint.verify``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+
+from inspector import checkpoint
+
+from inspector.session import engine
+from inspector.session.engine import Cancelled, ensure_worker
+
+__all__ = ["FolderRow", "scan_folder", "CLASSIFY_WHOLE"]
+
+
+def _stem(path: str) -> str:
+    name = os.path.basename(path).lower()
+    for token in (".json", ".payload", ".descriptor", "-payload", "-descriptor", "_payload", "_descriptor",
+                  "payload", "descriptor"):
+        name = name.replace(token, "")
+    return name.strip(".-_")
+
+
+@dataclass
+class FolderRow:
+    """One checkpoint found in a folder: its files, and the engine's verdict on them.
+
+    A file that is neither a payload nor a descriptor is listed too, with ``other`` set to its
+    path (``payload`` and ``descriptor`` ``None``), ``checkpoint`` False and ``summary`` saying why.
+    """
+
+    payload: str | None
+    descriptor: str | None
+    verified: bool
+    ok: bool
+    root_rule: str | None
+    summary: str
+    other: str | None = None
+
+    @property
+    def checkpoint(self) -> bool:
+        return self.other is None
+
+
+#: Files up to this size are classified from their whole content; larger ones from their head
+#: (a descriptor is never this large: the engine takes any larger file for a payload).
+CLASSIFY_WHOLE = 1 << 20
+_HEAD = 1 << 16
+
+
+@dataclass
+class _Found:
+    """A file in a folder, classified without keeping its bytes (except small descriptors)."""
+
+    path: str
+    size: int
+    role: str
+    hint: str | None
+    data: bytes | None = None  # kept for descriptors (small) only
+    sha256: str | None = None
+
+
+def _classify_file(path: str) -> _Found:
+    """Role of one file from a bounded read: the engine's ``classify`` on the whole file when it is
+    small; a larger file is a payload by its size (as ``classify`` decides), unless it is gzip."""
+    st = os.stat(path)
+    if st.st_size > checkpoint.MAX_CONTENT_BYTES:
+        return _Found(path, st.st_size, "payload", None)
+    with open(path, "rb") as fh:
+        if st.st_size <= CLASSIFY_WHOLE:
+            data = fh.read(CLASSIFY_WHOLE + 1)
+            role, hint = checkpoint.classify(data)
+            if len(data) > CLASSIFY_WHOLE:  # grew meanwhile
+                role = "descriptor" if role == "descriptor" else "payload"
+            return _Found(path, len(data), role, hint, data if role == "descriptor" else None)
+        head = fh.read(_HEAD)
+    if head[:2] == b"\x1f\x8b":  # a large gzip file is still not a checkpoint
+        return _Found(path, st.st_size, *checkpoint.classify(head))
+    return _Found(path, st.st_size, "payload", None)  # by size, as the engine's classify does
+
+
+def _sha256_file(path: str, cancel) -> str | None:
+    """Streamed ``sha256:`` digest of a file (at most the ceiling is read), or ``None`` if unreadable."""
+    h = hashlib.sha256()
+    left = checkpoint.MAX_CONTENT_BYTES + 1
+    try:
+        with open(path, "rb") as fh:
+            while left > 0:
+                chunk = fh.read(min(1 << 20, left))
+                if not chunk:
+                    break
+                left -= len(chunk)
+                h.update(chunk)
+                if cancel():
+                    raise Cancelled()
+    except OSError:
+        return None
+    return "sha256:" + h.hexdigest()
+
+
+def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> list[FolderRow]:
+    """Find every checkpoint in ``folder`` (not recursive) and verify each (worker thread).
+
+    Files are classified from a bounded read (whole when at most :data:`CLASSIFY_WHOLE` bytes,
+    else the head); only descriptors are kept in memory. Payloads and descriptors are paired by
+    digest: a descriptor belongs to the payload whose SHA-256 (streamed) equals its
+    ``content_digest``. Unpaired files are listed alone. Each payload is read when its
+    verification runs, so one file's bytes are held at a time. Files that are neither a payload
+    nor a descriptor come last, as rows with ``other`` set. ``partial(row)`` is called as each
+    row is ready.
+    """
+    ensure_worker()
+    import orjson
+
+    cancel = cancel or (lambda: False)
+    names = sorted(n for n in os.listdir(folder) if not n.startswith("."))
+    files: list[_Found] = []
+    others: list[FolderRow] = []
+    for i, name in enumerate(names):
+        path = os.path.join(folder, name)
+        if not os.path.isfile(path):
+            continue
+        if progress:
+            progress(int(30 * i / max(len(names), 1)), f"Reading {name}…")
+        try:
+            f = _classify_file(path)
+        except OSError as e:
+            others.append(FolderRow(None, None, False, False, None,
+                                    f"not read: {e.strerror or type(e).__name__}", other=path))
+            continue
+        if f.role == "unknown":
+            why = f.hint or "neither a checkpoint payload nor a descriptor was recognised"
+            others.append(FolderRow(None, None, False, False, None, f"not a checkpoint: {why}", other=path))
+        else:
+            files.append(f)
+        if cancel():
+            raise Cancelled()
+    payloads = [f for f in files if f.role == "payload"]
+    for i, f in enumerate(payloads):
+        if progress:
+            progress(30 + int(20 * i / max(len(payloads), 1)), f"Hashing {os.path.basename(f.path)}…")
+        if f.size <= checkpoint.MAX_CONTENT_BYTES:
+            f.sha256 = _sha256_file(f.path, cancel)
+    descs = []
+    for f in files:
+        if f.role != "descriptor":
+            continue
+        if f.data is None:
+            try:
+                with open(f.path, "rb") as fh:
+                    f.data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)
+            except OSError:
+                f.data = b""
+        try:
+            stated = orjson.loads(f.data).get("content_digest")
+        except (orjson.JSONDecodeError, AttributeError, TypeError):
+            stated = None
+        descs.append((f, stated))
+    pairs, used, done = [], set(), set()
+
+    def pair(match):
+        for d, stated in descs:
+            if id(d) in done:
+                continue
+            for p in payloads:
+                if id(p) not in used and match(p, d, stated):
+                    used.add(id(p))
+                    done.add(id(d))
+                    pairs.append((p, d))
+                    break
+
+    # By digest (same name stem first, so copies of one payload pair with their own descriptor);
+    # then a descriptor whose digest matches nothing (drift, the interesting case) pairs with the
+    # payload of the same name stem (x.payload.json + x.descriptor.json).
+    pair(lambda p, d, st: st is not None and p.sha256 == st and _stem(p.path) == _stem(d.path))
+    pair(lambda p, d, st: st is not None and p.sha256 == st)
+    pair(lambda p, d, st: _stem(p.path) == _stem(d.path))
+    pairs += [(None, d) for d, _ in descs if id(d) not in done]
+    pairs += [(f, None) for f in payloads if id(f) not in used]
+    pairs.sort(key=lambda pd: (pd[0] or pd[1]).path)
+    rows = []
+    for i, (p, d) in enumerate(pairs):
+        if cancel():
+            raise Cancelled()
+        if progress:
+            progress(50 + int(50 * i / max(len(pairs), 1)), f"Verifying {os.path.basename((p or d).path)}…")
+        ddata = d.data if d else None
+        if p is not None and p.size > engine.PROCESS_THRESHOLD and p.size <= checkpoint.MAX_CONTENT_BYTES:
+            task = engine.ChildTask(engine.child_verify, (p.path, ddata, p.size))
+            task.start()
+            try:
+                while not task.done:
+                    if cancel():
+                        raise Cancelled()
+                    task.pump(0.05)
+            finally:
+                task.terminate()
+            report = task.result()
+        else:
+            pdata, psize = None, None
+            if p is not None:
+                try:
+                    f = checkpoint.read_input(p.path)  # read now, dropped after this row
+                    pdata, psize = f.data, f.size
+                except checkpoint.UnreadableInput:
+                    pdata, psize = b"", 0
+            report = checkpoint.verify(pdata, ddata, payload_size=psize)
+            pdata = None
+        rc = report.root_cause
+        if report.verified:
+            summary = "VERIFIED"
+        elif rc is not None:
+            summary = f"FAIL {rc.rule.id}: {rc.message}"
+        else:
+            summary = "consistent (one file only)"
+        row = FolderRow(p.path if p else None, d.path if d else None, report.verified, report.ok,
+                        rc.rule.id if rc else None, summary)
+        rows.append(row)
+        if partial:
+            partial(row)
+    for row in others:
+        rows.append(row)
+        if partial:
+            partial(row)
+    return rows

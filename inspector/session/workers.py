@@ -1,0 +1,399 @@
+"""Worker processes of the window's engine adapter (no Qt): :class:`ChildTask`, the warm worker, and
+the functions the children run (verify and index one payload file).
+
+Why processes: a C call that holds the GIL (a parse of 256 MiB, a regular expression over a long
+string) would block the GUI thread for as long as it runs (see :mod:`.engine`).
+
+The warm worker: a spawned process pays for the interpreter's start and the engine's imports
+(0.2-0.5 s, more on a busy machine) before it can read a byte. :func:`prewarm` starts one process
+ahead of need, which imports the engine and then waits; the verifier of the next large open
+(``ChildTask(..., warm=True)``) takes it and sends it its job, so the verification starts at once.
+Each worker runs one job and exits (its gigabytes go back to the system); the next one is started
+after the open has finished, never while it competes with the verification for the CPU.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import threading
+import time
+
+from inspector import checkpoint
+from inspector.checkpoint.verify import attach_views
+from inspector.checkpoint.analysis.views import PackedViews
+
+from inspector.session.filebytes import file_identity
+from inspector.session.lazyjson import Children, ScanError, fast_index
+
+__all__ = ["ChildTask", "WorkerError", "DIGEST_FOLLOWS", "prewarm", "warm_ready", "waiting_process", "child_verify",
+           "child_analyse", "child_index", "read_file"]
+
+
+class WorkerError(Exception):
+    """A worker process failed. ``error_type`` names the child's exception type (or its exit code);
+    the exception's text is never sent back: it may quote payload content."""
+
+    def __init__(self, error_type: str):
+        super().__init__(error_type)
+        self.error_type = error_type
+
+
+# ----------------------------------------------------------------------------------------------
+# The warm worker (one per window process).
+
+_warm_lock = threading.Lock()
+_warm: list = []  # [(process, connection, ready flag holder)] : at most one
+
+
+def prewarm() -> None:
+    """Start a warm worker process unless one is already waiting (any thread; returns at once).
+
+    The process imports the engine and waits for one job (:meth:`ChildTask.start` with ``warm=True``);
+    it exits with the window (its pipe closes) and is never given a job that is not the window's.
+    """
+    with _warm_lock:
+        if _warm and _warm[0][0].is_alive():
+            return
+        _warm.clear()
+        ctx = multiprocessing.get_context("spawn")
+        parent, child = ctx.Pipe(duplex=True)
+        proc = ctx.Process(target=_warm_main, args=(child,), daemon=True, name="inspector-warm-worker")
+        proc.start()
+        child.close()
+        _warm.append((proc, parent, [False]))
+
+
+def warm_ready(timeout: float = 0.0) -> bool:
+    """True when a warm worker has finished its imports (waits up to ``timeout`` seconds for it)."""
+    with _warm_lock:
+        if not _warm:
+            return False
+        proc, conn, ready = _warm[0]
+        if not ready[0] and conn.poll(timeout):
+            try:
+                ready[0] = conn.recv() == ("ready",)
+            except (EOFError, OSError):
+                return False
+        return ready[0] and proc.is_alive()
+
+
+def waiting_process():
+    """The warm worker process still waiting for a job (``multiprocessing.Process``), or ``None``."""
+    with _warm_lock:
+        return _warm[0][0] if _warm else None
+
+
+def _take_warm():
+    """The waiting warm worker ``(process, connection)``, or ``None``; it is no longer waiting after this."""
+    with _warm_lock:
+        if not _warm:
+            return None
+        proc, conn, ready = _warm.pop()
+        if not proc.is_alive():
+            conn.close()
+            return None
+        return proc, conn, ready[0]
+
+
+def _warm_main(conn) -> None:
+    """The warm worker: the imports are done (this module); say so, then run the one job sent."""
+    try:
+        conn.send(("ready",))
+        fn, args, nice = conn.recv()
+    except (EOFError, OSError, BrokenPipeError):
+        return  # the window went away before giving a job
+    _child_main(conn, fn, args, nice)
+
+
+# ----------------------------------------------------------------------------------------------
+# One job in a child process.
+
+class ChildTask:
+    """One function run in a spawned process; results come back through a pipe.
+
+    The child runs at lower priority (``nice``, 10 unless given) so the window gets the CPU as soon as it needs
+    it; the verifier of an open runs at the window's own priority (nice 0): at nice 10 on a busy machine it got
+    a fraction of a core and the verdicts took twice the engine's own time. With ``warm=True`` the waiting
+    warm worker (:func:`prewarm`) runs the job when there is one (no start-up cost), else a new process.
+    Messages are ``("progress", fraction)``, ``("stage", checkpoint.Stage)``, ``("report", value)`` (a result
+    ahead of the job's end: :attr:`early`), ``("ok", value)`` or ``("error", type_name)``.
+    """
+
+    def __init__(self, fn, args, nice: int = 10, warm: bool = False):
+        self.fn, self.args, self.nice, self.warm = fn, args, nice, warm
+        self.started = False
+        self.done = False
+        self.progress: float | None = None
+        self.seconds = 0.0
+        #: True when the job ran in a warm worker whose imports were already done.
+        self.was_warm = False
+        self._value = None
+        self._error = None
+        self._stages: list = []
+        #: A value the child sent ahead of its result (``child_analyse``: ``(report, index or None, seen)``),
+        #: else ``None``.
+        self.early = None
+
+    def stages(self) -> list:
+        """Partial verdicts (``checkpoint.Stage``) received since the last call."""
+        out, self._stages = self._stages, []
+        return out
+
+    def start(self) -> None:
+        """Start the child (or hand the job to the warm worker)."""
+        self._t0 = time.perf_counter()
+        taken = _take_warm() if self.warm else None
+        if taken is not None:
+            self._proc, self._conn, self.was_warm = taken
+            try:
+                self._conn.send((self.fn, self.args, self.nice))
+            except (BrokenPipeError, OSError):
+                taken = None
+                self._conn.close()
+        if taken is None:
+            ctx = multiprocessing.get_context("spawn")
+            self._conn, child = ctx.Pipe(duplex=True)  # duplex: the parent may send the digest after the job
+            self._proc = ctx.Process(target=_child_main, args=(child, self.fn, self.args, self.nice), daemon=True)
+            self._proc.start()
+            child.close()
+        self.started = True
+
+    def send(self, msg) -> None:
+        """Send ``msg`` to the running child (the content digest it waits for: :data:`DIGEST_FOLLOWS`); a child
+        that has gone away is not an error here (its end shows as :attr:`done` with an error)."""
+        try:
+            self._conn.send(msg)
+        except (BrokenPipeError, EOFError, OSError):
+            pass
+
+    def pump(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for messages from the child (releases the GIL)."""
+        if self.done:
+            time.sleep(timeout)
+            return
+        try:
+            while self._conn.poll(timeout):
+                msg = self._conn.recv()
+                timeout = 0
+                if msg[0] == "ready":  # a warm worker's imports finished
+                    continue
+                if msg[0] == "progress":
+                    self.progress = msg[1]
+                    continue
+                if msg[0] == "stage":
+                    self._stages.append(msg[1])
+                    continue
+                if msg[0] == "report":  # the verdicts, ahead of the job's end (the views, maybe the index, follow)
+                    self.early = msg[1]
+                    continue
+                self.done = True
+                self.seconds = time.perf_counter() - self._t0
+                if msg[0] == "ok":
+                    self._value = msg[1]
+                else:
+                    self._error = msg[1]  # the exception's type name only (never its text)
+                # No join here: a child freeing gigabytes takes a while to exit; terminate() reaps it.
+                return
+        except (EOFError, OSError):
+            pass
+        if not self._proc.is_alive() and not self.done:
+            self.done = True
+            self._error = f"exit code {self._proc.exitcode}"
+
+    def result(self):
+        """The child's return value; raises :class:`WorkerError` naming the child's exception type."""
+        if self._error is not None:
+            raise WorkerError(self._error)
+        return self._value
+
+    def terminate(self) -> None:
+        """Stop the child if it is still running."""
+        proc = getattr(self, "_proc", None)
+        if proc is not None and proc.is_alive():
+            proc.terminate()
+            proc.join(5)
+        if proc is not None and not getattr(self, "_closed", False):
+            self._closed = True
+            self._conn.close()
+
+
+def _child_main(conn, fn, args, nice: int = 10) -> None:
+    # One job, then exit: no cyclic garbage worth collecting, and a collection over a parsed payload kept
+    # alive (millions of objects, ``_KEPT``) would cost about 0.3 s before the report is sent.
+    global _ONE_JOB
+    _ONE_JOB = True
+    gc.disable()
+    try:
+        if nice:
+            os.nice(nice)
+    except (AttributeError, OSError):
+        pass
+    try:
+        try:
+            value = fn(conn, *args)
+            conn.send(("ok", value))
+        except (BrokenPipeError, EOFError):
+            pass  # the window went away or cancelled: nobody is listening
+        except BaseException as e:  # reported to the parent by type only: its text may quote the payload
+            conn.send(("error", type(e).__name__))
+    except (BrokenPipeError, EOFError, OSError):
+        pass
+    finally:
+        conn.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# What the children run.
+
+def child_verify(conn, path: str, descriptor: bytes | None, size: int):
+    """Verify the payload file in a child process (folder scans); returns the report (no views)."""
+    return child_analyse(conn, path, descriptor, size, None, None, None)[0]
+
+
+#: ``child_analyse``'s ``digest`` when the parent is still hashing the file: the child reads the file meanwhile,
+#: then waits for ``("digest", digest or None)`` on its pipe (:meth:`ChildTask.send`).
+DIGEST_FOLLOWS = "follows"
+
+
+#: The verifier's parsed payload (its ``Context``), kept after ``verify`` returns: freeing a 256 MiB payload's
+#: objects takes about 0.2 s, which would come before the report is sent. The child exits after its one job
+#: (the parent terminates it), and the value with it. Only in a worker process (:data:`_ONE_JOB`): a
+#: ``child_analyse`` called in another process (a test) keeps nothing.
+_KEPT: list = []
+#: True in a worker process running its one job (set by ``_child_main``), never in the window's process.
+_ONE_JOB = False
+
+
+def read_file(path: str) -> tuple[bytes, tuple | None]:
+    """The file's bytes (never more than the ceiling plus one) and its :func:`file_identity` (device, inode,
+    size in bytes, modification time in ns), ``None`` when the file changed while it was read (a worker's
+    read, compared with the window's). Raises ``OSError`` when it cannot be read."""
+    with open(path, "rb") as fh:
+        before = file_identity(os.fstat(fh.fileno()))
+        data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
+        after = file_identity(os.fstat(fh.fileno()))
+    return data, (before if before == after and before[2] == len(data) else None)
+
+
+def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns: int | None, digest: str | None,
+                  big: int | None):
+    """Verify the payload file (one parse); returns ``(report, None, seen)`` without ``big``, else sends each
+    stage and the report ahead and returns what follows it (below).
+
+    ``digest`` is the parent's SHA-256 of the file (``sha256:`` form), or :data:`DIGEST_FOLLOWS` when the
+    parent sends it once it has it (the child reads and parses the file meanwhile, and takes it when the
+    first rule needs it): reused only when the file still has the size and modification time it had then.
+    Without ``big`` (a folder scan: verdicts only) nothing else is sent, and the report has no views. With
+    ``big`` (the window's verifier) the report is sent ahead, as soon as the rules are decided, as
+    ``("report", (report, index or None, seen))`` (:attr:`ChildTask.early`), its views not built yet; the
+    job then returns ``(None, index or None, seen, views, views_error)``: the trees' index when it was not
+    sent with the report, the views (:class:`~inspector.checkpoint.analysis.views.PackedViews` or ``None``) and why
+    they could not be built, or ``None`` (:func:`~inspector.checkpoint.verify.attach_views`; the verdicts
+    do not depend on them, as ``verify`` alone never builds them). The
+    index (``{start: Children}``) comes from the fast path's spans of a canonical payload, sent with the
+    report; a payload that does not start as a canonical printing does (``{"``: a pretty-printed or re-saved
+    one) is verified as ``verify`` alone verifies it, without spans, and its index is found after the report
+    (:func:`_index_after_report`); ``None`` when the fast path did not read the payload.
+
+    ``seen`` is the :func:`file_identity` of the bytes verified, ``None`` when the file changed while it was
+    read: the window keeps its own copy only when it read the same file (:func:`.engine._load_large`). The
+    canonical re-encoding (as large as the file) is not sent back: the window does not show it. Raises
+    ``OSError`` when the file cannot be read.
+    """
+    data, seen = read_file(path)
+    follows = digest == DIGEST_FOLLOWS
+    got: list = []  # [the parent's digest or None], once asked for
+    gone = []
+
+    def parent_digest():
+        """The parent's digest of these very bytes, or ``None`` (then the engine hashes them): asked for
+        when a rule first needs it, after the parse (``parse_first``), so this process never waits idle
+        for the parent's hash while it could parse."""
+        if not got:
+            d = digest
+            if follows:
+                try:
+                    msg = conn.recv()
+                except (EOFError, OSError):  # the window went away or cancelled: nobody is listening
+                    gone.append(True)
+                    msg = ("gone", None)
+                d = msg[1] if msg[0] == "digest" else None
+            if seen is None or seen[2:] != (size, mtime_ns):
+                d = None  # not the bytes the parent hashed
+            got.append(d)
+        return got[0]
+
+    # The window's verifier (``big``) sends the verdicts ahead of the views (the Resume dock's timeline and
+    # transcript, about 0.2 s on the bench files) and, for a payload that does not start as a canonical
+    # printing does (pretty-printed, re-saved), of the trees' index too: such a payload is verified as
+    # ``verify`` verifies it alone (its whitespace removed, no spans recorded), and its index is found after
+    # the report (:func:`_index_after_report`). The verdicts wait for neither (issue 13).
+    window = big is not None
+    later = window and data[:2] not in (b'{"', b"{}")
+    spans: dict | None = {} if window and not later else None
+    sent = [0]
+
+    def send_stage(stage) -> None:
+        sent[0] += 1
+        if sent[0] > 1 or parent_digest() is None:  # the parent showed the bytes stage already
+            conn.send(("stage", stage))
+
+    keep = _KEPT if _ONE_JOB else ([] if window else None)
+    if keep is not None:
+        keep.clear()
+    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=False,
+                               payload_digest=parent_digest, spans=spans, on_stage=send_stage if window else None,
+                               keep=keep, parse_first=follows)
+    if gone:
+        raise EOFError  # nobody is listening (_child_main sends nothing)
+    report.canonical_bytes = None
+    if not window:
+        return report, None, seen
+    # the fast path records the root container whenever it proved the file canonical
+    conn.send(("report", (report, None if later else _index_of(spans, big), seen)))
+    ctx = keep[0]
+    error = attach_views(report, ctx)  # (this process's copy of the report: the window's was sent above)
+    views = PackedViews(report.views) if report.views is not None else None  # unpacked on the loading thread
+    return None, _index_after_report(ctx, data, big) if later else None, seen, views, error
+
+
+def _index_of(spans: dict | None, big: int | None) -> dict | None:
+    """The trees' index ``{start: Children}`` from the fast path's spans (``None`` when there are none)."""
+    return {s: Children(kind, starts, ends, key_starts, keys) for s, (kind, e, starts, ends, key_starts, keys)
+            in spans.items() if e - s >= big} if spans else None
+
+
+def _index_after_report(ctx, data: bytes, big: int) -> dict | None:
+    """The index of a payload verified without one (:func:`child_analyse`, its report already sent): the
+    layout comparison of the fast path (:func:`.fastpath.layout_spans`: the printing of the value the
+    engine read, piece by piece against the file, recording the children of every container of at least
+    ``big`` bytes), when the engine's fast path read the value and the file is one of the printings it
+    accepts with the printing's own offsets; ``None`` otherwise (then the window's indexing child scans
+    the bytes). About 0.45 s for the 242 MiB pretty bench file, after the verdicts instead of before."""
+    from inspector.checkpoint.read.door import layout_spans
+
+    value = ctx.pay_result[0] if ctx.payload is not None else None
+    if value is None or ctx.is_canonical:
+        return None
+    return _index_of(layout_spans(value, data, big), big)
+
+
+def child_index(conn, path: str, big: int):
+    """Index the payload file's large containers in a child: ``(index or ScanError, seen)``, the index
+    ``{start: Children}``; ``seen`` is the :func:`file_identity` of the bytes indexed (``None``: the file
+    changed while it was read). Raises ``OSError`` when the file cannot be read."""
+    data, seen = read_file(path)
+    last = [0.0]
+
+    def progress(done, total):
+        now = time.perf_counter()
+        if now - last[0] > 0.2:
+            last[0] = now
+            conn.send(("progress", done / max(total, 1)))
+
+    try:
+        return fast_index(data, big=big, progress=progress), seen
+    except ScanError as e:
+        return e, seen
