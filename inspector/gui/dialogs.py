@@ -14,7 +14,7 @@ from inspector.session import engine
 from inspector.session.pathnames import qt_holdable, resolve_chosen_path, resolve_new_path
 
 __all__ = ["open_dialog", "open_folder_dialog", "save_dialog", "save_descriptor_dialog", "confirm_discard", "save_start",
-           "about", "shortcuts_help", "no_dialogs"]
+           "about", "no_dialogs"]
 
 
 def no_dialogs() -> bool:
@@ -195,42 +195,3 @@ def about(w) -> None:
     from .about import show_about
 
     show_about(w)  # version, licence, and a Licences… button (the full texts)
-
-
-def shortcuts_html(w) -> str:
-    """The Keyboard Shortcuts table (HTML): one section per window, then the keys panes handle."""
-    import html
-
-    from .menus import shortcut_sections
-
-    parts = []
-    for title, rows in shortcut_sections(w):
-        parts.append(f"<h3>{html.escape(title)}</h3><table cellspacing='4'>")
-        parts += [f"<tr><td>{html.escape(name)}</td><td><b>{html.escape(keys)}</b></td></tr>" for name, keys in rows]
-        parts.append("</table>")
-    return "".join(parts)
-
-
-def shortcuts_help(w) -> None:
-    """Help ▸ Keyboard Shortcuts: a scrollable window (fits a 1024x700 screen; not modal)."""
-    from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
-
-    old = w.findChild(QDialog, "shortcutsDialog")
-    if old is not None:
-        old.close()
-        old.deleteLater()
-    dlg = QDialog(w)
-    dlg.setObjectName("shortcutsDialog")
-    dlg.setWindowTitle("Keyboard Shortcuts — Checkpoint Inspector")
-    dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    lay = QVBoxLayout(dlg)
-    text = QTextBrowser()
-    text.setObjectName("shortcutsText")
-    text.setHtml(shortcuts_html(w))
-    lay.addWidget(text)
-    box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-    box.rejected.connect(dlg.close)
-    lay.addWidget(box)
-    screen = w.screen().availableGeometry() if w.screen() is not None else None
-    dlg.resize(min(640, screen.width() - 40) if screen else 640, min(720, screen.height() - 60) if screen else 600)
-    dlg.show()

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
 from . import dialogs
 from .document import display_name, display_path, sample_paths
 from inspector.session.recent import recent_labels
 
-__all__ = ["build_menus", "rebuild_recent_menu", "shortcut_rows", "shortcut_sections", "action_rows", "PANE_KEYS"]
+__all__ = ["build_menus", "rebuild_recent_menu", "shortcut_rows", "shortcut_sections", "action_rows", "PANE_KEYS",
+           "shortcuts_html", "shortcuts_help"]
 
 # Keys that panes handle themselves (no QAction): listed in Help ▸ Keyboard Shortcuts as they are.
 PANE_KEYS = (
@@ -127,7 +131,7 @@ def build_menus(w) -> None:
 
     h = mb.addMenu("&Help")
     _act(w, h, "&About Checkpoint Inspector", lambda: dialogs.about(w))
-    _act(w, h, "&Keyboard Shortcuts", lambda: dialogs.shortcuts_help(w), QKeySequence.StandardKey.HelpContents)
+    _act(w, h, "&Keyboard Shortcuts", lambda: shortcuts_help(w), QKeySequence.StandardKey.HelpContents)
     rebuild_recent_menu(w)
 
 
@@ -213,3 +217,36 @@ def shortcut_sections(w) -> list[tuple[str, list[tuple[str, str]]]]:
             win.deleteLater()
     sections.append(("In the panes", list(PANE_KEYS)))
     return sections
+
+
+def shortcuts_html(w) -> str:
+    """The Keyboard Shortcuts table (HTML): one section per window, then the keys panes handle."""
+    parts = []
+    for title, rows in shortcut_sections(w):
+        parts.append(f"<h3>{html.escape(title)}</h3><table cellspacing='4'>")
+        parts += [f"<tr><td>{html.escape(name)}</td><td><b>{html.escape(keys)}</b></td></tr>" for name, keys in rows]
+        parts.append("</table>")
+    return "".join(parts)
+
+
+def shortcuts_help(w) -> None:
+    """Help ▸ Keyboard Shortcuts: a scrollable window (fits a 1024x700 screen; not modal)."""
+    old = w.findChild(QDialog, "shortcutsDialog")
+    if old is not None:
+        old.close()
+        old.deleteLater()
+    dlg = QDialog(w)
+    dlg.setObjectName("shortcutsDialog")
+    dlg.setWindowTitle("Keyboard Shortcuts — Checkpoint Inspector")
+    dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    lay = QVBoxLayout(dlg)
+    text = QTextBrowser()
+    text.setObjectName("shortcutsText")
+    text.setHtml(shortcuts_html(w))
+    lay.addWidget(text)
+    box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+    box.rejected.connect(dlg.close)
+    lay.addWidget(box)
+    screen = w.screen().availableGeometry() if w.screen() is not None else None
+    dlg.resize(min(640, screen.width() - 40) if screen else 640, min(720, screen.height() - 60) if screen else 600)
+    dlg.show()

@@ -18,33 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.checkpoint.diagnosis.hazards import REFERENCE_RELEASE, RELEASES, newer_field
+from inspector.checkpoint.diagnosis.diagnose import diagnose_canonical
+from inspector.checkpoint.diagnosis.hazards import REFERENCE_RELEASE, RELEASES
+from inspector.checkpoint.diagnosis.newer import GenerationSign, newer_signs, newer_summary
 
 __all__ = ["GenerationSign", "Generation", "detect_generation", "newer_summary"]
 
 _DURABLE_MODE = "/snapshot/session/durable_memory_binding/mode"
-
-
-@dataclass(frozen=True)
-class GenerationSign:
-    """One field that dates the artifact.
-
-    ``field``: ``Struct.field`` (``"LoopConvergenceState.mutations"``); ``pointer``: where it is in
-    the payload (RFC 6901); ``release``: the release that changed it (``RELEASES`` text);
-    ``change``: ``added`` (a later release introduced it), ``removed`` (a later release removed
-    it) or ``absent`` (an earlier generation did not write it); ``effect``: what it does here.
-    """
-
-    field: str
-    pointer: str
-    release: str
-    change: str
-    effect: str
-
-    def to_json(self) -> dict:
-        """JSON form: the attributes as keys."""
-        return {"field": self.field, "pointer": self.pointer, "release": self.release, "change": self.change,
-                "effect": self.effect}
 
 
 @dataclass(frozen=True)
@@ -72,33 +52,6 @@ class Generation:
                 "signs": [s.to_json() for s in self.signs]}
 
 
-def _newer_signs(differences) -> list[GenerationSign]:
-    signs = []
-    for d in differences:
-        if d.kind == "newer-field":
-            field, release = newer_field(d.pointer)
-            signs.append(GenerationSign(field, d.pointer, RELEASES[release], "added",
-                                        f"unknown to {REFERENCE_RELEASE}: dropped on read, so the re-encoding "
-                                        "differs (P-CANONICAL)"))
-    return signs
-
-
-def newer_summary(differences) -> str | None:
-    """The sentence for a P-CANONICAL diagnosis whose ``differences`` include newer fields, else ``None``."""
-    signs = _newer_signs(differences)
-    if not signs:
-        return None
-    releases = sorted({s.release for s in signs})
-    fields = ", ".join(dict.fromkeys(s.field for s in signs))
-    head = (f"written by a newer A3S Code: {' / '.join(releases)} writes {fields}, which the pinned "
-            f"{REFERENCE_RELEASE} reference does not know and drops on read")
-    others = sorted({d.kind for d in differences if d.kind != "newer-field"})
-    if not others:
-        return (head + "; the reference rejects the artifact for that alone (P-CANONICAL): a version difference, "
-                "not corruption")
-    return head + f"; other differences remain ({', '.join(k.replace('-', ' ') for k in others)})"
-
-
 def detect_generation(ctx, report) -> Generation | None:
     """The :class:`Generation` the payload of ``ctx`` shows, given its ``report``, else ``None``.
 
@@ -110,10 +63,8 @@ def detect_generation(ctx, report) -> Generation | None:
     signs: list[GenerationSign] = []
     canonical = report.for_rule("P-CANONICAL")
     if canonical.failed:
-        from inspector.checkpoint.diagnosis.diagnose import diagnose_canonical
-
         diag = diagnose_canonical(ctx)
-        signs = _newer_signs(diag.differences)
+        signs = newer_signs(diag.differences)
         if signs:
             only = all(d.kind == "newer-field" for d in diag.differences)
             releases = sorted({s.release for s in signs})

@@ -22,7 +22,7 @@ from inspector.checkpoint.diagnosis.hazards import (
     RELEASES, f32_field, is_cost_timestamp, is_permission_rule, is_task, is_yolo_lanes, newer_field, struct_name,
     timestamp_change, unreproducible_order_notes,
 )
-from inspector.checkpoint.analysis.generation import newer_summary
+from inspector.checkpoint.diagnosis.newer import newer_summary
 from inspector.checkpoint.jsontext.reader import Node, SerdeError, parse_value
 from inspector.checkpoint.slotted import KEY, POINTER, Text, fmt, ours, value as _fv
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 import orjson
 
-from inspector.checkpoint.jsontext.canonical import encode
 from inspector.checkpoint.digest import is_sha256, rust_trim
-from inspector.checkpoint.slotted import RELATIVE, Text, fmt, ours, rebased, value as _fv
+from inspector.checkpoint.jsontext.canonical import encode
 from inspector.checkpoint.schema.typed import rust_debug_str as _q
+from inspector.checkpoint.slotted import RELATIVE, Text, fmt, ours, rebased
+from inspector.checkpoint.slotted import value as _fv
 
 __all__ = [
     "Problem", "cognitive_binding_problem", "capability_binding_problem", "durable_binding_problem",

@@ -53,6 +53,8 @@ class Rule:
         not_evaluated: reason the engine cannot evaluate it (an open item of FORMAT.md 10), or
             ``None``; every rule is evaluated today.
         unreachable: reason no input can make it fail on the checkpoint path, or ``None``.
+        per_run: the reference checks it inside its loop over run records (FORMAT.md 6.3): its
+            failures are ordered run by run with the other per-run rules (``rules.toml`` ``per_run``).
         plain: the rule in plain language (:class:`Plain`, from ``plain.toml``), or ``None``
             when ``plain.toml`` has no entry (a test requires one for every rule).
     """
@@ -71,6 +73,7 @@ class Rule:
     not_evaluated: str | None = None
     unreachable: str | None = None
     plain: Plain | None = None
+    per_run: bool = False
 
     @property
     def prefix(self) -> str:
@@ -91,6 +94,7 @@ def catalogue() -> tuple[Rule, ...]:
             code=r["code"] or None, message=r["message"], requires=tuple(r["requires"]),
             doc_ref=r["doc_ref"], rank=rank, import_path=r.get("import_path", True),
             not_evaluated=r.get("not_evaluated"), unreachable=r.get("unreachable"), plain=plain.get(r["id"]),
+            per_run=r.get("per_run", False),
         ))
     return tuple(out)
 

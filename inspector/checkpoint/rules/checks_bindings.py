@@ -13,18 +13,17 @@ picks the failure the reference's run loop meets first (``validate_invariants``)
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.reader import SerdeError
 from inspector.checkpoint.rules.bindings import (
     EVIDENCE_KEY, EVIDENCE_SCHEMA, TRANSFORM_BINDING_KEY, Problem, capability_binding_problem,
     cognitive_binding_problem, durable_binding_problem, transform_binding_problem, transform_policy_digest,
 )
-from inspector.checkpoint.rules.checks import Violation, check
 from inspector.checkpoint.rules.context import NotApplicable, json_equal
-from inspector.checkpoint.jsontext.reader import SerdeError
+from inspector.checkpoint.rules.registry import SESSION_ID_POINTER, Violation, check, nv, qv
 from inspector.checkpoint.rules.runevents import RunEvents, for_context, read_runs
 from inspector.checkpoint.schema.model import TOOL_RESULT_EVIDENCE, TOOL_RESULT_TRANSFORM_BINDING
-from inspector.checkpoint.slotted import KEY, Text, fmt, ours, rebased, slots_of
 from inspector.checkpoint.schema.typed import decode_value
-from inspector.checkpoint.rules.checks import _SID, nv, qv
+from inspector.checkpoint.slotted import KEY, Text, fmt, ours, rebased, slots_of
 
 # -- one walk over the snapshot computes every binding rule's violations -------------------------
 _RULES = ("S-DURABLE-VALID", "S-DURABLE-TENANT", "S-DURABLE-PRINCIPAL", "S-COGNITIVE", "S-RUN-COGNITIVE",
@@ -102,7 +101,7 @@ def _session_rules(session: dict, out: dict) -> None:
         base = "/snapshot/session/durable_memory_binding"
         if p is not None:
             out["S-DURABLE-VALID"].append(_at(
-                fmt("session snapshot {} has an invalid durable-memory binding: {}", qv(sid, _SID), p.error), base, p))
+                fmt("session snapshot {} has an invalid durable-memory binding: {}", qv(sid, SESSION_ID_POINTER), p.error), base, p))
         else:
             for rule, key, name in (("S-DURABLE-TENANT", "tenant_id", "tenantId"),
                                     ("S-DURABLE-PRINCIPAL", "principal", "principalId")):
@@ -112,7 +111,7 @@ def _session_rules(session: dict, out: dict) -> None:
                     here = f"/snapshot/session/{key}" if got is not None else f"{base}/namespace/{name}"
                     other = f"{base}/namespace/{name}" if got is not None else f"/snapshot/session"
                     out[rule].append(Violation(
-                        fmt("session snapshot {} {} identity does not match its durable-memory binding", qv(sid, _SID),
+                        fmt("session snapshot {} {} identity does not match its durable-memory binding", qv(sid, SESSION_ID_POINTER),
                             ours(what)),
                         "payload", here, expected=qv(want, f"{base}/namespace/{name}"),
                         actual=ours("absent") if got is None else qv(got, here),
@@ -121,7 +120,7 @@ def _session_rules(session: dict, out: dict) -> None:
     p = None if c is None else cognitive_binding_problem(c)
     if p is not None:
         out["S-COGNITIVE"].append(_at(
-            fmt("session snapshot {} has an invalid cognitive package binding: {}", qv(sid, _SID), p.error),
+            fmt("session snapshot {} has an invalid cognitive package binding: {}", qv(sid, SESSION_ID_POINTER), p.error),
             "/snapshot/session/cognitive_package_binding", p))
 
 
@@ -208,7 +207,7 @@ class _ToolEnds:
         self.problems: dict[tuple, Problem | None] = {}
 
     def head(self, run, i, j) -> Text:
-        return fmt("run {} event {} in session {}", _run_id(run, i), j, qv(self.sid, _SID))
+        return fmt("run {} event {} in session {}", _run_id(run, i), j, qv(self.sid, SESSION_ID_POINTER))
 
     def parse(self, rule_id: str, t, key: str, what: str, metadata: dict, run, i, j, run_base: str, step: int):
         """``serde_json::from_value`` of ``metadata[key]`` for an S-TOOLEND-*-PARSE rule: the typed value, or

@@ -7,9 +7,14 @@ with the reference's verbatim message, or raises :class:`~.context.NotApplicable
 
 from __future__ import annotations
 
-from inspector.checkpoint.rules.checks import _SID, Violation, _eq, _msg, _runs, _short, _sid, check, nv, qv
+from inspector.checkpoint.digest import is_valid_id
 from inspector.checkpoint.rules.context import json_equal
-from inspector.checkpoint.slotted import fmt, ours, value as fv
+from inspector.checkpoint.rules.registry import (
+    SESSION_ID_POINTER, U64_MAX, Violation, check, expect_equal, nv, qv, reference_message, runs_of, session_id_of,
+    short_json,
+)
+from inspector.checkpoint.slotted import fmt, ours
+from inspector.checkpoint.slotted import value as fv
 
 _RUN_ID = "/logical_resume/run_id"
 
@@ -17,7 +22,7 @@ _RUN_ID = "/logical_resume/run_id"
 @check("L-SCHEMA")
 def l_schema(ctx):
     """L-SCHEMA: Loop checkpoint schema_version is exactly 1 (FORMAT.md 6.4). Yields a Violation per failure."""
-    yield from _eq("L-SCHEMA", "payload", "/logical_resume/schema_version", ctx.lr["schema_version"], 1)
+    yield from expect_equal("L-SCHEMA", "payload", "/logical_resume/schema_version", ctx.lr["schema_version"], 1)
 
 
 @check("L-LOADABLE-VERSION")
@@ -41,11 +46,11 @@ def l_address(ctx):
 @check("L-OWNER")
 def l_owner(ctx):
     """L-OWNER: Loop checkpoint belongs to the snapshot's session (FORMAT.md 6.4). Yields a Violation per failure."""
-    lr, sid = ctx.lr, _sid(ctx)
+    lr, sid = ctx.lr, session_id_of(ctx)
     if lr["session_id"] != sid:
         yield Violation(fmt("loop checkpoint ownership mismatch for run {}: current session is {}, payload belongs to {}",
-                            qv(lr["run_id"], _RUN_ID), qv(sid, _SID), qv(lr["session_id"], "/logical_resume/session_id")),
-                        "payload", "/logical_resume/session_id", expected=nv(sid, _SID), actual=lr["session_id"],
+                            qv(lr["run_id"], _RUN_ID), qv(sid, SESSION_ID_POINTER), qv(lr["session_id"], "/logical_resume/session_id")),
+                        "payload", "/logical_resume/session_id", expected=nv(sid, SESSION_ID_POINTER), actual=lr["session_id"],
                         extra=(("payload", "/snapshot/session/id"),))
 
 
@@ -53,12 +58,12 @@ def l_owner(ctx):
 def l_boundary(ctx):
     """L-BOUNDARY: Loop checkpoint is at a completed tool round (FORMAT.md 6.4). Yields a Violation per failure."""
     if ctx.lr["turn"] == 0:
-        yield Violation(_msg("L-BOUNDARY"), "payload", "/logical_resume/turn", expected=">= 1", actual=0)
+        yield Violation(reference_message("L-BOUNDARY"), "payload", "/logical_resume/turn", expected=">= 1", actual=0)
 
 
 def _source(ctx):
     run = ctx.lr["run_id"]
-    for i, rec in enumerate(_runs(ctx)):
+    for i, rec in enumerate(runs_of(ctx)):
         if rec["snapshot"]["id"] == run:
             return i, rec
     return None, None
@@ -120,5 +125,24 @@ def l_capability_match(ctx):
 
 
 def _sv(v, pointer: str):
-    """A payload value at ``pointer`` printed as :func:`.checks._short` does (one slot; ``absent``: ours)."""
-    return ours("absent") if v is None else fv(v, "payload", pointer, form=_short)
+    """A payload value at ``pointer`` printed as :func:`.checks.short_json` does (one slot; ``absent``: ours)."""
+    return ours("absent") if v is None else fv(v, "payload", pointer, form=short_json)
+
+
+@check("L-EVIDENCE-IDS")
+def l_evidence_ids(ctx):
+    """L-EVIDENCE-IDS: Loop checkpoint ids are valid for evidence (FORMAT.md 6.4). Yields a Violation per failure."""
+    lr = ctx.lr
+    if not is_valid_id(lr["session_id"]):
+        yield Violation(ours("logical-resume session_id is empty, unbounded, or contains control characters"), "payload",
+                        "/logical_resume/session_id", actual=qv(lr["session_id"], "/logical_resume/session_id"), order=(0,))
+    if not is_valid_id(lr["run_id"]):
+        yield Violation(ours("logical-resume source_run_id is empty, unbounded, or contains control characters"), "payload",
+                        "/logical_resume/run_id", actual=qv(lr["run_id"], "/logical_resume/run_id"), order=(1,))
+
+
+@check("L-TURN-REPR")
+def l_turn_repr(ctx):
+    """L-TURN-REPR: Tool-round counter fits in u64 (FORMAT.md 6.4). Yields a Violation per failure."""
+    if ctx.lr["turn"] > U64_MAX:  # unreachable on 64-bit, as in the reference
+        yield Violation(reference_message("L-TURN-REPR"))

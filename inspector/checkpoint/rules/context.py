@@ -12,14 +12,14 @@ from functools import cached_property
 
 import orjson
 
-from inspector.checkpoint.schema import model as S
-from inspector.checkpoint.jsontext.canonical import encode
 from inspector.checkpoint.digest import (
     DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, SNAPSHOT_DOMAIN, content_digest, descriptor_digest_input, domain_digest,
     logical_evidence_input, snapshot_evidence_input,
 )
+from inspector.checkpoint.jsontext.canonical import encode
 from inspector.checkpoint.jsontext.reader import Node, SerdeError, parse_value
 from inspector.checkpoint.read.door import read_payload
+from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.schema.typed import decode
 
 __all__ = ["Context", "build_descriptor", "json_equal", "NotApplicable", "Deferred",
