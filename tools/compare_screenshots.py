@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 def main(out: str) -> int:
     import orjson
 
-    from tests.checkpoint.compare_helpers import add_tool_rounds, export
+    from tests.checkpoint.analysis.compare_helpers import add_tool_rounds, export
 
     os.makedirs(out, exist_ok=True)
     app = QApplication.instance() or QApplication(sys.argv)

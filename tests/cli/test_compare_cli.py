@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from inspector.cli import main
-from tests.checkpoint.compare_helpers import add_tool_rounds, apply_patch, export
+from tests.checkpoint.analysis.compare_helpers import add_tool_rounds, apply_patch, export
 from tests.conftest import CASES, CASES_PINNED, GOLDEN, SAMPLES
 
 GP = GOLDEN / "payload-with-resume.json"

@@ -49,7 +49,7 @@ from inspector.checkpoint.read import door  # the one door to a payload: the rea
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast  # noqa: E402
 from inspector.checkpoint.jsontext.reader import SerdeError, parse_value  # noqa: E402
 from inspector.checkpoint.read.typedfast import decode_typed  # noqa: E402
-from tests.checkpoint.test_fast_verdicts import _declined, _report, _shown  # noqa: E402
+from tests.checkpoint.read.test_fast_verdicts import _declined, _report, _shown  # noqa: E402
 from tests.conftest import CASES_PINNED, GOLDEN  # noqa: E402
 
 

@@ -109,7 +109,7 @@ def test_invalid_byte_has_glyph_and_tooltip(qtbot):
 
 
 def test_parse_needle_and_find_all():
-    from inspector.gui.widgets.hex_search import find_all, parse_needle
+    from inspector.session.hex_search import find_all, parse_needle
 
     assert parse_needle("hex: 7b 22ff") == (b'{"\xff', "")
     assert parse_needle("hex: 7") == (None, "hex: needs pairs of hex digits, e.g. hex: 7b 22 ff")

@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 
 from inspector.session import compare_loading as compare_engine  # noqa: E402
 from inspector.gui.roles import PointerRole  # noqa: E402
-from tests.checkpoint.compare_helpers import add_tool_rounds, export  # noqa: E402
+from tests.checkpoint.analysis.compare_helpers import add_tool_rounds, export  # noqa: E402
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
 from .test_window import _drop  # noqa: E402

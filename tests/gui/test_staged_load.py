@@ -114,7 +114,7 @@ def _assert_spans_are_the_index(spans: dict, index: dict, big: int, label: str =
 def test_fast_path_spans_of_pretty_and_reordered_payloads_are_the_scanners_index(name):
     """NotCanonical files (pretty-printed, reordered, one final newline) get their spans from the
     printing's arithmetic: the same index the byte scanner builds."""
-    from tests.checkpoint.test_relaid import _variants
+    from tests.checkpoint.read.test_relaid import _variants
 
     data = (CASES / name).read_bytes()
     try:

@@ -235,7 +235,7 @@ class HexView(QAbstractScrollArea):
         self._place_goto()
 
     def _find_entered(self, step: int) -> None:
-        from .hex_search import BACKGROUND_BYTES, find_all, parse_needle
+        from inspector.session.hex_search import BACKGROUND_BYTES, find_all, parse_needle
 
         text = self.goto_edit.text()
         if text == self._searched and self._search_job is None:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from inspector.checkpoint import encode, verify
 from inspector.checkpoint.analysis.compare import MISSING, compare_documents, compare_values, dump_json, to_patch
-from tests.checkpoint.compare_helpers import add_tool_rounds, apply_patch, export
+from tests.checkpoint.analysis.compare_helpers import add_tool_rounds, apply_patch, export
 from tests.conftest import GOLDEN, SAMPLES
 
 GP = (GOLDEN / "payload-with-resume.json").read_bytes()

@@ -19,7 +19,7 @@ rewritten in the ways serde reads but the reference never writes:
 The expected verdicts (rule, code, full message with line/column) in ``data/typed_paths.json``
 come from the reference (``oracle2 verify``), not from the engine. Re-record them with::
 
-    .venv/bin/python tests/checkpoint/test_typed_paths.py --record
+    .venv/bin/python tests/checkpoint/schema/test_typed_paths.py --record
 
 ``test_pins_match_reference`` re-checks them against ``oracle2`` when it is built here.
 """
@@ -37,7 +37,7 @@ import orjson
 import pytest
 
 if __name__ == "__main__":  # --record: run from the repository root
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from inspector.checkpoint import decode, encode, verify
 from inspector.checkpoint.schema import model as S

@@ -3,14 +3,14 @@
 FORMAT.md 6.3 catalogs C (cognitive), R (capability), D and S (durable memory, semantic recall),
 T (tool_end transform binding) and the S-TOOLEND evidence rules, plus L-CAPABILITY-VALID (6.4).
 Each recipe starts from the golden ``with-resume`` pair, adds valid typed bindings/events
-(:mod:`tests.checkpoint.binding_recipes`) with exactly the defect its name says, and re-points
+(:mod:`tests.checkpoint.rules.binding_recipes`) with exactly the defect its name says, and re-points
 the whole descriptor at the new bytes, so a recipe whose rule did not fire would verify.
 ``order-`` recipes break two checks at once: their pin shows which one the reference reports
 first (inner-check order within a catalog, rule order, event and run order).
 
 The pins in ``data/binding_mutations.json`` are ``oracle2 verify`` verdicts. Re-record with::
 
-    .venv/bin/python tests/checkpoint/test_binding_mutations.py --record
+    .venv/bin/python tests/checkpoint/rules/test_binding_mutations.py --record
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-import tests.checkpoint.test_rule_mutations as base
+import tests.checkpoint.rules.test_rule_mutations as base
 from inspector.checkpoint import Verdict, encode, verify
-from tests.checkpoint.binding_recipes import (
+from tests.checkpoint.rules.binding_recipes import (
     CONTEXT_EFFICIENT_POLICY, CONTEXT_V1, CONTEXT_V2, GOLDEN_POLICY, PRINCIPAL, RETRIEVAL, RETRIEVAL_LEGACY, SHA_A,
     SHA_B, SHA_E, TENANT, binding_digest, capability, cognitive, cognitive_event, durable, evidence, policy_digest,
     recall_policy, semantic, snapshot_digest, tool_end, transform_binding, transformed, turn_start, use_generation,

@@ -10,7 +10,7 @@ The expected root causes (``ok``, ``rule``, ``code``, full ``message``) in
 ``data/rule_mutations.json`` were produced by the reference (``oracle2 verify``), not by the
 engine. Re-record them with::
 
-    .venv/bin/python tests/checkpoint/test_rule_mutations.py --record
+    .venv/bin/python tests/checkpoint/rules/test_rule_mutations.py --record
 
 ``test_pins_match_reference`` re-checks the pins against ``oracle2`` when it is built here
 (``$ORACLE2``, default /tmp/reference/target/release/oracle2) and is skipped otherwise; all
@@ -40,7 +40,7 @@ from inspector.checkpoint import (
 from inspector.checkpoint.digest import descriptor_digest_input, logical_evidence_input, snapshot_evidence_input
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+ROOT = HERE.parents[2]
 # the ground truth as tests/conftest.py picks it (this file also runs as a script to --record):
 # an explicit $CHECKPOINT_SHARED, else the vendored tests/data/
 SHARED = Path(os.environ.get("CHECKPOINT_SHARED") or ROOT / "tests" / "data")

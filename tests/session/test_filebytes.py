@@ -6,7 +6,7 @@ import os
 import pytest
 
 from inspector.session.filebytes import FileBytes
-from inspector.gui.widgets.hex_search import find_all
+from inspector.session.hex_search import find_all
 
 
 def test_reads_like_bytes_and_says_when_the_file_shrank(tmp_path):

@@ -28,10 +28,10 @@ from inspector.checkpoint.jsontext.reader import SerdeError
 from inspector.checkpoint.analysis.lint import MAX_PER_KIND, lint_payload
 from inspector.checkpoint.rules.runevents import read_runs
 from inspector.checkpoint.schema.typed_content import _plain_struct, content, decode_value, to_content
-from tests.checkpoint.binding_recipes import (
+from tests.checkpoint.rules.binding_recipes import (
     SHA_E, cognitive, cognitive_event, evidence, tool_end, transform_binding, transformed, turn_start,
 )
-from tests.checkpoint.test_binding_mutations import both, repointed, run
+from tests.checkpoint.rules.test_binding_mutations import both, repointed, run
 
 STRUCTS = [t for t in S.ALL_TYPES if isinstance(t, S.Struct)]
 

@@ -16,7 +16,7 @@ from inspector.checkpoint.schema.timestamp import (
     normalize_timestamp, parse_timestamp,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FIXTURE_DIRS = [Path("/work/shared/fixtures"), ROOT / "tests" / "data" / "fixtures"]
 
 

@@ -9,7 +9,7 @@ import pytest
 from inspector.checkpoint import encode, verify
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast
 from inspector.checkpoint.read.typedfast import _canonical_escapes, decode_typed, text_of
-from tests.checkpoint.test_fast_verdicts import RICH, RICH_DESC, _same_verdict
+from tests.checkpoint.read.test_fast_verdicts import RICH, RICH_DESC, _same_verdict
 
 
 def _rich():
@@ -263,7 +263,7 @@ def test_a_default_the_reference_omits_is_refused_when_written(path, written):
 
 
 def _canonical_fixtures():
-    from tests.checkpoint.test_spans_index import _payloads
+    from tests.checkpoint.read.test_spans_index import _payloads
     return _payloads()[::2]
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from inspector.session.engine import Cancelled
+
 __all__ = ["BACKGROUND_BYTES", "MATCH_LIMIT", "find_all", "parse_needle"]
 
 BACKGROUND_BYTES = 4 * 1024 * 1024  # files larger than this are searched on a pool thread
@@ -32,10 +34,8 @@ def find_all(data: bytes, needle: bytes, ctx=None, limit: int = MATCH_LIMIT) -> 
 
     Returns ``(offsets, more)``; ``more`` is True when matches beyond ``limit`` were not kept.
     ``ctx`` (a :class:`~inspector.gui.jobs.JobContext`) is checked every 4 MiB for cancellation and
-    given progress; :class:`~inspector.gui.jobs.Cancelled` is raised when cancelled.
+    given progress; :class:`~inspector.session.engine.Cancelled` is raised when cancelled.
     """
-    from ..jobs import Cancelled
-
     out: list[int] = []
     n, k, pos = len(data), len(needle), 0
     while pos < n:

@@ -8,7 +8,7 @@ import pytest
 from inspector.checkpoint import encode, verify
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast
 from inspector.checkpoint.read.typedfast import decode_typed, text_of
-from tests.checkpoint.test_fast_verdicts import RICH, RICH_DESC, _same_verdict
+from tests.checkpoint.read.test_fast_verdicts import RICH, RICH_DESC, _same_verdict
 
 _TEXT = b'"text":"Parser errors should carry byte offsets."'
 

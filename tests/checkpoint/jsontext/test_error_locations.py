@@ -10,7 +10,7 @@ import re
 import pytest
 
 from inspector.checkpoint import CanonicalError, SerdeError, canonicalize, parse_value, verify
-from tests.checkpoint.test_canonical import ROWS, _input
+from tests.checkpoint.jsontext.test_canonical import ROWS, _input
 
 _POSITION = re.compile(r"^(.*) at line (\d+) column (\d+)$")
 _WS = b" \t\r\n"
