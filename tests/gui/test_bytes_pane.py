@@ -86,7 +86,7 @@ def test_invalid_utf8_offsets_exact():
 
 
 def test_invalid_byte_has_glyph_and_tooltip(qtbot):
-    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtCore import QEvent
     from PySide6.QtGui import QHelpEvent
     from PySide6.QtWidgets import QToolTip
 
@@ -221,3 +221,51 @@ def test_bytes_per_row_follow_the_width(qtbot):
                          v.offset_position(37))
         assert (v._row, v.cursor_offset) == (row, 37)
         assert v.verticalScrollBar().maximum() == max(0, 256 // row - v.verticalScrollBar().pageStep())
+
+
+def _start_slow_load(window, monkeypatch):
+    from inspector.session import engine
+
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)  # a load in worker processes (not instant)
+    window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])
+    assert window.cancel_button.isVisible() and window.act_stop.isEnabled()
+
+
+def test_esc_in_the_bytes_go_to_field_closes_it_while_a_load_runs(qtbot, window, monkeypatch):
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    _start_slow_load(window, monkeypatch)
+    window.activateWindow()
+    QTest.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)  # Go ▸ Go to Offset…
+    hexv = window.hex_tabs.currentWidget()
+    assert hexv.goto_edit.hasFocus()
+    QTest.keyClick(hexv.goto_edit, Qt.Key.Key_Escape)
+    assert not hexv._goto_bar.isVisible()
+    assert window.act_stop.isEnabled() and window.banner_text("info") is None
+
+
+def test_a_right_click_inside_dragged_bytes_copies_them_not_the_field_under_the_pointer(qtbot, window):
+    # Mouse trial: drag over bytes, right-click, Copy Bytes as Hex: the right click selected the field
+    # under the pointer (its value "1732040265008"), and that was copied instead of the dragged bytes.
+    from .test_bytes_pane import drag_bytes
+    from .test_copy import _menu_pick
+
+    hexv, data, a = drag_bytes(qtbot, window, b'"turn":3', [0, 4, 7])
+    vp = hexv.viewport()
+    qtbot.wait(100)
+    assert hexv.highlighted == (a, a + 8)
+
+    def right_click():
+        QTest.mousePress(vp, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(a + 7))
+        QTest.mouseRelease(vp, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier,
+                           hexv.offset_position(a + 7))
+        qtbot.wait(100)  # the selection relay runs
+        QTest.keyClick(hexv, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    text, _labels = _menu_pick(qtbot, hexv, right_click, "Copy Bytes as Hex")
+    assert text == "22 74 75 72 6e 22 3a 33"  # "turn":3
+    # outside the selection a right click still moves to the byte under the pointer
+    b = data.index(b'"schema_version"')
+    QTest.mousePress(vp, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(b + 2))
+    QTest.mouseRelease(vp, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, hexv.offset_position(b + 2))
+    qtbot.waitUntil(lambda: hexv.highlighted != (a, a + 8))
+    start, end = hexv.highlighted  # the field under the pointer: its value
+    assert start == b + len(b'"schema_version":') and data[start:end] == b"1"

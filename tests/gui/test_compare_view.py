@@ -263,3 +263,41 @@ def test_canonical_diff_in_a_worker_process_keeps_canonical_and_sizes(qtbot, win
                                          f"the canonical bytes ({size:,} bytes); first differing byte: 1.<br>")
     assert win.model.rowCount() == 123
     win.close()
+
+
+CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
+def test_compare_with_a_descriptor_while_a_pair_is_open_compares_the_descriptors(qtbot, window):
+    # Mouse trial: File ▸ Compare With…, pick sample.descriptor.json while the broken pair is open:
+    # "ERROR: Compare two payloads or two descriptors; got ….payload.json (payload) and ….descriptor.json
+    # (descriptor)", and both panes kept saying "comparing…".
+    open_and_wait(qtbot, window, [SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json"])
+    window.comparer.pick_file = lambda title: str(SAMPLES / "sample.descriptor.json")  # the dialog's answer
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    with qtbot.waitSignal(window.comparer.opened, timeout=10000) as sig:
+        QTest.keyClick(window, Qt.Key.Key_D, CTRL_SHIFT)
+    win = sig.args[0]
+    qtbot.waitUntil(lambda: win.result is not None, timeout=20000)
+    assert [win.result.a.path, win.result.b.path] == [str(SAMPLES / "broken.descriptor.json"),
+                                                     str(SAMPLES / "sample.descriptor.json")]
+    assert not win.summary.text().startswith("ERROR")
+    win.close()
+
+
+def test_a_comparison_that_cannot_be_made_does_not_keep_saying_comparing(qtbot, window, tmp_path):
+    other = tmp_path / "notes.json"
+    other.write_text('{"name": "not a checkpoint"}')
+    open_and_wait(qtbot, window, [SAMPLES / "broken.payload.json"])
+    window.comparer.pick_file = lambda title: str(other)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    with qtbot.waitSignal(window.comparer.opened, timeout=10000) as sig:
+        QTest.keyClick(window, Qt.Key.Key_D, CTRL_SHIFT)
+    win = sig.args[0]
+    qtbot.waitUntil(lambda: win.statusBar().currentMessage() == "The comparison could not be made.", timeout=20000)
+    assert win.summary.text().startswith("ERROR: ")
+    assert [h.text() for h in win.headers] == ["<b>broken.payload.json</b><br>not compared",
+                                               "<b>notes.json</b><br>not compared"]
+    win.close()

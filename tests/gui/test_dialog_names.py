@@ -25,6 +25,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox  # noqa: E402
 from inspector.session.pathnames import resolve_new_path  # noqa: E402
 
 from .conftest import GOLDEN_D, GOLDEN_P  # noqa: E402
+from inspector.gui import dialogs  # noqa: E402
+from .conftest import SAMPLES, open_and_wait  # noqa: E402
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names are bytes")
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
@@ -114,3 +116,18 @@ def test_resolve_new_path_keeps_the_folder_and_the_suggested_name(latin1):
         os.path.join(latin1, os.fsdecode(b"n\xe9.json"))  # typed as the window shows bytes
     plain = os.path.join(os.path.dirname(latin1), "plain.json")
     assert resolve_new_path(plain, None) == plain
+
+
+def test_descriptor_name_follows_the_payload_name():
+    assert dialogs.descriptor_name_for("/t/edited.payload.json") == "/t/edited.descriptor.json"
+    assert dialogs.descriptor_name_for("/t/run-7-payload.edited.json") == "/t/run-7-descriptor.edited.json"
+    assert dialogs.descriptor_name_for("/t/run7.json") == "/t/run7.descriptor.json"
+
+
+def test_saving_the_bundled_sample_starts_in_the_documents_folder(qtbot, window, monkeypatch):
+    open_and_wait(qtbot, window, [SAMPLES / "sample.payload.json", SAMPLES / "sample.descriptor.json"])
+    asked = []
+    monkeypatch.setattr(dialogs, "ask_new_file", lambda w, title, suggestion: asked.append(suggestion))
+    QTest.keyClick(window, Qt.Key.Key_S, CTRL_SHIFT)
+    assert asked == [os.path.join(dialogs.documents_dir(), "sample.payload.edited.json")]
+    assert not asked[0].startswith(str(SAMPLES.parent.parent))

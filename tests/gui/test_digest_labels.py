@@ -7,6 +7,10 @@ from PySide6.QtTest import QTest
 from inspector.gui.document import sample_paths
 
 from .conftest import open_and_wait
+import pytest
+pytest.importorskip("PySide6")
+from PySide6.QtWidgets import QApplication  # noqa: E402
+from .conftest import GOLDEN_D, GOLDEN_P  # noqa: E402
 
 
 def _shown(view, text, width):
@@ -41,7 +45,6 @@ def test_digest_labels_are_told_apart_at_1024x700(qtbot, window_1024):
 def test_compare_and_canonical_diff_windows_fit_a_small_screen(qtbot):
     # They opened at 1100x780 and 1100x700 whatever the screen: on a 1024x700 screen their status
     # bar (progress, Cancel) was below its bottom edge and their right side past the screen.
-    from PySide6.QtWidgets import QApplication
 
     from inspector.gui.canon_view import CanonicalDiffWindow
     from inspector.gui.compare_view import CompareWindow
@@ -54,3 +57,21 @@ def test_compare_and_canonical_diff_windows_fit_a_small_screen(qtbot):
         win.show()
         assert win.width() <= avail.width() and win.height() <= avail.height(), (cls.__name__, win.size())
         assert win.width() >= avail.width() - 60  # as wide as fits
+
+
+def test_digests_pane_shows_both_digests_and_what_was_hashed_at_the_default_size(qtbot, window):
+    window.resize(1560, 960)
+    window.reset_layout()
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    qtbot.waitUntil(lambda: window.digests_view.viewport().width() > 200)
+    view = window.digests_view
+    hh = view.horizontalHeader()
+    right = hh.sectionViewportPosition(3) + hh.sectionSize(3)
+    assert right <= view.viewport().width()
+    fm = view.fontMetrics()
+    m = window.digests_model
+    for row in range(m.rowCount()):
+        for col in (2, 3):
+            text = m.data(m.index(row, col))
+            assert hh.sectionSize(col) >= fm.horizontalAdvance(text) + 6, text  # not elided
+    assert window.digest_detail.height() >= 140

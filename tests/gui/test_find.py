@@ -14,6 +14,7 @@ from inspector.gui.roles import PointerRole  # noqa: E402
 from inspector.session.search import search_document  # noqa: E402
 
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
+from inspector.gui.document import sample_paths  # noqa: E402
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 
@@ -177,3 +178,52 @@ def test_large_arrays_show_range_rows_and_navigation_goes_through_them(qtbot, wi
 def _menu(qtbot, view, label):
     from .test_copy import _menu_pick
     return _menu_pick(qtbot, view, lambda: QTest.keyClick(view, Qt.Key.Key_Menu), label)
+
+
+def _start_slow_load(window, monkeypatch):
+    from inspector.session import engine
+
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)  # a load in worker processes (not instant)
+    window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])
+    assert window.cancel_button.isVisible() and window.act_stop.isEnabled()
+
+
+def test_esc_in_the_find_bar_closes_it_while_a_load_runs_and_only_then_stops_the_load(qtbot, window, monkeypatch):
+    _start_slow_load(window, monkeypatch)
+    window.activateWindow()
+    QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.find_bar.isVisible() and window.find_bar.edit.hasFocus()
+    QTest.keyClick(window.find_bar.edit, Qt.Key.Key_Escape)
+    assert not window.find_bar.isVisible()
+    assert window.act_stop.isEnabled() and window.banner_text("info") is None  # the load goes on
+    # the go-to-pointer field of the same bar (Ctrl+G) too
+    QTest.keyClick(window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
+    assert window.find_bar.pointer.hasFocus()
+    QTest.keyClick(window.find_bar.pointer, Qt.Key.Key_Escape)
+    assert not window.find_bar.isVisible() and window.act_stop.isEnabled()
+    # nothing closer takes Esc now: it stops the load
+    QTest.keyClick(window.snap_pane.view, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: window.banner_text("info") == "Loading was cancelled.", timeout=20000)
+    assert not window.act_stop.isEnabled()
+    # Help ▸ Keyboard Shortcuts says so (it lists both meanings of Esc)
+    from inspector.gui.menus import shortcut_sections
+
+    rows = dict(sum((r for _, r in shortcut_sections(window)), []))
+    assert rows["Stop Loading"] == "Esc"
+    assert rows["Find bar, go-to-offset field, a value being edited: close (first; Esc is Stop Loading only when "
+                "none of them has the focus)"] == "Esc"
+
+
+def test_find_count_of_the_previous_checkpoint_is_not_left_showing(qtbot, window):
+    # "1 of 3 matches" stayed beside the Find field after another checkpoint was opened, though the
+    # matches were forgotten (Enter searches the new one).
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    _find(qtbot, window, "source-run")
+    edit = window.find_bar.edit
+    assert window.find_bar.status.text() == "1 of 3 matches"
+    open_and_wait(qtbot, window, list(sample_paths("broken")))
+    assert window.find_bar.isVisible() and edit.text() == "source-run"
+    assert window.find_bar.status.text() == ""
+    with qtbot.waitSignal(window.finder.moved, timeout=30000):
+        QTest.keyClick(edit, Qt.Key.Key_Return)
+    assert window.find_bar.status.text() == "1 of 3 matches"

@@ -8,6 +8,13 @@ from PySide6.QtTest import QTest
 from inspector.gui.roles import ObjectRole
 
 from .conftest import open_mixed_folder
+import multiprocessing
+import shutil
+import pytest
+pytest.importorskip("PySide6")
+from inspector.session import engine
+from inspector.session import workers  # noqa: E402
+from .conftest import GOLDEN_D, GOLDEN_P, SAMPLES  # noqa: E402
 
 
 def _column(view, col):
@@ -170,7 +177,6 @@ def test_folder_names_that_are_not_utf8_read_as_elsewhere_in_the_window(qtbot, w
     in the table and ``…/d�p�t`` in the banner while the title said ``caf\\xe9.payload.json``)."""
     import shutil
 
-    from .conftest import SAMPLES
 
     folder = os.path.join(os.fsencode(tmp_path), b"d\xe9p\xf4t")
     os.mkdir(folder)
@@ -197,3 +203,46 @@ def test_folder_names_that_are_not_utf8_read_as_elsewhere_in_the_window(qtbot, w
         QTest.keyClick(view, Qt.Key.Key_Return)
     assert window.report.root_cause.rule.id == "X-BYTES"
     assert window.windowTitle().startswith("caf\\xe9.payload.json + caf\\xe9.descriptor.json")
+
+
+def test_open_folder_cancels_a_running_load(qtbot, window, monkeypatch, tmp_path):
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)  # worker processes, as for a large payload
+    folder = tmp_path / "f"
+    folder.mkdir()
+    shutil.copyfile(GOLDEN_P, folder / GOLDEN_P.name)
+    shutil.copyfile(GOLDEN_D, folder / GOLDEN_D.name)
+    window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])
+    load = window.loader.job
+    assert window.header.title.text() == "Opening payload-with-resume.json + descriptor-with-resume.json…"
+    with qtbot.waitSignal(window.folderScanned, timeout=30000) as blocker:
+        window.open_paths([str(folder)])
+        assert load.is_cancelled
+        assert window.header.title.text().startswith("No checkpoint open")  # not "Opening …" for good
+    assert blocker.args == [1]
+    qtbot.waitUntil(lambda: load not in window.doc.jobs.running, timeout=20000)
+    # only the warm worker waiting for the next open is left (the load's verifier was stopped)
+    qtbot.waitUntil(lambda: set(multiprocessing.active_children()) <= {workers.waiting_process()}, timeout=20000)
+    assert window.payload is None and window.report is None  # the cancelled load never showed
+
+
+def test_a_load_already_finished_but_not_yet_shown_is_not_shown_after_open_folder(qtbot, window, tmp_path):
+    """The race a loaded machine showed: the load's result is queued when Open Folder cancels it.
+
+    The worker has finished (its ``finished`` signal waits in the event queue) when the folder is
+    opened; the cancelled load must end as cancelled and never present its checkpoint.
+    """
+    from PySide6.QtCore import QThreadPool
+
+    folder = tmp_path / "f"
+    folder.mkdir()
+    shutil.copyfile(GOLDEN_P, folder / GOLDEN_P.name)
+    shutil.copyfile(GOLDEN_D, folder / GOLDEN_D.name)
+    window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])
+    load = window.loader.job
+    assert QThreadPool.globalInstance().waitForDone(20000)  # done on the worker; not yet delivered
+    assert window.payload is None
+    with qtbot.waitSignal(window.folderScanned, timeout=30000) as blocker:
+        window.open_paths([str(folder)])
+    assert load.is_cancelled and blocker.args == [1]
+    qtbot.waitUntil(lambda: load not in window.doc.jobs.running, timeout=20000)
+    assert window.payload is None and window.report is None

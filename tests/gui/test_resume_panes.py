@@ -17,6 +17,7 @@ from inspector.gui.roles import PointerRole  # noqa: E402
 from tests.conftest import CASES_PINNED, SCENARIOS  # noqa: E402
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 
 RICH = [CASES_PINNED / "001-valid-rich-resume.payload.json", CASES_PINNED / "001-valid-rich-resume.descriptor.json"]
 TERMINAL = [CASES / "39-p-source-completed.payload.json", CASES / "39-p-source-completed.descriptor.json"]
@@ -271,3 +272,32 @@ def test_a_runs_event_spans_on_first_hover_take_no_python_scan_of_large_containe
     lane = SimpleNamespace(index=0, starts=None, ends=None)
     assert ResumePanes._lane_spans(lane, SimpleNamespace(data=data, index=index))
     assert (lane.starts, lane.ends) == (expected.starts, expected.ends)
+
+
+ALT = Qt.KeyboardModifier.AltModifier
+
+
+def test_resume_dock_is_reachable_by_keyboard_and_can_be_shown_again_from_view(qtbot, window):
+    # The Go menu had Alt+1..6 for the other panes but no way to the Resume dock's tabs, and View
+    # listed every dock but Resume: once closed with its x it could only come back by Reset Layout.
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    rp = window.resume_panes
+    rp.dock.close()
+    assert not rp.dock.isVisible()
+    window.activateWindow()
+    QTest.keyClick(window, Qt.Key.Key_8, ALT)
+    qtbot.waitUntil(lambda: rp.dock.isVisible())
+    assert rp.tabs.currentIndex() == 1
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is rp.transcript.view)
+    QTest.keyClick(window, Qt.Key.Key_7, ALT)
+    assert rp.tabs.currentIndex() == 0
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is rp.timeline)
+    QTest.keyClick(window, Qt.Key.Key_9, ALT)
+    assert rp.tabs.currentIndex() == 2
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is rp.lint_list)
+    # View ▸ Resume toggles the dock like the other docks
+    view_menu = next(m for m in window.menuBar().findChildren(type(window.recent_menu)) if m.title() == "&View")
+    toggle = next(a for a in view_menu.actions() if a.text() == "Resume (timeline, transcript, lint)")
+    assert toggle is rp.dock.toggleViewAction() and toggle.isChecked()
+    toggle.trigger()
+    assert not rp.dock.isVisible()

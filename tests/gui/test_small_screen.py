@@ -6,6 +6,12 @@ from PySide6.QtTest import QTest
 from inspector.gui.document import sample_paths
 
 from .conftest import open_and_wait
+import pytest
+pytest.importorskip("PySide6")
+from PySide6.QtWidgets import QApplication  # noqa: E402
+from .conftest import CASES, GOLDEN_D, GOLDEN_P  # noqa: E402
+from inspector.gui.roles import PointerRole  # noqa: E402
+from .test_find import _find  # noqa: E402  (Ctrl+F, type, Enter; waits for the move)
 
 
 def test_digests_table_shows_most_rows_at_1024x700(qtbot, window_1024):
@@ -90,3 +96,73 @@ def test_failing_lane_header_is_framed_not_filled(qtbot, window_1024):
     # inside the frame, right of the name and status text: the header's background
     px = QColor(img.pixel(200, top + _LANE_H // 2))
     assert abs(px.red() - background.red()) + abs(px.green() - background.green()) + abs(px.blue() - background.blue()) < 30, px.name()
+
+
+def test_long_headline_is_elided_and_the_window_fits_1024x700(qtbot, window):
+    open_and_wait(qtbot, window, [CASES / "25-p-flip-byte.payload.json", CASES / "25-p-flip-byte.descriptor.json"])
+    window.resize(1024, 700)
+    window.reset_layout()
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    QApplication.processEvents()
+    assert window.minimumSizeHint().width() <= 1024
+    title = window.header.title
+    full = title.text()
+    assert full.startswith("NOT VERIFIED: The payload file is not the one the descriptor was made for")
+    assert title.toolTip() == full
+    shown = title.displayed_text()
+    # at most two lines (broken between words), each within the label's width; the rest elided
+    lines = shown.split("\n")
+    assert 1 <= len(lines) <= 2
+    assert all(title.fontMetrics().horizontalAdvance(line) <= title.width() for line in lines)
+    assert " ".join(lines) == full or (lines[-1].endswith("…") and len(" ".join(lines)) <= len(full))
+    sub = window.header.subtitle
+    assert all(sub.fontMetrics().horizontalAdvance(line) <= sub.width() for line in sub.displayed_text().split("\n"))
+    # the bytes view shows offset, hex and text without a cut
+    hexv = window.hex_tabs.currentWidget()
+    assert hexv.isVisible() and hexv.data is not None
+    assert hexv.horizontalScrollBar().maximum() == 0
+    # and the digests' Match column is on screen
+    hh = window.digests_view.horizontalHeader()
+    assert hh.sectionViewportPosition(1) + hh.sectionSize(1) <= window.digests_view.viewport().width()
+
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+def test_find_and_go_to_fields_keep_room_for_text_at_1024x700(qtbot, window):
+    # At 1024x700 the Trees dock is ~400 px wide; with Find, its count, Previous, Next, Go to and the
+    # close button on one row, the two fields shrank to about four characters ("lice", "ts/3").
+    window.resize(1024, 700)
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    _find(qtbot, window, "source-run")
+    edit, pointer = window.find_bar.edit, window.find_bar.pointer
+    assert window.find_bar.status.text() == "1 of 3 matches"
+    fm = edit.fontMetrics()
+    assert edit.width() >= fm.horizontalAdvance("x" * 12)
+    assert pointer.width() >= fm.horizontalAdvance("x" * 12)
+    # and the bar does not widen the Trees dock at the expense of the Bytes and Digests docks
+    assert window.find_bar.minimumSizeHint().width() <= 340
+    # Go to, by keyboard, from the same bar
+    QTest.keyClick(window, Qt.Key.Key_G, CTRL)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is pointer)
+    QTest.keyClicks(pointer, "/snapshot/session/config/name")
+    QTest.keyClick(pointer, Qt.Key.Key_Return)
+    view = window.snap_pane.view
+    qtbot.waitUntil(lambda: view.model().data(view.currentIndex(), PointerRole) == "/snapshot/session/config/name")
+
+
+def test_digest_and_rule_counts_under_the_verdict_are_not_cut_at_1024x700(qtbot, window):
+    # The line under the verdict ends with "digests: 5 of 9 match, 4 MISMATCH — 3 FAIL · 68 PASS · 4 n/a";
+    # on one line (with the bundled-sample hint first) that was the part elided, even at 1280 px.
+    window.resize(1024, 700)
+    window.reset_layout()
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    open_and_wait(qtbot, window, list(sample_paths("broken")))
+    QApplication.processEvents()
+    sub = window.header.subtitle
+    assert sub.text().startswith("bundled sample — File ▸ Open or drop your own files")
+    shown = sub.displayed_text()
+    assert "…" not in shown
+    assert " ".join(shown.split("\n")) == sub.text()
+    assert sub.text().endswith("digests: 5 of 9 match, 4 MISMATCH   —   3 FAIL · 68 PASS · 4 n/a")
+    assert all(sub.fontMetrics().horizontalAdvance(line) <= sub.width() for line in shown.split("\n"))

@@ -16,6 +16,8 @@ from inspector.checkpoint import Verdict  # noqa: E402
 from inspector.gui.roles import ObjectRole, PointerRole, VerdictRole  # noqa: E402
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+from .conftest import open_f2_editor  # noqa: E402
 
 GOLDEN_DIGESTS = {
     "payload size_bytes": 2090,
@@ -132,7 +134,6 @@ def test_tree_to_bytes_and_bytes_to_tree_on_a_nested_field(qtbot, window):
     at2 = data.index(b'"max_output_bytes":102400') + len(b'"max_output_bytes":')
     window.hex_tabs.setCurrentWidget(window.hex_payload)
     QApplication.processEvents()
-    from PySide6.QtTest import QTest
     QTest.mouseClick(window.hex_payload.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      window.hex_payload.offset_position(at2 + 2))
     assert view.model().data(view.currentIndex(), PointerRole) == target
@@ -354,9 +355,8 @@ def test_the_rule_column_shows_the_longest_rule_id_whole(qtbot, window):
 
 def test_a_refused_edit_gives_the_status_bar_its_verdict_back(qtbot, window):
     """Issue 25: after a rejected edit the status bar said "Recomputing…" for good."""
-    from PySide6.QtTest import QTest
 
-    from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait, open_f2_editor
+    from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
 
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
     before = window.status_label.text()
@@ -372,11 +372,10 @@ def test_a_refused_edit_gives_the_status_bar_its_verdict_back(qtbot, window):
 
 def test_the_next_step_of_an_edited_copy_speaks_to_the_person_who_edited_it(qtbot, window):
     """Issue 25: after the user's own sandbox edit broke a rule, the detail told them to 'ask the customer'."""
-    from PySide6.QtTest import QTest
 
     from inspector.gui.widgets.details import EDITED_NEXT_STEP
 
-    from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait, open_f2_editor
+    from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
 
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
     _view, editor = open_f2_editor(qtbot, window, "/snapshot/session/config/max_context_length")
@@ -387,3 +386,30 @@ def test_the_next_step_of_an_edited_copy_speaks_to_the_person_who_edited_it(qtbo
     assert window.report.root_cause is not None  # the edited payload no longer matches its descriptor
     text = window.detail.toPlainText()
     assert EDITED_NEXT_STEP in text and "Ask the customer" not in text
+
+
+def test_title_when_nothing_is_open(qtbot, window, tmp_path):
+    with qtbot.waitSignal(window.loadFailed, timeout=20000):
+        window.open_paths([str(tmp_path / "missing.json")])
+    assert window.windowTitle() == "Checkpoint Inspector"
+
+
+def test_a_banner_is_as_tall_as_its_text_and_the_verdict_is_not_stretched(qtbot, window):
+    # In the tool bar at the top, a wrapped banner asked for its text's height at a guessed narrow
+    # width (101 px for a 42 px three-line note at 1024 px; ~90 px for the one-line EDITED banner), and
+    # the verdict under it was stretched to fill the bar, its lines pulled apart.
+    from .test_editing import _edit_name_with_f2
+
+    window.resize(1024, 700)
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    _edit_name_with_f2(qtbot, window)
+    banner = window._banners["edited"]
+    qtbot.waitUntil(lambda: banner.isVisible())
+    QApplication.processEvents()
+    label = banner.label
+    m = banner.layout().contentsMargins()
+    text_h = label.heightForWidth(label.width())
+    assert text_h < 3 * label.fontMetrics().lineSpacing()  # the sentence fits on a line or two at 1024 px
+    buttons = max(b.sizeHint().height() for b in banner.buttons.values())
+    assert banner.height() <= max(text_h, buttons) + m.top() + m.bottom() + 2
+    assert window.header.height() <= window.header.sizeHint().height() + 2
