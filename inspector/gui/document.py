@@ -20,6 +20,7 @@ from importlib import resources
 from PySide6.QtCore import QFileSystemWatcher, QObject, Signal
 
 from inspector.session.engine import Analysis, Side
+from inspector.session.staged import StagedLoad
 from .jobs import JobRunner
 from .qtcompat import emit
 
@@ -97,10 +98,8 @@ class Document(QObject):
         self.payload: Side | None = None
         self.descriptor: Side | None = None
         self.report = None
-        #: While a large payload is verified: the engine's latest partial verdict (hash before parse).
-        self.stage = None
-        #: A large payload's verdicts are shown, its views (timeline, transcript) not yet.
-        self.views_follow = False
+        #: Where the load of what is shown stands (bytes -> structure -> verdicts -> views -> trees).
+        self.load = StagedLoad()
         #: The documents on screen differ from the files they came from (sandbox edits).
         self.edited = False
         #: The files that are open (what Reload re-reads).
@@ -179,6 +178,16 @@ class Document(QObject):
         self.set_open_error(what, msg)
         emit(self.failed, display_path(msg))
 
+    @property
+    def stage(self):
+        """While a large payload is verified: the engine's latest partial verdict (hash before parse), else ``None``."""
+        return self.load.stage if self.report is None else None
+
+    @property
+    def views_follow(self) -> bool:
+        """A large payload's verdicts are shown, its views (timeline, transcript) not yet."""
+        return self.load.views_follow and self.report is not None
+
     # -- showing an analysis ---------------------------------------------------------------------
     def present(self, a: Analysis, paths: list[str] | None, *, partial: bool = False, edited: bool = False,
                 keep_view: bool = False, from_raw=()) -> None:
@@ -192,8 +201,7 @@ class Document(QObject):
         """
         self.payload, self.descriptor = a.payload, a.descriptor
         self.report = a.report
-        self.stage = a.stage if a.report is None else None
-        self.views_follow = a.views_follow and a.report is not None
+        self.load = a.load
         self.open_error = None
         self.verify_cancelled = self.verify_failed = False
         verdicts = not partial or a.report is not None  # (a partial result's too: the verdicts before the trees)

@@ -30,6 +30,7 @@ from inspector.checkpoint.jsontext.reader import RECURSION_LIMIT_EXCEEDED
 
 from inspector.session.filebytes import FileBytes, file_identity
 from inspector.session.lazyjson import BIG, ScanError, build_index
+from inspector.session.staged import StagedLoad
 from inspector.session.workers import (
     DIGEST_FOLLOWS, ChildTask, WorkerError, child_analyse, child_index, child_verify, prewarm,
 )
@@ -112,12 +113,27 @@ class Analysis:
     edit_errors: list = field(default_factory=list)
     #: Set by the window once a partial result is on screen (``threading.Event`` or ``None``).
     shown: object = None
-    #: In a partial result: the engine's latest partial verdict (``checkpoint.Stage``), or ``None``.
-    stage: object = None
-    #: In a partial result with the report: its views (the Resume dock's timeline and transcript) follow.
-    views_follow: bool = False
-    #: Why ``report.views`` could not be built after the verdicts (a large payload's), else ``None``.
-    views_error: str | None = None
+    #: Where a staged load stands (:class:`.staged.StagedLoad`); ``None`` given: complete as far as it goes.
+    load: StagedLoad | None = None
+
+    def __post_init__(self):
+        if self.load is None:  # not a staged partial: the verdicts (if any) with their views, and the trees
+            self.load = StagedLoad(report=self.report, views_done=self.report is not None, trees_done=True)
+
+    @property
+    def stage(self):
+        """In a partial result: the engine's latest partial verdict (``checkpoint.Stage``), else ``None``."""
+        return self.load.stage if self.report is None else None
+
+    @property
+    def views_follow(self) -> bool:
+        """A partial result with the report: its views (the Resume dock's timeline and transcript) follow."""
+        return self.load.views_follow
+
+    @property
+    def views_error(self) -> str | None:
+        """Why ``report.views`` could not be built after the verdicts (a large payload's), else ``None``."""
+        return self.load.views_error
 
 
 # ----------------------------------------------------------------------------------------------
@@ -296,7 +312,7 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     or a CRLF one) is indexed by a second child after the verdicts; the
     verifying child sends the structure stage as soon as it is known, then its report as soon as the rules
     are decided (:attr:`.workers.ChildTask.early`), with the index when it has it: shown at once as a
-    partial result with the verdicts (``partial(Analysis(..., report, views_follow=True))``); the Resume
+    partial result with the verdicts (its :class:`.staged.StagedLoad` says the views follow); the Resume
     dock's timeline and transcript (``report.views``, about 0.2 s on the bench files) follow, and the final
     result carries the same report with them. A payload that does not start as a canonical printing does
     (pretty-printed, re-saved by an editor) is verified as ``verify`` alone verifies it, without recording
@@ -337,6 +353,11 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     tail_follows = False  # the verifier sent its report ahead: its views (and maybe the index) follow
     views_error = None
     last_progress = -1.0
+    load = StagedLoad()  # where this load stands; each partial result carries a copy
+
+    def now() -> StagedLoad:
+        load.trees_done = index_done is not None
+        return replace(load)
     try:
         # payload.data reads the file on demand (_read_input): hashed by reading the file through a small
         # reused buffer, none of it read here (only its length is used for the stage)
@@ -348,14 +369,14 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                                        payload_digest=digest)
         verifier.send(("digest", digest))
         payload.sha256 = digest
+        load.stage = stage
         if partial is not None:
-            partial(Analysis(replace(payload), descriptor, None, stage=stage))
+            partial(Analysis(replace(payload), descriptor, None, load=now()))
         if cancel():
             raise Cancelled()
         copy, copy_seen = _read_copy(payload)  # the window's own copy, while the verifier parses
         if not _matches(copy_seen, opened):
             raise _Changed()
-        last_stage = stage
         while index_done is None or report is None or tail_follows:
             if cancel():
                 raise Cancelled()
@@ -371,11 +392,11 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                     raise _Changed()
                 _set_index(payload, index_done)
                 if partial is not None and report is None:
-                    partial(Analysis(replace(payload), descriptor, None, stage=last_stage))
+                    partial(Analysis(replace(payload), descriptor, None, load=now()))
             for st in verifier.stages():
-                last_stage = st
+                load.stage = st
                 if partial is not None:
-                    partial(Analysis(replace(payload), descriptor, None, stage=st))
+                    partial(Analysis(replace(payload), descriptor, None, load=now()))
             if report is None and (verifier.early is not None or verifier.done):
                 if verifier.early is not None:  # the verdicts ahead of the views (and of a pretty payload's index)
                     report, spans_index, seen = verifier.early
@@ -383,6 +404,8 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                 else:  # (only a verifier that failed before its report ends without one: raises here)
                     report, spans_index, seen = _result(verifier)[:3]
                     verifier.terminate()
+                    load.views_done = True  # (its report carries the views)
+                load.report = report
                 # the window keeps its copy with the verdicts only when both read the bytes hashed for the
                 # bytes stage: else the trees, the bytes pane and the verdicts would describe different bytes
                 if not _matches(seen, opened) or len(copy) != report.payload_size:
@@ -393,34 +416,33 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
                     _set_index(payload, index_done)
                 if tail_follows:
                     if partial is not None:  # the verdicts now; the timeline, and any trees still unread, next
-                        partial(Analysis(replace(payload), descriptor, report, views_follow=True))
+                        partial(Analysis(replace(payload), descriptor, report, load=now()))
                 elif index_done is None:
                     indexer, index_done = _index_or_indexer(payload, None)
             if tail_follows and verifier.done:
                 tail_follows = False
                 views, views_error, spans_index = _tail(verifier)
                 verifier.terminate()
+                load.views_done, load.views_error = True, views_error
                 report.views = views.unpack() if views is not None else None
                 if index_done is None and indexer is None:
                     indexer, index_done = _index_or_indexer(payload, spans_index)
                 if index_done is None and partial is not None:  # the timeline now, the trees after the indexer
-                    partial(Analysis(replace(payload), descriptor, report, views_error=views_error))
+                    partial(Analysis(replace(payload), descriptor, report, load=now()))
             elapsed = time.perf_counter() - t0
             v_frac = 1.0 if report is not None else min(0.95, elapsed / est_verify)
             pct = int(5 + 95 * v_frac)
             if elapsed - last_progress >= 0.25:
                 last_progress = elapsed
-                what = ("Verified; reading the timeline" if report is not None and index_done is not None else
-                        "Verified; reading the trees" if report is not None else
-                        "Verifying and reading the trees" if index_done is None else "Trees ready; verifying")
-                progress(pct, f"{what}… {payload.size / 1048576:.0f} MiB, {elapsed:.0f} s")
+                progress(pct, now().progress_text(payload.size, elapsed))
     finally:
         if indexer is not None:
             indexer.terminate()
         verifier.terminate()
         if not cancel():  # (a cancelled open may have been superseded: not while the next one verifies)
             prewarm()  # the next open's verifier (this one is spent), now that this open is done
-    result = Analysis(payload, descriptor, report, verify_seconds=verifier.seconds, views_error=views_error)
+    load.views_done, load.views_error, load.trees_done = True, views_error, True
+    result = Analysis(payload, descriptor, report, verify_seconds=verifier.seconds, load=load)
     try:
         if not _matches(file_identity(os.stat(payload.path)), opened):  # the window holds the bytes opened
             result.warnings.append("The payload file changed while it was being read; reload to see the current file.")
