@@ -337,118 +337,162 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     the end of a file truncated after the verifier read it). Raises :class:`_Changed` then
     (:func:`load_paths` reads the file again), :class:`Cancelled`, or :class:`WorkerError`.
     """
-    if descriptor is not None:
-        _index_small(descriptor)
-    t0 = time.perf_counter()
-    progress(5, "Checking the descriptor and hashing the payload…")
-    verifier = ChildTask(child_analyse, (payload.path, descriptor.data if descriptor else None, payload.size,
-                                        payload.mtime_ns, DIGEST_FOLLOWS, BIG), nice=0, warm=True)
-    verifier.start()
-    # The verifier's fast path gives the spans of a canonical payload and of a pretty-printed or
-    # reordered one; only for anything else does a second child index the bytes, after the verdicts.
-    indexer = None
-    # Rough rate measured here (verify of a 247 MiB payload: about 5 s), for an honest estimate.
-    est_verify = max(1.0, payload.size / 50e6)
-    index_done = report = None
-    tail_follows = False  # the verifier sent its report ahead: its views (and maybe the index) follow
-    views_error = None
-    last_progress = -1.0
-    load = StagedLoad()  # where this load stands; each partial result carries a copy
+    return _LargeLoad(payload, descriptor, progress, partial, cancel).run()
 
-    def now() -> StagedLoad:
-        load.trees_done = index_done is not None
-        return replace(load)
-    try:
+
+class _LargeLoad:
+    """The state of one :func:`_load_large`: its two children, what they sent, and where the load stands
+    (:attr:`load`, a :class:`.staged.StagedLoad` each partial result carries a copy of)."""
+
+    def __init__(self, payload: Side, descriptor: Side | None, progress, partial, cancel):
+        self.payload, self.descriptor = payload, descriptor
+        self.progress, self.partial, self.cancel = progress, partial, cancel
+        self.verifier = self.indexer = None
+        self.index_done = self.report = None
+        self.tail_follows = False  # the verifier sent its report ahead: its views (and maybe the index) follow
+        self.views_error = None
+        self.load = StagedLoad()
+        self.opened = self.copy = None
+        self.t0 = self.last_progress = 0.0
+
+    def now(self) -> StagedLoad:
+        """A copy of where the load stands, for a partial result."""
+        self.load.trees_done = self.index_done is not None
+        return replace(self.load)
+
+    def _send(self, report) -> None:
+        if self.partial is not None:
+            self.partial(Analysis(replace(self.payload), self.descriptor, report, load=self.now()))
+
+    def run(self) -> Analysis:
+        """The load, start to end; returns the final :class:`Analysis`. Raises as :func:`_load_large` says."""
+        payload, descriptor = self.payload, self.descriptor
+        if descriptor is not None:
+            _index_small(descriptor)
+        self.t0 = time.perf_counter()
+        self.last_progress = -1.0
+        self.progress(5, "Checking the descriptor and hashing the payload…")
+        self.verifier = ChildTask(child_analyse, (payload.path, descriptor.data if descriptor else None, payload.size,
+                                                  payload.mtime_ns, DIGEST_FOLLOWS, BIG), nice=0, warm=True)
+        self.verifier.start()
+        # The verifier's fast path gives the spans of a canonical payload and of a pretty-printed or
+        # reordered one; only for anything else does a second child index the bytes, after the verdicts.
+        try:
+            self._bytes_stage()
+            while self.index_done is None or self.report is None or self.tail_follows:
+                if self.cancel():
+                    raise Cancelled()
+                self._pump()
+                self._take_index()
+                for st in self.verifier.stages():
+                    self.load.stage = st
+                    self._send(None)
+                self._take_report()
+                self._take_tail()
+                self._say_progress()
+        finally:
+            if self.indexer is not None:
+                self.indexer.terminate()
+            self.verifier.terminate()
+            if not self.cancel():  # (a cancelled open may have been superseded: not while the next one verifies)
+                prewarm()  # the next open's verifier (this one is spent), now that this open is done
+        return self._result()
+
+    def _bytes_stage(self) -> None:
+        """Hash the payload (no other work before it), send the bytes stage and the digest, then read the
+        window's own copy of the bytes while the verifier parses."""
+        payload, descriptor = self.payload, self.descriptor
         # payload.data reads the file on demand (_read_input): hashed by reading the file through a small
         # reused buffer, none of it read here (only its length is used for the stage)
-        opened = _opened_identity(payload)
-        digest = _file_digest(payload.path, opened)
+        self.opened = _opened_identity(payload)
+        digest = _file_digest(payload.path, self.opened)
         if digest is None:  # the file changed (or went) since it was opened: read it again (load_paths)
             raise _Changed()
-        stage = checkpoint.first_stage(payload.data, descriptor.data if descriptor else None,
-                                       payload_digest=digest)
-        verifier.send(("digest", digest))
+        stage = checkpoint.first_stage(payload.data, descriptor.data if descriptor else None, payload_digest=digest)
+        self.verifier.send(("digest", digest))
         payload.sha256 = digest
-        load.stage = stage
-        if partial is not None:
-            partial(Analysis(replace(payload), descriptor, None, load=now()))
-        if cancel():
+        self.load.stage = stage
+        self._send(None)
+        if self.cancel():
             raise Cancelled()
-        copy, copy_seen = _read_copy(payload)  # the window's own copy, while the verifier parses
-        if not _matches(copy_seen, opened):
+        self.copy, copy_seen = _read_copy(payload)  # the window's own copy, while the verifier parses
+        if not _matches(copy_seen, self.opened):
             raise _Changed()
-        while index_done is None or report is None or tail_follows:
-            if cancel():
-                raise Cancelled()
-            running = [t for t in (indexer, verifier) if t is not None and t.started and not t.done]
-            for t in running:
-                t.pump(0.05 / len(running))
-            if not running:
-                time.sleep(0.01)
-            if indexer is not None and index_done is None and indexer.done:
-                index_done, seen = _result(indexer)
-                indexer.terminate()
-                if not _matches(seen, opened):  # it indexed other bytes than the window's copy
-                    raise _Changed()
-                _set_index(payload, index_done)
-                if partial is not None and report is None:
-                    partial(Analysis(replace(payload), descriptor, None, load=now()))
-            for st in verifier.stages():
-                load.stage = st
-                if partial is not None:
-                    partial(Analysis(replace(payload), descriptor, None, load=now()))
-            if report is None and (verifier.early is not None or verifier.done):
-                if verifier.early is not None:  # the verdicts ahead of the views (and of a pretty payload's index)
-                    report, spans_index, seen = verifier.early
-                    tail_follows = True
-                else:  # (only a verifier that failed before its report ends without one: raises here)
-                    report, spans_index, seen = _result(verifier)[:3]
-                    verifier.terminate()
-                    load.views_done = True  # (its report carries the views)
-                load.report = report
-                # the window keeps its copy with the verdicts only when both read the bytes hashed for the
-                # bytes stage: else the trees, the bytes pane and the verdicts would describe different bytes
-                if not _matches(seen, opened) or len(copy) != report.payload_size:
-                    raise _Changed()
-                _adopt_copy(payload, copy)
-                if spans_index is not None and index_done is None:
-                    index_done = spans_index
-                    _set_index(payload, index_done)
-                if tail_follows:
-                    if partial is not None:  # the verdicts now; the timeline, and any trees still unread, next
-                        partial(Analysis(replace(payload), descriptor, report, load=now()))
-                elif index_done is None:
-                    indexer, index_done = _index_or_indexer(payload, None)
-            if tail_follows and verifier.done:
-                tail_follows = False
-                views, views_error, spans_index = _tail(verifier)
-                verifier.terminate()
-                load.views_done, load.views_error = True, views_error
-                report.views = views.unpack() if views is not None else None
-                if index_done is None and indexer is None:
-                    indexer, index_done = _index_or_indexer(payload, spans_index)
-                if index_done is None and partial is not None:  # the timeline now, the trees after the indexer
-                    partial(Analysis(replace(payload), descriptor, report, load=now()))
-            elapsed = time.perf_counter() - t0
-            v_frac = 1.0 if report is not None else min(0.95, elapsed / est_verify)
-            pct = int(5 + 95 * v_frac)
-            if elapsed - last_progress >= 0.25:
-                last_progress = elapsed
-                progress(pct, now().progress_text(payload.size, elapsed))
-    finally:
-        if indexer is not None:
-            indexer.terminate()
-        verifier.terminate()
-        if not cancel():  # (a cancelled open may have been superseded: not while the next one verifies)
-            prewarm()  # the next open's verifier (this one is spent), now that this open is done
-    load.views_done, load.views_error, load.trees_done = True, views_error, True
-    result = Analysis(payload, descriptor, report, verify_seconds=verifier.seconds, load=load)
-    try:
-        if not _matches(file_identity(os.stat(payload.path)), opened):  # the window holds the bytes opened
-            result.warnings.append("The payload file changed while it was being read; reload to see the current file.")
-    except OSError:
-        result.warnings.append("The payload file disappeared while it was being read.")
-    return result
+
+    def _pump(self) -> None:
+        running = [t for t in (self.indexer, self.verifier) if t is not None and t.started and not t.done]
+        for t in running:
+            t.pump(0.05 / len(running))
+        if not running:
+            time.sleep(0.01)
+
+    def _take_index(self) -> None:
+        if self.indexer is not None and self.index_done is None and self.indexer.done:
+            self.index_done, seen = _result(self.indexer)
+            self.indexer.terminate()
+            if not _matches(seen, self.opened):  # it indexed other bytes than the window's copy
+                raise _Changed()
+            _set_index(self.payload, self.index_done)
+            if self.report is None:
+                self._send(None)
+
+    def _take_report(self) -> None:
+        verifier, payload = self.verifier, self.payload
+        if self.report is not None or (verifier.early is None and not verifier.done):
+            return
+        if verifier.early is not None:  # the verdicts ahead of the views (and of a pretty payload's index)
+            report, spans_index, seen = verifier.early
+            self.tail_follows = True
+        else:  # (only a verifier that failed before its report ends without one: raises here)
+            report, spans_index, seen = _result(verifier)[:3]
+            verifier.terminate()
+            self.load.views_done = True  # (its report carries the views)
+        self.report = self.load.report = report
+        # the window keeps its copy with the verdicts only when both read the bytes hashed for the
+        # bytes stage: else the trees, the bytes pane and the verdicts would describe different bytes
+        if not _matches(seen, self.opened) or len(self.copy) != report.payload_size:
+            raise _Changed()
+        _adopt_copy(payload, self.copy)
+        if spans_index is not None and self.index_done is None:
+            self.index_done = spans_index
+            _set_index(payload, self.index_done)
+        if self.tail_follows:
+            self._send(report)  # the verdicts now; the timeline, and any trees still unread, next
+        elif self.index_done is None:
+            self.indexer, self.index_done = _index_or_indexer(payload, None)
+
+    def _take_tail(self) -> None:
+        if not (self.tail_follows and self.verifier.done):
+            return
+        self.tail_follows = False
+        views, self.views_error, spans_index = _tail(self.verifier)
+        self.verifier.terminate()
+        self.load.views_done, self.load.views_error = True, self.views_error
+        self.report.views = views.unpack() if views is not None else None
+        if self.index_done is None and self.indexer is None:
+            self.indexer, self.index_done = _index_or_indexer(self.payload, spans_index)
+        if self.index_done is None:  # the timeline now, the trees after the indexer
+            self._send(self.report)
+
+    def _say_progress(self) -> None:
+        elapsed = time.perf_counter() - self.t0
+        # Rough rate measured here (verify of a 247 MiB payload: about 5 s), for an honest estimate.
+        est_verify = max(1.0, self.payload.size / 50e6)
+        v_frac = 1.0 if self.report is not None else min(0.95, elapsed / est_verify)
+        if elapsed - self.last_progress >= 0.25:
+            self.last_progress = elapsed
+            self.progress(int(5 + 95 * v_frac), self.now().progress_text(self.payload.size, elapsed))
+
+    def _result(self) -> Analysis:
+        load = self.load
+        load.views_done, load.views_error, load.trees_done = True, self.views_error, True
+        result = Analysis(self.payload, self.descriptor, self.report, verify_seconds=self.verifier.seconds, load=load)
+        try:
+            if not _matches(file_identity(os.stat(self.payload.path)), self.opened):  # the window holds the bytes opened
+                result.warnings.append("The payload file changed while it was being read; reload to see the current file.")
+        except OSError:
+            result.warnings.append("The payload file disappeared while it was being read.")
+        return result
 
 
 def _index_or_indexer(payload: Side, index: dict | None) -> tuple:

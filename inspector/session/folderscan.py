@@ -10,20 +10,14 @@ import hashlib
 import os
 from dataclasses import dataclass
 
-from inspector import checkpoint
+import orjson
 
+from inspector import checkpoint
+from inspector.checkpoint.pairing import pair_by_digest
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
 
 __all__ = ["FolderRow", "scan_folder", "CLASSIFY_WHOLE"]
-
-
-def _stem(path: str) -> str:
-    name = os.path.basename(path).lower()
-    for token in (".json", ".payload", ".descriptor", "-payload", "-descriptor", "_payload", "_descriptor",
-                  "payload", "descriptor"):
-        name = name.replace(token, "")
-    return name.strip(".-_")
 
 
 @dataclass
@@ -115,9 +109,34 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
     row is ready.
     """
     ensure_worker()
-    import orjson
-
     cancel = cancel or (lambda: False)
+    files, others = _classify_folder(folder, progress, cancel)
+    payloads = [f for f in files if f.role == "payload"]
+    for i, f in enumerate(payloads):
+        if progress:
+            progress(30 + int(20 * i / max(len(payloads), 1)), f"Hashing {os.path.basename(f.path)}…")
+        if f.size <= checkpoint.MAX_CONTENT_BYTES:
+            f.sha256 = _sha256_file(f.path, cancel)
+    descs = [(f, f.path, _stated_digest(f)) for f in files if f.role == "descriptor"]
+    pairs = pair_by_digest([(f, f.path, f.sha256) for f in payloads], descs)
+    rows = []
+    for i, (p, d) in enumerate(pairs):
+        if cancel():
+            raise Cancelled()
+        if progress:
+            progress(50 + int(50 * i / max(len(pairs), 1)), f"Verifying {os.path.basename((p or d).path)}…")
+        rows.append(_row(p, d, _verify_pair(p, d, cancel)))
+        if partial:
+            partial(rows[-1])
+    for row in others:
+        rows.append(row)
+        if partial:
+            partial(row)
+    return rows
+
+
+def _classify_folder(folder: str, progress, cancel) -> tuple[list[_Found], list[FolderRow]]:
+    """``(checkpoint files, rows of the other files)`` of ``folder`` (not recursive, hidden files skipped)."""
     names = sorted(n for n in os.listdir(folder) if not n.startswith("."))
     files: list[_Found] = []
     others: list[FolderRow] = []
@@ -140,91 +159,54 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
             files.append(f)
         if cancel():
             raise Cancelled()
-    payloads = [f for f in files if f.role == "payload"]
-    for i, f in enumerate(payloads):
-        if progress:
-            progress(30 + int(20 * i / max(len(payloads), 1)), f"Hashing {os.path.basename(f.path)}…")
-        if f.size <= checkpoint.MAX_CONTENT_BYTES:
-            f.sha256 = _sha256_file(f.path, cancel)
-    descs = []
-    for f in files:
-        if f.role != "descriptor":
-            continue
-        if f.data is None:
-            try:
-                with open(f.path, "rb") as fh:
-                    f.data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)
-            except OSError:
-                f.data = b""
+    return files, others
+
+
+def _stated_digest(f: _Found) -> str | None:
+    """A descriptor's ``content_digest`` (its bytes read now when the classification did not keep them)."""
+    if f.data is None:
         try:
-            stated = orjson.loads(f.data).get("content_digest")
-        except (orjson.JSONDecodeError, AttributeError, TypeError):
-            stated = None
-        descs.append((f, stated))
-    pairs, used, done = [], set(), set()
+            with open(f.path, "rb") as fh:
+                f.data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)
+        except OSError:
+            f.data = b""
+    try:
+        return orjson.loads(f.data).get("content_digest")
+    except (orjson.JSONDecodeError, AttributeError, TypeError):
+        return None
 
-    def pair(match):
-        for d, stated in descs:
-            if id(d) in done:
-                continue
-            for p in payloads:
-                if id(p) not in used and match(p, d, stated):
-                    used.add(id(p))
-                    done.add(id(d))
-                    pairs.append((p, d))
-                    break
 
-    # By digest (same name stem first, so copies of one payload pair with their own descriptor);
-    # then a descriptor whose digest matches nothing (drift, the interesting case) pairs with the
-    # payload of the same name stem (x.payload.json + x.descriptor.json).
-    pair(lambda p, d, st: st is not None and p.sha256 == st and _stem(p.path) == _stem(d.path))
-    pair(lambda p, d, st: st is not None and p.sha256 == st)
-    pair(lambda p, d, st: _stem(p.path) == _stem(d.path))
-    pairs += [(None, d) for d, _ in descs if id(d) not in done]
-    pairs += [(f, None) for f in payloads if id(f) not in used]
-    pairs.sort(key=lambda pd: (pd[0] or pd[1]).path)
-    rows = []
-    for i, (p, d) in enumerate(pairs):
-        if cancel():
-            raise Cancelled()
-        if progress:
-            progress(50 + int(50 * i / max(len(pairs), 1)), f"Verifying {os.path.basename((p or d).path)}…")
-        ddata = d.data if d else None
-        if p is not None and p.size > engine.PROCESS_THRESHOLD and p.size <= checkpoint.MAX_CONTENT_BYTES:
-            task = engine.ChildTask(engine.child_verify, (p.path, ddata, p.size))
-            task.start()
-            try:
-                while not task.done:
-                    if cancel():
-                        raise Cancelled()
-                    task.pump(0.05)
-            finally:
-                task.terminate()
-            report = task.result()
-        else:
-            pdata, psize = None, None
-            if p is not None:
-                try:
-                    f = checkpoint.read_input(p.path)  # read now, dropped after this row
-                    pdata, psize = f.data, f.size
-                except checkpoint.UnreadableInput:
-                    pdata, psize = b"", 0
-            report = checkpoint.verify(pdata, ddata, payload_size=psize)
-            pdata = None
-        rc = report.root_cause
-        if report.verified:
-            summary = "VERIFIED"
-        elif rc is not None:
-            summary = f"FAIL {rc.rule.id}: {rc.message}"
-        else:
-            summary = "consistent (one file only)"
-        row = FolderRow(p.path if p else None, d.path if d else None, report.verified, report.ok,
-                        rc.rule.id if rc else None, summary)
-        rows.append(row)
-        if partial:
-            partial(row)
-    for row in others:
-        rows.append(row)
-        if partial:
-            partial(row)
-    return rows
+def _verify_pair(p: _Found | None, d: _Found | None, cancel):
+    """The engine's report on one pair (a large payload in a worker process; one file's bytes held at a time)."""
+    ddata = d.data if d else None
+    if p is not None and p.size > engine.PROCESS_THRESHOLD and p.size <= checkpoint.MAX_CONTENT_BYTES:
+        task = engine.ChildTask(engine.child_verify, (p.path, ddata, p.size))
+        task.start()
+        try:
+            while not task.done:
+                if cancel():
+                    raise Cancelled()
+                task.pump(0.05)
+        finally:
+            task.terminate()
+        return task.result()
+    pdata, psize = None, None
+    if p is not None:
+        try:
+            f = checkpoint.read_input(p.path)  # read now, dropped after this row
+            pdata, psize = f.data, f.size
+        except checkpoint.UnreadableInput:
+            pdata, psize = b"", 0
+    return checkpoint.verify(pdata, ddata, payload_size=psize)
+
+
+def _row(p: _Found | None, d: _Found | None, report) -> FolderRow:
+    rc = report.root_cause
+    if report.verified:
+        summary = "VERIFIED"
+    elif rc is not None:
+        summary = f"FAIL {rc.rule.id}: {rc.message}"
+    else:
+        summary = "consistent (one file only)"
+    return FolderRow(p.path if p else None, d.path if d else None, report.verified, report.ok,
+                     rc.rule.id if rc else None, summary)

@@ -30,6 +30,7 @@ from inspector.checkpoint.jsontext.canonical import encode
 from inspector.checkpoint.analysis.compare_text import dump_json, locate, preview  # noqa: F401 (re-exported)
 from inspector.checkpoint.digest import content_digest
 from inspector.checkpoint.jsontext.reader import SerdeError
+from inspector.checkpoint.analysis.staleness import invalidates_descriptor, invalidates_payload
 from inspector.checkpoint.read.door import read_value
 from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.schema.typed import decode
@@ -325,49 +326,6 @@ def _enc_len(v) -> int | None:
         return None
 
 
-# -- what a change makes stale ----------------------------------------------------------------
-
-_SNAPSHOT_FIELDS = {("session", "id"): "/snapshot/session_id", ("schema_version",): "/snapshot/snapshot_schema_version"}
-_LOGICAL_FIELDS = {("session_id",): "/logical_resume/session_id", ("run_id",): "/logical_resume/source_run_id",
-                   ("schema_version",): "/logical_resume/checkpoint_schema_version",
-                   ("turn",): "/logical_resume/completed_tool_rounds",
-                   ("checkpoint_ms",): "/logical_resume/checkpoint_ms"}
-
-
-def _invalidates_payload(tokens: tuple, size_changes: bool) -> tuple[str, ...]:
-    out: list[str] = []
-    head = tokens[0] if tokens else None
-    if not tokens:
-        out += ["/snapshot", "/logical_resume"]
-    elif head == "snapshot" or head == "logical_resume":
-        if len(tokens) == 1:
-            out.append(f"/{head}")
-        else:
-            fields = _SNAPSHOT_FIELDS if head == "snapshot" else _LOGICAL_FIELDS
-            for path, target in fields.items():
-                if tuple(tokens[1:1 + len(path)]) == path or tuple(tokens[1:]) == path[:len(tokens) - 1]:
-                    out.append(target)
-            out.append(f"/{head}/content_digest")
-            if size_changes:
-                out.append(f"/{head}/size_bytes")
-            out.append(f"/{head}/evidence_digest")
-    if size_changes:
-        out.append("/size_bytes")
-    out += ["/content_digest", "/descriptor_digest"]
-    return tuple(out)
-
-
-def _invalidates_descriptor(tokens: tuple) -> tuple[str, ...]:
-    if not tokens:
-        return ("/descriptor_digest",)
-    head = tokens[0]
-    if head == "descriptor_digest":
-        return ()
-    if head in ("snapshot", "logical_resume") and len(tokens) > 1 and tokens[1] != "evidence_digest":
-        return (f"/{head}/evidence_digest", "/descriptor_digest")
-    return ("/descriptor_digest",)
-
-
 # -- the walk -------------------------------------------------------------------------------
 
 def compare_values(a, b, kind: str = "payload") -> Comparison:
@@ -516,7 +474,7 @@ def _align(x: list, y: list, ka, kb):
 
 def _change(kind, op, at, bt, old, new, holders, patch_path, size_changes, item_kind=None, label=None) -> Change:
     tokens = at if at is not None else bt
-    inval = _invalidates_payload(tokens, size_changes) if kind == "payload" else _invalidates_descriptor(tokens)
+    inval = invalidates_payload(tokens, size_changes) if kind == "payload" else invalidates_descriptor(tokens)
     return Change(op, None if at is None else pointer_of(at), None if bt is None else pointer_of(bt), old, new,
                   item_kind or "value", label or (holders[-1][1] if holders else None), inval, patch_path,
                   tuple((h[0], h[2]) for h in holders))
