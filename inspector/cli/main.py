@@ -11,27 +11,27 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import gc
-import os
 import sys
 import time
 import traceback
 
 from inspector import __version__
-from inspector.checkpoint import (
-    CanonicalError, PairingError, UnreadableInput, canonicalize, display_path, not_a_checkpoint, pair_inputs,
-    read_input, rule, verify,
-)
+from inspector.checkpoint import CanonicalError, canonicalize, display_path, not_a_checkpoint, rule, verify
 from inspector.checkpoint import catalogue
-from inspector.checkpoint.rules.catalogue import plain_texts, reference_line
+from inspector.checkpoint.rules.catalogue import reference_line
 
 from . import compare, render, timeline
+from .common import (  # noqa: F401 (EXIT_* and the errors are the CLI's public names)
+    EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, UsageError,
+    out as _out, stdout_to_devnull as _stdout_to_devnull, err as _err, read_file as _read,
+    not_a_checkpoint_error as _not_a_checkpoint_error, verified as _verified, exit_code as _exit_code,
+    write_new as _write_new, remove_new as _remove_new, same_path as _same_path, emit as _emit,
+)
+from .common import retain_parsed_payloads  # noqa: F401 (inspector.entry calls it here)
+from .report import CHECK_EDITED, CHECK_UNCHANGED, cmd_report  # noqa: F401 (re-exported)
 from .termsafe import terminal_safe, terminal_safe_lines
 
 SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff", "timeline")
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
-#: A crash (an unexpected exception anywhere): the same code as inconclusive, never 0 or 1.
-EXIT_INTERNAL = EXIT_INCONCLUSIVE
 
 
 _UNRECOGNIZED = "unrecognized arguments: "
@@ -111,98 +111,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-class OutputError(Exception):
-    """Standard output cannot take the report (closed, full disk, ...); ``reason`` says why in a
-    few words. :func:`guarded` turns it into one line on stderr and exit 3: no report was delivered."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
-
-
-def _out(text: str | bytes) -> bool:
-    """Write to stdout (text is written as it is: a text output makes its lines terminal-safe
-    first, :mod:`.termsafe`). A reader that went away (``| head``) is not an error: the rest of the
-    output is dropped, ``False`` is returned, and the command still returns its verdict's exit
-    code (``report`` with a redacted copy undoes its job instead). Any other failure to write
-    (stdout closed, ``ENOSPC``, ``EBADF``) raises :class:`OutputError`. ``True`` once written."""
-    if isinstance(text, str):
-        text = text.encode("utf-8")
-    if sys.stdout is None:  # started with standard output closed (``>&-``)
-        raise OutputError("standard output is closed")
-    try:
-        sys.stdout.buffer.write(text)
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        _stdout_to_devnull()
-        return False
-    except (OSError, ValueError) as e:  # ValueError: the stream was closed in this process
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else "standard output is closed"
-        try:
-            _stdout_to_devnull()
-        except (OSError, ValueError):
-            pass
-        raise OutputError(reason) from None
-    return True
-
-
-def _stdout_to_devnull() -> None:
-    """Point stdout's file descriptor at /dev/null, so what stays buffered does not fail again at
-    the interpreter's final flush. Raises ``OSError``/``ValueError`` if stdout has no descriptor."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-
-
-def _err(text: str) -> None:
-    """One message on stderr, each of its lines terminal-safe (:func:`.termsafe.terminal_safe_lines`:
-    its own line breaks kept; a piece from a file that may hold a newline is passed through
-    :func:`.termsafe.terminal_safe` by the caller, so it stays on its line)."""
-    sys.stderr.write(terminal_safe_lines(text.rstrip("\n")) + "\n")
-
-
-class UsageError(Exception):
-    """Unusable input or arguments: reported on stderr, exit code 2."""
-
-
-def _read(path: str):
-    try:
-        return read_input(path)
-    except UnreadableInput as e:
-        raise UsageError(str(e)) from None
-
-
-def _not_a_checkpoint_error(reason: str) -> UsageError:
-    texts = plain_texts()
-    return UsageError(f"{reason}\n{texts['what_checkpoints_look_like']}")
-
-
-def _verified(files, on_stage=None):
-    """(payload, descriptor, report) of recognised input files; the report is always computed on
-    the original bytes. Raises UsageError for two payloads or two descriptors."""
-    try:
-        payload, descriptor = pair_inputs(files)
-    except PairingError as e:
-        raise UsageError(str(e)) from None
-    report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
-                    payload_size=payload.size if payload else None, on_stage=on_stage, keep=_retained)
-    if _retained:
-        gc.freeze()  # the kept objects would otherwise be scanned by every later collection
-    return payload, descriptor, report
-
-
-_retained: list | None = None
-
-
-def retain_parsed_payloads() -> list:
-    """Make the commands keep each verification's parsed payload alive instead of freeing it
-    (``verify(keep=)``), for a process that exits right after the command; returns the list that
-    holds them (empty when nothing was verified). The console script then exits without freeing:
-    about 0.2 s of CPU on a 250 MiB payload (:func:`inspector.entry.main`)."""
-    global _retained
-    if _retained is None:
-        _retained = []
-    return _retained
 
 
 def _stage_printer(t0: float):
@@ -234,12 +142,6 @@ def _stage_printer(t0: float):
     return show
 
 
-def _exit_code(report) -> int:
-    if report.ok:
-        return EXIT_OK
-    return EXIT_INCONCLUSIVE if report.inconclusive else EXIT_FAIL
-
-
 def cmd_verify(args) -> int:
     """``verify FILE...``: one payload and/or one descriptor, recognised by content; returns the exit code.
     Files that are not checkpoint files at all are refused (exit 2), not reported as P-PARSE failures."""
@@ -261,148 +163,6 @@ def cmd_verify(args) -> int:
     else:
         _out(render.to_text(report, payload, descriptor, all_rules=args.all))
     return _exit_code(report)
-
-
-def _write_new(path: str, data: bytes) -> None:
-    """Write ``data`` to a file that must not exist yet (O_EXCL: never overwrites, inputs included).
-    A write that does not complete (disk full, Ctrl+C, ...) removes the file it created: no partial
-    file is left. Raises :class:`UsageError` (the file exists, or cannot be written)."""
-    try:
-        fh = open(path, "xb")
-    except FileExistsError:
-        raise UsageError(f"{display_path(path)} exists; choose a new file name") from None
-    except OSError as e:
-        raise UsageError(f"{display_path(path)}: cannot write ({e.strerror or type(e).__name__})") from None
-    try:
-        with fh:
-            fh.write(data)
-    except BaseException as e:
-        _remove_new([path])  # created just now with O_EXCL: ours
-        if isinstance(e, OSError):
-            raise UsageError(f"{display_path(path)}: cannot write ({e.strerror or type(e).__name__})") from None
-        raise
-
-
-def _remove_new(paths: list[str]) -> list[str]:
-    """Remove files this command created (each with O_EXCL, so never a file that existed before);
-    returns those removed. Never raises: it runs while another failure is on its way out."""
-    removed = []
-    for path in paths:
-        try:
-            os.remove(path)
-            removed.append(path)
-        except OSError:
-            pass
-    return removed
-
-
-def cmd_report(args) -> int:
-    """``report FILE...``: the ticket report (redacted) in the chosen format; exit codes as ``verify``
-    (2 for files that are not checkpoint files: the report then says so)."""
-    import hashlib
-
-    from inspector.ticket import build_ticket, check_report, gate_for, redact_payload, render as render_ticket
-
-    if args.check:
-        f = _read(args.check)
-        ok = None if f.data is None else check_report(f.data)
-        if ok is None:
-            raise UsageError(f"{display_path(args.check)}: no report-sha256 digest found; not a Checkpoint Inspector report")
-        _out(terminal_safe(f"{display_path(args.check)}: {CHECK_UNCHANGED if ok else CHECK_EDITED}") + "\n")
-        return EXIT_OK if ok else EXIT_FAIL
-    if not args.files:
-        raise UsageError("report: give a payload and/or its descriptor (or --check REPORT)")
-    for target in (args.output, args.redacted_payload):
-        if target and os.path.lexists(target):
-            raise UsageError(f"{display_path(target)} exists; choose a new file name")
-    if args.output and args.redacted_payload and _same_path(args.output, args.redacted_payload):
-        raise UsageError("the report and the redacted payload need two different new files")
-    files = [_read(p) for p in args.files]
-    reason = not_a_checkpoint(files)
-    if reason:
-        ticket = build_ticket(None, not_a_checkpoint=files, not_a_checkpoint_text=reason,
-                              hash_prefix=args.sha256_prefixes)
-        _emit(render_ticket(ticket, args.format), args.output)
-        _err(f"checkpoint-inspector: {reason}")
-        return EXIT_USAGE
-    payload, descriptor, report = _verified(files)
-    for problem in report.internal_errors:
-        _err(terminal_safe(f"checkpoint-inspector: internal error, please report it: {problem}"))
-    facts = None
-    data = replacements = None
-    # one gate for the redacted copy and the report: one tag key, so their tags can be compared
-    gate = gate_for(payload.data if payload else None, descriptor.data if descriptor else None,
-                    tags=args.sha256_prefixes)
-    if args.redacted_payload:
-        if payload is None or payload.data is None:
-            raise UsageError("--redacted-payload needs a payload that could be read")
-        try:
-            data, replacements = redact_payload(payload.data, hash_prefix=args.sha256_prefixes, gate=gate)
-        except ValueError as e:
-            raise UsageError(f"{display_path(payload.path)}: no redacted copy can be made: the payload is "
-                             f"{terminal_safe(str(e))}") from None
-        _write_new(args.redacted_payload, data)
-    # No half-done job: from here on, any failure (the report cannot be written, stdout closed or
-    # full, a reader gone before the end, a crash while rendering, Ctrl+C) removes the redacted copy
-    # and a report file written so far. Both were created by this command (O_EXCL), so they are ours.
-    made = [args.redacted_payload] if args.redacted_payload else []
-    try:
-        if args.redacted_payload:
-            facts = {"name": display_path(os.path.basename(os.fspath(args.redacted_payload))),
-                     "size_bytes": len(data), "sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
-                     "replacements": len(replacements)}
-            _err(f"redacted payload written to {display_path(args.redacted_payload)}: {len(replacements)} "
-                 "replacements (review them before sharing):")
-            for r in replacements:
-                _err(terminal_safe(f"  {r.pointer}: {r.what} ({r.kind}, {r.size} bytes"
-                                   f"{', ' + r.digest if r.digest else ''})"))
-        ticket = build_ticket(report, payload, descriptor, hash_prefix=args.sha256_prefixes, redacted_payload=facts,
-                              gate=gate)
-        text = render_ticket(ticket, args.format)
-        if args.output:
-            _write_new(args.output, text.encode("utf-8"))  # removes its own partial file if it fails
-            made.append(args.output)
-        elif not _out(text) and facts is not None:
-            raise OutputError("the reader closed the pipe before the end of the report")
-    except BaseException as e:
-        removed = _remove_new(made)
-        if not removed:
-            raise
-        said = " and ".join(_what_was_written(p, args) for p in removed) + (" was" if len(removed) == 1 else " were")
-        if isinstance(e, UsageError):
-            raise UsageError(f"{e}; {said} removed") from None
-        if isinstance(e, OutputError):
-            raise OutputError(f"{e.reason}; {said} removed") from None
-        try:
-            _err(f"checkpoint-inspector: the report was not completed: {said} removed")
-        except Exception:  # stderr itself is gone: the files are removed all the same
-            pass
-        raise
-    return _exit_code(report)
-
-
-#: ``report --check``: what a matching report-sha256 shows, and what it does not.
-CHECK_UNCHANGED = ("unchanged since it was written (its report-sha256 matches), unless the digest was "
-                   "recomputed after an edit: this is not a signature")
-#: ``report --check``: a digest that does not match.
-CHECK_EDITED = ("EDITED: its report-sha256 does not match: the report's bytes changed after it was written (an "
-                "edit, or a copy that changed its line ends or spaces)")
-
-
-def _what_was_written(path: str, args) -> str:
-    return f"the {'redacted payload' if path == args.redacted_payload else 'report'} {display_path(path)}"
-
-
-def _same_path(a: str, b: str) -> bool:
-    """Two spellings of one file name (``./x`` and ``x``, ``d/../x``), before either exists."""
-    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
-
-
-def _emit(text: str, output: str | None) -> None:
-    if output:
-        _write_new(output, text.encode("utf-8"))
-    else:
-        _out(text)
 
 
 def cmd_describe(args) -> int:

@@ -19,6 +19,7 @@ from tests.conftest import ROOT, SAMPLES
 
 P, D = SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json"  # a NOT VERIFIED pair (exit 1)
 cli_main = importlib.import_module("inspector.cli.main")
+cli_common = importlib.import_module("inspector.cli.common")  # write_new, which the report uses
 
 
 def run(capsysbinary, *argv):
@@ -69,7 +70,7 @@ def test_a_report_file_written_in_part_is_removed_with_the_redacted_copy(tmp_pat
     """The disk fills up half-way through the report file (-o): neither file stays, exit 2 as for any
     report file that cannot be written."""
     red, out = tmp_path / "red.json", tmp_path / "report.txt"
-    monkeypatch.setattr(cli_main, "open", disk_fills_half_way(out), raising=False)
+    monkeypatch.setattr(cli_common, "open", disk_fills_half_way(out), raising=False)
     code, stdout, err = run(capsysbinary, "report", P, D, "--redacted-payload", red, "-o", out)
     assert code == 2 and stdout == "" and sorted(tmp_path.iterdir()) == []
     assert err.splitlines()[-1] == (f"checkpoint-inspector: {out}: cannot write (No space left on device); "
