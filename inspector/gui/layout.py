@@ -10,8 +10,8 @@ import json
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSizePolicy, QSplitter,
-    QLineEdit, QTableView, QTabWidget, QToolBar, QTreeView, QVBoxLayout, QWidget,
+    QAbstractItemView, QCheckBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
+    QSizePolicy, QSplitter, QLineEdit, QTableView, QTabWidget, QToolBar, QVBoxLayout, QWidget,
 )
 
 from inspector.checkpoint.rules.catalogue import catalogue
@@ -184,7 +184,20 @@ def _table(w, name: str, model, accessible: str) -> QTableView:
 
 
 def _build_docks(w):
+    """The docks of the main window, in their default places: trees, bytes, digests, raw text, folder."""
     w.setDockNestingEnabled(True)
+    _build_trees_dock(w)
+    _build_bytes_and_digests_docks(w)
+    w.raw_editor = RawEditor()
+    w.raw_dock = _dock(w, "Raw text (sandbox)", "rawDock", w.raw_editor, Qt.DockWidgetArea.BottomDockWidgetArea)
+    w.raw_dock.hide()
+    _build_folder_dock(w)
+    w._default_state = None
+    w._sized = False
+
+
+def _build_trees_dock(w):
+    """The Trees dock: Find above the snapshot tree, and the resume-boundary and descriptor trees in tabs."""
     w.snap_pane = TreePane("Payload ▸ snapshot (session, messages, runs, artifacts, subagent tasks)",
                               w.snap_model)
     w.resume_pane = TreePane("Payload ▸ resume boundary (loop checkpoint)", w.resume_model)
@@ -210,6 +223,9 @@ def _build_docks(w):
     ll.addWidget(tree_split, 1)
     w.trees_dock = _dock(w, "Trees", "treesDock", left, Qt.DockWidgetArea.LeftDockWidgetArea)
 
+
+def _build_bytes_and_digests_docks(w):
+    """The Bytes dock (payload and descriptor bytes in tabs) and, under it, the Digests dock (table and detail)."""
     w.hex_tabs = QTabWidget()
     w.hex_payload = HexView()
     w.hex_payload.setObjectName("payloadBytes")
@@ -249,10 +265,9 @@ def _build_docks(w):
     w.digests_dock = _dock(w, "Digests", "digestsDock", dig, Qt.DockWidgetArea.RightDockWidgetArea)
     w.splitDockWidget(w.bytes_dock, w.digests_dock, Qt.Orientation.Vertical)
 
-    w.raw_editor = RawEditor()
-    w.raw_dock = _dock(w, "Raw text (sandbox)", "rawDock", w.raw_editor, Qt.DockWidgetArea.BottomDockWidgetArea)
-    w.raw_dock.hide()
 
+def _build_folder_dock(w):
+    """The Folder dock: the filter line above the table of checkpoints in a folder (hidden until one is open)."""
     w.folder_proxy = FolderFilterProxy(w)
     w.folder_proxy.setSourceModel(w.folder_model)
     w.folder_view = _table(w, "folderView", w.folder_proxy, "Checkpoints in folder")
@@ -283,8 +298,6 @@ def _build_docks(w):
     fl.addWidget(w.folder_view)
     w.folder_dock = _dock(w, "Folder", "folderDock", fbox, Qt.DockWidgetArea.BottomDockWidgetArea)
     w.folder_dock.hide()
-    w._default_state = None
-    w._sized = False
 
 
 def fit_folder_columns(w) -> int:

@@ -54,7 +54,17 @@ def _act(w, menu, text, slot, shortcut=None, name=None) -> QAction:
 def build_menus(w) -> None:
     """Create the menu bar of ``w`` (a MainWindow); the actions it needs later become ``w.act_*``."""
     mb = w.menuBar()
-    m = mb.addMenu("&File")
+    _file_menu(w, mb.addMenu("&File"))
+    _edit_menu(w, mb.addMenu("&Edit"))
+    _go_menu(w, mb.addMenu("&Go"))
+    _view_menu(w, mb.addMenu("&View"))
+    h = mb.addMenu("&Help")
+    _act(w, h, "&About Checkpoint Inspector", lambda: dialogs.about(w))
+    _act(w, h, "&Keyboard Shortcuts", lambda: shortcuts_help(w), QKeySequence.StandardKey.HelpContents)
+    rebuild_recent_menu(w)
+
+
+def _file_menu(w, m) -> None:
     w.act_open = _act(w, m, "&Open…", lambda: dialogs.open_dialog(w), QKeySequence.StandardKey.Open, "open")
     _act(w, m, "Open &Folder…", lambda: dialogs.open_folder_dialog(w), "Ctrl+Shift+O", "openFolder")
     w.recent_menu = m.addMenu("Open &Recent")
@@ -77,7 +87,8 @@ def build_menus(w) -> None:
     m.addSeparator()
     _act(w, m, "&Quit", w.close, QKeySequence.StandardKey.Quit, "quit")
 
-    e = mb.addMenu("&Edit")
+
+def _edit_menu(w, e) -> None:
     w.act_copy = _act(w, e, "&Copy Value", w.copy_value, QKeySequence.StandardKey.Copy, "copyValue")
     w.act_copy.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
     w.act_copy_ptr = _act(w, e, "Copy JSON &Pointer", w.copy_pointer, "Ctrl+Shift+C", "copyPointer")
@@ -92,7 +103,8 @@ def build_menus(w) -> None:
     w.act_edit_value = _act(w, e, "&Edit Value", w.edit_current_value, "F2", "editValue")
     w.act_raw = _act(w, e, "Edit &Raw Text…", w.show_raw_editor, "Ctrl+E", "rawText")
 
-    g = mb.addMenu("&Go")
+
+def _go_menu(w, g) -> None:
     sel = w.selection
     w.act_next_failure = _act(w, g, "&Next Failure", lambda: sel.goto_failure(+1), "F8", "nextFailure")
     w.act_prev_failure = _act(w, g, "&Previous Failure", lambda: sel.goto_failure(-1), "Shift+F8",
@@ -120,7 +132,9 @@ def build_menus(w) -> None:
     _act(w, g, "Integrity Lint", lambda: _focus_resume_tab(rp, 2, rp.lint_list), "Alt+9", "gotoLint")
     _act(w, g, "Events", lambda: _focus_resume_tab(rp, 3, rp.events.view), "Alt+0", "gotoEvents")
 
-    v = mb.addMenu("&View")
+
+def _view_menu(w, v) -> None:
+    rp = w.resume_panes
     for d in (w.trees_dock, w.bytes_dock, w.digests_dock, rp.dock, w.raw_dock, w.folder_dock):
         v.addAction(d.toggleViewAction())
     rp.dock.toggleViewAction().setText("Resume (timeline, transcript, lint)")
@@ -128,11 +142,6 @@ def build_menus(w) -> None:
     _act(w, v, "&Canonical Diff", lambda: w.comparer.canonical_diff(), "Ctrl+Shift+K", "canonicalDiff")
     v.addSeparator()
     _act(w, v, "Reset &Layout", w.reset_layout, None, "resetLayout")
-
-    h = mb.addMenu("&Help")
-    _act(w, h, "&About Checkpoint Inspector", lambda: dialogs.about(w))
-    _act(w, h, "&Keyboard Shortcuts", lambda: shortcuts_help(w), QKeySequence.StandardKey.HelpContents)
-    rebuild_recent_menu(w)
 
 
 def _goto_offset(w, mode: str = "offset") -> None:

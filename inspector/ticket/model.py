@@ -191,41 +191,9 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
         gate = gate_for(payload.data if payload else None, descriptor.data if descriptor else None, tags=hash_prefix)
     ticket = {"schema": TICKET_SCHEMA}
     if report is None:
-        ticket.update({"verdict": "NOT A CHECKPOINT",
-                       "headline": texts["not_a_checkpoint"],
-                       "next_step": texts["what_checkpoints_look_like"],
-                       "files": [{**f, "note": None} for f in _files(None, None, files_data, None)],
-                       "reasons": [line for line in (not_a_checkpoint_text or "").splitlines()],
-                       "root_cause": None, "consequences": [], "digests": [], "rules": None, "generation": None,
-                       "notes": [], "resumability": None, "lint": []})
+        ticket.update(_not_a_checkpoint_fields(texts, files_data, not_a_checkpoint_text))
     else:
-        word, headline, next_step = _verdict(report)
-        rc = report.root_cause
-        payload_digest = next((d.recomputed for d in report.digests if d.label == "payload content_digest"), None)
-        counts = {v.value: 0 for v, _w in VERDICT_COUNTS}
-        for f in report.findings:
-            counts[f.verdict.value] += 1
-        ticket.update({
-            "verdict": word, "headline": headline, "next_step": next_step,
-            "files": _files(payload, descriptor, (), payload_digest),
-            "root_cause": None if rc is None else _finding(rc, gate, full=True),
-            # every other failure, each with its relation to the root cause (consequences.toml)
-            "consequences": [{**_finding(f, gate, full=False), "relation": report.relation(f).kind,
-                              "caused_by": report.relation(f).caused_by}
-                             for f in report.failed() if f is not rc],
-            # stated: the descriptor's value through the gate; recomputed: computed here (sizes, digests)
-            "digests": [{"label": d.label, "stated": gate.value(d.stated, "descriptor", d.pointer),
-                         "recomputed": d.recomputed if isinstance(d.recomputed, (int, type(None))) else str(d.recomputed),
-                         "matches": d.matches} for d in report.digests],
-            "rules": counts,
-            "internal_errors": list(report.internal_errors),
-            "generation": _generation(report),
-            "notes": [gate.text(n) for n in getattr(report, "notes", ())],
-            "resumability": _resumability(report, gate),
-            "lint": [{"kind": f.kind, "title": f.title, "explanation": gate.text(f.explanation),
-                      "where": _where(f, gate), "blocks_resume": f.blocks_resume}
-                     for f in getattr(report, "lint", ())],
-        })
+        ticket.update(_verdict_fields(report, payload, descriptor, gate))
     ticket.update({
         "not_proven": list(texts["not_proven"]) if report is not None else [],
         "inspector": {"version": __version__, "rule_catalogue": catalogue_version(), "reference": dict(REFERENCE_PIN)},
@@ -243,3 +211,46 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
         },
     })
     return ticket
+
+
+def _not_a_checkpoint_fields(texts: dict, files_data: list, not_a_checkpoint_text: str | None) -> dict:
+    """The ticket's fields when no given file is a checkpoint file: the files and why, no verdict."""
+    return {"verdict": "NOT A CHECKPOINT",
+            "headline": texts["not_a_checkpoint"],
+            "next_step": texts["what_checkpoints_look_like"],
+            "files": [{**f, "note": None} for f in _files(None, None, files_data, None)],
+            "reasons": [line for line in (not_a_checkpoint_text or "").splitlines()],
+            "root_cause": None, "consequences": [], "digests": [], "rules": None, "generation": None,
+            "notes": [], "resumability": None, "lint": []}
+
+
+def _verdict_fields(report: Report, payload, descriptor, gate: Gate) -> dict:
+    """The ticket's fields of a verification: verdict, files, root cause and the other failures, digests,
+    rule counts, generation, notes, resumability and lint, every value from the files through ``gate``."""
+    word, headline, next_step = _verdict(report)
+    rc = report.root_cause
+    payload_digest = next((d.recomputed for d in report.digests if d.label == "payload content_digest"), None)
+    counts = {v.value: 0 for v, _w in VERDICT_COUNTS}
+    for f in report.findings:
+        counts[f.verdict.value] += 1
+    return {
+        "verdict": word, "headline": headline, "next_step": next_step,
+        "files": _files(payload, descriptor, (), payload_digest),
+        "root_cause": None if rc is None else _finding(rc, gate, full=True),
+        # every other failure, each with its relation to the root cause (consequences.toml)
+        "consequences": [{**_finding(f, gate, full=False), "relation": report.relation(f).kind,
+                          "caused_by": report.relation(f).caused_by}
+                         for f in report.failed() if f is not rc],
+        # stated: the descriptor's value through the gate; recomputed: computed here (sizes, digests)
+        "digests": [{"label": d.label, "stated": gate.value(d.stated, "descriptor", d.pointer),
+                     "recomputed": d.recomputed if isinstance(d.recomputed, (int, type(None))) else str(d.recomputed),
+                     "matches": d.matches} for d in report.digests],
+        "rules": counts,
+        "internal_errors": list(report.internal_errors),
+        "generation": _generation(report),
+        "notes": [gate.text(n) for n in getattr(report, "notes", ())],
+        "resumability": _resumability(report, gate),
+        "lint": [{"kind": f.kind, "title": f.title, "explanation": gate.text(f.explanation),
+                  "where": _where(f, gate), "blocks_resume": f.blocks_resume}
+                 for f in getattr(report, "lint", ())],
+    }

@@ -37,41 +37,7 @@ def _compile(t):
                 inner(v, d, fl)
         return check_opt
     if isinstance(t, S.Prim):
-        name = t.name
-        if name == "value":
-            return _free
-        if name == "str":
-            def check_str(v, d, fl):
-                if type(v) is not str:
-                    raise NotFast
-            return check_str
-        if name == "bool":
-            def check_bool(v, d, fl):
-                if type(v) is not bool:
-                    raise NotFast
-            return check_bool
-        if name == "timestamp":
-            def check_timestamp(v, d, fl):
-                if type(v) is not str or not _canonical_timestamp(v):
-                    raise NotFast
-            return check_timestamp
-        if name == "f32":
-            def check_f32(v, d, fl):
-                if type(v) is not float or not _exact_f32(v):
-                    raise NotFast
-            return check_f32
-        if name == "f64":
-            def check_f64(v, d, fl):
-                if type(v) is not float:
-                    raise NotFast
-                fl.append(v)
-            return check_f64
-        lo, hi = INT_RANGES[name]
-
-        def check_int(v, d, fl):
-            if type(v) is not int or not lo <= v <= hi:
-                raise NotFast
-        return check_int
+        return _compile_prim(t.name)
     if isinstance(t, (S.Vec, S.Set)):
         inner = _compile(t.inner)
         is_set = isinstance(t, S.Set)
@@ -98,6 +64,50 @@ def _compile(t):
         return check_map
     if isinstance(t, S.Struct):
         return _compile_struct(t, ())
+    return _compile_variants(t)
+
+
+def _compile_prim(name: str):
+    """The validator of a primitive (``str``, ``bool``, ``timestamp``, ``f32``, ``f64``, an integer width, or a
+    free ``value``): exactly that JSON type, in range, in the form serde writes (see :func:`_compile`)."""
+    if name == "value":
+        return _free
+    if name == "str":
+        def check_str(v, d, fl):
+            if type(v) is not str:
+                raise NotFast
+        return check_str
+    if name == "bool":
+        def check_bool(v, d, fl):
+            if type(v) is not bool:
+                raise NotFast
+        return check_bool
+    if name == "timestamp":
+        def check_timestamp(v, d, fl):
+            if type(v) is not str or not _canonical_timestamp(v):
+                raise NotFast
+        return check_timestamp
+    if name == "f32":
+        def check_f32(v, d, fl):
+            if type(v) is not float or not _exact_f32(v):
+                raise NotFast
+        return check_f32
+    if name == "f64":
+        def check_f64(v, d, fl):
+            if type(v) is not float:
+                raise NotFast
+            fl.append(v)
+        return check_f64
+    lo, hi = INT_RANGES[name]
+
+    def check_int(v, d, fl):
+        if type(v) is not int or not lo <= v <= hi:
+            raise NotFast
+    return check_int
+
+
+def _compile_variants(t):
+    """The validator of an enum, a permission rule, an internally tagged or an untagged union (see :func:`_compile`)."""
     if isinstance(t, S.Enum):
         variants = frozenset(t.variants)
 
