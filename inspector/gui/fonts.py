@@ -1,10 +1,15 @@
 """Is checkpoint text really drawn? Font coverage of the scripts checkpoints hold.
 
 A checkpoint's strings (config names, messages, tool output) can be in any script. When no
-installed font has a glyph for a character, Qt draws the font's missing-glyph box (glyph index
-0, ``.notdef``) and nothing else tells the user. :func:`coverage_problems` lays out and draws a
-sample string per script with the application font, offscreen, exactly as the views would,
-and reads back the glyph runs: any glyph index 0 means that script falls back to the box.
+installed font has a glyph for a character, Qt draws a missing-glyph box and nothing else tells the
+user: glyph 0 (``.notdef``) of the chosen font, or, with no usable font at all, Qt's own fallback
+glyph (index 1 of a font that has no glyph for the character). :func:`coverage_problems` lays out and
+draws a sample string per script with the application font, offscreen, exactly as the views would,
+and reads back the glyph runs: a character is drawn only when its glyph is not 0, not drawn by a font
+without a size (Qt's box engine) and not the glyph an unassigned code point gets.
+
+The window's own text is Latin (:data:`UI_SCRIPTS`): without it nothing is readable. The other
+scripts only appear in checkpoint content, so a missing one is a warning with its fix, not a failure.
 
 The portable Linux bundle ships fonts in ``fonts/`` next to its libraries;
 :func:`register_bundled_fonts` adds them to Qt before any window exists. The ``.deb`` depends on
@@ -20,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Script", "SCRIPTS", "coverage_problems", "missing_characters", "notice_text",
+__all__ = ["Script", "SCRIPTS", "UI_SCRIPTS", "coverage_problems", "missing_characters", "notice_text",
            "register_bundled_fonts", "bundled_fonts_dir"]
 
 
@@ -44,6 +49,10 @@ SCRIPTS = (
     Script("CJK", "调试构建 設定 テスト 한국어", "fonts-noto-cjk", "google-noto-sans-cjk-fonts"),
     Script("emoji", "\U0001F600\U0001F680\u2705", "fonts-noto-color-emoji", "google-noto-color-emoji-fonts"),
 )
+
+
+#: The scripts of the window's own text (menus, labels, verdicts): they must draw.
+UI_SCRIPTS = ("Latin",)
 
 
 def bundled_fonts_dir() -> Path | None:
@@ -76,25 +85,44 @@ def register_bundled_fonts() -> list[str]:
 
 def missing_characters(text: str, font=None) -> list[str]:
     """Characters of ``text`` that ``font`` (default: the application font) with Qt's font
-    fallback draws as the missing-glyph box. Each character is laid out and painted offscreen
+    fallback draws as a missing-glyph box. Each character is laid out and painted offscreen
     (into a QImage) on its own, so the result names exactly which ones fail."""
-    from PySide6.QtGui import QGuiApplication, QImage, QPainter, QTextLayout
+    from PySide6.QtGui import QGuiApplication, QImage
 
     font = font or QGuiApplication.font()
     image = QImage(64, 64, QImage.Format.Format_ARGB32_Premultiplied)
-    missing = []
-    for ch in dict.fromkeys(c for c in text if not c.isspace()):
-        layout = QTextLayout(ch, font)
-        layout.beginLayout()
-        layout.createLine()
-        layout.endLayout()
-        painter = QPainter(image)
-        layout.draw(painter, image.rect().topLeft())
-        painter.end()
-        indexes = [i for run in layout.glyphRuns() for i in run.glyphIndexes()]
-        if not indexes or 0 in indexes:
-            missing.append(ch)
-    return missing
+    # what the box looks like here: an unassigned code point (U+0378) can only be drawn as the box
+    box = _glyphs(_UNASSIGNED, font, image)
+    return [ch for ch in dict.fromkeys(c for c in text if not c.isspace()) if _is_box(_glyphs(ch, font, image), box)]
+
+
+#: A code point no Unicode version assigns: whatever Qt draws for it is the missing-glyph box.
+_UNASSIGNED = "\u0378"
+
+
+def _glyphs(ch: str, font, image) -> list[tuple[int, float, float]]:
+    """``(glyph index, units per em, pixel size)`` of each glyph Qt draws for ``ch`` (laid out and painted)."""
+    from PySide6.QtGui import QPainter, QTextLayout
+
+    layout = QTextLayout(ch, font)
+    layout.beginLayout()
+    layout.createLine()
+    layout.endLayout()
+    painter = QPainter(image)
+    layout.draw(painter, image.rect().topLeft())
+    painter.end()
+    out = []
+    for run in layout.glyphRuns():
+        raw = run.rawFont()  # (never ask a box font its family name: Qt crashes)
+        units, pixels = (raw.unitsPerEm(), raw.pixelSize()) if raw.isValid() else (0.0, -1.0)
+        out += [(i, units, pixels) for i in run.glyphIndexes()]
+    return out
+
+
+def _is_box(glyphs: list[tuple[int, float, float]], box: list[tuple[int, float, float]]) -> bool:
+    """Glyph 0 (a font's .notdef), a font with no size (Qt's box engine when no font is usable: it draws
+    glyph 1 for everything), or the very glyph of an unassigned code point."""
+    return not glyphs or glyphs == box or any(i == 0 or pixels <= 0 for i, _u, pixels in glyphs)
 
 
 def coverage_problems(scripts=SCRIPTS, font=None) -> list[tuple[Script, list[str]]]:
