@@ -16,6 +16,7 @@ from inspector import checkpoint
 from inspector.checkpoint.pairing import pair_by_digest
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
+from inspector.session.workers import ChildTask, child_verify
 
 __all__ = ["FolderRow", "scan_folder", "CLASSIFY_WHOLE"]
 
@@ -180,7 +181,7 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
     """The engine's report on one pair (a large payload in a worker process; one file's bytes held at a time)."""
     ddata = d.data if d else None
     if p is not None and p.size > engine.PROCESS_THRESHOLD and p.size <= checkpoint.MAX_CONTENT_BYTES:
-        task = engine.ChildTask(engine.child_verify, (p.path, ddata, p.size))
+        task = ChildTask(child_verify, (p.path, ddata, p.size))
         task.start()
         try:
             while not task.done:
