@@ -13,9 +13,11 @@ import re
 import stat
 from dataclasses import dataclass, replace
 
-from .digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.sdk_export import FORM, WRAPPER_MAX_BYTES, ExportError, looks_like_export, unwrap
 
 __all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "detect_role", "pair_inputs", "PairingError",
+           "expand_exports",
            "display_path", "display_text", "file_uri", "not_a_checkpoint", "what_it_is"]
 
 _DESCRIPTOR_MARKERS = (b'"descriptor_digest"', b"a3s.code.session-checkpoint-descriptor", b'"media_type"')
@@ -110,6 +112,9 @@ class InputFile:
         doubt: ``None`` when the content decides the role, else why it does not (:func:`detect_role`).
         role_note: set by :func:`pair_inputs` when ``role`` was not decided by this file's own
             content: a sentence saying how it was chosen (shown to the user), else ``None``.
+        form: ``None`` for a file that is the payload or descriptor itself; :data:`.sdk_export.FORM` when
+            it was taken out of an SDK export wrapper (``path`` is then the wrapper's; ``data`` and
+            ``size`` are the decoded payload's, or the descriptor object's bytes).
     """
 
     path: str
@@ -120,6 +125,7 @@ class InputFile:
     mtime_ns: int = 0
     doubt: str | None = None
     role_note: str | None = None
+    form: str | None = None
 
     @property
     def oversize(self) -> bool:
@@ -158,7 +164,9 @@ def read_input(path: str, *, ceiling: int = MAX_CONTENT_BYTES) -> InputFile:
         # A device or pipe has no size to check first (/dev/zero never ends; a FIFO blocks).
         raise UnreadableInput(f"{display_path(path)}: is not a regular file (a device, pipe or socket); save it to a file first", path)
     if st.st_size > ceiling:
-        return _oversize(path, st.st_size, ceiling, st.st_mtime_ns)
+        if ceiling != MAX_CONTENT_BYTES or st.st_size > WRAPPER_MAX_BYTES or not _export_head(path):
+            return _oversize(path, st.st_size, ceiling, st.st_mtime_ns)
+        ceiling = WRAPPER_MAX_BYTES  # an SDK export wrapper: the ceiling applies to the content it decodes to
     try:
         with open(path, "rb") as fh:
             data = fh.read(ceiling + 1)  # never more than the ceiling, even if the file grew
@@ -168,6 +176,42 @@ def read_input(path: str, *, ceiling: int = MAX_CONTENT_BYTES) -> InputFile:
         return _oversize(path, max(len(data), os.stat(path).st_size), ceiling, st.st_mtime_ns)
     role, hint, doubt = detect_role(data)
     return InputFile(path, len(data), data, role, hint, st.st_mtime_ns, doubt)
+
+
+def _export_head(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return looks_like_export(fh.read(256))
+    except OSError:
+        return False
+
+
+def expand_exports(files: list[InputFile]) -> list[InputFile]:
+    """``files`` with each SDK export wrapper replaced by the payload and the descriptor it holds (in that
+    order; both with the wrapper's ``path`` and ``form`` set, FORMAT.md 1).
+
+    Raises:
+        UnreadableInput: a wrapper whose content cannot be taken out (bad base64...), with the reason.
+    """
+    out: list[InputFile] = []
+    for f in files:
+        try:
+            pair = unwrap(f.data[:]) if f.data is not None and looks_like_export(f.data[:256]) else None
+        except ExportError as e:
+            raise UnreadableInput(f"{display_path(f.path)}: {e}", f.path) from None
+        if pair is None:
+            out.append(f)
+            continue
+        if pair.payload is None:
+            payload = InputFile(f.path, pair.payload_size, None, "payload",
+                                f"its content decodes to {pair.payload_size} bytes, over the {MAX_CONTENT_BYTES}-byte "
+                                "v1 ceiling; not decoded", f.mtime_ns, form=FORM)
+        else:
+            payload = InputFile(f.path, pair.payload_size, pair.payload, "payload", detect_role(pair.payload)[1],
+                                f.mtime_ns, form=FORM)
+        out += [payload, InputFile(f.path, len(pair.descriptor), pair.descriptor, "descriptor",
+                                   detect_role(pair.descriptor)[1], f.mtime_ns, form=FORM)]
+    return out
 
 
 def _oversize(path: str, size: int, ceiling: int, mtime_ns: int) -> InputFile:
@@ -189,6 +233,7 @@ def classify(data: bytes) -> tuple[str, str | None]:
 def detect_role(data: bytes) -> tuple[str, str | None, str | None]:
     """Role of one input from its content, with the reason when the content does not decide.
 
+    An SDK export wrapper (FORMAT.md 1) is taken as a payload: :func:`pair_inputs` takes the pair out of it.
     Decisive: the top-level ``schema`` is the payload or descriptor schema (FORMAT.md 2) and no
     top-level key says otherwise; or, without a known schema, two or more descriptor-only keys
     (descriptor) or a ``snapshot`` and no descriptor-only key (payload); or over 1 MiB (payload).
@@ -207,6 +252,8 @@ def detect_role(data: bytes) -> tuple[str, str | None, str | None]:
             "it is gzip-compressed"
     if data[:3] == b"\xef\xbb\xbf":
         hint = "the file starts with a UTF-8 byte order mark, which the reference rejects"
+    elif looks_like_export(data[:256]):  # an SDK export wrapper: the payload and its descriptor (FORMAT.md 1)
+        return "payload", None, None
     if len(data) > _DESCRIPTOR_MAX:
         return "payload", hint, None  # descriptors are small
     role, doubt = _role_from_keys(data)
@@ -291,11 +338,17 @@ def pair_inputs(files: list[InputFile]) -> tuple[InputFile | None, InputFile | N
     them. A file whose role was not its own content's is returned as a copy with ``role`` set and
     ``role_note`` saying why (shown to the user). A single unrecognised file is taken as the payload.
 
+    An SDK export wrapper (FORMAT.md 1) is first replaced by the pair it holds (:func:`expand_exports`).
+
     Raises:
         PairingError: more than two files, or two files that are both clearly payloads (or both
             clearly descriptors).
+        UnreadableInput: an SDK export wrapper whose content cannot be taken out.
     """
+    files = expand_exports(files)
     if len(files) > 2:
+        if any(f.form for f in files):
+            raise PairingError("an SDK export wrapper holds a payload and its descriptor: give it alone")
         raise PairingError("give at most one payload and one descriptor")
     if len(files) < 2:
         f = files[0] if files else None

@@ -4,15 +4,19 @@ A descriptor binds its payload by the payload's SHA-256 (``content_digest``, FOR
 pair by digest first; a name stem breaks ties between copies of one payload; a descriptor whose digest
 matches nothing (drift, the interesting case) then pairs with the payload of the same name stem
 (``x.payload.json`` + ``x.descriptor.json``). The engine's input floor: the folder scan of the window and
-the CLI use the same policy.
+the CLI use the same policy, and :func:`find_sibling` finds the other half of a file opened alone (issue 26).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from dataclasses import dataclass
 from typing import Sequence, TypeVar
 
-__all__ = ["name_stem", "pair_by_digest"]
+import orjson
+
+__all__ = ["name_stem", "pair_by_digest", "Sibling", "find_sibling", "SIBLING_SCAN_LIMIT"]
 
 P = TypeVar("P")
 D = TypeVar("D")
@@ -68,3 +72,116 @@ def pair_by_digest(payloads: Sequence[tuple[P, str, str | None]],
     keyed += [(ppath, (p, None)) for pi, (p, ppath, _) in enumerate(payloads) if pi not in used]
     keyed.sort(key=lambda kp: kp[0])
     return [pair for _, pair in keyed]
+
+
+#: A folder with more entries than this is not searched for a sibling (the open stays quick).
+SIBLING_SCAN_LIMIT = 10_000
+#: Descriptors are small (:data:`inspector.checkpoint.artifact._DESCRIPTOR_MAX`): larger files are not read as one.
+_DESCRIPTOR_MAX = 1 << 20
+
+
+@dataclass(frozen=True)
+class Sibling:
+    """The file beside an opened one that makes the pair: ``path``, and ``how`` it was found (``"digest"``: the
+    descriptor's ``content_digest`` is the payload's SHA-256; ``"name"``: the same name stem, digests differ)."""
+
+    path: str
+    how: str
+
+    def sentence(self, opened_role: str) -> str:
+        """What the window and the CLI say, e.g. ``the descriptor beside it, x.descriptor.json, matches (its
+        content_digest is this payload's SHA-256)``."""
+        other = "descriptor" if opened_role == "payload" else "payload"
+        if self.how == "digest":
+            why = ("which matches (its content_digest is this payload's SHA-256)" if other == "descriptor" else
+                   "which matches (its SHA-256 is this descriptor's content_digest)")
+        else:
+            why = "which has the same name, but the digests differ (the verdict says how)"
+        return f"the {other} beside it, {os.path.basename(self.path)}, {why}"
+
+
+def find_sibling(path: str, role: str, data: bytes | None, size: int) -> Sibling | None:
+    """The descriptor beside a payload (or the payload beside a descriptor) at ``path``, by digest, then by name.
+
+    Args:
+        path: the opened file. role: ``payload`` or ``descriptor`` (its content's). data: its bytes (``None`` for a
+            payload over the ceiling: then only names are compared; an object that is not ``bytes``, such as a
+            file read on demand: the file is hashed). size: its size in bytes.
+
+    Returns:
+        a :class:`Sibling`, or ``None`` when no file beside it matches (or the folder has more than
+        :data:`SIBLING_SCAN_LIMIT` entries). Reads only small files (descriptors) and files whose size is the one a
+        descriptor states; never raises for unreadable files.
+    """
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return None
+    if len(names) > SIBLING_SCAN_LIMIT:
+        return None
+    me = os.path.abspath(path)
+    # spelled as the opened file's folder was given (relative stays relative)
+    others = [os.path.join(os.path.dirname(path), n) for n in sorted(names) if not n.startswith(".")]
+    others = [p for p in others if os.path.abspath(p) != me and os.path.isfile(p)]
+    stem = name_stem(path)
+    if role == "payload":
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        else:  # not read (over the ceiling: names only), or read on demand (hashed from the file)
+            digest = _sha256_file(path) if data is not None else None
+        named = None
+        for p in others:
+            stated = _stated_digest(p)
+            if stated is None:
+                continue
+            if digest is not None and stated == digest:
+                return Sibling(p, "digest")
+            if named is None and name_stem(p) == stem:
+                named = p
+        return Sibling(named, "name") if named else None
+    stated_size, stated = _stated(data)
+    named = None
+    for p in others:
+        try:
+            psize = os.path.getsize(p)
+        except OSError:
+            continue
+        if stated is not None and psize == stated_size and _sha256_file(p) == stated:
+            return Sibling(p, "digest")
+        if named is None and name_stem(p) == stem and psize > 0 and _stated_digest(p) is None:
+            named = p
+    return Sibling(named, "name") if named else None
+
+
+def _stated(data: bytes | None) -> tuple[int | None, str | None]:
+    try:
+        value = orjson.loads(data) if data else None
+    except orjson.JSONDecodeError:
+        return None, None
+    if not isinstance(value, dict):
+        return None, None
+    size, digest = value.get("size_bytes"), value.get("content_digest")
+    return (size if isinstance(size, int) else None), (digest if isinstance(digest, str) else None)
+
+
+def _stated_digest(path: str) -> str | None:
+    """A small file's top-level ``content_digest`` (a descriptor's), else ``None``."""
+    try:
+        if os.path.getsize(path) > _DESCRIPTOR_MAX:
+            return None
+        with open(path, "rb") as fh:
+            return _stated(fh.read(_DESCRIPTOR_MAX + 1))[1]
+    except OSError:
+        return None
+
+
+def _sha256_file(path: str) -> str | None:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    return "sha256:" + h.hexdigest()

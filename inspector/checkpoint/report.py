@@ -138,6 +138,8 @@ class Report:
         lint: integrity-lint findings (:class:`~.lint.LintFinding`); never change a verdict.
         resumability: the :class:`~.resumability.Resumability` answer, or ``None`` if it could not be made.
         views: ``(Timeline, Transcript)`` of :mod:`.views` when asked for (``verify(views=True)``), else ``None``.
+        restoration: when X-BYTES failed and the canonical re-encoding of what the payload holds is exactly the
+            bound content (:class:`~.analysis.restore.Restoration`: proven by size and SHA-256), else ``None``.
     """
 
     findings: list[Finding]
@@ -155,6 +157,7 @@ class Report:
     lint: list = field(default_factory=list)
     resumability: object | None = None
     views: object | None = None
+    restoration: object | None = None
 
     @property
     def verified(self) -> bool:

@@ -110,7 +110,7 @@ def verified(files, on_stage=None):
     the original bytes. Raises UsageError for two payloads or two descriptors."""
     try:
         payload, descriptor = pair_inputs(files)
-    except PairingError as e:
+    except (PairingError, UnreadableInput) as e:  # (an SDK export wrapper whose content cannot be taken out)
         raise UsageError(str(e)) from None
     report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
                     payload_size=payload.size if payload else None, on_stage=on_stage, keep=_retained)

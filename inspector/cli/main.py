@@ -16,11 +16,16 @@ import time
 import traceback
 
 from inspector import __version__
-from inspector.checkpoint import CanonicalError, canonicalize, display_path, not_a_checkpoint, rule, verify
+from inspector.checkpoint import (
+    CanonicalError, UnreadableInput, canonicalize, display_path, not_a_checkpoint, rule, verify,
+)
 from inspector.checkpoint import catalogue
+from inspector.checkpoint.artifact import expand_exports
+from inspector.checkpoint.pairing import find_sibling
+from inspector.checkpoint.sdk_export import wrap as wrap_export
 from inspector.checkpoint.rules.catalogue import reference_line
 
-from . import compare, render, timeline
+from . import compare, render, restore, timeline
 from .common import (  # noqa: F401 (EXIT_* and the errors are the CLI's public names)
     EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, UsageError,
     out as _out, stdout_to_devnull as _stdout_to_devnull, err as _err, read_file as _read,
@@ -31,7 +36,7 @@ from .common import retain_parsed_payloads  # noqa: F401 (inspector.entry calls 
 from .report import CHECK_EDITED, CHECK_UNCHANGED, cmd_report  # noqa: F401 (re-exported)
 from .termsafe import terminal_safe, terminal_safe_lines
 
-SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff", "timeline")
+SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff", "timeline", "restore")
 
 
 _UNRECOGNIZED = "unrecognized arguments: "
@@ -97,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("describe", help="print the descriptor a payload should have (canonical JSON)")
     d.add_argument("payload")
     d.add_argument("-o", "--output", help="write to this new file instead of stdout (never overwrites an input)")
+    d.add_argument("--sdk-export", action="store_true",
+                   help="write the SDK export wrapper instead: {\"descriptor\": ..., \"contentBase64\": ...}, the one "
+                        "JSON object the Node, Python and Go SDKs hand their sink (FORMAT.md 1)")
     c = sub.add_parser("canon", help="print the canonical_json_v1 bytes of a JSON file")
     c.add_argument("file")
     c.add_argument("--diff", action="store_true",
@@ -107,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("rule_id")
     compare.add_parsers(sub)
     timeline.add_parser(sub)
+    restore.add_parser(sub)
     p.commands = dict(sub.choices)  # for _parse: verify/report take options between their files
     return p
 
@@ -156,22 +165,30 @@ def cmd_verify(args) -> int:
         payload, descriptor, report = _verified(files)
     for problem in report.internal_errors:
         _err(terminal_safe(f"checkpoint-inspector: internal error, please report it: {problem}"))
+    alone = payload if descriptor is None else descriptor if payload is None else None
+    sibling = None if alone is None or alone.form else find_sibling(alone.path, alone.role, alone.data, alone.size)
     if args.format == "json":
-        _out(render.to_json(report, payload, descriptor))
+        _out(render.to_json(report, payload, descriptor, sibling))
     elif args.format == "sarif":
         _out(render.to_sarif(report, payload, descriptor))
     else:
-        _out(render.to_text(report, payload, descriptor, all_rules=args.all))
+        _out(render.to_text(report, payload, descriptor, all_rules=args.all, sibling=sibling))
     return _exit_code(report)
 
 
 def cmd_describe(args) -> int:
-    """``describe PAYLOAD``: the canonical descriptor bytes the payload should have; exit 1 if a payload rule fails,
-    2 for a file that is not a checkpoint file or is clearly a descriptor (as ``verify``)."""
+    """``describe PAYLOAD``: the canonical descriptor bytes the payload should have (``--sdk-export``: the SDK
+    export wrapper of the payload and that descriptor, FORMAT.md 1); exit 1 if a payload rule fails, 2 for a file
+    that is not a checkpoint file or is clearly a descriptor (as ``verify``). An SDK export wrapper given as
+    PAYLOAD is described by the payload it holds."""
     f = _read(args.payload)
     reason = not_a_checkpoint([f])
     if reason:
         raise _not_a_checkpoint_error(reason)
+    try:  # an SDK export wrapper: describe the payload it holds
+        f = next((x for x in expand_exports([f]) if x.role == "payload"), f)
+    except UnreadableInput as e:
+        raise UsageError(str(e)) from None
     if f.role == "descriptor" and f.doubt is None:
         raise UsageError(f"{display_path(args.payload)} is a descriptor; describe takes a payload "
                          "('checkpoint-inspector verify PAYLOAD DESCRIPTOR' checks the pair)")
@@ -181,6 +198,8 @@ def cmd_describe(args) -> int:
                            f"{report.root_cause.message}"))
         return EXIT_FAIL
     data = report.expected_descriptor
+    if args.sdk_export:
+        data = wrap_export(f.data, data)
     if args.output:
         _write_new(args.output, data)  # never over an existing file, the input included
         return EXIT_OK
@@ -296,7 +315,8 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     handler = {"verify": cmd_verify, "report": cmd_report, "describe": cmd_describe, "canon": cmd_canon,
                "rules": cmd_rules, "explain": cmd_explain,
                "diff": lambda a: compare.cmd_diff(a, _read, UsageError, _out),
-               "timeline": lambda a: timeline.cmd_timeline(a, _read, UsageError, _out, _err)}[args.command]
+               "timeline": lambda a: timeline.cmd_timeline(a, _read, UsageError, _out, _err),
+               "restore": restore.cmd_restore}[args.command]
     try:
         return handler(args)
     except UsageError as e:

@@ -28,8 +28,20 @@ def _input(f: InputFile | None, digest: str | None = None) -> dict | None:
     if f is None:
         return None
     # path: for people (bytes that are not UTF-8 shown as \\xNN); uri: the exact bytes, percent-encoded
-    return {"path": display_path(f.path), "uri": file_uri(f.path), "size_bytes": f.size, "sha256": digest or f.sha256(), "role": f.role, "hint": f.hint,
-            "role_note": f.role_note}
+    out = {"path": display_path(f.path), "uri": file_uri(f.path), "size_bytes": f.size, "sha256": digest or f.sha256(),
+           "role": f.role, "hint": f.hint, "role_note": f.role_note}
+    if f.form is not None:  # (only then: the shape of every other file's entry is unchanged)
+        out["form"] = f.form
+    return out
+
+
+def form_note(f: InputFile) -> str | None:
+    """The note on a payload or descriptor taken out of an SDK export wrapper (FORMAT.md 1), else ``None``."""
+    if f.form is None:
+        return None
+    if f.role == "payload":
+        return f"decoded from the {f.form}'s contentBase64 in this file; byte offsets count in the decoded payload"
+    return f"the {f.form}'s descriptor object in this file; byte offsets count from its first byte"
 
 
 def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: InputFile | None = None) -> dict:
@@ -72,6 +84,8 @@ def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: In
         # integrity lint and the resumability answer (issue 11): never a verdict, never the exit code
         "lint": [x.to_json() for x in report.lint],
         "resumability": None if report.resumability is None else report.resumability.to_json(),
+        # X-BYTES failed, and the canonical re-encoding of what the payload holds is the bound content (issue 26)
+        "restoration": None if report.restoration is None else report.restoration.to_json(),
         "rules": rules,
         "digests": [{"label": d.label, "pointer": d.pointer, "stated": d.stated, "recomputed": d.recomputed,
                      "matches": d.matches} for d in report.digests],
@@ -79,9 +93,13 @@ def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: In
     }
 
 
-def to_json(report: Report, payload=None, descriptor=None) -> str:
-    """``verify --format json`` output (one JSON document, newline-terminated)."""
-    return json.dumps(to_json_obj(report, payload, descriptor), ensure_ascii=False, indent=2) + "\n"
+def to_json(report: Report, payload=None, descriptor=None, sibling=None) -> str:
+    """``verify --format json`` output (one JSON document, newline-terminated). ``sibling``: the other half found
+    beside a file given alone (:class:`~inspector.checkpoint.pairing.Sibling`): ``inputs.sibling`` then names it."""
+    obj = to_json_obj(report, payload, descriptor)
+    if sibling is not None:
+        obj["inputs"]["sibling"] = {"path": display_path(sibling.path), "uri": file_uri(sibling.path), "found_by": sibling.how}
+    return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
 
 
 def _where(loc) -> str:
@@ -91,14 +109,18 @@ def _where(loc) -> str:
     return f"{loc.source} {loc.pointer}{span}"
 
 
-def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = False) -> str:
+def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = False, sibling=None) -> str:
     """Human-readable ``verify`` output: verdict, root cause, digests, rule summary. Each line is
-    terminal-safe (:func:`.termsafe.terminal_safe`), whatever the files hold."""
+    terminal-safe (:func:`.termsafe.terminal_safe`), whatever the files hold. ``sibling``: the other half found
+    beside a file given alone (:class:`~inspector.checkpoint.pairing.Sibling`), named in a note."""
     out = []
     for label, f in (("payload", payload), ("descriptor", descriptor)):
         if f is not None:
             out.append(f"{label + ':':12}{display_path(f.path)} ({f.size} bytes)")
-            for note in (f.role_note, f.hint):
+            beside = None if sibling is None else (
+                f"{sibling.sentence(label)}; verify the pair: checkpoint-inspector verify {display_path(f.path)} "
+                f"{display_path(sibling.path)}")
+            for note in (form_note(f), f.role_note, f.hint, beside):
                 if note:
                     out.append(f"{'':12}note: {note}")
     out.append("")
@@ -126,6 +148,10 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
             out.append(f"  actual:   {rc.actual}")
         for n in rc.notes:
             out.append(f"  - {n}")
+    if report.restoration is not None:
+        out.append("")
+        out.append(f"Restorable: {report.restoration.sentence}.")
+        out.append("  checkpoint-inspector restore PAYLOAD DESCRIPTOR -o NEW_FILE writes it (never over a file)")
     g = report.generation
     if g is not None:
         out.append("")

@@ -10,8 +10,10 @@ import os
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
-from inspector.session import engine
+from inspector.session import edits, engine
 from inspector.session.pathnames import qt_holdable, resolve_chosen_path, resolve_new_path
+
+from .jobs import start_job
 
 __all__ = ["open_dialog", "open_folder_dialog", "save_dialog", "save_descriptor_dialog", "confirm_discard", "save_start",
            "about", "no_dialogs"]
@@ -164,6 +166,30 @@ def save_dialog(w) -> None:
         editor.save_payload_as(path, desc_path)  # says "Saved …" and shows the saved pair
     except (engine.UserError, OSError) as e:
         doc.say("error", "error", f"Not saved: {e}")
+
+
+def restore_dialog(w) -> None:
+    """Restore Original…: ask for a new file, write the proven original there off the GUI thread
+    (:func:`inspector.session.edits.restore_to`), then open it with its descriptor."""
+    doc = w.doc
+    if not doc.can_restore():
+        doc.say("error", "error", "Nothing to restore: the original of this payload cannot be proven from its "
+                                  "descriptor (restore needs an X-BYTES failure whose canonical re-encoding matches).")
+        return
+    stem = os.path.splitext(os.path.basename(doc.payload.path))[0]
+    path = ask_new_file(w, "Restore the original payload to a new file", save_start(w, stem + ".restored.json"))
+    if not path:
+        return
+    try:
+        w.editor.check_new_path(path)
+    except engine.UserError as e:
+        doc.say("error", "error", f"Not restored: {e}")
+        return
+    payload, descriptor, desc_path = doc.payload.data, doc.descriptor.data, doc.descriptor.path
+    job = doc.jobs.new(lambda ctx: edits.restore_to(payload, descriptor, path), "restoring the original", lane="save")
+    job.signals.finished.connect(lambda written: (doc.unsay("restore"), w.open_paths([written, desc_path])))
+    job.signals.failed.connect(lambda msg: doc.say("error", "error", f"Not restored: {msg}"))
+    start_job(job)
 
 
 def save_descriptor_dialog(w) -> None:

@@ -8,7 +8,7 @@ controllers (:mod:`.controllers`) change it, and the window listens to its signa
 
 Messages for the user are *notices* (key, kind, text, actions): the window shows each as a
 banner. An action is ``(label, command)`` where ``command`` is ``"save"``, ``"discard"``,
-``"reload"`` or ``("open", [paths])``; the window maps commands to its controllers.
+``"reload"``, ``"restore"`` or ``("open", [paths])``; the window maps commands to its controllers.
 """
 
 from __future__ import annotations
@@ -100,6 +100,8 @@ class Document(QObject):
         self.report = None
         #: Where the load of what is shown stands (bytes -> structure -> verdicts -> views -> trees).
         self.load = StagedLoad()
+        #: A file opened alone: which file beside it was paired with it, or that none was (a sentence).
+        self.pairing: str | None = None
         #: The documents on screen differ from the files they came from (sandbox edits).
         self.edited = False
         #: The files that are open (what Reload re-reads).
@@ -201,6 +203,8 @@ class Document(QObject):
         """
         self.payload, self.descriptor = a.payload, a.descriptor
         self.report = a.report
+        if not partial:
+            self.pairing = a.pairing
         self.load = a.load
         self.open_error = None
         self.verify_cancelled = self.verify_failed = False
@@ -244,6 +248,8 @@ class Document(QObject):
         for side in self.sides():
             if side.hint and side.data is not None:
                 hints.append(f"{side.source} {display_name(side.path or '')}: {side.hint}.")
+        if self.pairing:
+            hints.insert(0, self.pairing)
         if self.payload is None and self.descriptor is not None:
             hints.append("Only a descriptor was given: its own fields are checked; open the payload too to verify.")
         elif self.descriptor is None and self.payload is not None:
@@ -259,6 +265,20 @@ class Document(QObject):
             self.say("notes", "info", " ".join(f"{n[:1].upper()}{n[1:]}." for n in notes))
         else:
             self.unsay("notes")
+        # X-BYTES failed, and the canonical re-encoding of what the payload holds is the bound content (issue 26)
+        if self.can_restore():
+            r = self.report.restoration
+            self.say("restore", "info", f"Restorable: {r.sentence[:1].upper()}{r.sentence[1:]}.",
+                     [("Restore Original…", "restore")])
+        else:
+            self.unsay("restore")
+
+    def can_restore(self) -> bool:
+        """True when the payload shown is a re-saved copy whose original is proven (``report.restoration``) and
+        both sides are files of their own (not edits, not one SDK export wrapper)."""
+        p, d = self.payload, self.descriptor
+        return (self.report is not None and self.report.restoration is not None and not self.edited
+                and p is not None and d is not None and bool(p.path) and bool(d.path) and p.path != d.path)
 
     def mark_saved(self, source: str, side: Side) -> None:
         """The edited document ``source`` was written to ``side.path``: it now shows that file."""

@@ -77,6 +77,7 @@ def _file_menu(w, m) -> None:
     w.act_save_desc = _act(w, m, "Save &Descriptor As…", lambda: dialogs.save_descriptor_dialog(w), None,
                            "saveDescriptor")
     w.act_export = _act(w, m, "&Export Report…", w.export_report, "Ctrl+Shift+E", "exportReport")
+    w.act_restore = _act(w, m, "Restore &Original…", w.restore_original, None, "restoreOriginal")
     m.addSeparator()
     w.act_reload = _act(w, m, "&Reload from Disk", w.reload,
                         [QKeySequence(QKeySequence.StandardKey.Refresh).toString() or "F5", "Ctrl+R"], "reload")

@@ -312,6 +312,8 @@ class MainWindow(QMainWindow):
             return self.save_dialog
         if command == "discard":
             return self.loader.discard_edits
+        if command == "restore":
+            return lambda _=False: self.restore_original()
         if command == "reload":
             return self.reload
         if isinstance(command, tuple) and command[0] == "open":
@@ -339,6 +341,7 @@ class MainWindow(QMainWindow):
         self.act_reload.setEnabled(bool(doc.paths))
         self.act_copy_ticket.setEnabled(doc.report is not None)
         self.act_export.setEnabled(doc.report is not None)
+        self.act_restore.setEnabled(doc.can_restore())
 
     def _changed(self):
         views.update_captions(self)
@@ -532,6 +535,11 @@ class MainWindow(QMainWindow):
     def export_report(self) -> None:
         """File ▸ Export Report…: a report in a chosen format (and a redacted payload) to new files."""
         ticket.export_dialog(self)
+
+    def restore_original(self) -> None:
+        """File ▸ Restore Original… (and the notice's button): the exported payload, written to a new file when
+        its SHA-256 proves it, then opened with its descriptor (issue 26)."""
+        dialogs.restore_dialog(self)
 
     def copy_value(self) -> None:
         """Edit ▸ Copy Value: what Ctrl+C copies in the focused view (else the last tree's value)."""

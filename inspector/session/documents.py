@@ -36,6 +36,7 @@ class Side:
             are not JSON (then ``parse_error`` says why).
         parse_error: ``(message, byte_offset_or_None)`` when the bytes are not JSON.
         sha256: ``sha256:`` digest of ``data`` when computed.
+        form: ``None``, or the form it was taken out of (the SDK export wrapper at ``path``).
     """
 
     source: str
@@ -47,6 +48,7 @@ class Side:
     index: dict | None = None
     parse_error: tuple | None = None
     sha256: str | None = None
+    form: str | None = None
 
     @property
     def tree_ok(self) -> bool:
@@ -77,6 +79,10 @@ class Analysis:
     shown: object = None
     #: Where a staged load stands (:class:`.staged.StagedLoad`); ``None`` given: complete as far as it goes.
     load: StagedLoad | None = None
+    #: The files read, when not the ones asked for (a file opened alone, with its other half found beside it).
+    paths: list | None = None
+    #: What was said about pairing a file opened alone (found beside it, or none found), else ``None``.
+    pairing: str | None = None
 
     def __post_init__(self):
         if self.load is None:  # not a staged partial: the verdicts (if any) with their views, and the trees

@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector import checkpoint
+from inspector.checkpoint.analysis.restore import NoProof, restore_original
 
 from inspector.session.engine import Analysis, Side, UserError, analyse_bytes, ensure_worker
 from inspector.session.lazyjson import ScanError, build_index, find_span
 
-__all__ = ["Edit", "apply_edits", "apply_edit", "replace_bytes"]
+__all__ = ["restore_to", "Edit", "apply_edits", "apply_edit", "replace_bytes"]
 
 
 
@@ -152,3 +153,28 @@ def _fresh(side: Side | None) -> Side | None:
     return Side(side.source, side.path, side.data, side.size, side.mtime_ns, side.hint)
 
 
+
+
+def restore_to(payload: bytes, descriptor: bytes, path: str) -> str:
+    """Write the exported payload, restored from ``payload`` (a copy re-saved or converted in transport), to the
+    new file ``path`` when its SHA-256 proves it (:func:`inspector.checkpoint.analysis.restore.restore_original`;
+    issue 26). Worker thread. Returns ``path``.
+
+    Raises:
+        UserError: no original can be proven (why, in plain words), the descriptor does not decode, or
+            ``path`` exists (never written over). OSError: the file could not be written.
+    """
+    ensure_worker()
+    desc, error = checkpoint.Context(None, descriptor).desc_result
+    if error is not None:
+        raise UserError(f"No original can be restored: the descriptor does not decode (D-PARSE: {error.text()}).")
+    try:
+        original, _proof = restore_original(bytes(payload), desc)
+    except NoProof as e:
+        raise UserError(f"No original can be restored: {e}.") from None
+    try:
+        with open(path, "xb") as fh:  # a new file only
+            fh.write(original)
+    except FileExistsError:
+        raise UserError(f"{path} already exists; choose a new file name (nothing is ever overwritten).") from None
+    return path

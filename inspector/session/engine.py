@@ -27,6 +27,7 @@ from inspector import checkpoint
 
 from inspector.checkpoint.artifact import InputFile, detect_role
 from inspector.checkpoint.jsontext.reader import RECURSION_LIMIT_EXCEEDED
+from inspector.checkpoint.pairing import find_sibling
 
 from inspector.session.filebytes import FileBytes, file_identity
 from inspector.session.lazyjson import BIG, ScanError, build_index
@@ -100,9 +101,11 @@ def analyse_bytes(payload: Side | None, descriptor: Side | None, *, cancel=None)
 # Loading files.
 
 def _side(f, source: str) -> Side:
-    # how the role was chosen when the content did not decide (pair_inputs) is shown with the hints
-    hint = "; ".join(x for x in (f.role_note, f.hint) if x) or None
-    return Side(source, f.path, f.data, f.size, f.mtime_ns, hint)
+    # how the role was chosen when the content did not decide (pair_inputs) is shown with the hints, and the
+    # form the file was in (an SDK export wrapper holds both documents)
+    form = f"{source} taken out of the {f.form} {os.path.basename(f.path)}" if f.form else None
+    hint = "; ".join(x for x in (form, f.role_note, f.hint) if x) or None
+    return Side(source, f.path, f.data, f.size, f.mtime_ns, hint, form=f.form)
 
 
 def _read_input(path: str):
@@ -153,7 +156,7 @@ def read_paths(paths: list[str]) -> tuple[Side | None, Side | None]:
         raise UserError(f"{reason.replace(chr(10), '; ')}. {plain_texts()['what_checkpoints_look_like']}")
     try:
         payload, descriptor = checkpoint.pair_inputs(files)
-    except checkpoint.PairingError as e:
+    except (checkpoint.PairingError, checkpoint.UnreadableInput) as e:  # (a wrapper's content cannot be taken out)
         raise UserError(str(e)) from None
     return (_side(payload, "payload") if payload else None,
             _side(descriptor, "descriptor") if descriptor else None)
@@ -187,9 +190,14 @@ def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None) ->
     for attempt in range(_READS):
         progress(0, "Reading files…" if not attempt else "The payload changed while it was read; reading it again…")
         payload, descriptor = read_paths(paths)
+        pairing = None
+        if len(paths) == 1 and (payload is None) != (descriptor is None) and not (payload or descriptor).form:
+            paths, payload, descriptor, pairing = _with_sibling(paths, payload, descriptor)
         if cancel():
             raise Cancelled()
-        if payload is None or payload.data is None or payload.size <= PROCESS_THRESHOLD:
+        # (a payload taken out of an SDK export wrapper is in memory: the worker processes read files)
+        if payload is None or payload.data is None or payload.size <= PROCESS_THRESHOLD or payload.path == (
+                descriptor.path if descriptor is not None else None):
             progress(30, "Verifying…")
             result = analyse_bytes(payload, descriptor, cancel=cancel)
             if payload is not None and payload.data is None:
@@ -201,9 +209,24 @@ def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None) ->
                 continue
         if attempt:
             result.warnings.insert(0, READ_AGAIN)
+        result.paths, result.pairing = list(paths), pairing
         return result
     raise UserError(f"{checkpoint.display_path(payload.path)}: the file kept changing while it was being read; "
                     "open it again once it has been written")
+
+
+def _with_sibling(paths: list[str], payload: Side | None, descriptor: Side | None) -> tuple:
+    """A file opened alone: its other half found beside it (by digest, then by name; issue 26), and both read;
+    ``(paths, payload, descriptor, sentence)``, the sentence saying which file was paired or that none was."""
+    alone = payload or descriptor
+    sibling = find_sibling(alone.path, alone.source, alone.data, alone.size)
+    name = os.path.basename(alone.path)
+    if sibling is None:
+        other = "descriptor" if payload is not None else "payload"
+        return paths, payload, descriptor, f"No {other} that matches {name} was found beside it."
+    pair = [paths[0], sibling.path]
+    payload, descriptor = read_paths(pair)
+    return pair, payload, descriptor, f"Opened {name} with {sibling.sentence(alone.source)}."
 
 
 #: How many times :func:`load_paths` reads a large payload that changes while it is being read.

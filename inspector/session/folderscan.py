@@ -14,6 +14,7 @@ import orjson
 
 from inspector import checkpoint
 from inspector.checkpoint.pairing import pair_by_digest
+from inspector.checkpoint.sdk_export import looks_like_export
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
 from inspector.session.workers import ChildTask, child_verify
@@ -64,9 +65,12 @@ def _classify_file(path: str) -> _Found:
     """Role of one file from a bounded read: the engine's ``classify`` on the whole file when it is
     small; a larger file is a payload by its size (as ``classify`` decides), unless it is gzip."""
     st = os.stat(path)
-    if st.st_size > checkpoint.MAX_CONTENT_BYTES:
-        return _Found(path, st.st_size, "payload", None)
     with open(path, "rb") as fh:
+        if looks_like_export(fh.read(256)):  # an SDK export wrapper holds a pair of its own (FORMAT.md 1)
+            return _Found(path, st.st_size, "export", None)
+        fh.seek(0)
+        if st.st_size > checkpoint.MAX_CONTENT_BYTES:
+            return _Found(path, st.st_size, "payload", None)
         if st.st_size <= CLASSIFY_WHOLE:
             data = fh.read(CLASSIFY_WHOLE + 1)
             role, hint = checkpoint.classify(data)
@@ -120,6 +124,8 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
             f.sha256 = _sha256_file(f.path, cancel)
     descs = [(f, f.path, _stated_digest(f)) for f in files if f.role == "descriptor"]
     pairs = pair_by_digest([(f, f.path, f.sha256) for f in payloads], descs)
+    pairs += [(f, f) for f in files if f.role == "export"]
+    pairs.sort(key=lambda pd: (pd[0] or pd[1]).path)
     rows = []
     for i, (p, d) in enumerate(pairs):
         if cancel():
@@ -178,7 +184,15 @@ def _stated_digest(f: _Found) -> str | None:
 
 
 def _verify_pair(p: _Found | None, d: _Found | None, cancel):
-    """The engine's report on one pair (a large payload in a worker process; one file's bytes held at a time)."""
+    """The engine's report on one pair (a large payload in a worker process; one file's bytes held at a time;
+    an SDK export wrapper is both, verified as the pair it holds)."""
+    if p is not None and p.role == "export":
+        try:
+            pay, desc = checkpoint.pair_inputs([checkpoint.read_input(p.path)])
+        except (checkpoint.UnreadableInput, checkpoint.PairingError) as e:
+            return _Unreadable(str(e))
+        return checkpoint.verify(pay.data if pay else None, desc.data if desc else None,
+                                 payload_size=pay.size if pay else None)
     ddata = d.data if d else None
     if p is not None and p.size > engine.PROCESS_THRESHOLD and p.size <= checkpoint.MAX_CONTENT_BYTES:
         task = ChildTask(child_verify, (p.path, ddata, p.size))
@@ -201,7 +215,16 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
     return checkpoint.verify(pdata, ddata, payload_size=psize)
 
 
+@dataclass
+class _Unreadable:
+    """A file the engine could not read as what it claims to be (an SDK export wrapper with bad base64)."""
+
+    why: str
+
+
 def _row(p: _Found | None, d: _Found | None, report) -> FolderRow:
+    if isinstance(report, _Unreadable):
+        return FolderRow(p.path if p else None, d.path if d else None, False, False, None, f"not read: {report.why}")
     rc = report.root_cause
     if report.verified:
         summary = "VERIFIED"

@@ -181,9 +181,23 @@ def test_oversize_payload_refused_from_size(tmp_path, capsysbinary, monkeypatch)
 
     real_open = builtins.open
 
+    class HeadOnly:  # the first bytes may be read (is it an SDK export wrapper? issue 26), never the file
+        def __init__(self, fh):
+            self.fh = fh
+
+        def read(self, n=-1):
+            assert 0 <= n <= 256, "an over-ceiling file must not be read, only its first bytes"
+            return self.fh.read(n)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
     def guarded(path, *a, **k):
-        assert str(path) != str(p), "an over-ceiling file must not be opened"
-        return real_open(path, *a, **k)
+        fh = real_open(path, *a, **k)
+        return HeadOnly(fh) if str(path) == str(p) else fh
 
     monkeypatch.setattr(builtins, "open", guarded)
     code, report, _ = _verdict(capsysbinary, p, GD)

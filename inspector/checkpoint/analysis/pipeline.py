@@ -15,6 +15,7 @@ from typing import Callable
 
 from inspector.checkpoint.analysis.generation import detect_generation
 from inspector.checkpoint.analysis.lint import lint_payload
+from inspector.checkpoint.analysis.restore import restoration_of
 from inspector.checkpoint.analysis.resumability import decide
 from inspector.checkpoint.diagnosis.hazards import unreproducible_order_notes
 from inspector.checkpoint.report import Report
@@ -73,6 +74,7 @@ ANALYSES: tuple[Analysis, ...] = (
     Analysis("notes", "generation", _notes, "FORMAT.md 3.4, 7.8"),
     Analysis("lint", "lint", _lint, "FORMAT.md 4.17"),
     Analysis("resumability", "lint", _resumability, "FORMAT.md 4.17, issue 23"),
+    Analysis("restoration", "restoration", restoration_of, "FORMAT.md 3.1, 3.2, issue 26"),
 )
 
 

@@ -96,7 +96,7 @@ class LoadController(QObject):
     def _finished(self, a, paths):
         self.job = None
         self.doc.set_busy(False)
-        self.doc.present(a, paths)
+        self.doc.present(a, a.paths or paths)  # (a file opened alone: with its other half found beside it)
         emit(self.ended)
 
     def cancel(self) -> bool:

@@ -1,0 +1,58 @@
+"""``checkpoint-inspector restore PAYLOAD DESCRIPTOR -o NEW_FILE``: the exported payload, restored from a copy
+re-saved or converted in transport, only when its SHA-256 proves it (issue 26; :mod:`inspector.checkpoint.analysis.restore`).
+
+Exit 0: restored, and the restored pair verifies; 1: no original can be proven (the reason on stderr; nothing
+written), or the restored pair still fails a rule; 2: unreadable input, bad usage, or ``-o`` names a file that
+exists (never written over: the inputs included).
+"""
+
+from __future__ import annotations
+
+from inspector.checkpoint import Context, display_path, verify
+from inspector.checkpoint.analysis.restore import NoProof, restore_original
+from inspector.checkpoint.artifact import UnreadableInput, expand_exports
+
+from .common import EXIT_FAIL, UsageError, err, exit_code, out, read_file, write_new
+from .termsafe import terminal_safe
+
+__all__ = ["add_parser", "cmd_restore"]
+
+
+def add_parser(sub) -> None:
+    """The ``restore`` subcommand's options."""
+    r = sub.add_parser("restore", help="write the exported payload back from a re-saved copy, when its SHA-256 "
+                                       "proves it (CRLF, BOM, pretty-printing, gzip...)")
+    r.add_argument("payload", help="the payload file as received (or an SDK export wrapper, which holds both)")
+    r.add_argument("descriptor", nargs="?", help="its descriptor (not needed for an SDK export wrapper)")
+    r.add_argument("-o", "--output", required=True, help="the new file to write (never an existing one)")
+
+
+def cmd_restore(args) -> int:
+    """Restore, write ``-o``, verify the restored pair and say so (see the module docstring for exit codes)."""
+    files = [read_file(args.payload)] + ([read_file(args.descriptor)] if args.descriptor else [])
+    try:
+        files = expand_exports(files)
+    except UnreadableInput as e:
+        raise UsageError(str(e)) from None
+    if len(files) != 2:
+        raise UsageError("restore needs the payload and its descriptor (or one SDK export wrapper, which holds both)")
+    payload, descriptor = files
+    if payload.data is None:
+        raise UsageError(f"{display_path(payload.path)}: {payload.hint}")
+    desc, error = Context(None, descriptor.data).desc_result
+    if error is not None:
+        err(terminal_safe(f"checkpoint-inspector: no restore: the descriptor does not decode (D-PARSE: {error.text()})"))
+        return EXIT_FAIL
+    try:
+        original, proof = restore_original(payload.data, desc)
+    except NoProof as e:
+        err(terminal_safe(f"checkpoint-inspector: no restore: {e}"))
+        return EXIT_FAIL
+    write_new(args.output, original)  # never over an existing file, the inputs included
+    report = verify(original, descriptor.data)
+    rc = report.root_cause
+    verdict = "VERIFIED" if report.verified else f"NOT VERIFIED ({rc.rule.id}: {rc.message})" if rc else "not verified"
+    lines = (f"restored {display_path(args.output)}: {proof.size_bytes} bytes, {proof.content_digest}",
+             f"{proof.sentence}.", f"the restored pair: {verdict}")
+    out("".join(terminal_safe(line) + "\n" for line in lines))
+    return exit_code(report)

@@ -1,0 +1,129 @@
+"""The SDK export wrapper is a checkpoint (FORMAT.md 1, issue 26): ``{"descriptor": {...}, "contentBase64": "..."}``
+is recognised by content, its content decoded (standard padded base64, as Rust's STANDARD engine reads it) and
+verified as the pair it holds."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+
+import pytest
+
+from inspector.checkpoint import content_digest, verify
+from inspector.checkpoint import sdk_export
+from inspector.checkpoint.artifact import InputFile, expand_exports, pair_inputs, read_input
+from inspector.checkpoint.sdk_export import ExportError, unwrap, wrap
+from inspector.cli.main import main as cli_main
+from tests.conftest import GOLDEN
+
+P = (GOLDEN / "payload-with-resume.json").read_bytes()
+D = (GOLDEN / "descriptor-with-resume.json").read_bytes()
+GOLDEN_DIGEST = "sha256:122347d3f89487c21d788c9dda54b5883f4e79459aae7b6e4bfd5728049312e0"
+
+
+def run(capsys, *argv):
+    code = cli_main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_golden_pair_wrapped_verifies_with_the_goldens_digests(tmp_path, capsys):
+    w = tmp_path / "golden.export.json"
+    w.write_bytes(wrap(P, D))
+    payload, descriptor = pair_inputs([read_input(str(w))])
+    assert (payload.data, descriptor.data) == (P, D)
+    assert payload.form == descriptor.form == "SDK export wrapper" and payload.path == descriptor.path == str(w)
+    report = verify(payload.data, descriptor.data)
+    assert report.verified and content_digest(payload.data) == GOLDEN_DIGEST
+    code, out, err = run(capsys, "verify", w)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[:4] == [
+        f"payload:    {w} (2090 bytes)",
+        "            note: decoded from the SDK export wrapper's contentBase64 in this file; byte offsets count in "
+        "the decoded payload",
+        f"descriptor: {w} (1185 bytes)",
+        "            note: the SDK export wrapper's descriptor object in this file; byte offsets count from its first byte"]
+    assert "VERIFIED: the reference accepts this checkpoint." in out
+
+
+def test_one_changed_byte_of_the_content_fails_x_bytes(tmp_path, capsys):
+    changed = bytearray(P)
+    changed[100] ^= 1
+    w = tmp_path / "flip.export.json"
+    w.write_bytes(wrap(bytes(changed), D))
+    code, out, _ = run(capsys, "verify", "--format", "json", w)
+    got = json.loads(out)
+    assert code == 1 and got["root_cause"]["rule"] == "X-BYTES"
+    assert got["inputs"]["payload"]["form"] == got["inputs"]["descriptor"]["form"] == "SDK export wrapper"
+
+
+@pytest.mark.parametrize("content, why", [
+    ("!!" + base64.b64encode(P).decode()[2:],
+     "the SDK export wrapper's `contentBase64` is not base64: character 1 of 2788 is not in the standard alphabet"),
+    (base64.b64encode(P).decode().rstrip("="),
+     "the SDK export wrapper's `contentBase64` is not padded base64: its length, 2787 characters, is not a multiple "
+     "of 4 or its `=` padding is misplaced"),
+    ("AB==", "the SDK export wrapper's `contentBase64` is not canonical base64 (its last character carries bits the "
+             "content does not have)"),
+])
+def test_a_wrapper_with_bad_base64_gets_a_clear_verdict_and_exit_2(tmp_path, capsys, content, why):
+    w = tmp_path / "bad.export.json"
+    w.write_bytes(b'{"descriptor":' + D + b',"contentBase64":"' + content.encode() + b'"}')
+    code, out, err = run(capsys, "verify", w)
+    assert (code, out) == (2, "")
+    assert err == f"checkpoint-inspector: {w}: {why}\n"
+
+
+def test_serde_rules_of_the_wrapper_itself():
+    ok = wrap(P, D)
+    assert unwrap(ok).descriptor == D and unwrap(ok).descriptor_offset == len(b'{"descriptor":')
+    # other members are ignored (no deny_unknown_fields), either member may come first, whitespace is allowed
+    other = (b' {\n "contentBase64": "' + base64.b64encode(P) + b'",\n "export_schema": "x",\n "descriptor": ' + D + b"}")
+    assert (unwrap(other).payload, unwrap(other).descriptor) == (P, D)
+    # a repeated member: serde derive refuses it
+    with pytest.raises(ExportError, match="duplicate field `descriptor`"):
+        unwrap(b'{"descriptor":' + D + b',"descriptor":' + D + b',"contentBase64":""}')
+    with pytest.raises(ExportError, match="`descriptor` is not a JSON object"):
+        unwrap(b'{"descriptor":[],"contentBase64":""}')
+    # not this form: a member missing, or not JSON at all (the file's own rules then say what it is)
+    assert unwrap(b'{"descriptor":' + D + b"}") is None
+    assert unwrap(b'{"descriptor":' + D[:40]) is None
+    assert unwrap(P) is None
+
+
+def test_content_over_the_ceiling_is_not_decoded_and_counts_as_oversize(monkeypatch):
+    monkeypatch.setattr(sdk_export, "MAX_CONTENT_BYTES", 2089)
+    got = unwrap(wrap(P, D))
+    assert (got.payload, got.payload_size) == (None, 2090)
+    f = InputFile("x.export.json", 4000, wrap(P, D), "payload")
+    monkeypatch.setattr("inspector.checkpoint.artifact.unwrap", unwrap)
+    monkeypatch.setattr("inspector.checkpoint.artifact.MAX_CONTENT_BYTES", 2089)
+    payload, descriptor = expand_exports([f])
+    assert (payload.data, payload.size, descriptor.data) == (None, 2090, D)
+    assert payload.oversize and payload.hint == ("its content decodes to 2090 bytes, over the 2089-byte v1 ceiling; "
+                                                 "not decoded")
+
+
+def test_describe_writes_the_wrapper_and_reads_one(tmp_path, capsys):
+    out_file = tmp_path / "golden.export.json"
+    code, out, err = run(capsys, "describe", "--sdk-export", GOLDEN / "payload-with-resume.json", "-o", out_file)
+    assert (code, out, err) == (0, "", "")
+    assert out_file.read_bytes() == b'{"descriptor":' + D + b',"contentBase64":"' + base64.b64encode(P) + b'"}'
+    code, out, err = run(capsys, "describe", out_file)  # the wrapper given to describe: its payload is described
+    assert (code, out.encode(), err) == (0, D, "")
+
+
+def test_a_folder_scan_lists_a_wrapper_as_the_pair_it_holds(tmp_path):
+    from inspector.session.folderscan import scan_folder
+
+    (tmp_path / "a.export.json").write_bytes(wrap(P, D))
+    (tmp_path / "b.export.json").write_bytes(b'{"descriptor":' + D + b',"contentBase64":"AB=="}')
+    rows = []
+    t = threading.Thread(target=lambda: rows.extend(scan_folder(str(tmp_path))))
+    t.start()
+    t.join(60)
+    assert [(r.payload == r.descriptor, r.verified, r.summary) for r in rows] == [
+        (True, True, "VERIFIED"),
+        (True, False, f"not read: {tmp_path / 'b.export.json'}: the SDK export wrapper's `contentBase64` is not "
+                      "canonical base64 (its last character carries bits the content does not have)")]

@@ -1,0 +1,83 @@
+"""Sessions, not files, in the window (issue 26): a re-saved copy offers Restore Original (the button in its
+notice, clicked), which writes the proven original to a new file and shows the restored pair VERIFIED; an SDK
+export wrapper opens as the pair it holds and says which form it was in."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+pytest.importorskip("PySide6")
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+
+from inspector.checkpoint.sdk_export import wrap  # noqa: E402
+from inspector.gui import dialogs  # noqa: E402
+
+from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
+
+P = GOLDEN_P.read_bytes()
+
+
+def test_a_crlf_copy_offers_restore_and_the_restored_pair_verifies(qtbot, window, tmp_path, monkeypatch):
+    crlf = tmp_path / "received.payload.json"
+    crlf.write_bytes(orjson.dumps(orjson.loads(P), option=orjson.OPT_INDENT_2).replace(b"\n", b"\r\n"))
+    report = open_and_wait(qtbot, window, [crlf, GOLDEN_D])
+    assert report.root_cause.rule.id == "X-BYTES" and report.restoration is not None
+    assert window.banner_text("restore") == (
+        "Restorable: This file is the exported checkpoint, re-saved or converted after export (CRLF line endings "
+        "between tokens; whitespace between tokens (the reference writes compact JSON)); the original can be "
+        "restored exactly: its 2090 bytes and SHA-256 match the descriptor.")
+    assert window.act_restore.isEnabled()
+    target = tmp_path / "received.payload.restored.json"
+    asked = []
+    monkeypatch.setattr(dialogs, "ask_new_file", lambda w, title, suggestion: asked.append(suggestion) or str(target))
+    button = window._banners["restore"].buttons["Restore Original…"]
+    with qtbot.waitSignal(window.analysisReady, timeout=20000):
+        QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert asked == [str(target)]  # suggested beside the received file
+    assert target.read_bytes() == P and crlf.read_bytes() != P  # the input is untouched
+    assert window.report.verified and window.doc.payload.path == str(target)
+    assert window.banner_text("restore") is None and not window.act_restore.isEnabled()
+
+
+def test_a_changed_value_offers_no_restore(qtbot, window, tmp_path):
+    changed = tmp_path / "changed.payload.json"
+    changed.write_bytes(P.replace(b'"prompt":"continue"', b'"prompt":"continuE"'))
+    report = open_and_wait(qtbot, window, [changed, GOLDEN_D])
+    assert report.root_cause.rule.id == "X-BYTES" and report.restoration is None
+    assert window.banner_text("restore") is None and not window.act_restore.isEnabled()
+
+
+def test_an_sdk_export_wrapper_opens_as_its_pair(qtbot, window, tmp_path):
+    w = tmp_path / "export.json"
+    w.write_bytes(wrap(P, GOLDEN_D.read_bytes()))
+    report = open_and_wait(qtbot, window, [w])
+    assert report.verified
+    assert (window.doc.payload.data, window.doc.descriptor.data) == (P, GOLDEN_D.read_bytes())
+    hint = window.banner_text("hint")
+    assert "payload taken out of the SDK export wrapper export.json" in hint
+    assert "descriptor taken out of the SDK export wrapper export.json" in hint
+
+
+def test_a_payload_opened_alone_opens_with_the_descriptor_beside_it(qtbot, window, tmp_path):
+    import shutil
+
+    shutil.copyfile(GOLDEN_P, tmp_path / "run-7.payload.json")
+    shutil.copyfile(GOLDEN_D, tmp_path / "renamed-by-someone.json")  # found by digest, not by name
+    report = open_and_wait(qtbot, window, [tmp_path / "run-7.payload.json"])
+    assert report.verified and window.doc.paths == [str(tmp_path / "run-7.payload.json"),
+                                                    str(tmp_path / "renamed-by-someone.json")]
+    assert window.banner_text("hint") == (
+        "Opened run-7.payload.json with the descriptor beside it, renamed-by-someone.json, which matches (its "
+        "content_digest is this payload's SHA-256).")
+
+
+def test_a_payload_opened_alone_with_no_match_beside_it_says_none_was_found(qtbot, window, tmp_path):
+    import shutil
+
+    shutil.copyfile(GOLDEN_P, tmp_path / "lonely.payload.json")
+    report = open_and_wait(qtbot, window, [tmp_path / "lonely.payload.json"])
+    assert not report.verified and report.ok  # consistent: the payload alone
+    assert window.banner_text("hint").startswith("No descriptor that matches lonely.payload.json was found beside it. "
+                                                 "Only a payload was given")
