@@ -10,6 +10,7 @@ import os
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
+from inspector.checkpoint.rules.catalogue import plain_texts
 from inspector.session import edits, engine
 from inspector.session.pathnames import qt_holdable, resolve_chosen_path, resolve_new_path
 
@@ -166,6 +167,16 @@ def save_dialog(w) -> None:
         editor.save_payload_as(path, desc_path)  # says "Saved …" and shows the saved pair
     except (engine.UserError, OSError) as e:
         doc.say("error", "error", f"Not saved: {e}")
+
+
+def what_verified_proves(w) -> None:
+    """The verdict bar's What VERIFIED proves…: the full text (``plain.toml`` ``not_proven``), one click away."""
+    box = QMessageBox(QMessageBox.Icon.Information, "What VERIFIED proves",
+                      "VERIFIED proves integrity, not authenticity.", QMessageBox.StandardButton.Close, w)
+    box.setObjectName("whatVerifiedProvesDialog")
+    box.setInformativeText("\n\n".join(plain_texts()["not_proven"]))
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
 
 
 def restore_dialog(w) -> None:

@@ -250,6 +250,10 @@ class Document(QObject):
                 hints.append(f"{side.source} {display_name(side.path or '')}: {side.hint}.")
         if self.pairing:
             hints.insert(0, self.pairing)
+        wrapped = next((s for s in self.sides() if s.form and s.path), None)
+        if wrapped is not None:  # an SDK export wrapper holds both documents (FORMAT.md 1)
+            hints.insert(0, f"{display_name(wrapped.path)} is an {wrapped.form}: the payload shown is its contentBase64, "
+                            "decoded (byte offsets count in it), and the descriptor is its descriptor object.")
         if self.payload is None and self.descriptor is not None:
             hints.append("Only a descriptor was given: its own fields are checked; open the payload too to verify.")
         elif self.descriptor is None and self.payload is not None:

@@ -30,6 +30,13 @@ class VerdictText:
     root_button: bool
     reference: str = ""
     ticket: bool = False
+    #: A VERIFIED verdict: the bar offers what it proves (and does not), one click away (issue 26).
+    proves: bool = False
+
+
+#: What VERIFIED proves, in short, under the verdict (the full text: ``plain.toml`` ``not_proven``).
+VERIFIED_PROVES = ("Integrity, not authenticity: the files agree with each other and with the format; this does "
+                   "not say who made them.")
 
 
 def subtitle(doc: Document) -> str:
@@ -97,7 +104,10 @@ def verdict_text(doc: Document) -> VerdictText:
         reference = f"Reference: {rc.rule.id} failed — {rc.message}"
         if rc.rule.plain is not None:
             text = _plain_lead(text, rc)
-    return VerdictText(text, verdict, sub, status, root, reference, doc.report is not None and not nothing)
+    proves = doc.report is not None and doc.report.verified and not nothing
+    if proves:
+        reference = VERIFIED_PROVES
+    return VerdictText(text, verdict, sub, status, root, reference, doc.report is not None and not nothing, proves)
 
 
 def _plain_lead(text: str, rc) -> str:

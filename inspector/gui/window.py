@@ -141,6 +141,7 @@ class MainWindow(QMainWindow):
             pane.model.editRequested.connect(self.editor.request_edit)
         self.header.button.clicked.connect(self.selection.goto_root_cause)
         self.header.ticket_button.clicked.connect(self.copy_for_ticket)
+        self.header.proves_button.clicked.connect(lambda: dialogs.what_verified_proves(self))
         self.find_bar.search.connect(self.finder.find)
         self.find_bar.goto.connect(self.finder.goto_pointer)
         self.raw_editor.textEdited.connect(self.editor.request_raw_edit)
@@ -325,7 +326,7 @@ class MainWindow(QMainWindow):
 
     def _update_verdict_display(self):
         v = summary.verdict_text(self.doc)
-        self.header.set_verdict(v.title, v.verdict, v.root_button, v.subtitle, v.reference, v.ticket)
+        self.header.set_verdict(v.title, v.verdict, v.root_button, v.subtitle, v.reference, v.ticket, v.proves)
         self.status_icon.setPixmap(style.icon(v.verdict).pixmap(16, 16))
         short = v.status if len(v.status) < 160 else v.status[:157] + "…"
         self.status_label.setText(short)

@@ -101,10 +101,8 @@ def analyse_bytes(payload: Side | None, descriptor: Side | None, *, cancel=None)
 # Loading files.
 
 def _side(f, source: str) -> Side:
-    # how the role was chosen when the content did not decide (pair_inputs) is shown with the hints, and the
-    # form the file was in (an SDK export wrapper holds both documents)
-    form = f"{source} taken out of the {f.form} {os.path.basename(f.path)}" if f.form else None
-    hint = "; ".join(x for x in (form, f.role_note, f.hint) if x) or None
+    # how the role was chosen when the content did not decide (pair_inputs) is shown with the hints
+    hint = "; ".join(x for x in (f.role_note, f.hint) if x) or None
     return Side(source, f.path, f.data, f.size, f.mtime_ns, hint, form=f.form)
 
 

@@ -55,9 +55,9 @@ def test_an_sdk_export_wrapper_opens_as_its_pair(qtbot, window, tmp_path):
     report = open_and_wait(qtbot, window, [w])
     assert report.verified
     assert (window.doc.payload.data, window.doc.descriptor.data) == (P, GOLDEN_D.read_bytes())
-    hint = window.banner_text("hint")
-    assert "payload taken out of the SDK export wrapper export.json" in hint
-    assert "descriptor taken out of the SDK export wrapper export.json" in hint
+    assert window.banner_text("hint") == (
+        "export.json is an SDK export wrapper: the payload shown is its contentBase64, decoded (byte offsets count "
+        "in it), and the descriptor is its descriptor object.")
 
 
 def test_a_payload_opened_alone_opens_with_the_descriptor_beside_it(qtbot, window, tmp_path):

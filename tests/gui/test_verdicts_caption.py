@@ -10,7 +10,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 
 from inspector.gui.document import sample_paths  # noqa: E402
 
-from .conftest import open_and_wait  # noqa: E402
+from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
 
 FULL = "— every rule, grouped by stage; the root cause first"
 
@@ -70,3 +70,27 @@ def test_elided_label_breaks_after_a_dash_only_when_the_line_stays_half_full(qtb
     lab.setText(short)
     lab.resize(fm.horizontalAdvance("a   —   3 FAIL · 68 PASS · 4 n/a and") + 4, 40)
     assert lab.displayed_text().split("\n")[0] == "a   —   3 FAIL · 68 PASS · 4 n/a and"  # "a —" alone: too short
+
+
+def test_verified_says_what_it_proves_and_the_full_text_is_one_click_away(qtbot, window, tmp_path):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QMessageBox
+
+    from inspector.checkpoint.rules.catalogue import plain_texts
+
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    header = window.header
+    assert header.title.text().startswith("VERIFIED")
+    assert header.reference.text() == ("Integrity, not authenticity: the files agree with each other and with the "
+                                       "format; this does not say who made them.")
+    assert header.proves_button.isVisible()
+    QTest.mouseClick(header.proves_button, Qt.MouseButton.LeftButton)
+    box = window.findChild(QMessageBox, "whatVerifiedProvesDialog")
+    qtbot.waitUntil(lambda: box is not None and box.isVisible())
+    assert box.informativeText() == "\n\n".join(plain_texts()["not_proven"])
+    box.close()
+    alone = tmp_path / "alone.payload.json"  # (beside its descriptor it would open as the pair)
+    alone.write_bytes(GOLDEN_P.read_bytes())
+    open_and_wait(qtbot, window, [alone])  # not verified (alone): nothing to explain
+    assert not header.proves_button.isVisible()

@@ -245,12 +245,19 @@ class VerdictHeader(QFrame):
                                       "file names, sizes and digests; no checkpoint content (Ctrl+Shift+T)")
         self.ticket_button.setVisible(False)
         lay.addWidget(self.ticket_button)
+        self.proves_button = QPushButton("What VERIFIED proves…")
+        self.proves_button.setObjectName("whatVerifiedProves")
+        self.proves_button.setToolTip("Integrity, not authenticity: what a VERIFIED verdict proves and what it does not")
+        self.proves_button.setVisible(False)
+        lay.addWidget(self.proves_button)
 
     def set_verdict(self, text: str, verdict: Verdict, show_button: bool, subtitle: str = "",
-                    reference: str = "", ticket: bool = False) -> None:
+                    reference: str = "", ticket: bool = False, proves: bool = False) -> None:
         """Show ``text`` in the verdict's colour and icon; ``reference`` (the reference's rule and
-        message) under it; ``ticket``: offer Copy for ticket. A failed open's message is not said here
-        but in the error banner above (once, in full)."""
+        message, or what VERIFIED proves) under it; ``ticket``: offer Copy for ticket; ``proves``: offer
+        what VERIFIED proves in full. A failed open's message is not said here but in the error banner
+        above (once, in full)."""
+        self.proves_button.setVisible(proves)
         self.title.setText(text)
         self.reference.setText(reference)
         self.reference.setVisible(bool(reference))
