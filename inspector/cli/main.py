@@ -25,7 +25,7 @@ from inspector.checkpoint.pairing import find_sibling
 from inspector.checkpoint.sdk_export import wrap as wrap_export
 from inspector.checkpoint.rules.catalogue import reference_line
 
-from . import compare, render, restore, timeline
+from . import compare, render, restore, scan, timeline
 from .common import (  # noqa: F401 (EXIT_* and the errors are the CLI's public names)
     EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, UsageError,
     out as _out, stdout_to_devnull as _stdout_to_devnull, err as _err, read_file as _read,
@@ -36,7 +36,7 @@ from .common import retain_parsed_payloads  # noqa: F401 (inspector.entry calls 
 from .report import CHECK_EDITED, CHECK_UNCHANGED, cmd_report  # noqa: F401 (re-exported)
 from .termsafe import terminal_safe, terminal_safe_lines
 
-SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff", "timeline", "restore")
+SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff", "timeline", "restore", "scan")
 
 
 _UNRECOGNIZED = "unrecognized arguments: "
@@ -116,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_parsers(sub)
     timeline.add_parser(sub)
     restore.add_parser(sub)
+    scan.add_parser(sub)
     p.commands = dict(sub.choices)  # for _parse: verify/report take options between their files
     return p
 
@@ -316,7 +317,7 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
                "rules": cmd_rules, "explain": cmd_explain,
                "diff": lambda a: compare.cmd_diff(a, _read, UsageError, _out),
                "timeline": lambda a: timeline.cmd_timeline(a, _read, UsageError, _out, _err),
-               "restore": restore.cmd_restore}[args.command]
+               "restore": restore.cmd_restore, "scan": scan.cmd_scan}[args.command]
     try:
         return handler(args)
     except UsageError as e:

@@ -19,7 +19,7 @@ from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
 from inspector.session.workers import ChildTask, child_verify
 
-__all__ = ["FolderRow", "scan_folder", "CLASSIFY_WHOLE"]
+__all__ = ["FolderRow", "CheckpointFacts", "scan_folder", "CLASSIFY_WHOLE"]
 
 
 @dataclass
@@ -37,6 +37,9 @@ class FolderRow:
     root_rule: str | None
     summary: str
     other: str | None = None
+    #: What the checkpoint says about itself, for its session's series (:mod:`.series`): from the decoded
+    #: payload, else the descriptor; ``None`` when neither says.
+    facts: "CheckpointFacts | None" = None
 
     @property
     def checkpoint(self) -> bool:
@@ -132,7 +135,7 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
             raise Cancelled()
         if progress:
             progress(50 + int(50 * i / max(len(pairs), 1)), f"Verifying {os.path.basename((p or d).path)}…")
-        rows.append(_row(p, d, _verify_pair(p, d, cancel)))
+        rows.append(_row(p, d, *_verify_pair(p, d, cancel)))
         if partial:
             partial(rows[-1])
     for row in others:
@@ -184,15 +187,16 @@ def _stated_digest(f: _Found) -> str | None:
 
 
 def _verify_pair(p: _Found | None, d: _Found | None, cancel):
-    """The engine's report on one pair (a large payload in a worker process; one file's bytes held at a time;
-    an SDK export wrapper is both, verified as the pair it holds)."""
+    """``(report, facts)`` of one pair (a large payload in a worker process; one file's bytes held at a time;
+    an SDK export wrapper is both, verified as the pair it holds); ``(_Unreadable, None)`` for a wrapper whose
+    content cannot be taken out."""
     if p is not None and p.role == "export":
         try:
             pay, desc = checkpoint.pair_inputs([checkpoint.read_input(p.path)])
         except (checkpoint.UnreadableInput, checkpoint.PairingError) as e:
-            return _Unreadable(str(e))
-        return checkpoint.verify(pay.data if pay else None, desc.data if desc else None,
-                                 payload_size=pay.size if pay else None)
+            return _Unreadable(str(e)), None
+        return _verify_in_process(pay.data if pay else None, desc.data if desc else None,
+                                  pay.size if pay else None)
     ddata = d.data if d else None
     if p is not None and p.size > engine.PROCESS_THRESHOLD and p.size <= checkpoint.MAX_CONTENT_BYTES:
         task = ChildTask(child_verify, (p.path, ddata, p.size))
@@ -204,7 +208,8 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
                 task.pump(0.05)
         finally:
             task.terminate()
-        return task.result()
+        report = task.result()
+        return report, _facts(None, _descriptor_value(ddata), p.sha256, report)
     pdata, psize = None, None
     if p is not None:
         try:
@@ -212,7 +217,62 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
             pdata, psize = f.data, f.size
         except checkpoint.UnreadableInput:
             pdata, psize = b"", 0
-    return checkpoint.verify(pdata, ddata, payload_size=psize)
+    return _verify_in_process(pdata, ddata, psize)
+
+
+def _verify_in_process(pdata: bytes | None, ddata: bytes | None, psize: int | None):
+    kept: list = []
+    report = checkpoint.verify(pdata, ddata, payload_size=psize, keep=kept)
+    ctx = kept[0]
+    pay = ctx.pay_result[0] if pdata is not None else None
+    desc = ctx.desc_result[0] if ddata is not None else None
+    digest = ctx.payload_digest if pdata is not None else None
+    return report, _facts(pay, desc, digest, report)
+
+
+def _descriptor_value(data: bytes | None) -> dict | None:
+    try:
+        value = orjson.loads(data) if data else None
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+@dataclass(frozen=True)
+class CheckpointFacts:
+    """Where one checkpoint sits in its session (FORMAT.md 4, 3.2): ``session_id``; ``run_id`` (the loop
+    checkpoint's source run, else ``None``); ``passes`` (completed tool rounds: ``logical_resume.turn``, else
+    ``None`` for a snapshot without a loop checkpoint); ``checkpoint_ms`` (``logical_resume.checkpoint_ms``, else
+    the session's ``updated_at`` in ms); ``content_digest`` (the payload's SHA-256, ``sha256:...``, when read);
+    ``resumability`` (the resumability answer, or ``None``); ``restorable``: X-BYTES failed and the original is
+    proven (``Report.restoration``)."""
+
+    session_id: str | None
+    run_id: str | None
+    passes: int | None
+    checkpoint_ms: int | None
+    content_digest: str | None
+    resumability: str | None
+    restorable: bool = False
+
+
+def _facts(pay: dict | None, desc: dict | None, content_digest: str | None, report) -> CheckpointFacts:
+    """The facts of one checkpoint: the decoded payload's when it decoded, else its descriptor's."""
+    res = getattr(getattr(report, "resumability", None), "answer", None)
+    restorable = getattr(report, "restoration", None) is not None
+    if isinstance(pay, dict):
+        snap, lr = pay.get("snapshot") or {}, pay.get("logical_resume")
+        session = snap.get("session") or {}
+        updated = session.get("updated_at")
+        ms = lr.get("checkpoint_ms") if isinstance(lr, dict) else (updated * 1000 if isinstance(updated, int) else None)
+        return CheckpointFacts(session.get("id"), lr.get("run_id") if isinstance(lr, dict) else None,
+                               lr.get("turn") if isinstance(lr, dict) else None, ms, content_digest, res, restorable)
+    if isinstance(desc, dict):
+        snap, lr = desc.get("snapshot") or {}, desc.get("logical_resume")
+        lr = lr if isinstance(lr, dict) else {}
+        return CheckpointFacts(snap.get("session_id"), lr.get("source_run_id"), lr.get("completed_tool_rounds"),
+                               lr.get("checkpoint_ms"), content_digest or desc.get("content_digest"), res, restorable)
+    return CheckpointFacts(None, None, None, None, content_digest, res, restorable)
 
 
 @dataclass
@@ -222,7 +282,7 @@ class _Unreadable:
     why: str
 
 
-def _row(p: _Found | None, d: _Found | None, report) -> FolderRow:
+def _row(p: _Found | None, d: _Found | None, report, facts: CheckpointFacts | None = None) -> FolderRow:
     if isinstance(report, _Unreadable):
         return FolderRow(p.path if p else None, d.path if d else None, False, False, None, f"not read: {report.why}")
     rc = report.root_cause
@@ -233,4 +293,4 @@ def _row(p: _Found | None, d: _Found | None, report) -> FolderRow:
     else:
         summary = "consistent (one file only)"
     return FolderRow(p.path if p else None, d.path if d else None, report.verified, report.ok,
-                     rc.rule.id if rc else None, summary)
+                     rc.rule.id if rc else None, summary, facts=facts)

@@ -1,0 +1,56 @@
+"""``checkpoint-inspector scan DIR [--format text|json]``: a folder's checkpoints grouped into sessions, each
+series in order with its gaps, forks and duplicates (issue 26; :mod:`inspector.session.series`).
+
+Exit 0: every checkpoint found verifies; 1: some checkpoint does not (or none was found); 2: the folder
+cannot be read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+
+from inspector.checkpoint import display_path
+from inspector.session.folderscan import scan_folder
+from inspector.session.series import group_series, series_json, series_text
+
+from .common import EXIT_FAIL, EXIT_OK, UsageError, out
+from .termsafe import terminal_safe
+
+__all__ = ["add_parser", "cmd_scan"]
+
+
+def add_parser(sub) -> None:
+    """The ``scan`` subcommand's options."""
+    s = sub.add_parser("scan", help="list a folder's checkpoints by session, each series in order (gaps, forks, "
+                                    "duplicates, the latest resumable)")
+    s.add_argument("folder")
+    s.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def cmd_scan(args) -> int:
+    """Scan, group and print (see the module docstring for exit codes)."""
+    if not os.path.isdir(args.folder):
+        raise UsageError(f"{display_path(args.folder)}: not a folder")
+    result: list = []
+    failure: list = []
+
+    def run() -> None:  # the scan runs off the main thread, as in the window (inspector.session.engine)
+        try:
+            result.extend(scan_folder(args.folder))
+        except OSError as e:
+            failure.append(e)
+
+    worker = threading.Thread(target=run, name="scan")
+    worker.start()
+    worker.join()
+    if failure:
+        raise UsageError(f"{display_path(args.folder)}: cannot read ({failure[0].strerror or failure[0]})")
+    series, rest = group_series(result)
+    if args.format == "json":
+        out(json.dumps(series_json(series, rest), ensure_ascii=False, indent=2) + "\n")
+    else:
+        out("".join(terminal_safe(line) + "\n" for line in series_text(series, rest) or ["no checkpoint found"]))
+    entries = [e for s in series for e in s.entries]
+    return EXIT_OK if entries and all(e.row.verified for e in entries) else EXIT_FAIL
