@@ -83,7 +83,8 @@ def open_dialog(w) -> None:
     dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     if no_dialogs():
         dlg.setOption(QFileDialog.Option.DontUseNativeDialog)
-    dlg.accepted.connect(lambda: dlg.chosen and w.open_paths(dlg.chosen))
+    # (the files the user chose: one chosen alone is opened alone, both could have been chosen)
+    dlg.accepted.connect(lambda: dlg.chosen and w.open_paths(dlg.chosen, find_pair=False))
     dlg.open()
 
 

@@ -18,9 +18,11 @@ from inspector.checkpoint.rules.catalogue import catalogue
 
 from .models.digests import DigestsModel
 from .models.findings import FindingsModel
+from .models.sessions import SessionsModel
 from .models.folder import FolderFilterProxy, FolderModel
 from .models.json_tree import JsonTreeModel
 from .widgets.hex_view import HexView
+from .widgets.sessions_view import SessionsView
 from .widgets.panes import (DigestDetail, ElidedLabel, FindBar, FindingDetail, RawEditor, RowTreeView, TreePane,
                             VerdictHeader)
 
@@ -296,7 +298,14 @@ def _build_folder_dock(w):
     fl.setSpacing(2)
     fl.addWidget(w.folder_filter)
     fl.addWidget(w.folder_view)
-    w.folder_dock = _dock(w, "Folder", "folderDock", fbox, Qt.DockWidgetArea.BottomDockWidgetArea)
+    # the checkpoints by session, each series in order (issue 26); the flat table stays for every file
+    w.sessions_model = SessionsModel(w)
+    w.sessions_view = SessionsView(w.sessions_model)
+    w.folder_tabs = QTabWidget()
+    w.folder_tabs.setObjectName("folderTabs")
+    w.folder_tabs.addTab(w.sessions_view, "Sessions")
+    w.folder_tabs.addTab(fbox, "Files")
+    w.folder_dock = _dock(w, "Folder", "folderDock", w.folder_tabs, Qt.DockWidgetArea.BottomDockWidgetArea)
     w.folder_dock.hide()
 
 

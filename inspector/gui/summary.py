@@ -30,8 +30,8 @@ class VerdictText:
     root_button: bool
     reference: str = ""
     ticket: bool = False
-    #: A VERIFIED verdict: the bar offers what it proves (and does not), one click away (issue 26).
-    proves: bool = False
+    #: A VERIFIED verdict: what it proves, in short (the full text one click away, issue 26); else "".
+    proves: str = ""
 
 
 #: What VERIFIED proves, in short, under the verdict (the full text: ``plain.toml`` ``not_proven``).
@@ -104,9 +104,7 @@ def verdict_text(doc: Document) -> VerdictText:
         reference = f"Reference: {rc.rule.id} failed — {rc.message}"
         if rc.rule.plain is not None:
             text = _plain_lead(text, rc)
-    proves = doc.report is not None and doc.report.verified and not nothing
-    if proves:
-        reference = VERIFIED_PROVES
+    proves = VERIFIED_PROVES if doc.report is not None and doc.report.verified and not nothing else ""
     return VerdictText(text, verdict, sub, status, root, reference, doc.report is not None and not nothing, proves)
 
 

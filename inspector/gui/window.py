@@ -81,7 +81,7 @@ class MainWindow(QMainWindow):
         self._verdicts_of = None  # the report whose verdicts the window shows
         self._keep_selection = False  # the user selected something while the trees were being read
         build_layout(self)
-        self.folders = FolderController(self.doc, self.folder_model, self.loader, self)
+        self.folders = FolderController(self.doc, self.folder_model, self.loader, self, self.sessions_model)
         self.loader.folders = self.folders
         self.editor.loader = self.loader  # (an edit made while a load still runs waits for its end)
         self.loader.ended.connect(self.editor.load_ended)
@@ -146,6 +146,8 @@ class MainWindow(QMainWindow):
         self.find_bar.goto.connect(self.finder.goto_pointer)
         self.raw_editor.textEdited.connect(self.editor.request_raw_edit)
         self.folder_view.activated.connect(self._folder_activated)
+        self.sessions_view.openRequested.connect(self.folders.open_row)
+        self.sessions_view.compareRequested.connect(lambda pair: pair and self.comparer.compare(pair))
         self.folder_view.doubleClicked.connect(self._folder_activated)
         self.cancel_button.clicked.connect(self.cancel_load)
         self.failures_only.toggled.connect(self._failures_only)
@@ -153,9 +155,10 @@ class MainWindow(QMainWindow):
 
     # ==========================================================================================
     # actions the menus, tests and app call
-    def open_paths(self, paths: list[str]) -> bool:
-        """Open one or two files, or one folder. Returns False when refused (message shown)."""
-        return self.loader.open_paths(paths)
+    def open_paths(self, paths: list[str], find_pair: bool = True) -> bool:
+        """Open one or two files, or one folder. Returns False when refused (message shown). ``find_pair``: a file
+        given alone opens with its other half when one beside it matches (not from the Open dialog)."""
+        return self.loader.open_paths(paths, find_pair)
 
     def open_folder(self, folder: str) -> None:
         """List every checkpoint in ``folder`` with its verdict."""

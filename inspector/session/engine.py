@@ -160,7 +160,7 @@ def read_paths(paths: list[str]) -> tuple[Side | None, Side | None]:
             _side(descriptor, "descriptor") if descriptor else None)
 
 
-def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None) -> Analysis:
+def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None, find_pair: bool = True) -> Analysis:
     """Read, index and verify the given files (worker thread).
 
     Args:
@@ -170,6 +170,8 @@ def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None) ->
             report exists, and with each partial verdict (large payloads only); then with the
             report, before its views (and a pretty-printed payload's trees' index) exist.
         cancel: ``callable() -> bool``.
+        find_pair: a payload or descriptor given alone is read with its other half when a file beside it
+            matches (:func:`inspector.checkpoint.pairing.find_sibling`); the result says which (``pairing``).
 
     A large payload that changes while it is read (so that the verdicts, the trees and the window's
     bytes would not be of the same bytes, :func:`_load_large`) is read again from the start, once; the
@@ -189,7 +191,8 @@ def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None) ->
         progress(0, "Reading files…" if not attempt else "The payload changed while it was read; reading it again…")
         payload, descriptor = read_paths(paths)
         pairing = None
-        if len(paths) == 1 and (payload is None) != (descriptor is None) and not (payload or descriptor).form:
+        if find_pair and len(paths) == 1 and (payload is None) != (descriptor is None) \
+                and not (payload or descriptor).form:
             paths, payload, descriptor, pairing = _with_sibling(paths, payload, descriptor)
         if cancel():
             raise Cancelled()

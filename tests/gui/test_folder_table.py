@@ -80,6 +80,13 @@ def test_folder_table_sorts_filters_and_shows_root_cause(qtbot, window, tmp_path
     assert window.report.root_cause.rule.id == "X-BYTES"
 
 
+def _show_files_tab(qtbot, window):
+    """Click the Folder dock's Files tab (the flat table; the Sessions tab is shown first, issue 26)."""
+    bar = window.folder_tabs.tabBar()
+    QTest.mouseClick(bar, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, bar.tabRect(1).center())
+    qtbot.waitUntil(lambda: window.folder_view.isVisible(), timeout=2000)
+
+
 def _root_cause_visible(view):
     hh = view.horizontalHeader()
     x = hh.sectionViewportPosition(3)
@@ -95,6 +102,7 @@ def test_folder_dock_opens_wide_enough_for_the_root_cause_and_keeps_the_users_wi
     window.resize(1280, 800)
     qtbot.waitUntil(lambda: window.width() == 1280, timeout=1000)
     open_mixed_folder(qtbot, window, tmp_path / "f")
+    _show_files_tab(qtbot, window)
     view = window.folder_view
     dock = window.folder_dock
     hh = view.horizontalHeader()
@@ -148,6 +156,7 @@ def test_column_widths_the_user_drags_stay_through_a_rescan_and_are_remembered(q
     window.resize(1280, 800)
     qtbot.waitUntil(lambda: window.width() == 1280, timeout=1000)
     open_mixed_folder(qtbot, window, tmp_path / "f")
+    _show_files_tab(qtbot, window)
     view = window.folder_view
     hh = view.horizontalHeader()
     fitted = [hh.sectionSize(c) for c in (0, 3)]

@@ -82,8 +82,8 @@ def test_verified_says_what_it_proves_and_the_full_text_is_one_click_away(qtbot,
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
     header = window.header
     assert header.title.text().startswith("VERIFIED")
-    assert header.reference.text() == ("Integrity, not authenticity: the files agree with each other and with the "
-                                       "format; this does not say who made them.")
+    assert header.proves.text() == ("Integrity, not authenticity: the files agree with each other and with the "
+                                    "format; this does not say who made them.") and header.proves.isVisible()
     assert header.proves_button.isVisible()
     QTest.mouseClick(header.proves_button, Qt.MouseButton.LeftButton)
     box = window.findChild(QMessageBox, "whatVerifiedProvesDialog")
@@ -93,4 +93,4 @@ def test_verified_says_what_it_proves_and_the_full_text_is_one_click_away(qtbot,
     alone = tmp_path / "alone.payload.json"  # (beside its descriptor it would open as the pair)
     alone.write_bytes(GOLDEN_P.read_bytes())
     open_and_wait(qtbot, window, [alone])  # not verified (alone): nothing to explain
-    assert not header.proves_button.isVisible()
+    assert not header.proves_button.isVisible() and not header.proves.isVisible()

@@ -7,12 +7,19 @@ import os
 from PySide6.QtCore import QObject, Signal
 
 from inspector.session import folderscan
+from inspector.session.series import group_series
 from ..document import Document, display_name, display_path
 from ..jobs import Job, start_job
 from ..models.folder import FolderModel
 from ..qtcompat import emit
 
 __all__ = ["FolderController"]
+
+
+def _scan(folder: str, ctx) -> tuple:
+    """The job: every checkpoint of ``folder`` with its verdict, then grouped by session (worker thread)."""
+    rows = folderscan.scan_folder(folder, progress=ctx.progress, partial=ctx.partial, cancel=ctx.cancelled)
+    return rows, group_series(rows)[0]
 
 
 class FolderController(QObject):
@@ -26,11 +33,13 @@ class FolderController(QObject):
     started = Signal(object)  # the folder path (object: exact bytes of the name)
     scanned = Signal(int)
 
-    def __init__(self, doc: Document, model: FolderModel, loader, parent=None):
+    def __init__(self, doc: Document, model: FolderModel, loader, parent=None, sessions=None):
         super().__init__(parent)
         self.doc = doc
         self.model = model
         self.loader = loader
+        #: The Sessions tab's model (:class:`~inspector.gui.models.sessions.SessionsModel`), or ``None``.
+        self.sessions = sessions
         self.job: Job | None = None
 
     def open_folder(self, folder: str) -> None:
@@ -45,15 +54,16 @@ class FolderController(QObject):
         if running:
             self.loader.after_abandoned_load()  # no "Opening …" left behind
         self.model.reset(folder)
+        if self.sessions is not None:
+            self.sessions.clear()
         emit(self.started, folder)
-        job = doc.jobs.new(lambda ctx: folderscan.scan_folder(folder, progress=ctx.progress, partial=ctx.partial,
-                                                          cancel=ctx.cancelled), "scanning the folder", "folder")
+        job = doc.jobs.new(lambda ctx: _scan(folder, ctx), "scanning the folder", "folder")
         self.job = job
         cur = doc.jobs.current
         what = display_name(folder.rstrip(os.sep)) or folder
         job.signals.progress.connect(lambda pct, text, j=job: cur(j) and doc.set_busy(True, text, pct))
         job.signals.partial.connect(lambda row, j=job: cur(j) and self.model.add_row(row))
-        job.signals.finished.connect(lambda rows, j=job: cur(j) and self._done(folder, rows))
+        job.signals.finished.connect(lambda got, j=job: cur(j) and self._done(folder, *got))
         job.signals.failed.connect(lambda msg, j=job: cur(j) and self._failed(msg, what))
         job.signals.cancelled.connect(lambda j=job: cur(j) and self._cancelled())
         doc.set_busy(True, f"Scanning {display_path(folder)}…", -1)
@@ -73,11 +83,14 @@ class FolderController(QObject):
         self.doc.set_busy(False)
         self.doc.say("info", "info", "The folder scan was cancelled; the rows found so far are listed.")
 
-    def _done(self, folder, rows):
+    def _done(self, folder, rows, series=()):
         """Summarise a folder scan; ``scanned`` carries the number of checkpoints (not counting
-        the files that are not checkpoints, which are listed last)."""
+        the files that are not checkpoints, which are listed last). ``series``: the sessions, each in order
+        (grouped in the worker), for the Sessions tab."""
         self.job = None
         self.doc.set_busy(False)
+        if self.sessions is not None:
+            self.sessions.set_series(list(series))
         checkpoints = [r for r in rows if r.checkpoint]
         others = [r for r in rows if not r.checkpoint]
         bad = sum(1 for r in checkpoints if not r.verified)
@@ -102,5 +115,5 @@ class FolderController(QObject):
             return None
         if not row.checkpoint:
             return f"{display_name(row.other)} is not a checkpoint: {row.summary}"
-        self.loader.open_paths([p for p in (row.payload, row.descriptor) if p])
+        self.loader.open_paths([p for p in (row.payload, row.descriptor) if p], find_pair=False)  # (as the scan paired it)
         return None

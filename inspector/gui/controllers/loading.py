@@ -44,8 +44,10 @@ class LoadController(QObject):
         # process, whatever the number of windows (engine.prewarm does nothing when one is waiting)
         QTimer.singleShot(0, self, engine.prewarm)
 
-    def open_paths(self, paths: list[str]) -> bool:
-        """Open one or two files, or one folder. Returns False when refused (the reason is said)."""
+    def open_paths(self, paths: list[str], find_pair: bool = True) -> bool:
+        """Open one or two files, or one folder. Returns False when refused (the reason is said).
+        ``find_pair``: a file given alone opens with its other half when one beside it matches (issue 26; not
+        for a file the user chose alone in the Open dialog, where both can be chosen)."""
         paths = [str(p) for p in paths]
         if not paths:
             return False
@@ -62,7 +64,7 @@ class LoadController(QObject):
             return True
         if self.doc.edited and not self.confirm_discard():
             return False
-        self.start(paths)
+        self.start(paths, find_pair)
         return True
 
     def refuse(self, text: str, what: str = "the dropped files") -> bool:
@@ -70,13 +72,15 @@ class LoadController(QObject):
         self.doc.open_failed(what, text)
         return False
 
-    def start(self, paths: list[str]) -> None:
-        """Load ``paths`` in the background (a folder scan may go on: its rows can still be opened)."""
+    def start(self, paths: list[str], find_pair: bool = True) -> None:
+        """Load ``paths`` in the background (a folder scan may go on: its rows can still be opened); ``find_pair``
+        as :meth:`open_paths`."""
         doc = self.doc
         self.cancel()
         doc.unsay("drop")
         job = doc.jobs.new(lambda ctx: engine.load_paths(paths, progress=ctx.progress, partial=ctx.partial,
-                                                         cancel=ctx.cancelled), "opening the files")
+                                                         cancel=ctx.cancelled, find_pair=find_pair),
+                           "opening the files")
         self.job = job
         doc.pending_paths = list(paths)
         cur = doc.jobs.current

@@ -229,6 +229,11 @@ class VerdictHeader(QFrame):
         self.reference.setObjectName("verdictReference")
         self.reference.setVisible(False)
         texts.addWidget(self.reference)
+        # Beside VERIFIED: what it proves, in short (integrity, not authenticity; issue 26).
+        self.proves = ElidedLabel("")
+        self.proves.setObjectName("verifiedProves")
+        self.proves.setVisible(False)
+        texts.addWidget(self.proves)
         texts.addWidget(self.subtitle)
         # Resumability (issue 11): set by :class:`~inspector.gui.resume.ResumePanes`.
         self.resume = ElidedLabel("")
@@ -252,12 +257,14 @@ class VerdictHeader(QFrame):
         lay.addWidget(self.proves_button)
 
     def set_verdict(self, text: str, verdict: Verdict, show_button: bool, subtitle: str = "",
-                    reference: str = "", ticket: bool = False, proves: bool = False) -> None:
+                    reference: str = "", ticket: bool = False, proves: str = "") -> None:
         """Show ``text`` in the verdict's colour and icon; ``reference`` (the reference's rule and
-        message, or what VERIFIED proves) under it; ``ticket``: offer Copy for ticket; ``proves``: offer
-        what VERIFIED proves in full. A failed open's message is not said here but in the error banner
-        above (once, in full)."""
-        self.proves_button.setVisible(proves)
+        message) under it; ``ticket``: offer Copy for ticket; ``proves``: what a VERIFIED verdict proves, in
+        short, with the button to the full text. A failed open's message is not said here but in the error
+        banner above (once, in full)."""
+        self.proves.setText(proves)
+        self.proves.setVisible(bool(proves))
+        self.proves_button.setVisible(bool(proves))
         self.title.setText(text)
         self.reference.setText(reference)
         self.reference.setVisible(bool(reference))
