@@ -304,19 +304,11 @@ def check_gui(timeout_ms: int = 30000, require: bool = False) -> CheckResult:
             os.environ.update(offscreen_font_environment(os.environ, sys.platform))
             app = QApplication(["checkpoint-inspector", "-platform", "offscreen"])
         platform = app.platformName()
-        from PySide6.QtGui import QFontDatabase
-
+        failed, problems = _font_check()
+        if failed is not None:
+            return failed
         from inspector.gui import fonts
 
-        fonts.register_bundled_fonts()
-        if not QFontDatabase.families():  # every glyph would render as a box
-            return CheckResult("gui", False, "gui: no fonts are installed, the window would show no text "
-                                             f"({NO_FONTS_FIX})")
-        problems = fonts.coverage_problems()  # each script's sample drawn offscreen, glyphs read back
-        ui = [(s, m) for s, m in problems if s.name in fonts.UI_SCRIPTS]
-        if ui:  # the window's own text would be boxes
-            return CheckResult("gui", False, "gui: the window's own text would not be readable: "
-                                             + fonts.notice_text(ui))
         drawn = [s.name for s in fonts.SCRIPTS if s.name not in {p.name for p, _ in problems}]
         warning = ("gui: " + fonts.notice_text(problems)) if problems else None
         with tempfile.TemporaryDirectory(prefix="checkpoint-inspector-selftest-") as settings_dir:
@@ -346,6 +338,24 @@ def check_gui(timeout_ms: int = 30000, require: bool = False) -> CheckResult:
         return CheckResult("gui", False, f"gui: creating the main window failed: {type(e).__name__}: {e}{hint}")
     finally:
         qInstallMessageHandler(previous)
+
+
+def _font_check() -> tuple[CheckResult | None, list]:
+    """``(a failed check, [])`` when the window's own text would be boxes (no font at all, or none for Latin),
+    else ``(None, problems)``: the content scripts without a font (a warning). Needs a ``QApplication``."""
+    from PySide6.QtGui import QFontDatabase
+
+    from inspector.gui import fonts
+
+    fonts.register_bundled_fonts()
+    if not QFontDatabase.families():  # every glyph would render as a box
+        return CheckResult("gui", False, f"gui: no fonts are installed, the window would show no text ({NO_FONTS_FIX})"), []
+    problems = fonts.coverage_problems()  # each script's sample drawn offscreen, glyphs read back
+    ui = [(s, m) for s, m in problems if s.name in fonts.UI_SCRIPTS]
+    if ui:  # the window's own text would be boxes
+        return CheckResult("gui", False, "gui: the window's own text would not be readable: "
+                                         + fonts.notice_text(ui)), []
+    return None, problems
 
 
 def check_display(probe: Callable[[], list] | None = None, environ: dict | None = None,

@@ -109,10 +109,8 @@ def _where(loc) -> str:
     return f"{loc.source} {loc.pointer}{span}"
 
 
-def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = False, sibling=None) -> str:
-    """Human-readable ``verify`` output: verdict, root cause, digests, rule summary. Each line is
-    terminal-safe (:func:`.termsafe.terminal_safe`), whatever the files hold. ``sibling``: the other half found
-    beside a file given alone (:class:`~inspector.checkpoint.pairing.Sibling`), named in a note."""
+def _inputs_text(payload, descriptor, sibling) -> list[str]:
+    """The lines naming the input files, each with its notes (form, role, hint, the sibling found beside it)."""
     out = []
     for label, f in (("payload", payload), ("descriptor", descriptor)):
         if f is not None:
@@ -123,6 +121,14 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
             for note in (form_note(f), f.role_note, f.hint, beside):
                 if note:
                     out.append(f"{'':12}note: {note}")
+    return out
+
+
+def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = False, sibling=None) -> str:
+    """Human-readable ``verify`` output: verdict, root cause, digests, rule summary. Each line is
+    terminal-safe (:func:`.termsafe.terminal_safe`), whatever the files hold. ``sibling``: the other half found
+    beside a file given alone (:class:`~inspector.checkpoint.pairing.Sibling`), named in a note."""
+    out = _inputs_text(payload, descriptor, sibling)
     out.append("")
     rc = report.root_cause
     if report.inconclusive:

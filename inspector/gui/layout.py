@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
+    QAbstractItemView, QApplication, QCheckBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
     QSizePolicy, QSplitter, QLineEdit, QTableView, QTabWidget, QToolBar, QVBoxLayout, QWidget,
 )
 
@@ -443,3 +443,37 @@ def remember_folder_width(w, visible: bool) -> None:
     d = w.folder_dock
     if not visible and d.width() > 0 and not d.isFloating() and w._sized:
         w.settings.setValue("window/folderDockWidth", d.width())
+
+
+def restore_window_settings(w) -> None:
+    """The window's remembered geometry, dock layout, splitter positions and folder columns (a first start: a
+    size that fits the screen)."""
+    geo = w.settings.value("window/geometry")
+    if isinstance(geo, (QByteArray, bytes)):
+        w.restoreGeometry(geo)
+    else:
+        screen = QApplication.primaryScreen()
+        avail = screen.availableGeometry() if screen is not None else None
+        if avail is not None and avail.width() > 0:
+            w.resize(min(1560, avail.width() - 40), min(960, avail.height() - 40))
+        else:
+            w.resize(1500, 920)
+    state = w.settings.value("window/state")
+    w._restored_state = isinstance(state, (QByteArray, bytes)) and w.restoreState(state)
+    for key, split in (("window/treeSplitter", w.tree_splitter), ("window/verdictSplitter", w.verdict_splitter)):
+        s = w.settings.value(key)
+        if isinstance(s, (QByteArray, bytes)):
+            split.restoreState(s)
+    restore_folder_columns(w, w.settings)
+
+
+def save_window_settings(w) -> None:
+    """Remember the window's geometry, dock layout, splitter positions and folder columns."""
+    w.settings.setValue("window/geometry", w.saveGeometry())
+    w.settings.setValue("window/state", w.saveState())
+    w.settings.setValue("window/treeSplitter", w.tree_splitter.saveState())
+    w.settings.setValue("window/verdictSplitter", w.verdict_splitter.saveState())
+    if w.folder_dock.isVisible() and not w.folder_dock.isFloating():
+        w.settings.setValue("window/folderDockWidth", w.folder_dock.width())
+    save_folder_columns(w, w.settings)
+    w.settings.sync()

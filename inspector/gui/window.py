@@ -10,7 +10,7 @@ through :class:`~.selection.SelectionRelay`; menus are built in :mod:`.menus`, d
 from __future__ import annotations
 
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from inspector.checkpoint import Verdict
@@ -25,8 +25,10 @@ from .controllers.folder import FolderController
 from .controllers.loading import LoadController
 from inspector.session.drops import paths_from_mime
 from .document import Document, Presentation, display_path, sample_paths
-from .layout import (build_layout, default_dock_sizes, fit_folder_columns, restore_folder_columns, save_folder_columns,
-                     remember_folder_width, scale_docks, size_folder_dock)
+from .layout import (
+    build_layout, default_dock_sizes, fit_folder_columns, remember_folder_width, restore_window_settings,
+    save_window_settings, scale_docks, size_folder_dock,
+)
 from .qtcompat import emit
 from inspector.session.recent import RecentFiles
 from .resume import ResumePanes
@@ -222,35 +224,11 @@ class MainWindow(QMainWindow):
     # ==========================================================================================
     # settings and layout
     def _restore_settings(self):
-        geo = self.settings.value("window/geometry")
-        if isinstance(geo, (QByteArray, bytes)):
-            self.restoreGeometry(geo)
-        else:
-            screen = QApplication.primaryScreen()
-            avail = screen.availableGeometry() if screen is not None else None
-            if avail is not None and avail.width() > 0:
-                self.resize(min(1560, avail.width() - 40), min(960, avail.height() - 40))
-            else:
-                self.resize(1500, 920)
-        state = self.settings.value("window/state")
-        self._restored_state = isinstance(state, (QByteArray, bytes)) and self.restoreState(state)
-        for key, split in (("window/treeSplitter", self.tree_splitter),
-                           ("window/verdictSplitter", self.verdict_splitter)):
-            s = self.settings.value(key)
-            if isinstance(s, (QByteArray, bytes)):
-                split.restoreState(s)
-        restore_folder_columns(self, self.settings)
+        restore_window_settings(self)
 
     def save_settings(self) -> None:
-        """Remember geometry, dock layout and splitter positions."""
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
-        self.settings.setValue("window/treeSplitter", self.tree_splitter.saveState())
-        self.settings.setValue("window/verdictSplitter", self.verdict_splitter.saveState())
-        if self.folder_dock.isVisible() and not self.folder_dock.isFloating():
-            self.settings.setValue("window/folderDockWidth", self.folder_dock.width())
-        save_folder_columns(self, self.settings)
-        self.settings.sync()
+        """Remember geometry, dock layout and splitter positions (:func:`.layout.save_window_settings`)."""
+        save_window_settings(self)
 
     def reset_layout(self) -> None:
         """Restore the default dock layout."""
