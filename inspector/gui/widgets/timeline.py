@@ -450,6 +450,14 @@ class TimelineView(QAbstractScrollArea):
             x = self.x_of(values[e])
             if _HEADER_W <= x <= w:
                 _mark(p, "error", x, top, mid)
+        self._paint_marks(p, i, lane, values, top, mid, w)
+        self._paint_boundary(p, lane, full, full_h, w, fm)
+        self._paint_selection(p, i, values, top, full, full_h, w)
+        self._paint_header(p, i, lane, full, fm)
+
+    def _paint_marks(self, p, i, lane, values, top, mid, w):
+        """Failing rules and lint findings on their events; the terminal status after the last event."""
+        n = len(values)
         # failing rules and lint on events
         for marks, colour, shape in ((self.lint_marks.get(i, {}), QColor("#f0a000"), "lint"),
                                      (self.rule_marks.get(i, {}), QColor(CATEGORY_COLOURS["error"]), "rule")):
@@ -470,6 +478,9 @@ class TimelineView(QAbstractScrollArea):
             if _HEADER_W <= x <= w:
                 col = QColor(CATEGORY_COLOURS["error"] if lane.status != "completed" else "#37474f")
                 p.fillRect(QRectF(x, top + 6, 6, _LANE_H - 12), col)
+
+    def _paint_boundary(self, p, lane, full, full_h, w, fm):
+        """The resume boundary on the source run's lane, with its label."""
         # the resume boundary
         if lane.source and lane.boundary is not None:
             bx = self.boundary_x()
@@ -483,6 +494,10 @@ class TimelineView(QAbstractScrollArea):
                 p.setPen(QColor("#2e7d32"))
                 tx = bx + 12 if bx + 12 + fm.horizontalAdvance(label) < w else bx - 12 - fm.horizontalAdvance(label)
                 p.drawText(QPointF(max(_HEADER_W + 2, tx), full + fm.ascent() + 1), label)
+
+    def _paint_selection(self, p, i, values, top, full, full_h, w):
+        """The selected event (or lane) framed in the palette's highlight."""
+        pal = self.palette()
         # selection
         if self.selected is not None and self.selected[0] == i:
             e = self.selected[1]
@@ -493,7 +508,6 @@ class TimelineView(QAbstractScrollArea):
             else:
                 x = self.x_of(values[e])
                 p.drawRect(QRectF(x - 5, top + 2, 10, _LANE_H - 4))
-        self._paint_header(p, i, lane, full, fm)
 
     def _paint_density(self, p, lane, values, lo_i, hi_i, top, w):
         """More events than pixels: one tick per pixel column, as tall as its event count (log)."""
