@@ -118,6 +118,7 @@ class CanonicalDiffWindow(JobWindow):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.model = CanonRowsModel(self)
         self.table = QTableView()
+        self.table.setTabKeyNavigation(False)  # arrows move in the table; Tab leaves it
         self.table.setObjectName("canonRows")
         self.table.setAccessibleName("The file beside the canonical bytes")
         self.table.setModel(self.model)

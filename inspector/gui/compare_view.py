@@ -172,6 +172,7 @@ class CompareWindow(JobWindow):
         self.summary.setWordWrap(True)
         self.change_model = ChangeListModel(self)
         self.changes = QTableView()
+        self.changes.setTabKeyNavigation(False)  # arrows move in the table; Tab leaves it
         self.changes.setObjectName("changeList")
         self.changes.setAccessibleName("Changes")
         self.changes.setModel(self.change_model)

@@ -182,6 +182,7 @@ def _table(w, name: str, model, accessible: str) -> QTableView:
     t.verticalHeader().setVisible(False)
     t.verticalHeader().setDefaultSectionSize(w.fontMetrics().height() + 8)
     t.setAccessibleName(accessible)
+    t.setTabKeyNavigation(False)  # arrows move in the table; Tab leaves it for the next pane (issue 25)
     return t
 
 

@@ -102,9 +102,9 @@ class SelectionRelay(QObject):
             hexv = w.hex_payload if loc.source == "payload" else w.hex_descriptor
             if origin != "bytes":
                 w.hex_tabs.setCurrentWidget(hexv)
-                hexv.highlight(span)
+                hexv.highlight(span, field=loc.pointer)
             elif span is not None:
-                hexv.highlight(span, scroll=False)
+                hexv.highlight(span, scroll=False, field=loc.pointer)
             if origin in ("tree", "bytes", "history"):
                 hits = w.findings_model.indexes_at(loc.source, loc.pointer)
                 exact = [i for i in hits

@@ -132,3 +132,4 @@ def window_title(doc: Document) -> str:
     if doc.edited:
         title = "*" + title + " (edited, unsaved)"
     return f"{title} — {APP}"
+

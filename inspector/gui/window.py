@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 from inspector.checkpoint import Verdict
 
 from . import dialogs, menus, style, summary, ticket, views
+from .accessibility import announce_verdict
 from .controllers.comparing import CompareController
 from .controllers.editing import EditController
 from .copying import CopyService
@@ -312,7 +313,10 @@ class MainWindow(QMainWindow):
         short = v.status if len(v.status) < 160 else v.status[:157] + "…"
         self.status_label.setText(short)
         self.status_label.setToolTip(v.status)
+        self.status_label.setAccessibleName(v.status)  # what a screen reader reads of the status bar
+        self.status_icon.setAccessibleName(style.label(v.verdict))
         self.setWindowTitle(summary.window_title(self.doc))
+        announce_verdict(self, v)
 
     def _update_actions(self):
         doc = self.doc

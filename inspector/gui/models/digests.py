@@ -79,8 +79,13 @@ class DigestsModel(RowsTableModel):
             if r.domain:
                 lines.append(f"domain digest: SHA-256(“{r.domain}” ‖ 0x00 ‖ canonical JSON), {r.preimage_size} bytes")
             return "\n".join(lines)
-        if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{r.label}: {style.match_label(r.matches)}"
+        if role == Qt.ItemDataRole.AccessibleTextRole:  # each cell its own words (issue 25)
+            col = index.column()
+            if col == 0:
+                return r.label
+            if col == 1:
+                return f"{r.label}: {style.match_label(r.matches)}"
+            return f"{'stated' if col == 2 else 'recomputed'} {r.label}: {_fmt(r.stated if col == 2 else r.recomputed)}"
         if role == LocationRole:
             return Location("descriptor", r.pointer, None)
         if role == ObjectRole:

@@ -165,8 +165,11 @@ class FindingsModel(QAbstractItemModel):
             if role == _DECORATION and col == 0:
                 v = self._group_verdict(node)
                 return style.icon(v)
-            if role == _ACCESSIBLE:
-                return f"{node.title}: {self._counts(node)}"
+            if role == _ACCESSIBLE:  # each cell its own words (issue 25)
+                if col == 0:
+                    return f"{node.title}: {self._counts(node)}"
+                return f"{node.title}: worst verdict {style.label(self._group_verdict(node))}" if col == 1 else \
+                    f"{node.title}: {self.rowCount(index.siblingAtColumn(0))} rules, expand to list them"
             return None
         if role == _DISPLAY:
             if col == 0:
@@ -186,8 +189,12 @@ class FindingsModel(QAbstractItemModel):
             return style.colour(f.verdict)
         if role == _TOOLTIP:
             return self._tooltip(f)
-        if role == _ACCESSIBLE:
-            return f"{self._label(f)}: {f.rule.id}, {f.rule.title}"
+        if role == _ACCESSIBLE:  # each cell its own words (issue 25): verdict, rule, then what it says
+            if col == 0:
+                return f"{self._label(f)}: {f.rule.id}"
+            if col == 1:
+                return f"rule {f.rule.id}: {f.rule.title}"
+            return f"{f.rule.id} says: {self.data(index, _DISPLAY)}"
         if role == LocationRole:
             return f.locations[0] if f.locations else None
         if role == VerdictRole:

@@ -322,9 +322,12 @@ class JsonTreeModel(TreeDisplay, QAbstractItemModel):
             return style.icon(v) if v is not None else None
         if role == _FOREGROUND:
             return style.colour(v) if v is not None else None
-        if role == _ACCESSIBLE:
+        if role == _ACCESSIBLE:  # the name cell says the field (and its verdict), the value cell the value (issue 25)
             prefix = f"{style.label(v)}: " if v is not None else ""
-            return prefix + f"{self.data(index.siblingAtColumn(0))} {self._display_value(item)}"
+            name = self.data(index.siblingAtColumn(0))
+            if col == 2:
+                return f"{name}: bytes {item.start} to {item.end}"
+            return prefix + (name if col == 0 else f"{name} = {self._display_value(item)}")
         return None
 
     def setData(self, index, value, role=Qt.ItemDataRole.EditRole):

@@ -84,6 +84,7 @@ class HexView(QAbstractScrollArea):
         self._mark: int | None = None
         self._cursor = 0
         self._placeholder = "No file"
+        self._field: str | None = None  # the JSON Pointer of the highlighted value (for screen readers)
         self._row = ROW
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -107,9 +108,11 @@ class HexView(QAbstractScrollArea):
         self._mark = None
         self._cursor = 0
         self._placeholder = placeholder
+        self._field = None
         self._update_scroll()
         self.verticalScrollBar().setValue(0)
         self.viewport().update()
+        self._describe()
 
     @property
     def data(self) -> bytes | None:
@@ -124,14 +127,38 @@ class HexView(QAbstractScrollArea):
     def cursor_offset(self) -> int:
         return self._cursor
 
-    def highlight(self, span: tuple[int, int] | None, *, scroll: bool = True) -> None:
-        """Highlight ``span`` and (by default) scroll so it starts in view."""
+    def highlight(self, span: tuple[int, int] | None, *, scroll: bool = True, field: str | None = None) -> None:
+        """Highlight ``span`` and (by default) scroll so it starts in view; ``field``: the JSON Pointer of the value
+        those bytes are (said to screen readers with the byte under the cursor)."""
         self._span = span
+        self._field = field
         if span is not None and self._data is not None:
             self._cursor = min(span[0], max(len(self._data) - 1, 0))
             if scroll:
                 self._scroll_to(span[0])
         self.viewport().update()
+        self._describe()
+
+    def accessible_summary(self) -> str:
+        """What a screen reader says of the bytes view (its accessible description, issue 25): the byte under the
+        cursor with its offset, the field it belongs to, and the selected span."""
+        data = self._data
+        if not data:
+            return self._placeholder
+        off = min(self._cursor, len(data) - 1)
+        b = data[off]
+        char = f"'{chr(b)}'" if 32 <= b < 127 else "not a printable character"
+        text = f"byte {off} of {len(data)}: 0x{b:02x}, {char}"
+        if self._span is not None:
+            text += f"; selected bytes {self._span[0]} to {self._span[1] - 1}"
+        if self._field:
+            text += f"; field {self._field or '(the whole document)'}"
+        return text
+
+    def _describe(self) -> None:
+        text = self.accessible_summary()
+        if text != self.accessibleDescription():
+            self.setAccessibleDescription(text)  # (Qt tells assistive technology: DescriptionChanged)
 
     def set_mark(self, offset: int | None) -> None:
         """Mark one byte (e.g. where parsing stopped) with an underline and a frame."""
@@ -435,6 +462,10 @@ class HexView(QAbstractScrollArea):
         return QPoint(hx + cw // 2, row * lh + lh // 2)
 
     def mousePressEvent(self, event):
+        self._mouse_press(event)
+        self._describe()
+
+    def _mouse_press(self, event):
         off = self._offset_at(event.position().toPoint())
         left = event.button() == Qt.MouseButton.LeftButton
         self._anchor = off if left else None
@@ -465,6 +496,10 @@ class HexView(QAbstractScrollArea):
         super().mouseReleaseEvent(event)
 
     def keyPressEvent(self, event):
+        self._key_press(event)
+        self._describe()
+
+    def _key_press(self, event):
         if not self._data:
             return super().keyPressEvent(event)
         if event.key() == Qt.Key.Key_L and event.modifiers() == Qt.KeyboardModifier.ControlModifier:
@@ -520,6 +555,7 @@ class HexView(QAbstractScrollArea):
     def focusInEvent(self, event):
         super().focusInEvent(event)
         self.viewport().update()
+        self._describe()
 
     def focusOutEvent(self, event):
         super().focusOutEvent(event)

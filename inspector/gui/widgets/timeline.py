@@ -84,6 +84,7 @@ class TimelineView(QAbstractScrollArea):
         self.selected = None
         self._sorted = {}
         self.message = message or ("No run records." if timeline is not None else "")
+        self.setAccessibleDescription("")
         self._zoomed = False
         self._fit()
         if timeline is not None:
@@ -91,6 +92,7 @@ class TimelineView(QAbstractScrollArea):
             if src is not None:
                 self.ensure_lane_visible(src)
         self.viewport().update()
+        self._describe()
 
     def set_mode(self, mode: str) -> None:
         """``sequence`` (x = event sequence) or ``time`` (x = timestamp_ms); refits the view."""
@@ -244,12 +246,46 @@ class TimelineView(QAbstractScrollArea):
         else:
             self.ensure_lane_visible(lane)
         self.viewport().update()
+        self._describe()
         return True
 
     def _activate(self, lane: int, e: int | None) -> None:
         self.selected = (lane, e)
         self.viewport().update()
+        self._describe()
         self.pointerActivated.emit(self.timeline.lanes[lane].pointer(e))
+
+    def accessible_summary(self) -> str:
+        """What a screen reader says of the timeline (its accessible description, issue 25): how many runs, and the
+        selected event (its kind, number, run and time, the rules failing there) or run."""
+        tl = self.timeline
+        if tl is None or not tl.lanes:
+            return self.message or "No checkpoint open."
+        runs = f"{len(tl.lanes)} run{'s' * (len(tl.lanes) != 1)}"
+        if self.selected is None:
+            return f"{runs}; no event selected (arrow keys select one)"
+        lane, e = self.selected
+        ln = self.timeline.lanes[lane]
+        if e is None:
+            return f"{runs}; selected: run {ln.id}, {ln.status}, {len(ln.seq)} events retained of {ln.event_count}"
+        when = datetime.datetime.fromtimestamp(ln.ts[e] / 1000, datetime.timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+        rules = ", ".join(self.rule_marks.get(lane, {}).get(e, []))
+        return (f"{runs}; selected: {ln.kind_name(e)}, event #{ln.seq[e]} of run {ln.id}, at {when} UTC"
+                + (f"; failing here: {rules}" if rules else ""))
+
+    def _describe(self) -> None:
+        text = self.accessible_summary()
+        if text != self.accessibleDescription():
+            self.setAccessibleDescription(text)  # (Qt tells assistive technology: DescriptionChanged)
+
+    def focusInEvent(self, event):  # noqa: N802 (Qt)
+        super().focusInEvent(event)
+        self.viewport().update()  # the focus frame
+        self._describe()
+
+    def focusOutEvent(self, event):  # noqa: N802 (Qt)
+        super().focusOutEvent(event)
+        self.viewport().update()
 
     def hit(self, pos) -> tuple[int, int | None] | None:
         """``(lane, event or None)`` under viewport position ``pos``, or ``None``."""
@@ -387,6 +423,10 @@ class TimelineView(QAbstractScrollArea):
             self._paint_lane(p, i, tl.lanes[i], w, fm)
         p.setClipping(False)
         self._paint_axis(p, w, fm)
+        if self.hasFocus():  # a visible focus indicator (the pane looked the same focused and not)
+            p.setPen(QPen(pal.color(pal.ColorRole.Highlight), 2))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRect(QRectF(1, 1, w - 2, h - 2))
 
     def _paint_axis(self, p, w, fm):
         pal = self.palette()

@@ -247,6 +247,7 @@ class TranscriptPane(QWidget):
         self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.detail = QTextBrowser()
         self.detail.setObjectName("transcriptDetail")
+        self.detail.setAccessibleName("Message: the selected message of the transcript")
         self.detail.setOpenLinks(False)
         self.detail.anchorClicked.connect(self._anchor)
         split = QSplitter(Qt.Orientation.Horizontal)
