@@ -179,9 +179,14 @@ class ResumePanes(QObject):
         for wdg in (QLabel("x:"), self.mode_seq, self.mode_time, fit):
             cl.addWidget(wdg)
         self.timeline_controls = corner
-        legend_html = "  ".join(f"<span style='color:{CATEGORY_COLOURS[c]}'>{sym} {c}</span>" for c, sym in (
+        window_bg = corner.palette().color(corner.palette().ColorRole.Window)
+
+        def ink(c: str) -> str:  # legend text readable on the window, light or dark (WCAG AA 4.5:1, issue 25)
+            return style.readable(c, window_bg, 4.5).name()
+
+        legend_html = "  ".join(f"<span style='color:{ink(CATEGORY_COLOURS[c])}'>{sym} {c}</span>" for c, sym in (
             ("run", "┃"), ("turn", "│"), ("tool", "╵"), ("model", "╷"), ("cognitive", "◆"), ("error", "✕"))) \
-            + "  <span style='color:#2e7d32'>▌ resume boundary</span>  ✖○ failing rule  ! □ lint"
+            + f"  <span style='color:{ink('#2e7d32')}'>▌ resume boundary</span>  ✖○ failing rule  ! □ lint"
         self.timeline_caption = QLabel("")
         self.timeline_caption.setObjectName("timelineCaption")
         self.timeline_legend = QLabel(legend_html)

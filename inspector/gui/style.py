@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPainterPath
 
 from inspector.checkpoint import Verdict
 
-__all__ = ["label", "colour", "icon", "is_dark", "MATCH", "MISMATCH", "UNKNOWN", "match_label", "match_icon",
+__all__ = ["readable", "contrast_ratio", "label", "colour", "icon", "is_dark", "MATCH", "MISMATCH", "UNKNOWN", "match_label", "match_icon",
            "match_colour", "overall_text", "edited_colour", "highlight_colour", "link_colour"]
 
 _LABEL = {
@@ -47,7 +47,44 @@ def is_dark() -> bool:
 
 def _tone(name: str, dark: bool | None = None) -> QColor:
     light, dark_rgb = _COLOURS[name]
-    return QColor(_qcolour(dark_rgb if (is_dark() if dark is None else dark) else light))
+    base = QColor(_qcolour(dark_rgb if (is_dark() if dark is None else dark) else light))
+    app = QGuiApplication.instance()
+    if app is None or dark is not None:
+        return base
+    return readable(base, app.palette().color(QPalette.ColorRole.Window), 4.5)  # text on the window (WCAG AA)
+
+
+def _luminance(c: QColor) -> float:
+    def channel(v: float) -> float:
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF())
+
+
+def contrast_ratio(a: QColor, b: QColor) -> float:
+    """WCAG 2 contrast ratio of two opaque colours, from 1 (the same) to 21 (black on white)."""
+    la, lb = _luminance(a), _luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+@lru_cache(maxsize=512)
+def _readable(rgb: int, background: int, minimum: float) -> int:
+    c, bg = QColor.fromRgb(rgb), QColor.fromRgb(background)
+    lighter = _luminance(bg) < 0.18  # on a dark background go lighter, else darker
+    h, s, l_, a = c.getHslF()
+    for _ in range(60):
+        if contrast_ratio(c, bg) >= minimum:
+            break
+        l_ = min(1.0, l_ + 0.02) if lighter else max(0.0, l_ - 0.02)
+        c = QColor.fromRgb(QColor.fromHslF(max(h, 0.0), s, l_, a).rgb())  # judged as drawn: 8 bits a channel
+    return c.rgb()
+
+
+def readable(colour: QColor | str, background: QColor, minimum: float = 4.5) -> QColor:
+    """``colour`` made lighter (on a dark ``background``) or darker (on a light one) until its WCAG contrast ratio
+    with ``background`` is at least ``minimum`` (4.5: text, 3: marks; WCAG 2.1 AA, issue 25); unchanged when it
+    already is. Hue is kept, so categories stay apart."""
+    c = QColor(colour)
+    return QColor.fromRgb(_readable(c.rgb(), QColor(background).rgb(), minimum))
 
 
 @lru_cache(maxsize=64)

@@ -28,7 +28,8 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip
 
 from .timeline_paint import (  # noqa: F401 (CATEGORY_COLOURS and the sizes are the view's too)
-    _AXIS_H, _CAT, _HEADER_W, _LANE_H, _MARGIN, CATEGORY_COLOURS, _mark, _nice_step, paint_passes, paint_tools,
+    _AXIS_H, _CAT, _HEADER_W, _LANE_H, _MARGIN, CATEGORY_COLOURS, _mark, _nice_step, colour_on, paint_passes,
+    paint_tools,
 )
 
 __all__ = ["TimelineView", "CATEGORY_COLOURS"]
@@ -82,6 +83,7 @@ class TimelineView(QAbstractScrollArea):
         self.rule_marks = rule_marks or {}
         self.lint_marks = lint_marks or {}
         self.selected = None
+        self._bg = QColor("white")
         self._sorted = {}
         self.message = message or ("No run records." if timeline is not None else "")
         self.setAccessibleDescription("")
@@ -468,8 +470,9 @@ class TimelineView(QAbstractScrollArea):
             lo_i = bisect_left(values, vis_lo)
             hi_i = bisect_right(values, vis_hi)
         # passes (bands, the model call inside) and tool calls (bars): only those on screen
-        paint_passes(p, lane, values, self.x_of, (lo_i, hi_i) if sorted_ else None, top, w, fm)
-        paint_tools(p, lane, values, self.x_of, top, w)
+        self._bg = bg  # the lane's background: every mark and label is made readable on it (issue 25)
+        paint_passes(p, lane, values, self.x_of, (lo_i, hi_i) if sorted_ else None, top, w, fm, bg)
+        paint_tools(p, lane, values, self.x_of, top, w, bg)
         # events
         count = hi_i - lo_i
         if sorted_ and count > 3 * max(1, w - _HEADER_W):
@@ -485,11 +488,11 @@ class TimelineView(QAbstractScrollArea):
                 if key in seen:
                     continue
                 seen.add(key)
-                _mark(p, cat, x, top, mid)
+                _mark(p, cat, x, top, mid, bg)
         for e in lane.errors:
             x = self.x_of(values[e])
             if _HEADER_W <= x <= w:
-                _mark(p, "error", x, top, mid)
+                _mark(p, "error", x, top, mid, bg)
         self._paint_marks(p, i, lane, values, top, mid, w)
         self._paint_boundary(p, lane, full, full_h, w, fm)
         self._paint_selection(p, i, values, top, full, full_h, w)
@@ -499,8 +502,9 @@ class TimelineView(QAbstractScrollArea):
         """Failing rules and lint findings on their events; the terminal status after the last event."""
         n = len(values)
         # failing rules and lint on events
-        for marks, colour, shape in ((self.lint_marks.get(i, {}), QColor("#f0a000"), "lint"),
-                                     (self.rule_marks.get(i, {}), QColor(CATEGORY_COLOURS["error"]), "rule")):
+        bg = self._bg
+        for marks, colour, shape in ((self.lint_marks.get(i, {}), colour_on("#f0a000", bg), "lint"),
+                                     (self.rule_marks.get(i, {}), colour_on(CATEGORY_COLOURS["error"], bg), "rule")):
             for e in marks:
                 if e is None:
                     continue
@@ -516,7 +520,7 @@ class TimelineView(QAbstractScrollArea):
         if lane.terminal and n:
             x = self.x_of(values[-1]) + 5
             if _HEADER_W <= x <= w:
-                col = QColor(CATEGORY_COLOURS["error"] if lane.status != "completed" else "#37474f")
+                col = colour_on(CATEGORY_COLOURS["error"] if lane.status != "completed" else "#37474f", bg)
                 p.fillRect(QRectF(x, top + 6, 6, _LANE_H - 12), col)
 
     def _paint_boundary(self, p, lane, full, full_h, w, fm):
@@ -525,13 +529,14 @@ class TimelineView(QAbstractScrollArea):
         if lane.source and lane.boundary is not None:
             bx = self.boundary_x()
             if bx is not None and _HEADER_W <= bx <= w:
-                pen = QPen(QColor("#2e7d32"), 3)
+                green = colour_on("#2e7d32", self._bg, 4.5)  # (its label is text)
+                pen = QPen(green, 3)
                 p.setPen(pen)
                 p.drawLine(QPointF(bx, full), QPointF(bx, full + full_h))
-                p.setBrush(QColor("#2e7d32"))
+                p.setBrush(green)
                 p.drawPolygon(QPolygonF([QPointF(bx, full), QPointF(bx + 9, full + 4), QPointF(bx, full + 8)]))
                 label = f"resume continues here (after pass {self.timeline.boundary_turn})"
-                p.setPen(QColor("#2e7d32"))
+                p.setPen(green)
                 tx = bx + 12 if bx + 12 + fm.horizontalAdvance(label) < w else bx - 12 - fm.horizontalAdvance(label)
                 p.drawText(QPointF(max(_HEADER_W + 2, tx), full + fm.ascent() + 1), label)
 
@@ -551,7 +556,7 @@ class TimelineView(QAbstractScrollArea):
 
     def _paint_density(self, p, lane, values, lo_i, hi_i, top, w):
         """More events than pixels: one tick per pixel column, as tall as its event count (log)."""
-        p.setPen(QPen(QColor(CATEGORY_COLOURS["other"]), 1))
+        p.setPen(QPen(colour_on(CATEGORY_COLOURS["other"], self._bg), 1))
         x = _HEADER_W + _MARGIN
         i = lo_i
         while x < w and i < hi_i:
@@ -577,7 +582,7 @@ class TimelineView(QAbstractScrollArea):
         rules = sorted({r for ids in failing.values() for r in ids})
         if rules:
             # the rule ids also go in the lane itself, right-aligned, where there is room for them
-            p.setPen(QColor(CATEGORY_COLOURS["error"]))
+            p.setPen(colour_on(CATEGORY_COLOURS["error"], self.palette().color(self.palette().ColorRole.Window), 4.5))
             label = "✖ " + ", ".join(rules)
             width = self.viewport().width()
             p.drawText(QRect(_HEADER_W + 4, top, width - _HEADER_W - 10, self._lane_h - 3),

@@ -12,7 +12,9 @@ from PySide6.QtGui import QColor, QPen, QPolygonF
 
 from inspector.checkpoint.analysis.views import CATEGORY, EVENT_KINDS
 
-__all__ = ["CATEGORY_COLOURS", "paint_passes", "paint_tools"]
+from .. import style
+
+__all__ = ["CATEGORY_COLOURS", "colour_on", "paint_passes", "paint_tools"]
 
 #: category -> colour (marks also differ in shape, never by colour alone)
 CATEGORY_COLOURS = {
@@ -27,13 +29,22 @@ _MARGIN = 14
 _PASS = (21, 101, 192)  # the passes' blue (the turn marks' colour)
 
 
-def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: float, w: int, fm) -> None:
+def colour_on(colour, bg: QColor, minimum: float = 3.0) -> QColor:
+    """``colour`` (a ``#rrggbb`` string, a ``QColor`` or an ``(r, g, b)`` tuple) readable on the lane background
+    ``bg``: WCAG contrast at least ``minimum`` (3 for marks, 4.5 for text; issue 25), from the palette's light
+    or dark."""
+    return style.readable(QColor(*colour) if isinstance(colour, tuple) else QColor(colour), bg, minimum)
+
+
+def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: float, w: int, fm,
+                 bg: QColor | None = None) -> None:
     """Paint ``lane``'s passes as bands (``P1``...) with each model call as an inner band (dashed when
     no ``turn_end`` closed it). ``values``: the lane's x values (sequences or timestamps); ``x_of``:
     value -> viewport x; ``visible``: the ``(first, end)`` event indexes on screen when the values are
     sorted (the passes outside are skipped without a look), else ``None``; ``top``: the lane band's
-    top (pixels); ``w``: the viewport width (pixels)."""
+    top (pixels); ``w``: the viewport width (pixels); ``bg``: the lane's background (the labels' contrast)."""
     rounds, models = lane.rounds, lane.models
+    label = colour_on(_PASS, bg if bg is not None else QColor("white"), 4.5)
     starts, ends = rounds[1::3], rounds[2::3]  # C-speed slices; passes are disjoint and in order
     k_lo, k_hi = (bisect_left(ends, visible[0]), bisect_right(starts, visible[1])) if visible else (0, len(starts))
     for k in range(k_lo, k_hi):  # a lane may hold hundreds of thousands of passes
@@ -57,28 +68,29 @@ def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: fl
                 pen.setStyle(Qt.PenStyle.DashLine)
                 p.setPen(pen)
                 p.drawRect(inner)
-        p.setPen(QPen(QColor(*_PASS, 160)))
+        p.setPen(QPen(label))
         if rect.width() > fm.horizontalAdvance(f"P{turn}") + 4:
             p.drawText(rect.adjusted(2, 8, 0, 0), Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, f"P{turn}")
 
 
-def paint_tools(p, lane, values, x_of, top: float, w: int) -> None:
+def paint_tools(p, lane, values, x_of, top: float, w: int, bg: QColor | None = None) -> None:
     """Paint ``lane``'s tool calls as bars under its marks (dashed red to the lane's end without a
     ``tool_end``); arguments as for :func:`paint_passes`."""
+    bg = bg if bg is not None else QColor("white")
     for a, b in lane.iter_tools():
         xa = x_of(values[a])
         xb = x_of(values[b]) if b is not None else x_of(values[-1]) + 8
         if xb < _HEADER_W or xa > w:
             continue
-        pen = QPen(QColor(CATEGORY_COLOURS["tool"] if b is not None else CATEGORY_COLOURS["error"]), 3)
+        pen = QPen(colour_on(CATEGORY_COLOURS["tool"] if b is not None else CATEGORY_COLOURS["error"], bg), 3)
         if b is None:
             pen.setStyle(Qt.PenStyle.DashLine)
         p.setPen(pen)
         p.drawLine(QPointF(xa, top + _LANE_H - 4), QPointF(max(xa + 2, xb), top + _LANE_H - 4))
 
 
-def _mark(p, cat, x, top, mid):
-    colour = QColor(CATEGORY_COLOURS[cat])
+def _mark(p, cat, x, top, mid, bg: QColor | None = None):
+    colour = colour_on(CATEGORY_COLOURS[cat], bg if bg is not None else QColor("white"))
     p.setPen(QPen(colour, 2 if cat in ("run", "turn", "error") else 1))
     if cat == "run":
         p.drawLine(QPointF(x, top + 3), QPointF(x, top + _LANE_H - 3))
