@@ -20,7 +20,7 @@ __all__ = ["NOTICES_NAME", "RUNTIME_DISTRIBUTIONS", "licenses_dir", "project_lic
 
 NOTICES_NAME = "THIRD-PARTY-NOTICES.txt"
 #: Distributions the application imports at run time (engine, CLI and GUI).
-RUNTIME_DISTRIBUTIONS = ("orjson", "PySide6-Essentials", "shiboken6", "platformdirs")
+RUNTIME_DISTRIBUTIONS = ("orjson", "msgspec", "PySide6-Essentials", "shiboken6", "platformdirs")
 _SOURCE_ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -42,7 +42,7 @@ from pathlib import Path
 
 __all__ = [
     "EXIT_MISSING_LIBRARY", "EXIT_NO_DISPLAY", "MissingLibrary", "no_display_text", "XCB_LIBRARIES", "display_platform", "missing_display_libraries",
-    "format_missing", "preflight", "install_fatal_platform_handler",
+    "format_missing", "import_failure_text", "preflight", "install_fatal_platform_handler",
 ]
 
 #: Exit code used when the desktop window cannot start because a system library is missing.
@@ -201,6 +201,25 @@ def format_missing(missing: list[MissingLibrary], platform: str = "xcb") -> str:
         lines.append(f"Install the package of your distribution that provides {names}.")
     lines.append("The headless commands (checkpoint-inspector verify ...) work without them.")
     return "\n".join(lines)
+
+
+_SONAME = re.compile(r"(lib[\w.+-]+\.so(?:\.\d+)*)")
+
+
+def import_failure_text(error: ImportError) -> str:
+    """Why ``import PySide6...`` (the window's modules) failed, with the fix (issue 27): a system library Qt
+    links against is missing (``libEGL.so.1: cannot open shared object file``: its name and the install
+    command, as :func:`format_missing`), or PySide6 itself is not installed (the pip command that installs it)."""
+    text = str(error)
+    m = _SONAME.search(text)
+    if m is not None and ("cannot open shared object file" in text or "No such file" in text):
+        soname = m.group(1)
+        lib = _BY_SONAME.get(soname, MissingLibrary(soname))
+        return format_missing([lib], platform="PySide6").replace(
+            "the Qt 'PySide6' display platform needs", "Qt (PySide6, installed) needs")
+    return ("checkpoint-inspector: the desktop window needs PySide6, which is not installed"
+            f" ({error.name or text}).\nInstall it with: pip install 'PySide6-Essentials>=6.8,<6.12' platformdirs\n"
+            "The headless commands (checkpoint-inspector verify ...) work without it.")
 
 
 _HEADLESS_HINT = ("The headless commands work without a display: checkpoint-inspector verify FILE ... "

@@ -280,7 +280,7 @@ def check_gui(timeout_ms: int = 30000, require: bool = False) -> CheckResult:
     if not qt_installed():
         if require:
             return CheckResult("gui", False, f"gui: Qt (PySide6) is not installed and {REQUIRE_GUI_FLAG} was given "
-                                             "(pip install 'checkpoint-inspector[gui]')")
+                                             "(pip install 'PySide6-Essentials>=6.8,<6.12' platformdirs)")
         return CheckResult("gui", True, _GUI_SKIPPED, skipped=True)
     try:
         from PySide6.QtCore import qInstallMessageHandler

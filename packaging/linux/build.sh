@@ -46,7 +46,7 @@ if [ ! -x "$VENV/bin/pyinstaller" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 rm -rf "$ROOT/build/lib" "$ROOT"/build/bdist.*  # setuptools' in-tree leftovers could put stale modules in the wheel
-"$VENV/bin/pip" install -q --disable-pip-version-check -c packaging/requirements-build.txt "$ROOT[gui,package]"
+"$VENV/bin/pip" install -q --disable-pip-version-check -c packaging/requirements-build.txt "${ROOT}[gui,package]"
 "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall "$ROOT"  # always this tree
 # The wheel must contain every source package (pyproject lists them explicitly): else the
 # bundle silently lacks it and only the self-test would notice.

@@ -15,7 +15,7 @@ REF=$(abs "$2")
 samples=$(cd "$(dirname "$(readlink -f "$APP")")/_internal/inspector/resources/samples" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cd "$work"
+cd "$work" || exit 1
 cp "$samples"/sample.*.json "$samples"/broken.*.json .
 cp "$samples/broken.payload.json" "$(printf 'caf\xe9.payload.json')"
 python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"), indent=2, ensure_ascii=False)' \

@@ -37,4 +37,4 @@ for pkg in "${!WANT[@]}"; do
   done
   install -m 0644 "x-$pkg/usr/share/doc/$pkg/copyright" "$DEST/${pkg}_${version}.copyright"
 done
-echo "fetch_fonts: $(ls "$DEST" | grep -c -E '\.(ttf|ttc|otf)$') fonts, $(du -sh "$DEST" | cut -f1) in $DEST"
+echo "fetch_fonts: $(find "$DEST" -maxdepth 1 -type f \( -name '*.ttf' -o -name '*.ttc' -o -name '*.otf' \) | wc -l) fonts, $(du -sh "$DEST" | cut -f1) in $DEST"

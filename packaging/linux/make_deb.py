@@ -29,6 +29,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import gzip
 import os
 import re
@@ -266,7 +267,24 @@ def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str])
                f"Description: {DESCRIPTION}\n")
     (root / "DEBIAN").mkdir()
     (root / "DEBIAN" / "control").write_text(control)
+    (root / "DEBIAN" / "md5sums").write_text(md5sums(root))
     os.chmod(root / "DEBIAN", 0o755)
+
+
+def md5sums(root: Path) -> str:
+    """``DEBIAN/md5sums`` of the package tree under ``root``: ``<md5>  <path>`` of every regular file outside
+    ``DEBIAN/`` (symlinks left out, as dh_md5sums does), sorted by path (``debsums`` checks an install with it)."""
+    lines = []
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root)
+        if rel.parts[0] == "DEBIAN" or p.is_symlink() or not p.is_file():
+            continue
+        h = hashlib.md5(usedforsecurity=False)
+        with open(p, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+        lines.append(f"{h.hexdigest()}  {rel.as_posix()}\n")
+    return "".join(lines)
 
 
 def build_deb(bundle: Path, out: Path, version: str | None = None, allow_unresolved: bool = False) -> Path:

@@ -32,7 +32,7 @@ warn() {  # visible in the GitHub Actions summary when run there, on stderr othe
 }
 
 [ -x "$BUILD/venv/bin/pyinstaller" ] || python3 -m venv "$BUILD/venv"
-"$BUILD/venv/bin/pip" install -q -c packaging/requirements-build.txt "$ROOT[gui,package]"
+"$BUILD/venv/bin/pip" install -q -c packaging/requirements-build.txt "${ROOT}[gui,package]"
 "$BUILD/venv/bin/pip" install -q --no-deps --force-reinstall "$ROOT"
 rm -rf "$BUILD/dist" "$BUILD/work"
 "$BUILD/venv/bin/pyinstaller" --noconfirm --clean --log-level WARN \

@@ -192,3 +192,22 @@ def test_spec_collects_every_inspector_submodule_and_the_data():
     for package in data_packages:
         assert f'collect_data_files("{package}")' in spec, package
     assert "launcher.py" in spec
+
+
+@linux_only
+def test_the_package_carries_md5sums_of_every_file(tmp_path):
+    """DEBIAN/md5sums (issue 27): every regular file of the tree, with its MD5, sorted, symlinks left out."""
+    import hashlib
+
+    bundle = _fake_bundle(tmp_path)
+    root = tmp_path / "root"
+    root.mkdir()
+    make_deb.stage(bundle, root, "9.9.9", "amd64", ["libc6 (>= 2.34)"])
+    lines = (root / "DEBIAN/md5sums").read_text().splitlines()
+    listed = {path: digest for digest, path in (line.split("  ", 1) for line in lines)}
+    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                   if p.is_file() and not p.is_symlink() and p.relative_to(root).parts[0] != "DEBIAN")
+    assert sorted(listed) == files == [line.split("  ", 1)[1] for line in lines]
+    data = "usr/lib/checkpoint-inspector/_internal/data.txt"
+    assert listed[data] == hashlib.md5(b"x").hexdigest() == "9dd4e461268c8034f5c8564e155c67a6"
+    assert "usr/bin/checkpoint-inspector" not in listed  # a symlink

@@ -139,3 +139,21 @@ def test_links_to_pruned_libraries_are_dropped_with_them():
     assert dropped == ["libQt6EglFsKmsSupport.so.6"]
     assert [e[0] for e in kept] == ["libQt6Core.so.6", "PySide6/Qt/lib/../lib/x.so",
                                     "inspector/resources/samples/sample.payload.json"]
+
+
+def test_a_pip_install_names_every_runtime_dependency_in_its_notices(monkeypatch):
+    """The pip route's Licences (issue 27: msgspec was missing): every distribution pyproject.toml makes the
+    program depend on at run time (dependencies and the gui extra) is listed, and shown when installed."""
+    import re
+    import tomllib
+
+    from inspector import licenses
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    needed = {re.split(r"[<>=!~ ;\[]", r, maxsplit=1)[0] for r in project["dependencies"]
+              + project["optional-dependencies"]["gui"]}
+    assert needed <= set(licenses.RUNTIME_DISTRIBUTIONS)
+    monkeypatch.setattr(licenses, "licenses_dir", lambda: None)  # a pip install: no generated notices file
+    text = licenses.third_party_notices()
+    version = importlib.metadata.version("msgspec")
+    assert f"  msgspec {version}: " in text

@@ -254,7 +254,7 @@ def test_cli_only_install_fails_self_test_with_require_gui(cli_only_python):
     assert p.returncode == 1, p.stdout + p.stderr
     assert p.stdout.startswith(f"checkpoint-inspector {selftest.__version__} self-test FAIL (")
     assert ": gui: Qt (PySide6) is not installed and --require-gui was given " \
-           "(pip install 'checkpoint-inspector[gui]'); rule catalogue " in p.stdout
+           "(pip install 'PySide6-Essentials>=6.8,<6.12' platformdirs); rule catalogue " in p.stdout
 
 
 def test_cli_only_install_window_request_says_what_to_install(cli_only_python):
@@ -263,7 +263,36 @@ def test_cli_only_install_window_request_says_what_to_install(cli_only_python):
     p = subprocess.run([str(cli_only_python), "-m", "inspector", str(GOLDEN / "payload-with-resume.json")],
                        capture_output=True, text=True, env=_env_no_display(), timeout=120)
     assert p.returncode == 2
-    assert "the desktop app needs PySide6" in p.stderr and "pip install 'checkpoint-inspector[gui]'" in p.stderr
+    # (checkpoint-inspector[gui] named a project that is not on the package index, issue 27)
+    assert p.stderr.splitlines() == [
+        "checkpoint-inspector: the desktop window needs PySide6, which is not installed (PySide6).",
+        "Install it with: pip install 'PySide6-Essentials>=6.8,<6.12' platformdirs",
+        "The headless commands (checkpoint-inspector verify ...) work without it."]
+
+
+def test_a_missing_qt_system_library_is_named_with_the_apt_command(monkeypatch, capsys):
+    """PySide6 is installed but Qt cannot load libxcb-cursor0 (or libEGL): the launcher names the library and the
+    command, not "install PySide6" (issue 27)."""
+    import builtins
+
+    from inspector import gui
+
+    real_import = builtins.__import__
+
+    def fake(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "app" and level == 1 or name.endswith("gui.app"):
+            raise ImportError("libxcb-cursor.so.0: cannot open shared object file: No such file or directory")
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    assert gui.launch([]) == 3
+    assert capsys.readouterr().err.splitlines() == [
+        "checkpoint-inspector: cannot open the window: Qt (PySide6, installed) needs system library that is not "
+        "installed: libxcb-cursor.so.0.",
+        "Install with:",
+        "  Debian/Ubuntu:  sudo apt install libxcb-cursor0",
+        "  Fedora/RHEL:    sudo dnf install xcb-util-cursor",
+        "The headless commands (checkpoint-inspector verify ...) work without them."]
 
 
 def test_self_test_options(capsys, monkeypatch):
