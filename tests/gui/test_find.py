@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from inspector.gui.roles import PointerRole  # noqa: E402
 from inspector.session.search import search_document  # noqa: E402
 
-from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
+from .conftest import GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
 from inspector.gui.document import sample_paths  # noqa: E402
 
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -222,8 +222,29 @@ def test_find_count_of_the_previous_checkpoint_is_not_left_showing(qtbot, window
     edit = window.find_bar.edit
     assert window.find_bar.status.text() == "1 of 3 matches"
     open_and_wait(qtbot, window, list(sample_paths("broken")))
-    assert window.find_bar.isVisible() and edit.text() == "source-run"
+    # (the text typed for the other checkpoint stays with it, issue 25: test_the_find_text_belongs_to_its_checkpoint)
+    assert window.find_bar.isVisible() and edit.text() == ""
     assert window.find_bar.status.text() == ""
+    QTest.keyClicks(edit, "source-run")
     with qtbot.waitSignal(window.finder.moved, timeout=30000):
         QTest.keyClick(edit, Qt.Key.Key_Return)
     assert window.find_bar.status.text() == "1 of 3 matches"
+
+
+def test_the_find_text_belongs_to_its_checkpoint(qtbot, window, tmp_path):
+    """Find text typed for one checkpoint is not carried to the next; coming back gives it back (issue 25)."""
+    import shutil
+
+    for name in ("a", "b"):  # two folders, so that each payload opens alone
+        (tmp_path / name).mkdir()
+    a, b = tmp_path / "a" / "a.payload.json", tmp_path / "b" / "b.payload.json"
+    shutil.copyfile(GOLDEN_P, a)
+    shutil.copyfile(SAMPLES / "broken.payload.json", b)
+    open_and_wait(qtbot, window, [a])
+    QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(window.find_bar.edit, "session")
+    assert window.find_bar.edit.text() == "session"
+    open_and_wait(qtbot, window, [b])
+    assert window.find_bar.edit.text() == ""
+    open_and_wait(qtbot, window, [a])
+    assert window.find_bar.edit.text() == "session"
