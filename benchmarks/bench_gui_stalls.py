@@ -3,6 +3,7 @@
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_stalls.py [--messages 120000] [--reps 3] \
         [--big benchmarks/out/bench-250.payload.json benchmarks/out/bench-250.descriptor.json]
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_stalls.py --open PAYLOAD [DESCRIPTOR] --json
 
 Inputs, made in ``benchmarks/out/``:
 
@@ -164,8 +165,65 @@ def scenario_big(app, meter, tmp, payload, descriptor):
     return worst, around, wall
 
 
+def _largest_row(model, parent, view):
+    """The snapshot tree's top-level row whose value has the most bytes (its span), as an index, or None."""
+    from inspector.gui.roles import SpanRole
+
+    best = None
+    for r in range(model.rowCount(parent)):
+        idx = model.index(r, 0, parent)
+        span = model.data(idx, SpanRole)
+        if span and (best is None or span[1] - span[0] > best[0]):
+            best = (span[1] - span[0], idx)
+    return best[1] if best else None
+
+
+def scenario_open_file(app, meter, tmp, paths) -> dict:
+    """Issue 25: open ``paths``, select the root cause (or, verified, the largest value of the snapshot tree),
+    show the timeline and the transcript (its first message selected); the longest stall of it all and the
+    scenario's wall time."""
+    w = fresh_window(tmp)
+    ready, views = [], []
+    w.analysisReady.connect(lambda: ready.append(time.perf_counter()))
+    meter.start()
+    t0 = time.perf_counter()
+    w.open_paths([str(p) for p in paths])
+    run_until(app, lambda: bool(ready), timeout=900, settle=0.5)
+    rp = w.resume_panes
+    run_until(app, lambda: rp.timeline.timeline is not None or bool(rp.timeline.message), timeout=300, settle=0.3)
+    if w.report is not None and w.report.root_cause is not None:
+        w.selection.goto_root_cause()
+        picked = "root cause " + w.report.root_cause.rule.id
+    else:
+        view = w.snap_pane.view
+        idx = _largest_row(view.model(), view.rootIndex(), view)
+        if idx is not None:
+            parent = _largest_row(view.model(), idx, view) if view.model().rowCount(idx) else None
+            view.setCurrentIndex(parent or idx)
+        picked = "largest value"
+    run_until(app, lambda: True, settle=0.5)
+    rp.tabs.setCurrentIndex(0)  # the timeline
+    run_until(app, lambda: True, settle=0.5)
+    rp.tabs.setCurrentIndex(1)  # the transcript, its first message
+    tv = rp.transcript.view
+    if tv.model() is not None and tv.model().rowCount():
+        tv.setCurrentIndex(tv.model().index(0, 0))
+    run_until(app, lambda: True, settle=1.0)
+    wall = time.perf_counter() - t0
+    stall = meter.worst
+    w.close()
+    w.deleteLater()
+    app.processEvents()
+    return {"file": str(paths[0]), "bytes": os.path.getsize(paths[0]), "selected": picked,
+            "longest_stall_ms": round(stall * 1000), "wall_s": round(wall, 2), "load": round(os.getloadavg()[0], 2)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--open", type=Path, nargs="+", metavar="FILE",
+                    help="only open PAYLOAD [DESCRIPTOR], select the root cause (or the largest value), show the "
+                         "timeline and transcript, and print one JSON line (longest_stall_ms, wall_s)")
+    ap.add_argument("--json", action="store_true", help="with --open: the JSON line only")
     ap.add_argument("--messages", type=int, default=120_000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", type=Path, default=HERE / "out")
@@ -173,6 +231,12 @@ def main(argv=None) -> int:
                     help="also open this (large) pair and measure the stall when its verdicts are shown")
     args = ap.parse_args(argv)
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    if args.open:
+        result = scenario_open_file(app, StallMeter(), args.out, args.open[:2])
+        print(json.dumps(result) if args.json else
+              f"{result['file']}: longest stall {result['longest_stall_ms']} ms, wall {result['wall_s']} s "
+              f"({result['selected']}, load {result['load']})")
+        return 0
     load0 = os.getloadavg()[0]
     arr, cp = make_inputs(args.out, args.messages)
     meter = StallMeter()

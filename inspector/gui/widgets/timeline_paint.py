@@ -14,7 +14,7 @@ from inspector.checkpoint.analysis.views import CATEGORY, EVENT_KINDS
 
 from .. import style
 
-__all__ = ["CATEGORY_COLOURS", "colour_on", "paint_passes", "paint_tools"]
+__all__ = ["CATEGORY_COLOURS", "colour_on", "first_per_column", "paint_passes", "paint_tools"]
 
 #: category -> colour (marks also differ in shape, never by colour alone)
 CATEGORY_COLOURS = {
@@ -47,6 +47,9 @@ def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: fl
     label = colour_on(_PASS, bg if bg is not None else QColor("white"), 4.5)
     starts, ends = rounds[1::3], rounds[2::3]  # C-speed slices; passes are disjoint and in order
     k_lo, k_hi = (bisect_left(ends, visible[0]), bisect_right(starts, visible[1])) if visible else (0, len(starts))
+    if k_hi - k_lo > max(1, w - _HEADER_W) // _LOD_PX:  # more passes than pixels can tell apart (issue 25)
+        _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top, w)
+        return
     for k in range(k_lo, k_hi):  # a lane may hold hundreds of thousands of passes
         turn, a, b = rounds[3 * k], starts[k], (None if ends[k] < 0 else ends[k])
         xa = x_of(values[a])
@@ -73,15 +76,60 @@ def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: fl
             p.drawText(rect.adjusted(2, 8, 0, 0), Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, f"P{turn}")
 
 
+#: Below this many pixels a pass, the passes on screen are drawn as density, not one by one (level of detail).
+_LOD_PX = 4
+
+
+def _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top: float, w: int) -> None:
+    """Level of detail: passes ``k_lo..k_hi`` too narrow to draw one by one. One band from the first to the last,
+    and a tick in each pixel column where a pass starts (found by bisection per column: as many steps as the
+    view has pixels, however many passes there are)."""
+    xa = max(_HEADER_W, x_of(values[starts[k_lo]]))
+    last = ends[k_hi - 1]
+    xb = min(w, x_of(values[last if last >= 0 else -1]))
+    band = QRectF(xa, top + 2, max(2.0, xb - xa), _LANE_H - 4)
+    p.fillRect(band, QColor(*_PASS, 28))
+    p.setPen(QPen(QColor(*_PASS, 120)))
+    p.drawRect(band)
+    p.setPen(QPen(QColor(*_PASS, 90)))
+    for x, _ in first_per_column(starts, values, x_of, w, k_lo, k_hi):
+        if x >= _HEADER_W:
+            p.drawLine(QPointF(int(x), top + 4), QPointF(int(x), top + 9))
+
+
+def first_per_column(seq, values, x_of, w: int, lo: int = 0, hi: int | None = None):
+    """``(x, i)`` for the first of ``seq[lo:hi]`` (event indexes whose ``values`` ascend) in each pixel column up to
+    ``w``: as many steps as there are columns with one, however many indexes share them (bisection skips the
+    rest of a column). The level of detail of a zoomed-out lane (issue 25)."""
+    hi = len(seq) if hi is None else hi
+    at = values.__getitem__
+    k = lo
+    while k < hi:
+        v = values[seq[k]]
+        x = x_of(v)
+        if x >= w:
+            return
+        yield x, seq[k]
+        edge = v + max(1e-9, (int(x) + 1 - x) / _scale_of(x_of, v))  # the value at this column's right edge
+        k = max(k + 1, bisect_left(seq, edge, k + 1, hi, key=at))
+
+
+def _scale_of(x_of, v: float) -> float:
+    """Pixels per unit of value around ``v`` (``x_of`` is linear)."""
+    return max(1e-12, x_of(v + 1.0) - x_of(v))
+
+
 def paint_tools(p, lane, values, x_of, top: float, w: int, bg: QColor | None = None) -> None:
     """Paint ``lane``'s tool calls as bars under its marks (dashed red to the lane's end without a
     ``tool_end``); arguments as for :func:`paint_passes`."""
     bg = bg if bg is not None else QColor("white")
+    drawn: set[tuple[int, int]] = set()  # (pixel column of the start, of the end): one bar each (level of detail)
     for a, b in lane.iter_tools():
         xa = x_of(values[a])
         xb = x_of(values[b]) if b is not None else x_of(values[-1]) + 8
-        if xb < _HEADER_W or xa > w:
+        if xb < _HEADER_W or xa > w or (int(xa), int(xb)) in drawn:
             continue
+        drawn.add((int(xa), int(xb)))
         pen = QPen(colour_on(CATEGORY_COLOURS["tool"] if b is not None else CATEGORY_COLOURS["error"], bg), 3)
         if b is None:
             pen.setStyle(Qt.PenStyle.DashLine)
