@@ -52,9 +52,11 @@ class SessionsModel(QAbstractItemModel):
             for k in s.forks:
                 for n in k.names:
                     notes.setdefault(n, []).append(f"fork at pass {k.passes}")
-            for d in s.duplicates:
+            for d in s.duplicates:  # (named once each: a group of 5,000 copies must not cost 25 million joins)
                 for n in d:
-                    notes.setdefault(n, []).append("same content as " + " = ".join(x for x in d if x != n))
+                    other = next(x for x in d if x != n)
+                    more = f" and {len(d) - 2:,} more" if len(d) > 2 else ""
+                    notes.setdefault(n, []).append(f"same content as {other}{more}")
             for e in s.entries:
                 f = e.row.facts
                 for g in s.gaps:

@@ -35,8 +35,12 @@ class SessionsView(QTreeView):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self.context_menu)
-        self.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # fixed widths from the font (sizing columns to their contents measures every row: seconds for 10,000)
+        self.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.header().setStretchLastSection(True)
+        em = self.fontMetrics().horizontalAdvance("M")
+        for col, chars in enumerate((34, 5, 22, 14, 14)):
+            self.header().resizeSection(col, chars * em)
         self.activated.connect(self._open)
         model.modelReset.connect(self.expandAll)
         self.menu: QMenu | None = None
