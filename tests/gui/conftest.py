@@ -100,3 +100,22 @@ def copies(tmp_path):
 
 
 __all__ = ["GOLDEN_P", "GOLDEN_D", "CASES", "SAMPLES", "open_and_wait", "open_mixed_folder"]
+
+
+def go_to(qtbot, window, pointer):
+    """Ctrl+G, type ``pointer``, Enter (as a user would); returns the current tree index."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from inspector.gui.roles import PointerRole
+
+    QTest.keyClick(window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
+    field = window.find_bar.pointer
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is field)
+    field.clear()
+    QTest.keyClicks(field, pointer)
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    view = window.snap_pane.view
+    assert view.currentIndex().data(PointerRole) == pointer
+    return view.currentIndex()

@@ -4,34 +4,12 @@ Moved from the round-named test files (issue 24: tests mirror the code), asserti
 
 import pytest
 pytest.importorskip("PySide6")
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-from inspector.gui.roles import PointerRole  # noqa: E402
-from .conftest import open_and_wait  # noqa: E402
+from .conftest import go_to, open_and_wait  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
 
-CTRL = Qt.KeyboardModifier.ControlModifier
-
-
 PINNED = ROOT / "tests" / "data" / "fixtures" / "cases-pinned"
-
-
 CASE_056 = [PINNED / "056-toolend-binding-null.payload.json", PINNED / "056-toolend-binding-null.descriptor.json"]
-
-
-def go_to(qtbot, window, pointer):
-    """Ctrl+G, type ``pointer``, Enter (as a user would); returns the current tree index."""
-    QTest.keyClick(window, Qt.Key.Key_G, CTRL)
-    field = window.find_bar.pointer
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is field)
-    field.clear()
-    QTest.keyClicks(field, pointer)
-    QTest.keyClick(field, Qt.Key.Key_Return)
-    view = window.snap_pane.view
-    assert view.currentIndex().data(PointerRole) == pointer
-    return view.currentIndex()
 
 
 def test_run_event_rows_show_sequence_type_and_tool_call(qtbot, window):
