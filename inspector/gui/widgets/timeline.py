@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QToolTip
 
 from .timeline_paint import (  # noqa: F401 (CATEGORY_COLOURS and the sizes are the view's too)
     _AXIS_H, _CAT, _HEADER_W, _LANE_H, _MARGIN, CATEGORY_COLOURS, _mark, _nice_step, colour_on, first_per_column,
-    paint_passes, paint_tools,
+    paint_density, paint_passes, paint_tools,
 )
 
 __all__ = ["TimelineView", "CATEGORY_COLOURS"]
@@ -480,7 +480,7 @@ class TimelineView(QAbstractScrollArea):
         # events
         count = hi_i - lo_i
         if sorted_ and count > 3 * max(1, w - _HEADER_W):
-            self._paint_density(p, lane, values, lo_i, hi_i, top, w)
+            paint_density(p, values, lo_i, hi_i, top, w, self._x0, self._scale, bg)
         else:
             seen = set()
             for e in (range(lo_i, hi_i) if sorted_ else range(n)):
@@ -564,20 +564,6 @@ class TimelineView(QAbstractScrollArea):
             else:
                 x = self.x_of(values[e])
                 p.drawRect(QRectF(x - 5, top + 2, 10, _LANE_H - 4))
-
-    def _paint_density(self, p, lane, values, lo_i, hi_i, top, w):
-        """More events than pixels: one tick per pixel column, as tall as its event count (log)."""
-        p.setPen(QPen(colour_on(CATEGORY_COLOURS["other"], self._bg), 1))
-        x = _HEADER_W + _MARGIN
-        i = lo_i
-        while x < w and i < hi_i:
-            v_hi = self._x0 + (x + 1 - _HEADER_W - _MARGIN) / self._scale
-            j = bisect_right(values, v_hi, i, hi_i)
-            if j > i:
-                hgt = min(_LANE_H - 8, 3 + 3 * (j - i).bit_length())
-                p.drawLine(x, int(top + _LANE_H / 2 + hgt / 2), x, int(top + _LANE_H / 2 - hgt / 2))
-            i = j
-            x += 1
 
     def _paint_header(self, p, i, lane, top, fm):
         pal = self.palette()

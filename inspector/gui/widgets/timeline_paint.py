@@ -14,7 +14,7 @@ from inspector.checkpoint.analysis.views import CATEGORY, EVENT_KINDS
 
 from .. import style
 
-__all__ = ["CATEGORY_COLOURS", "colour_on", "first_per_column", "paint_passes", "paint_tools"]
+__all__ = ["CATEGORY_COLOURS", "colour_on", "first_per_column", "paint_density", "paint_passes", "paint_tools"]
 
 #: category -> colour (marks also differ in shape, never by colour alone)
 CATEGORY_COLOURS = {
@@ -95,6 +95,22 @@ def _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top: float, w
     for x, _ in first_per_column(starts, values, x_of, w, k_lo, k_hi):
         if x >= _HEADER_W:
             p.drawLine(QPointF(int(x), top + 4), QPointF(int(x), top + 9))
+
+
+def paint_density(p, values, lo_i: int, hi_i: int, top: float, w: int, x0: float, scale: float, bg: QColor) -> None:
+    """More events than pixels: one tick per pixel column, as tall as its event count (log); ``values`` ascend,
+    ``x0``/``scale`` are the view's first value and pixels per value."""
+    p.setPen(QPen(colour_on(CATEGORY_COLOURS["other"], bg), 1))
+    x = _HEADER_W + _MARGIN
+    i = lo_i
+    while x < w and i < hi_i:
+        v_hi = x0 + (x + 1 - _HEADER_W - _MARGIN) / scale
+        j = bisect_right(values, v_hi, i, hi_i)
+        if j > i:
+            hgt = min(_LANE_H - 8, 3 + 3 * (j - i).bit_length())
+            p.drawLine(x, int(top + _LANE_H / 2 + hgt / 2), x, int(top + _LANE_H / 2 - hgt / 2))
+        i = j
+        x += 1
 
 
 def first_per_column(seq, values, x_of, w: int, lo: int = 0, hi: int | None = None):
