@@ -52,6 +52,7 @@ class FindController(QObject):
         self._doc_key: tuple = ()  # the files of the checkpoint shown, and each one's Find text (issue 25)
         self._find_texts: dict[tuple, str] = {}
         window.doc.presented.connect(lambda *_: self.reset())
+        window.doc.presented.connect(lambda p: self.document_shown(p.analysis))
 
     def document_shown(self, a) -> None:
         """The Find text belongs to the checkpoint it was typed for (issue 25): another checkpoint starts with its

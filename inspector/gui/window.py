@@ -382,7 +382,6 @@ class MainWindow(QMainWindow):
         self._keep_selection = same and bool(self.selection.history.entries)
         if not p.partial:
             self._documents_shown += 1  # (a partial's later turns have nothing left to do: this shows it all)
-        self.finder.document_shown(a)
         if p.new_documents:
             kept = views.capture_views(self) if p.keep_view else None
             if not p.keep_view and not same:
