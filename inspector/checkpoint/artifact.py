@@ -14,7 +14,7 @@ import stat
 from dataclasses import dataclass, replace
 
 from inspector.checkpoint.digest import MAX_CONTENT_BYTES
-from inspector.checkpoint.sdk_export import FORM, WRAPPER_MAX_BYTES, ExportError, looks_like_export, unwrap
+from inspector.checkpoint.sdk_export import FORM, WRAPPER_MAX_BYTES, ExportError, looks_like_export, may_be_export, unwrap
 
 __all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "detect_role", "pair_inputs", "PairingError",
            "expand_exports",
@@ -196,7 +196,7 @@ def expand_exports(files: list[InputFile]) -> list[InputFile]:
     out: list[InputFile] = []
     for f in files:
         try:
-            pair = unwrap(f.data[:]) if f.data is not None and looks_like_export(f.data[:256]) else None
+            pair = unwrap(f.data[:]) if f.data is not None and may_be_export(f.data[:1 << 16]) else None
         except ExportError as e:
             raise UnreadableInput(f"{display_path(f.path)}: {e}", f.path) from None
         if pair is None:
@@ -292,6 +292,8 @@ def _role_from_keys(data: bytes) -> tuple[str | None, str | None]:
         if m is not None and m.group(1).decode("ascii") in _DESCRIPTOR_ONLY_KEYS:
             return "descriptor", f"it is not complete JSON; it starts with a `{m.group(1).decode()}` key, like a descriptor"
         return None, None
+    if "contentBase64" in value and "descriptor" in value:  # an SDK export wrapper: a payload and its descriptor
+        return "payload", None
     schema = value.get("schema")
     schema_role = _SCHEMA_ROLE.get(schema.encode("utf-8", "replace")) if isinstance(schema, str) else None
     desc_keys = sorted(_DESCRIPTOR_ONLY_KEYS & value.keys())

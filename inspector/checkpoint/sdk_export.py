@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from inspector.checkpoint.digest import MAX_CONTENT_BYTES
 from inspector.checkpoint.jsontext.reader import SerdeError, parse_value
 
-__all__ = ["FORM", "WRAPPER_MAX_BYTES", "ExportError", "Unwrapped", "looks_like_export", "unwrap", "wrap"]
+__all__ = ["FORM", "WRAPPER_MAX_BYTES", "ExportError", "Unwrapped", "looks_like_export", "may_be_export", "unwrap",
+           "wrap"]
 
 #: How the inputs name this form (``InputFile.form``).
 FORM = "SDK export wrapper"
@@ -61,8 +62,15 @@ class Unwrapped:
 
 
 def looks_like_export(head: bytes) -> bool:
-    """Does a file starting with ``head`` (its first bytes) open the way an SDK export wrapper does?"""
+    """Does a file starting with ``head`` (its first bytes) open the way an SDK export wrapper does (its first
+    member ``descriptor`` or ``contentBase64``)?"""
     return _HEAD.match(head) is not None
+
+
+def may_be_export(head: bytes) -> bool:
+    """Could a file starting with ``head`` (up to its first 64 KiB) be an SDK export wrapper: it opens like one, or
+    names ``contentBase64`` (a wrapper whose first member is another one; serde ignores unknown members)."""
+    return looks_like_export(head[:256]) or b'"contentBase64"' in head[:1 << 16]
 
 
 def unwrap(data: bytes) -> Unwrapped | None:
@@ -74,15 +82,23 @@ def unwrap(data: bytes) -> Unwrapped | None:
 
     Raises:
         ExportError: the file is in this form (an object with both members) but ``contentBase64`` is not
-            a string of standard padded base64, or ``descriptor`` is not an object.
+            a string of standard padded base64, or ``descriptor`` is not an object; or the file opens as a
+            wrapper (its first member is one of the two) but is not complete JSON, or lacks a member.
     """
-    if not looks_like_export(data[:256]):
+    opens_as_one = looks_like_export(data[:256])
+    if not opens_as_one and not may_be_export(data[:1 << 16]):
         return None
     try:
         value, root = parse_value(data, nodes=True)
-    except SerdeError:
+    except SerdeError as e:
+        if opens_as_one:  # (taken for a payload, it got "unknown field `descriptor`": the wrong cause)
+            raise ExportError(f"the file opens as an SDK export wrapper but serde_json does not read it: "
+                              f"{e.text()}") from None
         return None  # not JSON: the file is whatever else it is (its rules say why)
     if not isinstance(value, dict) or _KEY_DESCRIPTOR not in value or _KEY_CONTENT not in value:
+        if opens_as_one and isinstance(value, dict):
+            missing = _KEY_CONTENT if _KEY_DESCRIPTOR in value else _KEY_DESCRIPTOR
+            raise ExportError(f"the SDK export wrapper has no `{missing}` member (serde: missing field `{missing}`)")
         return None
     for key in (_KEY_DESCRIPTOR, _KEY_CONTENT):
         if sum(1 for k, _s, _n in root.children if k == key) > 1:  # serde derive refuses a repeated field

@@ -37,8 +37,9 @@ def cmd_restore(args) -> int:
     if len(files) != 2:
         raise UsageError("restore needs the payload and its descriptor (or one SDK export wrapper, which holds both)")
     payload, descriptor = files
-    if payload.data is None:
-        raise UsageError(f"{display_path(payload.path)}: {payload.hint}")
+    for f in (payload, descriptor):
+        if f.data is None:  # (over the 256 MiB ceiling: not read)
+            raise UsageError(f"{display_path(f.path)}: {f.hint}")
     desc, error = Context(None, descriptor.data).desc_result
     if error is not None:
         err(terminal_safe(f"checkpoint-inspector: no restore: the descriptor does not decode (D-PARSE: {error.text()})"))

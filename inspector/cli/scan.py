@@ -39,18 +39,20 @@ def cmd_scan(args) -> int:
     def run() -> None:  # the scan runs off the main thread, as in the window (inspector.session.engine)
         try:
             result.extend(scan_folder(args.folder))
-        except OSError as e:
+        except BaseException as e:  # re-raised below, on the main thread (an internal error exits 3 there)
             failure.append(e)
 
     worker = threading.Thread(target=run, name="scan")
     worker.start()
     worker.join()
-    if failure:
+    if failure and isinstance(failure[0], OSError):
         raise UsageError(f"{display_path(args.folder)}: cannot read ({failure[0].strerror or failure[0]})")
+    if failure:
+        raise failure[0]
     series, rest = group_series(result)
     if args.format == "json":
         out(json.dumps(series_json(series, rest), ensure_ascii=False, indent=2) + "\n")
     else:
         out("".join(terminal_safe(line) + "\n" for line in series_text(series, rest) or ["no checkpoint found"]))
-    entries = [e for s in series for e in s.entries]
-    return EXIT_OK if entries and all(e.row.verified for e in entries) else EXIT_FAIL
+    checkpoints = [r for r in result if r.checkpoint]  # (damaged ones no session claims included)
+    return EXIT_OK if checkpoints and all(r.verified for r in checkpoints) else EXIT_FAIL

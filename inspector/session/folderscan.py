@@ -14,7 +14,7 @@ import orjson
 
 from inspector import checkpoint
 from inspector.checkpoint.pairing import pair_by_digest
-from inspector.checkpoint.sdk_export import looks_like_export
+from inspector.checkpoint.sdk_export import may_be_export
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
 from inspector.session.workers import ChildTask, child_verify
@@ -69,7 +69,7 @@ def _classify_file(path: str) -> _Found:
     small; a larger file is a payload by its size (as ``classify`` decides), unless it is gzip."""
     st = os.stat(path)
     with open(path, "rb") as fh:
-        if looks_like_export(fh.read(256)):  # an SDK export wrapper holds a pair of its own (FORMAT.md 1)
+        if may_be_export(fh.read(1 << 16)):  # an SDK export wrapper holds a pair of its own (FORMAT.md 1)
             return _Found(path, st.st_size, "export", None)
         fh.seek(0)
         if st.st_size > checkpoint.MAX_CONTENT_BYTES:
@@ -261,14 +261,16 @@ def _facts(pay: dict | None, desc: dict | None, content_digest: str | None, repo
     res = getattr(getattr(report, "resumability", None), "answer", None)
     restorable = getattr(report, "restoration", None) is not None
     if isinstance(pay, dict):
-        snap, lr = pay.get("snapshot") or {}, pay.get("logical_resume")
-        session = snap.get("session") or {}
+        snap, lr = pay.get("snapshot"), pay.get("logical_resume")
+        snap = snap if isinstance(snap, dict) else {}
+        session = snap.get("session") if isinstance(snap.get("session"), dict) else {}
         updated = session.get("updated_at")
         ms = lr.get("checkpoint_ms") if isinstance(lr, dict) else (updated * 1000 if isinstance(updated, int) else None)
         return CheckpointFacts(session.get("id"), lr.get("run_id") if isinstance(lr, dict) else None,
                                lr.get("turn") if isinstance(lr, dict) else None, ms, content_digest, res, restorable)
-    if isinstance(desc, dict):
-        snap, lr = desc.get("snapshot") or {}, desc.get("logical_resume")
+    if isinstance(desc, dict):  # (a raw descriptor for a large payload: any shape at all)
+        snap, lr = desc.get("snapshot"), desc.get("logical_resume")
+        snap = snap if isinstance(snap, dict) else {}
         lr = lr if isinstance(lr, dict) else {}
         return CheckpointFacts(snap.get("session_id"), lr.get("source_run_id"), lr.get("completed_tool_rounds"),
                                lr.get("checkpoint_ms"), content_digest or desc.get("content_digest"), res, restorable)

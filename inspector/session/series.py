@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from inspector.checkpoint import display_path
 from inspector.checkpoint.analysis.resumability import RESUMABLE
 from inspector.session.folderscan import FolderRow
 
@@ -158,22 +159,23 @@ def series_json(series: list[Series], rest: list[FolderRow]) -> dict:
     and ``other_files`` (not checkpoints of any session, with why)."""
     def entry(e: SeriesEntry) -> dict:
         f = e.row.facts
-        return {"name": e.name, "payload": e.row.payload and os.path.basename(e.row.payload),
-                "descriptor": e.row.descriptor and os.path.basename(e.row.descriptor),
+        return {"name": display_path(e.name), "payload": e.row.payload and display_path(os.path.basename(e.row.payload)),
+                "descriptor": e.row.descriptor and display_path(os.path.basename(e.row.descriptor)),
                 "run_id": f.run_id, "passes": f.passes, "checkpoint_ms": f.checkpoint_ms,
                 "content_digest": f.content_digest, "verified": e.row.verified, "root_cause": e.row.root_rule,
                 "restorable": f.restorable, "resumability": f.resumability}
     return {
         "sessions": [{
             "session_id": s.session_id, "checkpoints": len(s.entries), "verified": s.verified,
-            "latest_resumable": s.latest_resumable.name if s.latest_resumable else None,
+            "latest_resumable": display_path(s.latest_resumable.name) if s.latest_resumable else None,
             "series": [entry(e) for e in s.entries],
             "gaps": [{"run_id": g.run_id, "after": g.after, "before": g.before, "missing": g.missing} for g in s.gaps],
-            "forks": [{"run_id": k.run_id, "passes": k.passes, "names": list(k.names)} for k in s.forks],
-            "duplicates": [list(d) for d in s.duplicates],
+            "forks": [{"run_id": k.run_id, "passes": k.passes, "names": [display_path(n) for n in k.names]}
+                      for k in s.forks],
+            "duplicates": [[display_path(n) for n in d] for d in s.duplicates],
         } for s in series],
-        "other_files": [{"name": os.path.basename(r.other or r.payload or r.descriptor or ""), "why": r.summary}
-                        for r in rest],
+        "other_files": [{"name": display_path(os.path.basename(r.other or r.payload or r.descriptor or "")),
+                         "why": display_path(r.summary)} for r in rest],
     }
 
 

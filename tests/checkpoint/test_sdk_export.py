@@ -86,9 +86,15 @@ def test_serde_rules_of_the_wrapper_itself():
         unwrap(b'{"descriptor":' + D + b',"descriptor":' + D + b',"contentBase64":""}')
     with pytest.raises(ExportError, match="`descriptor` is not a JSON object"):
         unwrap(b'{"descriptor":[],"contentBase64":""}')
-    # not this form: a member missing, or not JSON at all (the file's own rules then say what it is)
-    assert unwrap(b'{"descriptor":' + D + b"}") is None
-    assert unwrap(b'{"descriptor":' + D[:40]) is None
+    # a file that opens as a wrapper but lacks a member, or is not complete JSON: said so (exit 2), not taken for a
+    # payload whose first field is unknown (P-PARSE "unknown field `descriptor`", the wrong cause)
+    with pytest.raises(ExportError, match=r"has no `contentBase64` member \(serde: missing field `contentBase64`\)"):
+        unwrap(b'{"descriptor":' + D + b"}")
+    with pytest.raises(ExportError, match="opens as an SDK export wrapper but serde_json does not read it: EOF while"):
+        unwrap(b'{"descriptor":' + D[:40])
+    # another member first (serde ignores it): still a wrapper; and a payload is not one
+    other_first = b'{"kind":"x","descriptor":' + D + b',"contentBase64":"' + base64.b64encode(P) + b'"}'
+    assert (unwrap(other_first).payload, unwrap(other_first).descriptor) == (P, D)
     assert unwrap(P) is None
 
 
@@ -127,3 +133,10 @@ def test_a_folder_scan_lists_a_wrapper_as_the_pair_it_holds(tmp_path):
         (True, True, "VERIFIED"),
         (True, False, f"not read: {tmp_path / 'b.export.json'}: the SDK export wrapper's `contentBase64` is not "
                       "canonical base64 (its last character carries bits the content does not have)")]
+
+
+def test_diff_compares_the_payload_a_wrapper_holds(tmp_path, capsys):
+    w = tmp_path / "w.json"
+    w.write_bytes(wrap(P, D))
+    assert cli_main(["diff", str(w), str(GOLDEN / "payload-with-resume.json")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "Same payload: the files are byte-identical"

@@ -97,3 +97,25 @@ if __name__ == "__main__" and "--record" in sys.argv:  # PYTHONPATH=. python tes
 
     with tempfile.TemporaryDirectory() as d:
         PINS.write_text(json.dumps(_scan(build_folder(Path(d) / "f")), indent=1) + "\n", encoding="utf-8")
+
+
+def test_a_damaged_checkpoint_no_session_claims_still_fails_the_scan_and_odd_names_stay_json(tmp_path, capsys):
+    """Found by a review: a truncated payload (no session id to group it by) was listed under other files and the
+    scan exited 0; a file name that is not UTF-8 crashed --format json."""
+    folder = build_folder(tmp_path / "f")
+    (folder / "truncated.payload.json").write_bytes((GOLDEN / "payload-with-resume.json").read_bytes()[:500])
+    (folder / "caf\udce9.payload.json".encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+     ).write_bytes(b"not json")
+    assert cli_main(["scan", str(folder), "--format", "json"]) == 1
+    got = json.loads(capsys.readouterr().out)
+    names = [f["name"] for f in got["other_files"]]
+    assert "truncated.payload.json" in names and "caf\\xe9.payload.json" in names
+
+
+def test_facts_of_a_descriptor_of_any_shape():
+    """A large payload's facts come from its raw descriptor, which may have any shape (a review found
+    ``"snapshot": 5`` crashing the scan)."""
+    from inspector.session.folderscan import _facts
+
+    f = _facts(None, {"snapshot": 5, "logical_resume": [], "content_digest": "sha256:00"}, None, None)
+    assert (f.session_id, f.passes, f.content_digest) == (None, None, "sha256:00")

@@ -97,3 +97,13 @@ def test_restore_never_writes_over_a_file(tmp_path, capsys):
         assert cli_main(["restore", str(src), str(D_PATH), "-o", str(target)]) == 2
         assert target.read_bytes() == before
     assert capsys.readouterr().err.splitlines()[-1] == f"checkpoint-inspector: {D_PATH} exists; choose a new file name"
+
+
+def test_a_descriptor_over_the_ceiling_is_refused_not_a_crash(tmp_path, capsys):
+    src, big, out = tmp_path / "nl.payload.json", tmp_path / "big.descriptor.json", tmp_path / "r.json"
+    src.write_bytes(P + b"\n")
+    with open(big, "wb") as fh:
+        fh.truncate(268435456 + 1)  # sparse
+    assert cli_main(["restore", str(src), str(big), "-o", str(out)]) == 2 and not out.exists()
+    assert capsys.readouterr().err == (f"checkpoint-inspector: {big}: 268435457 bytes is over the 268435456-byte v1 "
+                                       "ceiling; not read\n")
