@@ -16,7 +16,10 @@ from typing import Sequence, TypeVar
 
 import orjson
 
-__all__ = ["name_stem", "pair_by_digest", "Sibling", "find_sibling", "SIBLING_SCAN_LIMIT"]
+from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+
+__all__ = ["name_stem", "pair_by_digest", "Sibling", "find_sibling", "SIBLING_SCAN_LIMIT", "stated_binding",
+           "file_sha256"]
 
 P = TypeVar("P")
 D = TypeVar("D")
@@ -129,7 +132,7 @@ def find_sibling(path: str, role: str, data: bytes | None, size: int) -> Sibling
         if isinstance(data, (bytes, bytearray, memoryview)):
             digest = "sha256:" + hashlib.sha256(data).hexdigest()
         else:  # not read (over the ceiling: names only), or read on demand (hashed from the file)
-            digest = _sha256_file(path) if data is not None else None
+            digest = file_sha256(path) if data is not None else None
         named = None
         for p in others:
             stated = _stated_digest(p)
@@ -140,21 +143,23 @@ def find_sibling(path: str, role: str, data: bytes | None, size: int) -> Sibling
             if named is None and name_stem(p) == stem:
                 named = p
         return Sibling(named, "name") if named else None
-    stated_size, stated = _stated(data)
+    stated_size, stated = stated_binding(data)
     named = None
     for p in others:
         try:
             psize = os.path.getsize(p)
         except OSError:
             continue
-        if stated is not None and psize == stated_size and _sha256_file(p) == stated:
+        if stated is not None and psize == stated_size and file_sha256(p) == stated:
             return Sibling(p, "digest")
         if named is None and name_stem(p) == stem and psize > 0 and _stated_digest(p) is None:
             named = p
     return Sibling(named, "name") if named else None
 
 
-def _stated(data: bytes | None) -> tuple[int | None, str | None]:
+def stated_binding(data: bytes | None) -> tuple[int | None, str | None]:
+    """``(size_bytes, content_digest)`` a descriptor's bytes state at their top level (FORMAT.md 3.2), read leniently
+    (orjson; any shape: ``None`` for what is missing or of the wrong type), for pairing only, never for a verdict."""
     try:
         value = orjson.loads(data) if data else None
     except orjson.JSONDecodeError:
@@ -171,17 +176,27 @@ def _stated_digest(path: str) -> str | None:
         if os.path.getsize(path) > _DESCRIPTOR_MAX:
             return None
         with open(path, "rb") as fh:
-            return _stated(fh.read(_DESCRIPTOR_MAX + 1))[1]
+            return stated_binding(fh.read(_DESCRIPTOR_MAX + 1))[1]
     except OSError:
         return None
 
 
-def _sha256_file(path: str) -> str | None:
+def file_sha256(path: str, check=None) -> str | None:
+    """Streamed ``sha256:`` digest of the file at ``path`` (read 1 MiB at a time, at most the 256 MiB ceiling plus
+    one byte: a longer file is no payload's content), or ``None`` when it cannot be read. ``check``: called after
+    each MiB (a caller's cancel check, which may raise)."""
     h = hashlib.sha256()
+    left = MAX_CONTENT_BYTES + 1
     try:
         with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
+            while left > 0:
+                chunk = fh.read(min(1 << 20, left))
+                if not chunk:
+                    break
+                left -= len(chunk)
                 h.update(chunk)
+                if check is not None:
+                    check()
     except OSError:
         return None
     return "sha256:" + h.hexdigest()

@@ -6,14 +6,13 @@ then by name, and each pair is verified by the engine (``inspector.checkpoint.ve
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 
 import orjson
 
 from inspector import checkpoint
-from inspector.checkpoint.pairing import pair_by_digest
+from inspector.checkpoint.pairing import file_sha256, pair_by_digest, stated_binding
 from inspector.checkpoint.sdk_export import may_be_export
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
@@ -86,25 +85,6 @@ def _classify_file(path: str) -> _Found:
     return _Found(path, st.st_size, "payload", None)  # by size, as the engine's classify does
 
 
-def _sha256_file(path: str, cancel) -> str | None:
-    """Streamed ``sha256:`` digest of a file (at most the ceiling is read), or ``None`` if unreadable."""
-    h = hashlib.sha256()
-    left = checkpoint.MAX_CONTENT_BYTES + 1
-    try:
-        with open(path, "rb") as fh:
-            while left > 0:
-                chunk = fh.read(min(1 << 20, left))
-                if not chunk:
-                    break
-                left -= len(chunk)
-                h.update(chunk)
-                if cancel():
-                    raise Cancelled()
-    except OSError:
-        return None
-    return "sha256:" + h.hexdigest()
-
-
 def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> list[FolderRow]:
     """Find every checkpoint in ``folder`` (not recursive) and verify each (worker thread).
 
@@ -124,7 +104,7 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
         if progress:
             progress(30 + int(20 * i / max(len(payloads), 1)), f"Hashing {os.path.basename(f.path)}…")
         if f.size <= checkpoint.MAX_CONTENT_BYTES:
-            f.sha256 = _sha256_file(f.path, cancel)
+            f.sha256 = file_sha256(f.path, lambda: _stop_if(cancel))
     descs = [(f, f.path, _stated_digest(f)) for f in files if f.role == "descriptor"]
     pairs = pair_by_digest([(f, f.path, f.sha256) for f in payloads], descs)
     pairs += [(f, f) for f in files if f.role == "export"]
@@ -180,10 +160,12 @@ def _stated_digest(f: _Found) -> str | None:
                 f.data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)
         except OSError:
             f.data = b""
-    try:
-        return orjson.loads(f.data).get("content_digest")
-    except (orjson.JSONDecodeError, AttributeError, TypeError):
-        return None
+    return stated_binding(f.data)[1]
+
+
+def _stop_if(cancel) -> None:
+    if cancel():
+        raise Cancelled()
 
 
 def _verify_pair(p: _Found | None, d: _Found | None, cancel):
