@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from inspector import checkpoint
 
 from inspector.session.engine import PROCESS_THRESHOLD, Cancelled, UserError, ensure_worker
-from inspector.session.lazyjson import BIG, ScanError, build_index
+from inspector.session.lazyjson import BIG, ScanError, SpanIndex, build_index
 from inspector.session.workers import ChildTask, child_index, read_file
 
 __all__ = ["CompareSide", "ChangeRow", "CompareResult", "compare_paths", "same_kind", "canonical_path",
@@ -37,7 +37,7 @@ class CompareSide:
     data: bytes | None
     size: int
     role: str
-    index: dict | None = None
+    index: SpanIndex | None = None
     parse_error: str | None = None
     verdict: str = ""
     ok: bool | None = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from inspector.session.lazyjson import SpanIndex
 from inspector.session.staged import StagedLoad
 
 __all__ = ["Side", "Analysis", "Cancelled", "UserError"]
@@ -32,7 +33,7 @@ class Side:
         data: the bytes (the sandbox copy once edited); ``None`` when over the ceiling.
         size: size in bytes. mtime_ns: file modification time when read (0 if none).
         hint: the engine's sentence about an obvious problem (gzip, BOM...), or ``None``.
-        index: ``{container_start: Children}`` for large containers, or ``None`` when the bytes
+        index: a :class:`.lazyjson.SpanIndex` (``container_start -> Children``) of the large containers, or ``None`` when the bytes
             are not JSON (then ``parse_error`` says why).
         parse_error: ``(message, byte_offset_or_None)`` when the bytes are not JSON.
         sha256: ``sha256:`` digest of ``data`` when computed.
@@ -45,7 +46,7 @@ class Side:
     size: int
     mtime_ns: int = 0
     hint: str | None = None
-    index: dict | None = None
+    index: SpanIndex | None = None
     parse_error: tuple | None = None
     sha256: str | None = None
     form: str | None = None

@@ -30,7 +30,7 @@ from inspector.checkpoint.jsontext.reader import RECURSION_LIMIT_EXCEEDED
 from inspector.checkpoint.pairing import find_sibling
 
 from inspector.session.filebytes import FileBytes, file_identity
-from inspector.session.lazyjson import BIG, ScanError, build_index
+from inspector.session.lazyjson import BIG, ScanError, SpanIndex, build_index
 from inspector.session.documents import Analysis, Cancelled, Side, UserError
 from inspector.session.staged import StagedLoad
 from inspector.session.workers import (
@@ -436,7 +436,7 @@ class _LargeLoad:
         return result
 
 
-def _index_or_indexer(payload: Side, index: dict | None) -> tuple:
+def _index_or_indexer(payload: Side, index: SpanIndex | None) -> tuple:
     """After the verdicts: ``(None, index)`` with the payload's index set, when the verifier gave one;
     else ``(indexer, None)``, a child started to index the bytes (the fast path did not read them)."""
     if index is None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import orjson
 
-__all__ = ["ScanError", "Children", "build_index", "scan_children", "kind_at", "decode_key", "BIG"]
+__all__ = ["ScanError", "Children", "SpanIndex", "build_index", "scan_children", "kind_at", "decode_key", "BIG"]
 
 #: Containers at least this many bytes long get their children recorded by :func:`build_index`.
 BIG = 64 * 1024
@@ -68,6 +68,101 @@ class Children:
 
     def __len__(self) -> int:
         return len(self.starts)
+
+
+class SpanIndex:
+    """The children of every large container of one document, kept flat: a few arrays, not an object per
+    container.
+
+    Why flat: a document nested a million levels deep has a million large containers (each encloses the
+    rest). As a ``{start: Children}`` dict that was three million objects the cyclic garbage collector
+    tracks; its first pass after the indexing job held the interpreter lock for 0.5 s, a stall of the
+    window (issue 25, ``benchmarks/README.md``). Here the children's spans of all containers share
+    two ``array('q')`` pools, keys share one list of ``str`` (which the collector does not track), and a
+    container's :class:`Children` is cut from the pools when asked for.
+
+    Read-only mapping interface over container start offsets (bytes): ``get``, ``[]``, ``in``, ``len``,
+    iteration (ascending starts), ``items()``; equality compares contents. Built by :meth:`add` (any order
+    of containers; a start added twice keeps the last).
+    """
+
+    _CACHED = 8
+
+    def __init__(self) -> None:
+        self._pos: dict[int, int] = {}  # container start -> its number
+        self._kind = bytearray()  # b"o" object / b"a" array, per number
+        self._lo = array("q", [0])  # its children are pool entries lo[i] .. lo[i + 1]
+        self._klo = array("q", [0])  # its keys are key pool entries klo[i] .. klo[i + 1]
+        self._starts, self._ends = array("q"), array("q")
+        self._key_starts = array("q")
+        self._keys: list = []
+        self._cache: dict[int, Children] = {}
+
+    def add(self, start: int, kind: str, starts: array, ends: array, key_starts: array | None = None,
+            keys: list | None = None) -> None:
+        """Record the children of the container at byte ``start`` (``kind`` ``object`` or ``array``;
+        spans as in :class:`Children`)."""
+        self._pos[start] = len(self._kind)
+        self._kind.append(0x6F if kind == "object" else 0x61)
+        self._starts.extend(starts)
+        self._ends.extend(ends)
+        self._lo.append(len(self._starts))
+        if kind == "object":
+            self._key_starts.extend(key_starts)
+            self._keys.extend(keys)
+        self._klo.append(len(self._keys))
+        self._cache.clear()
+
+    def get(self, start: int, default=None) -> Children | None:
+        """The :class:`Children` of the container at byte ``start``, or ``default`` when not recorded."""
+        ch = self._cache.get(start)
+        if ch is not None:
+            return ch
+        i = self._pos.get(start)
+        if i is None:
+            return default
+        a, b = self._lo[i], self._lo[i + 1]
+        if self._kind[i] == 0x6F:
+            ka, kb = self._klo[i], self._klo[i + 1]
+            ch = Children("object", self._starts[a:b], self._ends[a:b], self._key_starts[ka:kb], self._keys[ka:kb])
+        else:
+            ch = Children("array", self._starts[a:b], self._ends[a:b])
+        if len(self._cache) >= self._CACHED:
+            self._cache.clear()
+        self._cache[start] = ch
+        return ch
+
+    def __getitem__(self, start: int) -> Children:
+        ch = self.get(start)
+        if ch is None:
+            raise KeyError(start)
+        return ch
+
+    def __contains__(self, start: object) -> bool:
+        return start in self._pos
+
+    def __len__(self) -> int:
+        return len(self._pos)
+
+    def __iter__(self):
+        return iter(sorted(self._pos))
+
+    def items(self):
+        """``(start, Children)`` pairs in ascending start order (each cut from the pools)."""
+        return ((s, self[s]) for s in self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SpanIndex):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            other.get(s) == ch for s, ch in self.items())
+
+    __hash__ = None  # mutable while built
+
+    def __getstate__(self) -> dict:  # sent from a child process: the pools, not the cache
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
 
 
 def kind_at(data: bytes, start: int) -> str:
@@ -123,10 +218,10 @@ def tokens(data: bytes, start: int, end: int, progress=None, cancel=None, every:
 def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progress=None, cancel=None):
     """Tokenize ``data[start:end]`` (one JSON value) keeping children of containers >= ``big``.
 
-    Returns ``(index, top)``: ``index`` maps container start offsets to :class:`Children`;
+    Returns ``(index, top)``: ``index`` a :class:`SpanIndex` (container start offsets to :class:`Children`);
     ``top`` the :class:`Children` of the value at ``start`` when ``record_top`` (else None).
     """
-    index: dict[int, Children] = {}
+    index = SpanIndex()
     # A frame: [kind, start, starts, ends, key_starts, keys, expecting_key, pending_key_start, pending_key]
     stack: list[list] = []
     top = None
@@ -151,12 +246,10 @@ def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progres
                 stack.pop()
                 e = m.end(2)
                 kind, s = frame[0], frame[1]
-                if (e - s >= big) or (record_top and s == start):
-                    ch = Children(kind, frame[2], frame[3], frame[4], frame[5])
-                    if s == start and record_top:
-                        top = ch
-                    if e - s >= big:
-                        index[s] = ch
+                if s == start and record_top:
+                    top = Children(kind, frame[2], frame[3], frame[4], frame[5])
+                if e - s >= big:
+                    index.add(s, kind, frame[2], frame[3], frame[4], frame[5])
                 if stack:
                     stack[-1][3].append(e)
                 else:
@@ -194,7 +287,7 @@ def _open_child(frame: list, s: int) -> None:
         frame[8] = None
 
 
-def build_index(data: bytes, *, big: int = BIG, progress=None, cancel=None) -> dict[int, Children]:
+def build_index(data: bytes, *, big: int = BIG, progress=None, cancel=None) -> SpanIndex:
     """One pass over a whole document: children of every container of at least ``big`` bytes.
 
     Args:
@@ -204,7 +297,7 @@ def build_index(data: bytes, *, big: int = BIG, progress=None, cancel=None) -> d
         cancel: optional ``callable() -> bool``; when it returns True the scan stops.
 
     Returns:
-        ``{container_start: Children}``.
+        a :class:`SpanIndex`: ``container_start -> Children``.
 
     Raises:
         ScanError: the bytes are not well-formed JSON. InterruptedError: cancelled.
@@ -229,7 +322,7 @@ def scan_children(data: bytes, start: int, end: int) -> Children:
     return top
 
 
-def children_of(data: bytes, index: dict | None, start: int, end: int) -> Children:
+def children_of(data: bytes, index: SpanIndex | None, start: int, end: int) -> Children:
     """Children of the container at ``start``: from ``index`` when recorded, else read from the bytes
     (:func:`quick_children`: at C speed when printed compactly, else scanned).
 
@@ -292,7 +385,7 @@ def quick_children(data: bytes, start: int, end: int) -> Children:
     return scan_children(data, start, end)
 
 
-def find_span(data: bytes, index: dict | None, pointer: str) -> tuple[int, int] | None:
+def find_span(data: bytes, index: SpanIndex | None, pointer: str) -> tuple[int, int] | None:
     """Span of an RFC 6901 pointer, or ``None`` when absent (last duplicate key wins, as in serde)."""
     start, end = value_span(data)
     if pointer in ("", "/"):
@@ -328,7 +421,7 @@ def load_value(data: bytes, start: int, end: int, limit: int = 1 << 20):
         return None
 
 
-def fast_index(data: bytes, *, big: int = BIG, progress=None) -> dict[int, Children]:
+def fast_index(data: bytes, *, big: int = BIG, progress=None) -> SpanIndex:
     """:func:`build_index` for compact documents such as canonical payloads, several times faster.
 
     Parses with orjson and derives child boundaries of large containers from the encoded
@@ -343,7 +436,7 @@ def fast_index(data: bytes, *, big: int = BIG, progress=None) -> dict[int, Child
     except orjson.JSONDecodeError:
         return build_index(data, big=big, progress=progress)
     start, end = value_span(data)
-    index: dict[int, Children] = {}
+    index = SpanIndex()
     try:
         ok = _arith_all(data, value, start, end, big, index, progress)
     except (TypeError, orjson.JSONEncodeError, IndexError):
@@ -416,5 +509,5 @@ def _arith(data, value, s, e, big, index):
     if pos != e and not (n == 0 and s + 2 == e):
         return None
     if e - s >= big:  # as build_index: only containers of at least ``big`` bytes are recorded
-        index[s] = Children("object" if obj else "array", starts, ends, key_starts, keys)
+        index.add(s, "object" if obj else "array", starts, ends, key_starts, keys)
     return todo

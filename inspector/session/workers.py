@@ -25,7 +25,7 @@ from inspector.checkpoint.verify import attach_views
 from inspector.checkpoint.analysis.views import PackedViews
 
 from inspector.session.filebytes import file_identity
-from inspector.session.lazyjson import Children, ScanError, fast_index
+from inspector.session.lazyjson import ScanError, SpanIndex, fast_index
 
 __all__ = ["ChildTask", "WorkerError", "DIGEST_FOLLOWS", "prewarm", "warm_ready", "waiting_process", "child_verify",
            "child_analyse", "child_index", "read_file"]
@@ -292,7 +292,7 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
     sent with the report, the views (:class:`~inspector.checkpoint.analysis.views.PackedViews` or ``None``) and why
     they could not be built, or ``None`` (:func:`~inspector.checkpoint.verify.attach_views`; the verdicts
     do not depend on them, as ``verify`` alone never builds them). The
-    index (``{start: Children}``) comes from the fast path's spans of a canonical payload, sent with the
+    index (a :class:`.lazyjson.SpanIndex`) comes from the fast path's spans of a canonical payload, sent with the
     report; a payload that does not start as a canonical printing does (``{"``: a pretty-printed or re-saved
     one) is verified as ``verify`` alone verifies it, without spans, and its index is found after the report
     (:func:`_index_after_report`); ``None`` when the fast path did not read the payload.
@@ -359,13 +359,19 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
     return None, _index_after_report(ctx, data, big) if later else None, seen, views, error
 
 
-def _index_of(spans: dict | None, big: int | None) -> dict | None:
-    """The trees' index ``{start: Children}`` from the fast path's spans (``None`` when there are none)."""
-    return {s: Children(kind, starts, ends, key_starts, keys) for s, (kind, e, starts, ends, key_starts, keys)
-            in spans.items() if e - s >= big} if spans else None
+def _index_of(spans: dict | None, big: int | None) -> SpanIndex | None:
+    """The trees' index (a :class:`.lazyjson.SpanIndex`) from the fast path's spans (``None`` when there
+    are none)."""
+    if not spans:
+        return None
+    index = SpanIndex()
+    for s, (kind, e, starts, ends, key_starts, keys) in spans.items():
+        if e - s >= big:
+            index.add(s, kind, starts, ends, key_starts, keys)
+    return index
 
 
-def _index_after_report(ctx, data: bytes, big: int) -> dict | None:
+def _index_after_report(ctx, data: bytes, big: int) -> SpanIndex | None:
     """The index of a payload verified without one (:func:`child_analyse`, its report already sent): the
     layout comparison of the fast path (:func:`.fastpath.layout_spans`: the printing of the value the
     engine read, piece by piece against the file, recording the children of every container of at least
@@ -382,7 +388,7 @@ def _index_after_report(ctx, data: bytes, big: int) -> dict | None:
 
 def child_index(conn, path: str, big: int):
     """Index the payload file's large containers in a child: ``(index or ScanError, seen)``, the index
-    ``{start: Children}``; ``seen`` is the :func:`file_identity` of the bytes indexed (``None``: the file
+    a :class:`.lazyjson.SpanIndex`; ``seen`` is the :func:`file_identity` of the bytes indexed (``None``: the file
     changed while it was read). Raises ``OSError`` when the file cannot be read."""
     data, seen = read_file(path)
     last = [0.0]
