@@ -210,6 +210,46 @@ def test_long_message_elided_until_show_all(qtbot, window, tmp_path):
     assert "Show all" not in full and long_text.rstrip("\n") in full and "more characters" not in full
 
 
+def test_large_message_read_with_the_views_and_shown_bounded(qtbot, window, tmp_path, monkeypatch):
+    """Issue 25: a message of at least LARGE_MESSAGE bytes is read when the views are built (its blocks
+    cut to SHOWN_CHARS characters), never decoded on the GUI thread, and Show all shows at most
+    SHOWN_CHARS characters with where the rest is."""
+    from types import SimpleNamespace
+
+    import inspector.gui.widgets.transcript as transcript_module
+    from inspector.checkpoint.analysis.views import LARGE_MESSAGE, SHOWN_CHARS
+
+    pay = orjson.loads(GOLDEN_P.read_bytes())
+    long_text = "0123456789" * 30_000  # 300,000 characters
+    pay["snapshot"]["session"]["messages"][0]["content"][0]["text"] = long_text
+    data = encode(pay)
+    p, d = tmp_path / "large.payload.json", tmp_path / "large.descriptor.json"
+    p.write_bytes(data)
+    d.write_bytes(encode(build_descriptor(orjson.loads(data), data)))
+    open_and_wait(qtbot, window, [p, d])
+    tp = _show_tab(window, 1).transcript
+    tr = tp.model.tr
+    assert tr.ends[0] - tr.starts[0] >= LARGE_MESSAGE and sorted(tr.previews) == [0]
+    (block,) = tr.previews[0]
+    assert (block.kind, block.whole_chars, block.text) == ("text", 300_000, long_text[:SHOWN_CHARS])
+
+    def no_decode(_data):
+        raise AssertionError("a large message was decoded on the GUI thread")
+
+    monkeypatch.setattr(transcript_module, "orjson", SimpleNamespace(loads=no_decode,
+                                                                      JSONDecodeError=orjson.JSONDecodeError))
+    _click(tp.view.viewport(), tp.view.visualRect(tp.model.index(0)).center())
+    text = tp.detail.toPlainText()
+    assert long_text[:600] + "\n\n… 299,400 more characters" in text
+    cur = tp.detail.document().find("Show all")
+    cur.setPosition(cur.selectionStart() + 2, QTextCursor.MoveMode.MoveAnchor)
+    _click(tp.detail.viewport(), tp.detail.cursorRect(cur).center())
+    full = tp.detail.toPlainText()
+    assert long_text[:SHOWN_CHARS] + ("\n\n… 200,000 more characters are not shown here: the whole text is in the "
+                                      "snapshot tree (Copy Value)") in full
+    assert long_text[:SHOWN_CHARS + 1] not in full
+
+
 def test_timeline_usable_at_1024x700_whole_lanes_caption_and_controls(qtbot, window_1024):
     """At 1024x700 the Resume dock cut the top lane in half (scrolled to the source lane by a
     third of a lane height); now it shows the axis and both lanes whole, the caption uncut, and

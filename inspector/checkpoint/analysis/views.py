@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 import orjson
 
 from inspector.checkpoint.analysis.passes import passes_of
+from inspector.checkpoint.read.door import text_of
 from inspector.checkpoint.schema.model import AGENT_EVENT
 
 __all__ = ["Timeline", "Lane", "Transcript", "Block", "build_views", "message_blocks", "EVENT_KINDS", "CATEGORY",
-           "TERMINAL", "PREVIEW_CHARS"]
+           "TERMINAL", "PREVIEW_CHARS", "SHOWN_CHARS", "LARGE_MESSAGE", "bounded_blocks"]
 
 #: Wire types of ``AgentEvent`` in declaration order (FORMAT.md 4.7); code = index, unknown = len.
 EVENT_KINDS = AGENT_EVENT.names
@@ -47,6 +48,13 @@ CATEGORY.update({k: "error" for k in ("error", "permission_denied", "command_dea
 TERMINAL = ("completed", "failed", "cancelled")
 #: Characters of text shown per block before "show all".
 PREVIEW_CHARS = 600
+#: A message whose bytes span at least this many bytes gets its blocks read when the views are built
+#: (:attr:`Transcript.previews`), off the window's thread: decoding a 42 MB message there held it 80 ms
+#: and more (issue 25).
+LARGE_MESSAGE = 256 * 1024
+#: The most characters of one block's text any view shows ("Show all" included); the whole value stays
+#: in the snapshot tree (Copy Value). A text view laying out 42 million characters stalls for seconds.
+SHOWN_CHARS = 100_000
 
 
 @dataclass
@@ -148,7 +156,9 @@ class Timeline:
 class Block:
     """One content block as shown: ``kind`` (``text``, ``reasoning``, ``image``, ``tool_use``,
     ``tool_result``), ``text`` (whole), ``pointer``, ``tool_id``/``name`` for tool blocks,
-    ``is_error`` for results, ``media``/``size`` for images (base64 characters)."""
+    ``is_error`` for results, ``media``/``size`` for images (base64 characters); ``whole_chars`` the
+    length (characters) of the whole text when ``text`` holds only its first :data:`SHOWN_CHARS`
+    (:func:`bounded_blocks`), else ``None``."""
 
     kind: str
     text: str = ""
@@ -158,6 +168,7 @@ class Block:
     is_error: bool | None = None
     media: str | None = None
     size: int = 0
+    whole_chars: int | None = None
 
 
 class Roles:
@@ -192,7 +203,9 @@ class Transcript:
     """The session's messages, read lazily: ``roles`` per message, ``starts``/``ends`` their byte
     spans in the payload (``None`` when unavailable), ``calls`` maps a tool-call id to ``(call
     message, result message or -1)``, ``boundary`` the number of messages before the resume
-    boundary (``None`` without a loop checkpoint), ``boundary_note`` how it was placed."""
+    boundary (``None`` without a loop checkpoint), ``boundary_note`` how it was placed, ``previews``
+    the :func:`bounded_blocks` of each message of at least :data:`LARGE_MESSAGE` bytes (message index ->
+    blocks), read while the views are built so that no view decodes such a message again."""
 
     roles: list
     starts: array | None
@@ -200,6 +213,7 @@ class Transcript:
     calls: dict = field(default_factory=dict)
     boundary: int | None = None
     boundary_note: str = ""
+    previews: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.roles)
@@ -252,17 +266,18 @@ def build_timeline(pay: dict, item_spans=None) -> Timeline:
 
 
 def message_blocks(msg: dict, base: str) -> list:
-    """The :class:`Block` list of one decoded message (``base``: its JSON Pointer)."""
+    """The :class:`Block` list of one decoded message (``base``: its JSON Pointer). Its text fields may be
+    ``str`` or, as the typed fast read leaves large ones, ``memoryview`` string tokens (:func:`.door.text_of`)."""
     out = []
     if msg.get("reasoning_content"):
-        out.append(Block("reasoning", str(msg["reasoning_content"]), base + "/reasoning_content"))
+        out.append(Block("reasoning", str(text_of(msg["reasoning_content"])), base + "/reasoning_content"))
     for j, b in enumerate(msg.get("content") or ()):
         if not isinstance(b, dict):
             continue
         ptr = f"{base}/content/{j}"
         t = b.get("type")
         if t == "text":
-            out.append(Block("text", str(b.get("text") or ""), ptr))
+            out.append(Block("text", str(text_of(b.get("text")) or ""), ptr))
         elif t == "image":
             src = b.get("source") or {}
             data = src.get("data") or ""
@@ -271,7 +286,7 @@ def message_blocks(msg: dict, base: str) -> list:
             out.append(Block("tool_use", orjson.dumps(b.get("input")).decode(), ptr, tool_id=b.get("id"),
                              name=b.get("name")))
         elif t == "tool_result":
-            c = b.get("content")
+            c = text_of(b.get("content"))
             if isinstance(c, list):
                 texts = [str(x.get("text", "")) for x in c if isinstance(x, dict) and x.get("type") == "text"]
                 images = sum(1 for x in c if isinstance(x, dict) and x.get("type") == "image")
@@ -284,12 +299,28 @@ def message_blocks(msg: dict, base: str) -> list:
     return out
 
 
+def bounded_blocks(msg: dict, base: str) -> list:
+    """:func:`message_blocks` with each text cut to its first :data:`SHOWN_CHARS` characters
+    (``Block.whole_chars`` then says how long it was)."""
+    blocks = message_blocks(msg, base)
+    for b in blocks:
+        if len(b.text) > SHOWN_CHARS:
+            b.whole_chars = len(b.text)
+            b.text = b.text[:SHOWN_CHARS]
+    return blocks
+
+
 def build_transcript(pay: dict, item_spans=None) -> Transcript:
     """The :class:`Transcript` of a decoded payload's session messages."""
     session = ((pay.get("snapshot") or {}).get("session")) or {}
     msgs = session.get("messages") or []
     spans = item_spans("/snapshot/session/messages", msgs) if item_spans is not None else None
     tr = Transcript(Roles([str(m.get("role")) for m in msgs]), *(spans or (None, None)))
+    if spans is not None:
+        starts, ends = spans
+        for i, m in enumerate(msgs):
+            if ends[i] - starts[i] >= LARGE_MESSAGE:
+                tr.previews[i] = bounded_blocks(m, tr.pointer(i))
     for i, m in enumerate(msgs):
         for b in m.get("content") or ():
             if not isinstance(b, dict):

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 from inspector.checkpoint.jsontext.reader import SerdeError, parse_value
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, decode_fast, layout_spans
-from inspector.checkpoint.read.typedfast import decode_typed
+from inspector.checkpoint.read.typedfast import decode_typed, text_of
 from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.schema.typed import decode
 
-__all__ = ["PayloadRead", "read_payload", "read_value", "layout_spans"]
+__all__ = ["PayloadRead", "read_payload", "read_value", "layout_spans", "text_of"]
 
 #: Containers of at least this many bytes get their children's spans recorded (64 KiB).
 INDEX_BIG = 1 << 16

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QLabel, QListView, QSplitter, QStyle, QStyledItemDelegate, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from inspector.checkpoint.analysis.views import PREVIEW_CHARS, message_blocks
+from inspector.checkpoint.analysis.views import LARGE_MESSAGE, PREVIEW_CHARS, SHOWN_CHARS, bounded_blocks
 
 __all__ = ["TranscriptModel", "TranscriptDelegate", "TranscriptPane", "RowRole", "BOUNDARY"]
 
@@ -77,16 +77,25 @@ class TranscriptModel(QAbstractListModel):
         return None if self.tr is None else self.tr.boundary
 
     def blocks(self, i: int):
-        """The :class:`~inspector.checkpoint.analysis.views.Block` list of message ``i`` (cached), or ``None``."""
+        """The :class:`~inspector.checkpoint.analysis.views.Block` list of message ``i`` (cached), or ``None``.
+
+        A message of at least :data:`~inspector.checkpoint.analysis.views.LARGE_MESSAGE` bytes comes from
+        the transcript's previews (read off this thread when the views were built); a smaller one is
+        decoded here (well under a millisecond)."""
+        tr = self.tr
+        pre = tr.previews.get(i)
+        if pre is not None:
+            return pre
         if i in self._cache:
             self._cache.move_to_end(i)
             return self._cache[i]
-        tr = self.tr
         if tr.starts is None or self.data_bytes is None:
+            return None
+        if tr.ends[i] - tr.starts[i] >= LARGE_MESSAGE:  # a large message without its preview: not here
             return None
         try:
             msg = orjson.loads(self.data_bytes[tr.starts[i]:tr.ends[i]])
-            blocks = message_blocks(msg, tr.pointer(i))
+            blocks = bounded_blocks(msg, tr.pointer(i))
         except (orjson.JSONDecodeError, IndexError):
             blocks = None
         self._cache[i] = blocks
@@ -329,13 +338,17 @@ class TranscriptPane(QWidget):
             if head:
                 parts.append(f"<p><b>{html.escape(head[:200])}</b></p>")
             if b.kind in ("text", "reasoning", "tool_use", "tool_result") and b.text:
-                text = b.text
-                if not self._full and len(text) > PREVIEW_CHARS:
-                    text = text[:PREVIEW_CHARS]
+                whole = b.whole_chars or len(b.text)
+                if not self._full and whole > PREVIEW_CHARS:
+                    text = b.text[:PREVIEW_CHARS]
                     elided = True
-                    more = f"<br><i>… {len(b.text) - PREVIEW_CHARS:,} more characters</i>"
+                    more = f"<br><i>… {whole - PREVIEW_CHARS:,} more characters</i>"
+                elif whole > SHOWN_CHARS:
+                    text = b.text[:SHOWN_CHARS]
+                    more = (f"<br><i>… {whole - SHOWN_CHARS:,} more characters are not shown here: the whole "
+                            "text is in the snapshot tree (Copy Value)</i>")
                 else:
-                    more = ""
+                    text, more = b.text, ""
                 parts.append(f"<pre style='white-space: pre-wrap'>{html.escape(text)}</pre>{more}")
         if elided:
             parts.insert(1, "<p><a href='show-all'>Show all</a> (long content is shortened)</p>")

@@ -1,0 +1,44 @@
+"""The transcript's blocks of a message (analysis/views.py): raw text tokens, bounded previews."""
+
+from __future__ import annotations
+
+from array import array
+
+from inspector.checkpoint.analysis.views import (
+    LARGE_MESSAGE, SHOWN_CHARS, Block, bounded_blocks, build_transcript, message_blocks,
+)
+
+
+def test_message_blocks_reads_raw_string_tokens_of_the_typed_fast_read():
+    """The typed fast read leaves large text fields as memoryview string tokens; the blocks hold the string."""
+    msg = {"role": "tool", "reasoning_content": memoryview(b'"why \\"so\\""'),
+           "content": [{"type": "text", "text": memoryview(b'"a\\u00e9b\\n"')},
+                       {"type": "tool_result", "tool_use_id": "t1", "content": memoryview(b'"done"'),
+                        "is_error": False}]}
+    assert message_blocks(msg, "/m") == [
+        Block("reasoning", 'why "so"', "/m/reasoning_content"),
+        Block("text", "a\u00e9b\n", "/m/content/0"),
+        Block("tool_result", "done", "/m/content/1", tool_id="t1", is_error=False),
+    ]
+
+
+def test_bounded_blocks_cut_long_texts_and_say_how_long_they_were():
+    text = "x" * (SHOWN_CHARS + 7)
+    msg = {"role": "user", "content": [{"type": "text", "text": text}, {"type": "text", "text": "short"}]}
+    long, short = bounded_blocks(msg, "/m")
+    assert (len(long.text), long.whole_chars) == (SHOWN_CHARS, SHOWN_CHARS + 7)
+    assert (short.text, short.whole_chars) == ("short", None)
+
+
+def test_transcript_previews_exactly_the_messages_of_at_least_large_message_bytes():
+    msgs = [{"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "y" * 10}]}]
+    pay = {"snapshot": {"session": {"messages": msgs}}}
+
+    def spans(_pointer, items):  # message 1 claims LARGE_MESSAGE bytes, message 0 one byte less
+        return array("q", [0, 100]), array("q", [LARGE_MESSAGE - 1, 100 + LARGE_MESSAGE])
+
+    tr = build_transcript(pay, spans)
+    assert list(tr.previews) == [1]
+    assert tr.previews[1] == [Block("text", "y" * 10, "/snapshot/session/messages/1/content/0")]
+    assert build_transcript(pay).previews == {}  # no spans: nothing to measure, nothing read ahead
