@@ -352,7 +352,12 @@ class MainWindow(QMainWindow):
             if self.progress.maximum() != 100:
                 self.progress.setRange(0, 100)
             if pct != self.progress.value():
+                # QProgressBar.setValue repaints at once, and a repaint paints every pending change of the window
+                # with it (trees just filled: 120 ms in one piece on a 247 MiB checkpoint); with updates off it
+                # only schedules a paint, which the event loop does in its turn (issue 25).
+                self.progress.setUpdatesEnabled(False)
                 self.progress.setValue(pct)
+                self.progress.setUpdatesEnabled(True)
 
     def _opening(self, names: str):
         self.header.set_verdict(f"Opening {names}…", Verdict.NOT_REACHED, False)

@@ -97,3 +97,30 @@ def test_a_500000_element_array_is_shown_in_chunks_as_the_view_scrolls(qtbot, wi
     qtbot.waitUntil(lambda: view.isExpanded(last))
     assert BATCH <= m.rowCount(last) < 1000
     assert m.data(m.index(0, 1, last)) == "499000"
+
+
+def test_progress_never_paints_the_window_in_the_middle_of_a_slot(qtbot, window):
+    """QProgressBar.setValue repaints at once (and with it every pending change of the window); the window's
+    progress only schedules its paint, so the event loop paints in its own turn (issue 25)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, obj, event):  # noqa: N802 (Qt override)
+            if event.type() == QEvent.Type.Paint:
+                Paints.count += 1
+            return False
+
+    window.show()
+    qtbot.waitExposed(window)
+    bar = window.progress
+    counter = Paints()
+    bar.installEventFilter(counter)
+    window._set_busy(True, "Reading…", 10)  # what a load's progress report does (a worker's signal, not a user)
+    QApplication.processEvents()
+    Paints.count = 0
+    window._set_busy(True, "Reading…", 55)
+    assert (bar.value(), Paints.count) == (55, 0)
+    qtbot.waitUntil(lambda: Paints.count > 0, timeout=2000)
+    bar.removeEventFilter(counter)
