@@ -16,8 +16,10 @@ Both are flat arrays and short lists, so they cross a process boundary in millis
 
 from __future__ import annotations
 
+import operator
 from array import array
 from dataclasses import dataclass, field
+from itertools import islice
 
 import orjson
 
@@ -90,13 +92,19 @@ class Lane:
     tools: list = field(default_factory=list)
     errors: list = field(default_factory=list)
     boundary: int | None = None
+    seq_sorted: bool | None = None
+    ts_sorted: bool | None = None
 
     def compact(self) -> None:
         """Store ``rounds`` as ``array('q')`` triples and ``tools`` as ``(first, last)`` pairs (-1 for
         ``None``; tool ids and names are read from the file when shown), ``errors`` as an array:
-        flat arrays cross a process boundary and unpickle far faster than lists of tuples."""
+        flat arrays cross a process boundary and unpickle far faster than lists of tuples. Also sets
+        ``seq_sorted``/``ts_sorted``: whether the sequences and the timestamps never decrease (the timeline
+        draws a sorted lane by bisection; found here, off the window's thread: 45 ms a million events)."""
         def n(x):
             return -1 if x is None else x
+        self.seq_sorted = all(map(operator.le, self.seq, islice(self.seq, 1, None)))
+        self.ts_sorted = all(map(operator.le, self.ts, islice(self.ts, 1, None)))
         self.rounds = array("q", [v for t, a, b in self.rounds for v in (t if isinstance(t, int) else -1, a, n(b))])
         self.models = array("q", [v for a, b in self.models for v in (a, n(b))])
         self.tools = array("q", [v for _i, _n, a, b in self.tools for v in (a, n(b))])

@@ -109,6 +109,9 @@ class TimelineView(QAbstractScrollArea):
         return lane.seq if self.mode == "sequence" else lane.ts
 
     def _is_sorted(self, lane) -> bool:
+        known = lane.seq_sorted if self.mode == "sequence" else lane.ts_sorted  # found with the views (a worker)
+        if known is not None:
+            return known
         key = (lane.index, self.mode)
         if key not in self._sorted:
             v = self._values(lane)

@@ -42,3 +42,18 @@ def test_transcript_previews_exactly_the_messages_of_at_least_large_message_byte
     assert list(tr.previews) == [1]
     assert tr.previews[1] == [Block("text", "y" * 10, "/snapshot/session/messages/1/content/0")]
     assert build_transcript(pay).previews == {}  # no spans: nothing to measure, nothing read ahead
+
+
+def test_lane_compact_finds_whether_sequences_and_timestamps_never_decrease():
+    """Found with the views (off the window's thread): the timeline draws a sorted lane by bisection."""
+    from inspector.checkpoint.analysis.views import Lane
+
+    lane = Lane(0, "run-1", "completed", 0, 0, 4)
+    lane.seq.extend([1, 2, 2, 3])
+    lane.ts.extend([10, 30, 20, 40])
+    assert (lane.seq_sorted, lane.ts_sorted) == (None, None)
+    lane.compact()
+    assert (lane.seq_sorted, lane.ts_sorted) == (True, False)
+    empty = Lane(1, "run-2", "running", 0, 0, 0)
+    empty.compact()
+    assert (empty.seq_sorted, empty.ts_sorted) == (True, True)
