@@ -161,3 +161,27 @@ def test_quick_children_pinned(text, starts, ends, keys):
 def test_quick_children_raises_scan_error_on_a_broken_container():
     with pytest.raises(ScanError):
         quick_children(b'{"a":1', 0, 6)
+
+
+def test_the_index_of_a_deep_document_is_flat_whatever_its_depth():
+    """A document nested 20,000 deep has 20,000 large containers: the index keeps them in a few shared arrays
+    (the collector tracks a constant number of objects), not a Children and two arrays each (issue 25: a
+    million deep made three million tracked objects and a 0.5 s collector pass on the window's thread)."""
+    import gc
+    import pickle
+
+    depth = 20_000
+    data = b'{"k":' + b"[" * depth + b"1" + b"]" * depth + b"}"
+    index = build_index(data, big=1)
+    assert len(index) == depth + 1
+    tracked = [o for o in gc.get_referents(*vars(index).values()) if gc.is_tracked(o)]
+    assert len(tracked) <= 8, [type(o).__name__ for o in tracked]
+    root, first = index[0], index[5]
+    assert (root.kind, list(root.starts), list(root.ends), list(root.key_starts), root.keys) == (
+        "object", [5], [len(data) - 1], [1], ["k"])
+    assert (first.kind, list(first.starts), list(first.ends)) == ("array", [6], [len(data) - 2])
+    assert index.get(4) is None and 4 not in index and 5 in index
+    assert list(index)[:3] == [0, 5, 6] and next(iter(index.items()))[0] == 0
+    assert pickle.loads(pickle.dumps(index)) == index == fast_index(data, big=1)
+    with pytest.raises(KeyError):
+        index[4]
