@@ -29,6 +29,7 @@ GREEN = QColor("#2e7d32")
 def _show_tab(window, i):
     panes = window.resume_panes
     window.resume_panes.dock.show()
+    window.resume_panes.dock.raise_()  # (below 1100 px it is a tab beside the Digests)
     panes.tabs.setCurrentIndex(i)
     QTest.qWait(30)
     return panes
@@ -226,11 +227,15 @@ def test_timeline_usable_at_1024x700_whole_lanes_caption_and_controls(qtbot, win
     assert vsb.maximum() == 0 and tl.lane_top(0) == _AXIS_H  # both lanes, the top one whole
     cap = panes.timeline_caption
     assert cap.text() == "2 run(s), 62 event(s). Loop checkpoint: source run 'run-source', resumes after pass 2."
-    qtbot.waitUntil(lambda: cap.width() >= cap.sizeHint().width(), timeout=1000)  # not cut
+    # not cut: on as many lines as the tab's width needs (below 1100 px the dock is a tab beside the Digests)
+    qtbot.waitUntil(lambda: cap.height() >= cap.heightForWidth(cap.width()), timeout=1000)
     assert not panes.timeline_legend.isVisible()  # (no room for the legend too at 1024 px)
     assert panes.timeline_controls.isVisible() and panes.mode_time.isVisible()
 
-    # a shorter dock: one lane at a time, and never half a lane at the top
+    # a shorter dock (along the bottom of a wider window: at 1024 px it is a tab beside the Digests,
+    # as tall as they are): one lane at a time, and never half a lane at the top
+    window.resize(1280, 700)
+    qtbot.waitUntil(lambda: not window.compact.compact and window.width() == 1280, timeout=1000)
     window.resizeDocks([panes.dock], [panes.dock.minimumSizeHint().height()], Qt.Orientation.Vertical)
     qtbot.waitUntil(lambda: tl.viewport().height() < _AXIS_H + 2 * _LANE_H, timeout=1000)
     tl.setFocus()

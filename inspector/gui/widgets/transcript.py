@@ -232,6 +232,7 @@ class TranscriptPane(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         self.caption = QLabel("")
+        self.caption.setWordWrap(True)  # (one line, it made the Resume dock 584 px wide at least)
         lay.addWidget(self.caption)
         self.model = TranscriptModel(self)
         self.view = QListView()
