@@ -115,7 +115,8 @@ def test_tree_selection_selects_event_and_message(qtbot, window):
     # numbered from 0 as in the tree and the pointer (/messages/1); the text is shown once, not also as a heading
     detail = panes.transcript.detail.toPlainText()
     assert detail.startswith("[1] assistant\n") and detail.count("Running the tests first.") == 1, detail
-    assert "⚙ bash(toolu_1) → result in [2]\n" in detail
+    # the call, its input, then where its result is (the input came after "→ result in [2]")
+    assert detail.endswith('⚙ bash(toolu_1)\n{"command":"cargo test -q"}\n→ result in [2]'), detail
     assert panes.transcript.caption.text() == ("5 message(s); resume boundary after message [4] (the first 5). "
                                                "Select a message to see it in full.")
 
