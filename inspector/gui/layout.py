@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView, QApplication, QCheckBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
     QSizePolicy, QSplitter, QLineEdit, QTableView, QTabWidget, QToolBar, QVBoxLayout, QWidget,
 )
 
-from inspector.checkpoint.rules.catalogue import catalogue
-
+from . import style
 from .models.digests import DigestsModel
 from .models.findings import FindingsModel
 from .models.sessions import SessionsModel
@@ -85,10 +84,12 @@ def _build_central(w):
     # The verdict fits "FAIL · consequence" after the indents and icon (was cut to "FAIL · consequ…")
     # (a rule's row is a group's child: two indents, the branch and its own); the rule column
     # fits the longest rule id.
+    # (an indentation of 14 px, a tighter padding: at 1024 px the compact layout's verdicts show both columns whole)
     fv, fm = w.findings_view, w.findings_view.fontMetrics()
+    fv.setIndentation(14)
     icon = fv.style().pixelMetric(fv.style().PixelMetric.PM_SmallIconSize)
-    fv.setColumnWidth(0, 2 * fv.indentation() + icon + fm.horizontalAdvance("FAIL · consequence") + 24)
-    fv.setColumnWidth(1, max(fm.horizontalAdvance(r.id) for r in catalogue()) + 20)  # S-TOOLEND-EVIDENCE-MISMATCH
+    fv.setColumnWidth(0, 2 * fv.indentation() + icon + fm.horizontalAdvance("FAIL · consequence") + 16)
+    fv.setColumnWidth(1, style.rule_id_width(fm) + 12)  # S-TOOLEND-EVIDENCE-MISMATCH (from rules.toml)
     w.detail = FindingDetail()
     split.addWidget(w.findings_view)
     split.addWidget(w.detail)
@@ -321,8 +322,8 @@ def fit_folder_columns(w) -> int:
     for r in range(min(m.rowCount(), 200)):  # (at most 200 rows measured)
         for c in (0, 1):
             names[c] = max(names[c], fm.horizontalAdvance(str(m.data(m.index(r, c)) or "")) + pad)
-    rule = max(fm.horizontalAdvance("X-LOGICAL-EVIDENCE"), view.horizontalHeader().fontMetrics().horizontalAdvance(
-        "Root cause")) + pad
+    # the widest rule id of the catalogue (sized to "X-LOGICAL-EVIDENCE", it cut "S-TOOLEND-EVIDENC…")
+    rule = max(style.rule_id_width(fm), view.horizontalHeader().fontMetrics().horizontalAdvance("Root cause")) + pad
     user = w.folder_user_widths
     w._fitting_folder = True
     try:
@@ -428,8 +429,9 @@ def size_folder_dock(w) -> None:
     except (TypeError, ValueError):
         width = 0
     width = width or need
-    # (the Resume dock beside it keeps 480 px, or 40% of a narrow window)
-    width = max(320, min(width, max(int(w.width() * 0.6), w.width() - 480)))
+    # (the Resume dock beside it keeps 400 px, or 35% of a narrow window: with the Root cause column
+    # as wide as the widest rule id, 480 px left the verdict 184 px at 1280)
+    width = max(320, min(width, max(int(w.width() * 0.65), w.width() - 400)))
     other = w.resume_panes.dock
     if other.isVisible() and not other.isFloating() and w.dockWidgetArea(other) == \
             w.dockWidgetArea(w.folder_dock):  # side by side: say both (Qt splits the change oddly otherwise)
@@ -461,6 +463,9 @@ def restore_window_settings(w) -> None:
             w.resize(1500, 920)
     state = w.settings.value("window/state")
     w._restored_state = isinstance(state, (QByteArray, bytes)) and w.restoreState(state)
+    size = w.settings.value("window/stateSize")
+    if w._restored_state:  # (a narrow start keeps it for when the window is widened)
+        w.compact.remember_saved(QByteArray(state), size if isinstance(size, QSize) and size.isValid() else w.size())
     for key, split in (("window/treeSplitter", w.tree_splitter), ("window/verdictSplitter", w.verdict_splitter)):
         s = w.settings.value(key)
         if isinstance(s, (QByteArray, bytes)):
@@ -471,7 +476,9 @@ def restore_window_settings(w) -> None:
 def save_window_settings(w) -> None:
     """Remember the window's geometry, dock layout, splitter positions and folder columns."""
     w.settings.setValue("window/geometry", w.saveGeometry())
-    w.settings.setValue("window/state", w.saveState())
+    state, size = w.compact.state_to_save()  # the wide arrangement, even when compact
+    w.settings.setValue("window/state", state)
+    w.settings.setValue("window/stateSize", size)
     w.settings.setValue("window/treeSplitter", w.tree_splitter.saveState())
     w.settings.setValue("window/verdictSplitter", w.verdict_splitter.saveState())
     if w.folder_dock.isVisible() and not w.folder_dock.isFloating():

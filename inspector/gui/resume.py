@@ -189,6 +189,7 @@ class ResumePanes(QObject):
             + f"  <span style='color:{ink('#2e7d32')}'>▌ resume boundary</span>  ✖○ failing rule  ! □ lint"
         self.timeline_caption = QLabel("")
         self.timeline_caption.setObjectName("timelineCaption")
+        self.timeline_caption.setWordWrap(True)  # (a narrow dock, the compact layout's tab: all of it, on lines)
         self.timeline_legend = QLabel(legend_html)
         self.timeline_legend.setObjectName("timelineLegend")
         row = _CaptionRow(self.timeline_caption, self.timeline_legend)

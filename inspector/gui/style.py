@@ -16,7 +16,8 @@ from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPainterPath
 from inspector.checkpoint import Verdict
 
 __all__ = ["readable", "contrast_ratio", "label", "colour", "icon", "is_dark", "MATCH", "MISMATCH", "UNKNOWN", "match_label", "match_icon",
-           "match_colour", "overall_text", "edited_colour", "highlight_colour", "link_colour"]
+           "match_colour", "overall_text", "edited_colour", "highlight_colour", "link_colour", "rule_id_width",
+           "widest_rule_id"]
 
 _LABEL = {
     Verdict.PASS: "PASS", Verdict.FAIL: "FAIL", Verdict.NOT_REACHED: "not reached",
@@ -35,6 +36,25 @@ _TONE = {Verdict.PASS: "pass", Verdict.FAIL: "fail", Verdict.NOT_REACHED: "warn"
          Verdict.NOT_APPLICABLE: "muted", Verdict.NOT_EVALUATED: "muted"}
 
 MATCH, MISMATCH, UNKNOWN = True, False, None
+
+
+def widest_rule_id(fm) -> str:
+    """The rule id of the catalogue (``rules.toml``) that is widest in font metrics ``fm``
+    (QFontMetrics): ``S-TOOLEND-EVIDENCE-MISMATCH`` in most fonts, not necessarily the longest."""
+    return max(_rule_ids(), key=fm.horizontalAdvance)
+
+
+def rule_id_width(fm, prefix: str = "") -> int:
+    """Width in px of ``prefix`` followed by the widest rule id of the catalogue in font metrics ``fm``
+    (QFontMetrics; a column showing rule ids is at least this wide plus its cell padding, so no id is cut)."""
+    return max(fm.horizontalAdvance(prefix + r) for r in _rule_ids())  # (75 ids: well under a millisecond)
+
+
+@lru_cache(maxsize=1)
+def _rule_ids() -> tuple[str, ...]:
+    from inspector.checkpoint.rules.catalogue import catalogue
+
+    return tuple(r.id for r in catalogue())
 
 
 def is_dark() -> bool:

@@ -19,6 +19,7 @@ from . import dialogs, menus, style, summary, ticket, views
 from .accessibility import announce_verdict
 from .controllers.comparing import CompareController
 from .controllers.editing import EditController
+from .compact import CompactLayout
 from .copying import CopyService
 from .expand import TreeExpander
 from .find import FindController
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
         self.loader.comparer = self.comparer
         self.selection = SelectionRelay(self)
         self.resume_panes = ResumePanes(self)
+        self.compact = CompactLayout(self)  # below 1100 px: the Resume dock tabbed with the Digests
         self.copier = CopyService(self)
         self.finder = FindController(self)
         self.expander = TreeExpander(self.doc, self)
@@ -232,12 +234,14 @@ class MainWindow(QMainWindow):
         save_window_settings(self)
 
     def reset_layout(self) -> None:
-        """Restore the default dock layout."""
+        """Restore the default dock layout (the compact one when the window is narrow)."""
+        self.compact.forget()
         for d in (self.trees_dock, self.bytes_dock, self.digests_dock, self.resume_panes.dock):
             d.setFloating(False)
             d.show()
         self.raw_dock.hide()
         default_dock_sizes(self)
+        self.compact.update()
 
     def showEvent(self, event):
         super().showEvent(event)
@@ -246,11 +250,13 @@ class MainWindow(QMainWindow):
             if not self._restored_state:
                 default_dock_sizes(self)
                 self._default_state = self.saveState()
+            self.compact.update()
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
         if self._sized:
             scale_docks(self, event.oldSize(), event.size())
+            self.compact.update()
 
     def closeEvent(self, event):
         if self.doc.edited and not dialogs.confirm_discard(self):

@@ -27,7 +27,11 @@ def test_field_column_grows_to_show_a_deep_key(qtbot, window):
 
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
     view = window.snap_pane.view
-    assert view.columnWidth(0) == DEFAULT_WIDTH  # shallow rows: the default width
+    # a narrow Trees pane (the compact layout of the 760 px test window): the Value column keeps a quarter
+    qtbot.waitUntil(lambda: view.columnWidth(0) == min(DEFAULT_WIDTH, view.viewport().width() * 3 // 4), timeout=1000)
+    window.resize(1400, 900)
+    qtbot.waitUntil(lambda: view.viewport().width() * 3 // 4 > DEFAULT_WIDTH, timeout=1000)
+    qtbot.waitUntil(lambda: view.columnWidth(0) == DEFAULT_WIDTH, timeout=1000)  # shallow rows: the default width
     open_and_wait(qtbot, window, CASE_056)
     window.resize(1800, 1000)
     window.resizeDocks([window.trees_dock], [620], Qt.Orientation.Horizontal)  # a Trees pane with room for the key

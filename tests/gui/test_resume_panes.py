@@ -29,6 +29,7 @@ GREEN = QColor("#2e7d32")
 def _show_tab(window, i):
     panes = window.resume_panes
     window.resume_panes.dock.show()
+    window.resume_panes.dock.raise_()  # (below 1100 px it is a tab beside the Digests)
     panes.tabs.setCurrentIndex(i)
     QTest.qWait(30)
     return panes
@@ -114,7 +115,8 @@ def test_tree_selection_selects_event_and_message(qtbot, window):
     # numbered from 0 as in the tree and the pointer (/messages/1); the text is shown once, not also as a heading
     detail = panes.transcript.detail.toPlainText()
     assert detail.startswith("[1] assistant\n") and detail.count("Running the tests first.") == 1, detail
-    assert "⚙ bash(toolu_1) → result in [2]\n" in detail
+    # the call, its input, then where its result is (the input came after "→ result in [2]")
+    assert detail.endswith('⚙ bash(toolu_1)\n{"command":"cargo test -q"}\n→ result in [2]'), detail
     assert panes.transcript.caption.text() == ("5 message(s); resume boundary after message [4] (the first 5). "
                                                "Select a message to see it in full.")
 
@@ -266,11 +268,15 @@ def test_timeline_usable_at_1024x700_whole_lanes_caption_and_controls(qtbot, win
     assert vsb.maximum() == 0 and tl.lane_top(0) == _AXIS_H  # both lanes, the top one whole
     cap = panes.timeline_caption
     assert cap.text() == "2 run(s), 62 event(s). Loop checkpoint: source run 'run-source', resumes after pass 2."
-    qtbot.waitUntil(lambda: cap.width() >= cap.sizeHint().width(), timeout=1000)  # not cut
+    # not cut: on as many lines as the tab's width needs (below 1100 px the dock is a tab beside the Digests)
+    qtbot.waitUntil(lambda: cap.height() >= cap.heightForWidth(cap.width()), timeout=1000)
     assert not panes.timeline_legend.isVisible()  # (no room for the legend too at 1024 px)
     assert panes.timeline_controls.isVisible() and panes.mode_time.isVisible()
 
-    # a shorter dock: one lane at a time, and never half a lane at the top
+    # a shorter dock (along the bottom of a wider window: at 1024 px it is a tab beside the Digests,
+    # as tall as they are): one lane at a time, and never half a lane at the top
+    window.resize(1280, 700)
+    qtbot.waitUntil(lambda: not window.compact.compact and window.width() == 1280, timeout=1000)
     window.resizeDocks([panes.dock], [panes.dock.minimumSizeHint().height()], Qt.Orientation.Vertical)
     qtbot.waitUntil(lambda: tl.viewport().height() < _AXIS_H + 2 * _LANE_H, timeout=1000)
     tl.setFocus()

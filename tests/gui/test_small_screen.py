@@ -32,22 +32,27 @@ def test_digests_table_shows_most_rows_at_1024x700(qtbot, window_1024):
     assert view.currentIndex().row() == 1
 
 
-def test_folder_and_resume_docks_share_1024_px(qtbot, window_1024, tmp_path):
+def test_folder_dock_is_not_squeezed_at_1024_px(qtbot, window_1024, tmp_path):
     """Beside the folder table at 1024 px the Resume dock's tabs were pushed under the timeline's
-    x-axis controls (in the tab bar's corner): those now go to the caption row, and the folder
-    table shows its Root cause column."""
+    x-axis controls; in the compact layout (issue 25) the Resume dock is a tab beside the Digests,
+    so the folder table has the window's width and shows its Root cause column whole; the Resume
+    tab, clicked, shows its tabs whole with the x-axis controls still usable."""
+    from inspector.gui import style
+
     from .conftest import open_mixed_folder
+    from .test_compact_layout import click_dock_tab
 
     window = window_1024
     assert open_mixed_folder(qtbot, window, tmp_path / "f") == 3
-    panes = window.resume_panes
-    bar = panes.tabs.tabBar()
-    qtbot.waitUntil(lambda: bar.width() >= bar.sizeHint().width(), timeout=1000)  # every tab whole
-    controls = panes.timeline_controls
-    assert controls.isVisible() and panes.timeline_row.isAncestorOf(controls)
-    assert panes.dock.width() >= 380
+    assert window.folder_dock.width() >= window.width() - 20  # the whole bottom: not shared
     hh = window.folder_view.horizontalHeader()
     assert hh.sectionViewportPosition(3) + hh.sectionSize(3) <= window.folder_view.viewport().width()
+    assert hh.sectionSize(3) >= style.rule_id_width(window.folder_view.fontMetrics())
+    panes = window.resume_panes
+    click_dock_tab(qtbot, window, "Resume")
+    bar = panes.tabs.tabBar()
+    qtbot.waitUntil(lambda: bar.width() >= bar.sizeHint().width(), timeout=1000)  # every tab whole
+    assert panes.timeline_controls.isVisible()
     QTest.mouseClick(panes.mode_time, Qt.MouseButton.LeftButton)  # still usable there
     assert panes.timeline.mode == "time"
 

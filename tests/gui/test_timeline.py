@@ -65,3 +65,42 @@ def test_left_with_nothing_selected_selects_the_last_event_of_the_first_run_with
     qtbot.waitUntil(lambda: QApplication.focusWidget() is tl and tl.timeline is not None, timeout=5000)
     QTest.keyClick(tl, Qt.Key.Key_Left)
     assert tl.selected == (0, 4)  # run-legacy has 5 events
+
+
+def test_a_failing_events_rule_id_is_written_whole_at_its_event(qtbot, window):
+    """The rule ids of a lane were drawn right-aligned at the lane's end, far from their event (issue 25):
+    S-TOOLEND-BINDING-PARSE, failing at event 12 of run-source, is written under its mark, whole, and
+    nothing red is written at the lane's end."""
+    from .test_layout import CASE_056
+
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: window.width() == 1600 and not window.compact.compact, timeout=2000)
+    open_and_wait(qtbot, window, CASE_056)
+    tl = window.resume_panes.timeline
+    qtbot.waitUntil(lambda: tl.timeline is not None and tl.viewport().width() > 800, timeout=5000)
+    lane = next(i for i, x in enumerate(tl.timeline.lanes) if x.id == "run-source")
+    assert tl.rule_marks[lane] == {12: ["S-TOOLEND-BINDING-PARSE"]}
+    tl.ensure_lane_visible(lane)
+    qtbot.wait(30)
+    at = tl.event_point(lane, 12)
+    fm = tl.fontMetrics()
+    tw = fm.horizontalAdvance("✖ S-TOOLEND-BINDING-PARSE")
+    img = tl.viewport().grab().toImage()
+    dpr = img.devicePixelRatio()
+    top, bottom = tl.lane_top(lane), tl.lane_top(lane) + tl._lane_h
+
+    def red(x0, x1, y0, y1):
+        n = 0
+        for x in range(int(x0), int(x1)):
+            for y in range(int(y0), int(y1)):
+                c = img.pixelColor(int(x * dpr), int(y * dpr))
+                # the error red (#c62828), not the tools' orange (#e65100)
+                n += c.red() > 150 and c.green() < 90 and c.blue() < 90 and abs(c.green() - c.blue()) < 25
+        return n
+
+    below = at.y() + 8 + 2  # under the event's circle (radius 8)
+    assert red(at.x() - 8, at.x() - 8 + tw, below, bottom) > 40  # the label's glyphs
+    assert red(at.x() + tw, at.x() + tw + 40, below, bottom) == 0  # and it ends where its text ends
+    w = tl.viewport().width()
+    assert red(w - tw - 10, w - 2, below, bottom) == 0  # not at the lane's end any more
+    assert top < below < bottom

@@ -22,8 +22,10 @@ MEASURED_ROWS = 200
 
 def bounds(viewport_width: int) -> tuple[int, int]:
     """``(least, most)`` width in px of the Field column in a viewport ``viewport_width`` px wide:
-    at least :data:`DEFAULT_WIDTH`, at most 3/4 of the viewport (the Value column keeps the rest)."""
-    return DEFAULT_WIDTH, max(DEFAULT_WIDTH, viewport_width * 3 // 4)
+    at least :data:`DEFAULT_WIDTH`, at most 3/4 of the viewport (the Value column keeps the rest);
+    in a viewport narrower than 4/3 of :data:`DEFAULT_WIDTH` (the compact layout's trees), both 3/4 of it."""
+    most = viewport_width * 3 // 4
+    return min(DEFAULT_WIDTH, max(80, most)), max(DEFAULT_WIDTH, most) if most >= DEFAULT_WIDTH else max(80, most)
 
 
 class MiddleElideDelegate(QStyledItemDelegate):
@@ -57,7 +59,7 @@ class FieldColumnFitter(QObject):
         view.viewport().installEventFilter(self)  # a wider pane may give a cut key the room it needs
         view.setColumnWidth(0, DEFAULT_WIDTH)
         if view.model() is not None:  # the panes keep one model; a reset is a new document
-            view.model().modelReset.connect(lambda: view.setColumnWidth(0, DEFAULT_WIDTH))
+            view.model().modelReset.connect(lambda: (view.setColumnWidth(0, DEFAULT_WIDTH), self._timer.start()))
 
     def eventFilter(self, obj, event):  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.Resize:
@@ -69,5 +71,6 @@ class FieldColumnFitter(QObject):
         least, most = bounds(self.view.viewport().width())
         need = self.view.sizeHintForColumn(0)
         width = min(max(need, least), most)
-        if width > self.view.columnWidth(0):
+        current = self.view.columnWidth(0)
+        if width > current or current > most:  # (a narrowed pane: the Value column keeps a quarter)
             self.view.setColumnWidth(0, width)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTreeView
 
+from .. import style
 from ..models.sessions import SessionsModel
 
 __all__ = ["SessionsView"]
@@ -41,6 +42,8 @@ class SessionsView(QTreeView):
         em = self.fontMetrics().horizontalAdvance("M")
         for col, chars in enumerate((34, 5, 22, 14, 14)):
             self.header().resizeSection(col, chars * em)
+        # the verdict column fits "FAIL " and the widest rule id of the catalogue (14 em cut it to "FAIL S-TOOLEND-EV…")
+        self.header().resizeSection(3, max(14 * em, style.rule_id_width(self.fontMetrics(), "FAIL ") + 16))
         self.activated.connect(self._open)
         model.modelReset.connect(self.expandAll)
         self.menu: QMenu | None = None

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QToolTip
 
 from .timeline_paint import (  # noqa: F401 (CATEGORY_COLOURS and the sizes are the view's too)
     _AXIS_H, _CAT, _HEADER_W, _LANE_H, _MARGIN, CATEGORY_COLOURS, _mark, _nice_step, colour_on, first_per_column,
-    paint_density, paint_passes, paint_tools,
+    paint_density, paint_passes, paint_rule_labels, paint_tools,
 )
 
 __all__ = ["TimelineView", "CATEGORY_COLOURS"]
@@ -508,6 +508,7 @@ class TimelineView(QAbstractScrollArea):
                 if _HEADER_W <= x <= w:
                     _mark(p, "error", x, top, mid, bg)
         self._paint_marks(p, i, lane, values, top, mid, w)
+        paint_rule_labels(p, self.rule_marks.get(i, {}), values, self.x_of, (top, full, full_h), w, fm, self._bg)
         self._paint_boundary(p, lane, full, full_h, w, fm)
         self._paint_selection(p, i, values, top, full, full_h, w)
         self._paint_header(p, i, lane, full, fm)
@@ -579,14 +580,13 @@ class TimelineView(QAbstractScrollArea):
         status = ("■ " if lane.terminal else "○ ") + lane.status
         if lane.source:
             status += " · source run"
-        rules = sorted({r for ids in failing.values() for r in ids})
-        if rules:
-            # the rule ids also go in the lane itself, right-aligned, where there is room for them
+        if any(failing.values()):
+            # the rule ids of the run itself (no event) at the lane's start; an event's sit at its mark
+            lane_rules = failing.get(None, [])
             p.setPen(colour_on(CATEGORY_COLOURS["error"], self.palette().color(self.palette().ColorRole.Window), 4.5))
-            label = "✖ " + ", ".join(rules)
-            width = self.viewport().width()
-            p.drawText(QRect(_HEADER_W + 4, top, width - _HEADER_W - 10, self._lane_h - 3),
-                       int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom), label)
+            if lane_rules:
+                p.drawText(QRect(_HEADER_W + 4, top, self.viewport().width() - _HEADER_W - 10, self._lane_h - 3),
+                           int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom), "✖ " + ", ".join(lane_rules))
             status += " · ✖"
             p.setBrush(Qt.BrushStyle.NoBrush)  # a frame only (a brush left by a mark filled it over the text)
             p.drawRect(QRectF(1, top + 1, _HEADER_W - 3, self._lane_h - 2))

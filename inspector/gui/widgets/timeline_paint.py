@@ -14,7 +14,7 @@ from inspector.checkpoint.analysis.views import CATEGORY, EVENT_KINDS
 
 from .. import style
 
-__all__ = ["CATEGORY_COLOURS", "colour_on", "first_per_column", "paint_density", "paint_passes", "paint_tools"]
+__all__ = ["CATEGORY_COLOURS", "colour_on", "first_per_column", "paint_density", "paint_passes", "paint_rule_labels", "paint_tools"]
 
 #: category -> colour (marks also differ in shape, never by colour alone)
 CATEGORY_COLOURS = {
@@ -184,3 +184,27 @@ def _nice_step(raw: float) -> float:
         if m * mag >= raw:
             return float(m * mag)
     return float(10 * mag)
+
+
+def paint_rule_labels(p, marks: dict, values, x_of, band: tuple, w: int, fm, bg: QColor) -> None:
+    """Each event's failing rule ids (``marks``: ``{event index or None: [ids]}``) beside its mark, whole
+    (issue 25: they were drawn right-aligned at the lane's end, far from their event): from the mark's left
+    edge rightwards, or ending at its right edge when the viewport (``w`` px) ends first; below the marks'
+    band when the lane has room for a line. ``band``: ``(marks' band top, lane top, lane height)`` in px;
+    ``x_of``: value -> viewport x; ``bg``: the lane's background (the text's contrast, 4.5:1)."""
+    top, full, full_h = band
+    pen = colour_on(CATEGORY_COLOURS["error"], bg, 4.5)
+    below = full + full_h - top - _LANE_H >= fm.height() + 2
+    base = (top + _LANE_H + fm.ascent() + 1) if below else (top + _LANE_H - 3)
+    for e, ids in marks.items():
+        if e is None or not ids:
+            continue
+        x = x_of(values[e])
+        if not _HEADER_W <= x <= w:
+            continue
+        label = "✖ " + ", ".join(ids)
+        tw = fm.horizontalAdvance(label)
+        tx = max(_HEADER_W + 2, x - 8 if x - 8 + tw <= w - 2 else x + 8 - tw)
+        p.fillRect(QRectF(tx - 1, base - fm.ascent(), tw + 2, fm.height()), bg)
+        p.setPen(pen)
+        p.drawText(QPointF(tx, base), label)

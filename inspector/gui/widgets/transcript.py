@@ -241,6 +241,7 @@ class TranscriptPane(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         self.caption = QLabel("")
+        self.caption.setWordWrap(True)  # (one line, it made the Resume dock 584 px wide at least)
         lay.addWidget(self.caption)
         self.model = TranscriptModel(self)
         self.view = QListView()
@@ -335,6 +336,10 @@ class TranscriptPane(QWidget):
         elided = False
         for b in blocks or []:
             head = _heading(self.model.tr, i, b)  # the text itself follows in full: not repeated here
+            after = ""
+            if b.kind == "tool_use":  # the call, its input, then where its result is (as in the list)
+                head, _, where = head.partition(" →")
+                after = f"<p>→{html.escape(where)}</p>"
             if head:
                 parts.append(f"<p><b>{html.escape(head[:200])}</b></p>")
             if b.kind in ("text", "reasoning", "tool_use", "tool_result") and b.text:
@@ -350,6 +355,7 @@ class TranscriptPane(QWidget):
                 else:
                     text, more = b.text, ""
                 parts.append(f"<pre style='white-space: pre-wrap'>{html.escape(text)}</pre>{more}")
+            parts.append(after)
         if elided:
             parts.insert(1, "<p><a href='show-all'>Show all</a> (long content is shortened)</p>")
         self.detail.setHtml("".join(parts))
