@@ -218,6 +218,7 @@ def _build_trees_dock(w):
     tree_split.setObjectName("treeSplitter")
     tree_split.addWidget(w.snap_pane)
     w.lower_trees = QTabWidget()
+    w.lower_trees.setAccessibleName("Resume boundary and descriptor trees")
     w.lower_trees.addTab(w.resume_pane, "Resume boundary")
     w.lower_trees.addTab(w.desc_pane, "Descriptor")
     tree_split.addWidget(w.lower_trees)
@@ -231,10 +232,13 @@ def _build_trees_dock(w):
 def _build_bytes_and_digests_docks(w):
     """The Bytes dock (payload and descriptor bytes in tabs) and, under it, the Digests dock (table and detail)."""
     w.hex_tabs = QTabWidget()
+    w.hex_tabs.setAccessibleName("Payload and descriptor bytes")
     w.hex_payload = HexView()
     w.hex_payload.setObjectName("payloadBytes")
+    w.hex_payload.setAccessibleName("Payload bytes")
     w.hex_descriptor = HexView()
     w.hex_descriptor.setObjectName("descriptorBytes")
+    w.hex_descriptor.setAccessibleName("Descriptor bytes")
     w.hex_tabs.addTab(w.hex_payload, "Payload bytes")
     w.hex_tabs.addTab(w.hex_descriptor, "Descriptor bytes")
     w.bytes_dock = _dock(w, "Bytes", "bytesDock", w.hex_tabs, Qt.DockWidgetArea.RightDockWidgetArea)
@@ -305,6 +309,7 @@ def _build_folder_dock(w):
     w.sessions_view = SessionsView(w.sessions_model)
     w.folder_tabs = QTabWidget()
     w.folder_tabs.setObjectName("folderTabs")
+    w.folder_tabs.setAccessibleName("Folder: by session and by file")
     w.folder_tabs.addTab(w.sessions_view, "Sessions")
     w.folder_tabs.addTab(fbox, "Files")
     w.folder_dock = _dock(w, "Folder", "folderDock", w.folder_tabs, Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -358,6 +363,7 @@ def restore_folder_columns(w, settings) -> None:
 
 def _build_status(w):
     sb = w.statusBar()
+    sb.setAccessibleName("Status")
     w.status_icon = QLabel()
     w.status_label = QLabel("No checkpoint open")
     w.status_label.setAccessibleName("Overall verdict")

@@ -127,6 +127,7 @@ class ResumePanes(QObject):
         self.lint_list.setWordWrap(True)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("resumeTabs")
+        self.tabs.setAccessibleName("Resume: timeline, transcript, integrity lint, events")
         self.tabs.addTab(self._timeline_page(), "Timeline")
         self.tabs.addTab(self.transcript, "Transcript")
         self.tabs.addTab(self.lint_list, "Integrity lint")

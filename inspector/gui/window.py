@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 from inspector.checkpoint import Verdict
 
 from . import dialogs, menus, style, summary, ticket, views
+from . import accessibility
 from .accessibility import announce_verdict
 from .controllers.comparing import CompareController
 from .controllers.editing import EditController
@@ -72,6 +73,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
+        accessibility.install()  # the bytes views and the timeline read their content to screen readers
         self.settings = settings or QSettings()
         self.recent_files = RecentFiles(self.settings)
         self.setWindowTitle(summary.APP)

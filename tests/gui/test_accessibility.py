@@ -1,6 +1,9 @@
 """Usable with a screen reader and the keyboard alone (issue 25 item 6): every interactive control of the main
 window has a name, no table row reads the same text in every cell, the bytes view and the timeline describe the
-byte under the cursor and the selected event, Tab leaves the tables, and a new verdict is announced."""
+byte under the cursor and the selected event and read it through their accessible text (and value) interfaces,
+Tab leaves the tables and reaches every pane, and a new verdict is announced.
+
+``tools/atspi_dump.sh`` shows the same through AT-SPI, as a screen reader on Linux sees it."""
 
 from __future__ import annotations
 
@@ -8,13 +11,14 @@ import pytest
 
 pytest.importorskip("PySide6")
 from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtGui import QAccessible  # noqa: E402
+from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAccessibleTextCursorEvent  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from inspector.gui import accessibility  # noqa: E402
 
 from .conftest import GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
+from .test_resume_panes import RICH  # noqa: E402
 
 R, T = QAccessible.Role, QAccessible.Text
 INTERACTIVE = {R.PushButton, R.CheckBox, R.RadioButton, R.EditableText, R.ComboBox, R.PageTab, R.Table, R.Tree,
@@ -44,7 +48,7 @@ def test_every_control_is_named_and_no_row_reads_one_text_in_every_cell(qtbot, w
     _walk(QAccessible.queryAccessibleInterface(window), found)
     assert len(found) > 80
     unnamed = [(i.role(), i.object().objectName() if i.object() else None) for i in found
-               if i.role() in INTERACTIVE and not i.text(T.Name)]
+               if (i.role() in INTERACTIVE or i.state().focusable) and not i.text(T.Name)]
     assert unnamed == []
     tables = [i for i in found if i.role() in (R.Table, R.Tree)]
     names = {t.object().objectName() for t in tables}
@@ -86,9 +90,105 @@ def test_a_new_verdict_is_announced_once(qtbot, window, monkeypatch):
     said = []
     monkeypatch.setattr(QAccessible, "isActive", staticmethod(lambda: True))
     monkeypatch.setattr(accessibility.QAccessible, "updateAccessibility", staticmethod(
-        lambda e: said.append((type(e).__name__, e.message(), e.politeness()))))
+        lambda e: said.append((type(e).__name__, e.message(), e.politeness()))
+        if isinstance(e, QAccessibleAnnouncementEvent) else None))
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
     window._update_verdict_display()  # the same verdict again: not said twice
     assert said == [("QAccessibleAnnouncementEvent", "VERIFIED: the reference accepts this checkpoint",
                      QAccessible.AnnouncementPoliteness.Polite)]
     assert window.status_label.accessibleName() == "VERIFIED: the reference accepts this checkpoint"
+
+
+def _caret_line(iface) -> str:
+    """The line of the text interface at its caret (what a screen reader reads after the caret moved)."""
+    ti = iface.textInterface()
+    text = ti.text(0, ti.characterCount())
+    return text[ti.cursorPosition():].split("\n", 1)[0]
+
+
+def test_the_arrow_keys_move_the_bytes_view_byte_by_byte_and_its_text_interface_reads_each_byte(
+        qtbot, window, monkeypatch):
+    carets = []
+    monkeypatch.setattr(QAccessible, "isActive", staticmethod(lambda: True))
+    monkeypatch.setattr(accessibility.QAccessible, "updateAccessibility", staticmethod(
+        lambda e: carets.append((e.object().objectName(), e.cursorPosition()))
+        if isinstance(e, QAccessibleTextCursorEvent) else None))
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    data = GOLDEN_P.read_bytes()
+    hexv = window.hex_payload
+    window.hex_tabs.setCurrentWidget(hexv)
+    QTest.keyClick(window, Qt.Key.Key_6, Qt.KeyboardModifier.AltModifier)  # Go ▸ Bytes
+    qtbot.waitUntil(hexv.hasFocus, timeout=2000)
+    iface = QAccessible.queryAccessibleInterface(hexv)
+    assert (iface.role(), iface.text(T.Name), iface.state().readOnly) == (R.EditableText, "Payload bytes", True)
+    start = data.index(b"retain exact state")  # inside the string /logical_resume/messages/0/content/0/text
+    hexv.go_to(start)
+    for step in (1, 2, 3):
+        carets.clear()
+        QTest.keyClick(hexv, Qt.Key.Key_Right)
+        off = start + step
+        # one byte per key: the tree's selection used to pull the cursor back to the string's first byte (266)
+        assert hexv.cursor_offset == off
+        assert hexv.highlighted == (266, 286)
+        assert _caret_line(iface) == (f"byte {off}: 0x{data[off]:02x}, '{chr(data[off])}', "
+                                      "field /logical_resume/messages/0/content/0/text")
+        assert carets == [("payloadBytes", iface.textInterface().cursorPosition())]  # said once per key
+    assert _caret_line(iface) == "byte 270: 0x61, 'a', field /logical_resume/messages/0/content/0/text"
+    ti = iface.textInterface()
+    assert ti.selectionCount() == 0  # (not bound in PySide6: the span is said in each line instead)
+    row = hexv._row
+    first = (start + 3) - (start + 3) % row
+    assert ti.text(0, ti.characterCount()).split("\n")[0].startswith(f"byte {first}: 0x{data[first]:02x}, ")
+    assert len(ti.text(0, ti.characterCount()).split("\n")) == row
+
+
+def test_the_timeline_reads_the_selected_event_as_text_and_value_when_an_arrow_key_selects_it(qtbot, window,
+                                                                                             monkeypatch):
+    said = []
+    monkeypatch.setattr(QAccessible, "isActive", staticmethod(lambda: True))
+    monkeypatch.setattr(accessibility.QAccessible, "updateAccessibility", staticmethod(
+        lambda e: said.append((e.type(), e.object().objectName()))))
+    open_and_wait(qtbot, window, RICH)
+    tl = window.resume_panes.timeline
+    QTest.keyClick(window, Qt.Key.Key_7, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: tl.hasFocus() and tl.timeline is not None, timeout=5000)
+    iface = QAccessible.queryAccessibleInterface(tl)
+    assert (iface.role(), iface.text(T.Name)) == (R.EditableText, "Timeline of runs and events")
+    assert _caret_line(iface) == "2 runs; no event selected (arrow keys select one)"
+    said.clear()
+    QTest.keyClick(tl, Qt.Key.Key_Right)
+    QTest.keyClick(tl, Qt.Key.Key_Right)
+    assert tl.selected == (0, 1)
+    line = "cognitive_context_bound, event #4 of run run-legacy, pass P1, at 10:39:00.010 UTC"
+    assert _caret_line(iface) == line
+    assert iface.text(T.Value) == line
+    assert tl.accessibleDescription() == f"2 runs; selected: {line}"
+    lines = iface.textInterface().text(0, 10_000).split("\n")
+    assert lines[0] == "turn_start, event #3 of run run-legacy, pass P1, at 10:39:00.000 UTC" and len(lines) == 4
+    value = iface.valueInterface()
+    assert (value.currentValue(), value.minimumValue(), value.maximumValue()) == (4, 3, 7)
+    kinds = [k for k, name in said if name == "timelineView"]
+    E = QAccessible.Event
+    assert kinds == [E.TextUpdated, E.TextCaretMoved, E.ValueChanged] * 2  # once per key
+
+
+def test_tab_alone_reaches_every_pane_in_reading_order_and_comes_back(qtbot, window):
+    open_and_wait(qtbot, window, RICH)
+    window.focus_pane(window.findings_view)
+    qtbot.waitUntil(window.findings_view.hasFocus, timeout=2000)
+    seen = []
+    for _ in range(40):
+        QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        w = QApplication.focusWidget()
+        name = w.objectName() or w.accessibleName() or type(w).__name__
+        if not seen or seen[-1] != name:
+            seen.append(name)
+        if w is window.findings_view:
+            break
+    panes = [n for n in seen if n in {"snapshotTree", "descriptorTree", "resumeTree", "payloadBytes",
+                                      "descriptorBytes", "digestsView", "timelineView", "copyForTicket",
+                                      "findingsView"}]
+    # the verdict's details, then the trees, the bytes, the digests, the resume dock, the verdict bar, the verdicts
+    assert panes[0] == "snapshotTree" and panes[-1] == "findingsView"
+    order = ["snapshotTree", "payloadBytes", "digestsView", "timelineView", "copyForTicket", "findingsView"]
+    assert [n for n in panes if n in order] == order

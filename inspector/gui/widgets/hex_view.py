@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QHBoxLayout, QLabel, 
 from inspector.checkpoint import Verdict
 
 from .. import style
+from ..accessibility import content_changed
 from ..qtcompat import emit
 from .keys import claims_escape
 
@@ -86,6 +87,7 @@ class HexView(QAbstractScrollArea):
         self._placeholder = "No file"
         self._field: str | None = None  # the JSON Pointer of the highlighted value (for screen readers)
         self._row = ROW
+        self._quiet = False  # True while a key's move is relayed (the view is described after it)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.viewport().setCursor(Qt.CursorShape.IBeamCursor)
@@ -155,10 +157,31 @@ class HexView(QAbstractScrollArea):
             text += f"; field {self._field or '(the whole document)'}"
         return text
 
+    def accessible_lines(self) -> tuple[list[str], int]:
+        """The text a screen reader reads of the bytes view (its accessible text interface, issue 25): one line per
+        byte of the cursor's row (``ROW`` bytes, 8 when narrow), ``"byte 18: 0x22, '\"', field /content_digest"``
+        (the field for the bytes of the selected span), and the index of the cursor's line in them."""
+        data = self._data
+        if not data:
+            return [self._placeholder], 0
+        off = min(self._cursor, len(data) - 1)
+        start = off - off % self._row
+        return [self._byte_line(i) for i in range(start, min(len(data), start + self._row))], off - start
+
+    def _byte_line(self, off: int) -> str:
+        b = self._data[off]
+        text = f"byte {off}: 0x{b:02x}, " + (f"'{chr(b)}'" if 32 <= b < 127 else "not a printable character")
+        if self._field and self._span is not None and self._span[0] <= off < self._span[1]:
+            text += f", field {self._field}"
+        return text
+
     def _describe(self) -> None:
+        if self._quiet:
+            return
         text = self.accessible_summary()
         if text != self.accessibleDescription():
             self.setAccessibleDescription(text)  # (Qt tells assistive technology: DescriptionChanged)
+        content_changed(self)  # the text interface: its line per byte and the caret (issue 25)
 
     def set_mark(self, offset: int | None) -> None:
         """Mark one byte (e.g. where parsing stopped) with an underline and a frame."""
@@ -535,7 +558,15 @@ class HexView(QAbstractScrollArea):
         self._scroll_to(self._cursor)
         self.viewport().update()
         if key not in (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown):
-            emit(self.offsetActivated, self._cursor)
+            cursor = self._cursor
+            self._quiet = True  # said once, after the key (not the field's first byte first)
+            try:
+                emit(self.offsetActivated, cursor)
+            finally:
+                self._quiet = False
+            # the relay highlights the field's span and puts the cursor at its start: keep it where the key put it,
+            # or Right and Down never leave a field (a keyboard user was held on its first byte, issue 25)
+            self._cursor = cursor
 
     def viewportEvent(self, event):
         from PySide6.QtCore import QEvent

@@ -32,6 +32,7 @@ class RawEditor(QWidget):
         self.note.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.note)
         self.tabs = QTabWidget()
+        self.tabs.setAccessibleName("Raw text of payload and descriptor")
         self.editors = {}
         self._timers = {}
         self._pending: dict[str, bytes | None] = {}  # documents not yet loaded into a (hidden) editor

@@ -29,6 +29,8 @@ from PySide6.QtCore import QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip
 
+from ..accessibility import content_changed
+
 from .timeline_paint import (  # noqa: F401 (CATEGORY_COLOURS and the sizes are the view's too)
     _AXIS_H, _CAT, _HEADER_W, _LANE_H, _MARGIN, CATEGORY_COLOURS, _mark, _nice_step, colour_on, first_per_column,
     paint_density, paint_passes, paint_rule_labels, paint_tools,
@@ -266,7 +268,7 @@ class TimelineView(QAbstractScrollArea):
 
     def accessible_summary(self) -> str:
         """What a screen reader says of the timeline (its accessible description, issue 25): how many runs, and the
-        selected event (its kind, number, run and time, the rules failing there) or run."""
+        selected event (:meth:`event_line`) or run."""
         tl = self.timeline
         if tl is None or not tl.lanes:
             return self.message or "No checkpoint open."
@@ -277,15 +279,47 @@ class TimelineView(QAbstractScrollArea):
         ln = self.timeline.lanes[lane]
         if e is None:
             return f"{runs}; selected: run {ln.id}, {ln.status}, {len(ln.seq)} events retained of {ln.event_count}"
+        return f"{runs}; selected: {self.event_line(lane, e)}"
+
+    def event_line(self, lane: int, e: int) -> str:
+        """Event ``e`` of lane ``lane`` in words: kind, sequence number, run, loop pass (FORMAT.md 4.17), time
+        (UTC, milliseconds) and the rules failing there, e.g. ``"tool_end, event #12 of run r1, pass P2, at
+        10:00:01.250 UTC"``."""
+        ln = self.timeline.lanes[lane]
         when = datetime.datetime.fromtimestamp(ln.ts[e] / 1000, datetime.timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+        starts = ln.rounds[1::3]
+        k = bisect_right(starts, e) - 1
+        last = ln.rounds[3 * k + 2] if k >= 0 else -1
+        pas = (f"pass P{ln.rounds[3 * k]}" if k >= 0 and (last < 0 or e <= last) and ln.rounds[3 * k] >= 0
+               else "in no pass")
         rules = ", ".join(self.rule_marks.get(lane, {}).get(e, []))
-        return (f"{runs}; selected: {ln.kind_name(e)}, event #{ln.seq[e]} of run {ln.id}, at {when} UTC"
+        return (f"{ln.kind_name(e)}, event #{ln.seq[e]} of run {ln.id}, {pas}, at {when} UTC"
                 + (f"; failing here: {rules}" if rules else ""))
+
+    def accessible_lines(self) -> tuple[list[str], int]:
+        """The text a screen reader reads of the timeline (its accessible text interface, issue 25): the selected
+        event's line (:meth:`event_line`) with up to two events either side of it in its run, or one line for a
+        selected run or for nothing selected; and the index of the selected line."""
+        if self.timeline is None or not self.timeline.lanes or self.selected is None or self.selected[1] is None:
+            return [self.accessible_summary()], 0
+        lane, e = self.selected
+        lo, hi = max(0, e - 2), min(len(self.timeline.lanes[lane].seq), e + 3)
+        return [self.event_line(lane, i) for i in range(lo, hi)], e - lo
+
+    def accessible_value(self) -> tuple[int, int, int]:
+        """The timeline as an accessible value: ``(selected event's sequence number, first, last retained
+        sequence number of its run)``; ``(0, 0, 0)`` when no event is selected. (The bounds take one pass over
+        the run's sequence numbers: only when assistive technology asks.)"""
+        if self.timeline is None or self.selected is None or self.selected[1] is None:
+            return 0, 0, 0
+        ln = self.timeline.lanes[self.selected[0]]
+        return ln.seq[self.selected[1]], min(ln.seq), max(ln.seq)
 
     def _describe(self) -> None:
         text = self.accessible_summary()
         if text != self.accessibleDescription():
             self.setAccessibleDescription(text)  # (Qt tells assistive technology: DescriptionChanged)
+        content_changed(self, lambda: self.accessible_value()[0])  # the text and value interfaces (issue 25)
 
     def focusInEvent(self, event):  # noqa: N802 (Qt)
         super().focusInEvent(event)
