@@ -50,6 +50,11 @@ def test_every_control_is_named_and_no_row_reads_one_text_in_every_cell(qtbot, w
     unnamed = [(i.role(), i.object().objectName() if i.object() else None) for i in found
                if (i.role() in INTERACTIVE or i.state().focusable) and not i.text(T.Name)]
     assert unnamed == []
+    # an icon that stands for something (the verdict's, a message's) is named too; an empty label is not an icon
+    icons = [i for i in found if i.role() == R.Graphic and i.object() is not None
+             and not i.object().pixmap().isNull()]
+    assert icons and [i.text(T.Name) for i in icons if not i.text(T.Name)] == []
+    assert "Verdict: FAIL" in [i.text(T.Name) for i in icons]
     tables = [i for i in found if i.role() in (R.Table, R.Tree)]
     names = {t.object().objectName() for t in tables}
     assert {"digestsView", "findingsView", "snapshotTree"} <= names

@@ -81,6 +81,8 @@ class Banner(QFrame):
                    "info": Verdict.NOT_APPLICABLE}[kind]
         icon = QLabel()
         icon.setPixmap(style.icon(verdict).pixmap(20, 20))
+        icon.setAccessibleName({"error": "Error", "stale": "Changed on disk", "edited": "Edited",
+                                "info": "Note"}[kind])
         lay.addWidget(icon)
         self.label = _WrappedLabel(text)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -273,6 +275,7 @@ class VerdictHeader(QFrame):
         self.subtitle.setVisible(bool(subtitle))
         _set_text_colour(self.title, style.colour(verdict))
         self.icon.setPixmap(style.icon(verdict).pixmap(32, 32))
+        self.icon.setAccessibleName(f"Verdict: {style.label(verdict)}")  # a screen reader names the icon too
         self.button.setVisible(show_button)
 
 
