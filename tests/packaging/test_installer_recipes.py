@@ -3,7 +3,6 @@ tests pin the fixes that reading them found, so they cannot silently come back. 
 actionlint on the workflow (packaging/ci.sh)."""
 
 import ast
-import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,12 +35,46 @@ def test_macos_signs_inside_out_without_deep_and_verifies_every_signature():
     assert 'warn "CODESIGN_IDENTITY is not set' in MAC
 
 
+def _info_plist() -> dict:
+    """The spec's ``info_plist={...}`` literal (the VERSION name replaced), parsed."""
+    start = SPEC.index("info_plist=") + len("info_plist=")
+    depth = 0
+    for end in range(start, len(SPEC)):
+        depth += {"{": 1, "}": -1}.get(SPEC[end], 0)
+        if depth == 0:
+            break
+    return ast.literal_eval(SPEC[start:end + 1].replace(": VERSION,", ": '0',"))
+
+
 def test_macos_minimum_and_document_types():
-    assert '"LSMinimumSystemVersion": "13.0"' in SPEC  # PySide6 6.11.3 wheels: macosx_13_0
-    types = re.search(r'"CFBundleDocumentTypes": (\[.*?\]),\n', SPEC, re.S).group(1)
-    doc_types = ast.literal_eval(types)
-    assert [(d["LSItemContentTypes"], d["LSHandlerRank"]) for d in doc_types] == [
-        (["dev.a3s.code.session-checkpoint.v1"], "Owner"), (["public.json"], "Alternate")]
+    plist = _info_plist()
+    assert plist["LSMinimumSystemVersion"] == "13.0"  # PySide6 6.11.3 wheels: macosx_13_0
+    doc_types = plist["CFBundleDocumentTypes"]
+    assert [(d["LSItemContentTypes"], d["LSHandlerRank"], d["CFBundleTypeRole"]) for d in doc_types] == [
+        (["dev.a3s.code.session-checkpoint.v1"], "Owner", "Viewer"), (["public.json"], "Alternate", "Viewer")]
+    exported = plist["UTExportedTypeDeclarations"]
+    assert [t["UTTypeIdentifier"] for t in exported] == ["dev.a3s.code.session-checkpoint.v1"]
+    tags = exported[0]["UTTypeTagSpecification"]
+    # macOS types a file by its last extension: "payload.json" can never match, and "json" would
+    # retype every JSON file on the Mac as ours; the type matches by MIME type only
+    assert "public.filename-extension" not in tags
+    assert tags["public.mime-type"] == ["application/vnd.a3s.code.session-checkpoint.v1+json"]
+    assert exported[0]["UTTypeConformsTo"][0] == "public.json"
+
+
+def test_macos_notarises_and_staples_the_app_before_the_dmg_then_the_dmg():
+    body = MAC.split("[ -x \"$BUILD/venv/bin/pyinstaller\" ]", 1)[1]
+    order = ["notarise \"$ZIP\"", 'xcrun stapler staple "$APP"', 'xcrun stapler validate "$APP"',
+             "hdiutil create", 'notarise "$DMG"', 'xcrun stapler staple "$DMG"', 'xcrun stapler validate "$DMG"',
+             'xcrun stapler validate "$TARGET/Checkpoint Inspector.app"']
+    positions = [body.index(step) for step in order]
+    assert positions == sorted(positions)
+    assert "ditto -c -k --sequesterRsrc --keepParent" in body  # notarytool takes a zip of the app, not the .app
+    assert 'xcrun notarytool submit "$file" "${notary_args[@]}" --wait' in MAC
+    assert '--key "$NOTARY_API_KEY" --key-id "$NOTARY_API_KEY_ID"' in MAC  # App Store Connect API key
+    assert '--keychain-profile "$NOTARY_PROFILE"' in MAC
+    assert "--options runtime" in MAC and "flags=0x10000(runtime)" in MAC
+    assert 'if [ "${RELEASE:-0}" = 1 ]; then' in MAC  # a release build refuses to go on unsigned
 
 
 def test_inno_setup_clears_old_bundle_removes_path_and_never_takes_json():
