@@ -3,6 +3,7 @@ tests pin the fixes that reading them found, so they cannot silently come back. 
 actionlint on the workflow (packaging/ci.sh)."""
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,12 +83,101 @@ def test_inno_setup_clears_old_bundle_removes_path_and_never_takes_json():
     assert "procedure CurUninstallStepChanged" in ISS and "RemoveFromPath(ExpandConstant('{app}'))" in ISS
     assert "MinVersion=10.0.17763" in ISS
     json_keys = [line for line in ISS.splitlines() if "Classes\\.json" in line]
-    assert json_keys and all("OpenWithProgids" in line for line in json_keys)  # never .json's default
+    # never .json's default: a value only under OpenWithProgids, the .json key itself only removed when empty
+    assert json_keys and all("OpenWithProgids" in line or "ValueType" not in line for line in json_keys)
 
 
 def test_windows_build_checks_exit_codes_and_signatures():
     assert "Start-Process -Wait -PassThru" in PS1 and "$p.ExitCode -ne 0" in PS1
-    assert "signtool verify /pa" in PS1.replace("$SignTool verify /pa", "signtool verify /pa")
+    assert "& $SignTool verify /pa /v $Path" in PS1
+    assert "TimeStamperCertificate" in PS1  # a signature without a timestamp is refused
     assert "uninstall left $Target in the user PATH" in PS1
+    assert "uninstall left the Applications key" in PS1
     assert "upgrade kept a stale file in _internal" in PS1
     assert "::warning title=Windows signing::" in PS1
+    assert 'throw "RELEASE=1: $Text"' in PS1
+
+
+def test_windows_signs_with_a_key_that_cannot_be_exported():
+    # code-signing keys issued since June 2023 live in hardware: no .pfx anywhere any more
+    code = "\n".join(line for line in PS1.splitlines() if not line.lstrip().startswith("#"))
+    for gone in ("pfx", "PFX", "WINDOWS_CERT_PASSWORD", " /f ", " /p "):
+        assert gone not in code, gone
+    # Azure Trusted Signing through signtool's dlib, with its metadata.json
+    assert '"/dlib", $Dlib, "/dmdf", $Metadata' in PS1
+    assert "Endpoint = $env:AZURE_SIGNING_ENDPOINT; CodeSigningAccountName = $env:AZURE_SIGNING_ACCOUNT" in PS1
+    assert "CertificateProfileName = $env:AZURE_SIGNING_PROFILE" in PS1
+    assert '[version]"10.0.22621.755"' in PS1  # the dlib's minimum signtool
+    # or jsign against a cloud HSM / PKCS#11 token, its password read from the environment by jsign
+    assert '"--storepass", "env:JSIGN_STOREPASS"' in PS1 and "$env:JSIGN_STOREPASS)" not in PS1.split("--storepass")[1][:40]
+    # SHA-256 file digest and an RFC 3161 timestamp with SHA-256, in both
+    assert '"/fd", "SHA256", "/tr", $TimestampUrl, "/td", "SHA256"' in PS1
+    assert '"--alg", "SHA-256"' in PS1 and '"--tsmode", "RFC3161"' in PS1
+    # the same command signs the uninstaller and the setup through Inno Setup's SignTool
+    assert '$IsccArgs += "/Sci=$SignCommand"' in PS1 and "`$f" in PS1
+    assert "SignTool=ci\nSignedUninstaller=yes" in ISS
+    assert 'Test-Signature "$Target\\unins000.exe"' in PS1 and "Test-Signature $Setup" in PS1
+
+
+_ISS_FIELD = re.compile(r'(\w+): ("(?:[^"]|"")*"|[^;]*)')
+
+
+def _registry_entries(iss: str) -> list[dict]:
+    """The [Registry] lines of the "Open with" task: Subkey, ValueName, ValueType, ValueData, Flags."""
+    section = iss.split("[Registry]\n", 1)[1].split("\n[", 1)[0]
+    entries = []
+    for line in section.splitlines():
+        if not line.startswith("Root:"):
+            continue
+        fields = {k: v.strip().strip('"').replace('""', '"') for k, v in _ISS_FIELD.findall(line)}
+        if fields.get("Tasks") == "openwith":
+            entries.append(fields)
+    return entries
+
+
+def _install_then_uninstall(entries: list[dict], registry: dict) -> dict:
+    """Inno Setup's semantics on a model registry (key -> {value name: data}): install creates every key
+    (and its parents) and writes the value; uninstall undoes the flagged entries in reverse order."""
+    reg = {k: dict(v) for k, v in registry.items()}
+    for e in entries:
+        parts = e["Subkey"].split("\\")
+        for i in range(1, len(parts) + 1):
+            reg.setdefault("\\".join(parts[:i]), {})
+        if e.get("ValueType", "none") != "none":
+            reg[e["Subkey"]][e.get("ValueName", "")] = e.get("ValueData", "")
+    for e in reversed(entries):
+        key, flags = e["Subkey"], e.get("Flags", "").split()
+        if "uninsdeletevalue" in flags and key in reg:
+            reg[key].pop(e.get("ValueName", ""), None)
+        if "uninsdeletekey" in flags:
+            reg = {k: v for k, v in reg.items() if k != key and not k.startswith(key + "\\")}
+        elif "uninsdeletekeyifempty" in flags and key in reg and not reg[key] \
+                and not any(k.startswith(key + "\\") for k in reg):
+            del reg[key]
+    return reg
+
+
+def test_uninstall_leaves_the_registry_as_it_found_it():
+    entries = _registry_entries(ISS)
+    assert {e["Subkey"] for e in entries} >= {"Software\\Classes\\A3S.SessionCheckpoint.1",
+                                               "Software\\Classes\\Applications\\Checkpoint Inspector.exe"}
+    profile = {"Software": {}, "Software\\Classes": {}, "Software\\Classes\\Applications": {}}
+    with_json = dict(profile, **{"Software\\Classes\\.json": {"": "JSONFile", "Content Type": "application/json"},
+                                 "Software\\Classes\\.json\\OpenWithProgids": {"VSCode.json": ""}})
+    for before in (profile, with_json):
+        assert _install_then_uninstall(entries, before) == before
+    # installed: our ProgID is offered for .json, and .json's default is never ours
+    installed = _install_then_uninstall([dict(e, Flags="") for e in entries], with_json)
+    assert "A3S.SessionCheckpoint.1" in installed["Software\\Classes\\.json\\OpenWithProgids"]
+    assert installed["Software\\Classes\\.json"][""] == "JSONFile"
+    assert installed["Software\\Classes\\Applications\\Checkpoint Inspector.exe"] == {"FriendlyAppName": "Checkpoint Inspector"}
+
+
+def test_the_registry_model_finds_the_key_round_two_left_behind():
+    old = ISS.replace('ValueData: "Checkpoint Inspector"; Flags: uninsdeletekey;', 'ValueData: "Checkpoint Inspector";')
+    old = old.replace('ValueName: ".json"; ValueData: ""; Tasks: openwith',
+                      'ValueName: ".json"; ValueData: ""; Flags: uninsdeletekey; Tasks: openwith')
+    assert old != ISS
+    profile = {"Software": {}, "Software\\Classes": {}, "Software\\Classes\\Applications": {}}
+    left = _install_then_uninstall(_registry_entries(old), profile)
+    assert set(left) - set(profile) == {"Software\\Classes\\Applications\\Checkpoint Inspector.exe"}
