@@ -19,12 +19,50 @@ def test_workflow_uses_current_runners_and_publishes_checksums():
     assert "macos-13" not in WORKFLOW.split("name: installers")[1]
     assert "runs-on: windows-latest" in WORKFLOW
     assert "sha256sum -- * > SHA256SUMS" in WORKFLOW
-    assert "gh release create" in WORKFLOW and "needs: [linux, windows, macos]" in WORKFLOW
+    assert "gh release create" in WORKFLOW
     # secrets gate the signing steps through env (the secrets context is not allowed in `if:`)
     assert "HAVE_MAC_CERT: ${{ secrets.MACOS_CERTIFICATE_P12 != '' }}" in WORKFLOW
-    assert "if: env.HAVE_MAC_CERT != 'true'" in WORKFLOW and "::warning title=macOS signing skipped::" in WORKFLOW
-    assert "security create-keychain" in WORKFLOW and "xcrun notarytool store-credentials" in WORKFLOW
-    assert "security delete-keychain" in WORKFLOW
+    assert "security create-keychain" in WORKFLOW and "security delete-keychain" in WORKFLOW
+    assert "mapfile" not in WORKFLOW  # macOS's own bash 3.2 has none
+
+
+def _job(name: str) -> str:
+    """The text of one job of the workflow."""
+    body = WORKFLOW.split("\njobs:\n", 1)[1]
+    start = body.index(f"\n  {name}:\n") if not body.startswith(f"  {name}:\n") else 0
+    rest = body[start + 1:]
+    nxt = re.search(r"\n  [a-z][a-z-]*:\n", rest[len(name) + 4:])
+    return rest[:len(name) + 4 + nxt.start()] if nxt else rest
+
+
+def test_a_tag_builds_a_release_that_refuses_what_it_cannot_vouch_for():
+    assert "RELEASE: ${{ startsWith(github.ref, 'refs/tags/v') && '1' || '0' }}" in WORKFLOW
+    # every build job names its artifact by what it checked; an unsigned one is only a test artifact
+    assert "format('UNSIGNED-test-build-windows-{0}', github.sha)" in _job("windows")
+    assert "format('UNSIGNED-test-build-macos-{0}-{1}', runner.arch, github.sha)" in _job("macos")
+    assert "format('UNSIGNED-test-build-linux-{0}', github.sha)" in _job("linux")
+    assert "steps.verify.outputs.signed == 'true' && 'signed-windows'" in _job("windows")
+    # the checks that decide it, on the build runner and again on fresh runners before publishing
+    assert "& $signtool verify /pa /v $setup" in _job("windows")
+    assert "& $signtool verify /pa /v $setups[0].FullName" in _job("verify-windows")
+    for check in ('codesign --verify --deep --strict --verbose=2 "$app"', 'spctl -a -t exec -vv "$app"',
+                  'xcrun stapler validate "$app"', 'xcrun stapler validate "$dmg"'):
+        assert check in _job("macos") and check in _job("verify-macos"), check
+    assert "source=Notarized Developer ID" in _job("verify-macos")
+    assert 'throw "release build: the installer is not validly signed and timestamped"' in _job("windows")
+    assert 'if [ "$signed" != true ] && [ "$RELEASE" = 1 ]; then' in _job("macos")
+    # the release job publishes only signed artifacts, and fails (never warns) on anything else
+    release = _job("release")
+    assert "needs: [linux, windows, macos, verify-windows, verify-macos]" in release
+    assert "pattern: signed-*" in release and "name: linux-packages" in release and "UNSIGNED" not in release
+    assert "::warning" not in release and release.count("exit 1") + release.count("fail ") >= 4
+    assert "grep -qx 'status: signed' signing-windows.txt" in release
+    assert "grep -qx 'status: signed-notarised' \"$report\"" in release
+    assert "*example.invalid*" in release  # the .deb's placeholder maintainer
+    assert "gpg --batch --verify SHA256SUMS.asc SHA256SUMS" in release
+    # Windows signs in to Azure with OpenID Connect: no stored password
+    assert "id-token: write" in _job("windows") and "uses: azure/login@v3" in _job("windows")
+    assert "secrets.WINDOWS_CERT" not in WORKFLOW
 
 
 def test_macos_signs_inside_out_without_deep_and_verifies_every_signature():
