@@ -21,8 +21,10 @@ from inspector.cli.main import EXIT_USAGE, SUBCOMMANDS, guarded, retain_parsed_p
 
 _HEADLESS_FLAGS = ("-h", "--help", "--version")
 SELF_TEST_FLAG = "--self-test"
-_KNOWN_OPTIONS = (SELF_TEST_FLAG,) + _HEADLESS_FLAGS
-_USAGE = ("usage: checkpoint-inspector [FILE ...]\n"
+#: Open a window of its own even when another instance runs (default: hand the files to it).
+NEW_WINDOW_FLAG = "--new-window"
+_KNOWN_OPTIONS = (SELF_TEST_FLAG, NEW_WINDOW_FLAG) + _HEADLESS_FLAGS
+_USAGE = ("usage: checkpoint-inspector [--new-window] [FILE ...]\n"
           "       checkpoint-inspector {%s} ...\n"
           "       checkpoint-inspector --self-test | --help | --version\n" % ",".join(SUBCOMMANDS))
 
@@ -43,13 +45,16 @@ def window_paths(argv: list[str]) -> tuple[list[str] | None, str | None]:
     """Decide whether ``argv`` (not a subcommand) opens the window.
 
     Returns:
-        ``(paths, None)``: open the window on ``paths`` (``[]``: the bundled sample);
+        ``(paths, None)``: open the window on ``paths`` (``[]``: the bundled sample; ``--new-window`` is
+        not among them, see :func:`wants_new_window`);
         ``(None, message)``: refuse, with the error sentence for stderr (exit 2).
     """
     paths, options_done = [], False
     for k, arg in enumerate(argv):
         if not options_done and arg == "--":
             options_done = True
+            continue
+        if not options_done and arg == NEW_WINDOW_FLAG:
             continue
         if not options_done and arg.startswith("-") and arg != "-":
             close = difflib.get_close_matches(arg, _KNOWN_OPTIONS, n=1)
@@ -65,6 +70,12 @@ def window_paths(argv: list[str]) -> tuple[list[str] | None, str | None]:
             return None, f"{display_path(arg)}: no such file or folder"
         paths.append(arg)
     return paths, None
+
+
+def wants_new_window(argv: list[str]) -> bool:
+    """True when ``--new-window`` comes before any ``--`` in ``argv`` (the window then never hands its
+    files to another instance: :mod:`inspector.gui.single_instance`)."""
+    return NEW_WINDOW_FLAG in argv[:argv.index("--")] if "--" in argv else NEW_WINDOW_FLAG in argv
 
 
 def opens_window(argv: list[str]) -> bool:
@@ -113,4 +124,4 @@ def _dispatch(argv: list[str]) -> int:
         return EXIT_USAGE
     from inspector.gui import launch  # lazy: headless commands never import Qt
 
-    return launch(paths)
+    return launch(paths, new_window=wants_new_window(argv))

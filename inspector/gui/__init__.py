@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 
-def launch(argv: list[str]) -> int:
-    """Open the main window on ``argv`` files (or the bundled sample); returns the exit code."""
+def launch(argv: list[str], new_window: bool = False) -> int:
+    """Open the main window on ``argv`` files (or the bundled sample); returns the exit code.
+
+    ``new_window`` (``--new-window``): open a window of its own even when another instance of this user
+    runs (by default the files go to that one's window: :mod:`inspector.gui.single_instance`)."""
     try:
         from .app import run
     except ImportError as e:  # PySide6 missing, or a system library Qt needs (issue 27)
@@ -16,4 +19,4 @@ def launch(argv: list[str]) -> int:
         if sys.stderr is not None:
             sys.stderr.write(text + "\n")
         return EXIT_MISSING_LIBRARY if "Qt (PySide6, installed) needs" in text else 2
-    return run(argv)
+    return run(argv, new_window=new_window)

@@ -16,7 +16,9 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
+from . import single_instance
 from .jobs import internal_error_text
+from .single_instance import PathCollector
 from .window import MainWindow
 
 __all__ = ["run", "create_app", "FileOpenFilter", "show_font_notice"]
@@ -72,26 +74,26 @@ def _install_excepthook(window: MainWindow) -> None:
 class FileOpenFilter(QObject):
     """Application-level event filter for ``QEvent.FileOpen``: macOS delivers the files of
     Finder's double-click / "Open With" (and of `open -a`) as these events, not as ``argv``.
-    Files arriving together (a payload and its descriptor) are opened as one pair."""
+    Each file goes to ``collector`` (the one other instances hand their files to), so files
+    arriving together (a payload and its descriptor) are opened as one pair.
 
-    def __init__(self, window: MainWindow):
+    Args:
+        window: the main window (the owner; its ``open_paths`` opens the files).
+        collector: a :class:`~.single_instance.PathCollector`; default: a new one for ``window``.
+    """
+
+    def __init__(self, window: MainWindow, collector: PathCollector | None = None):
         super().__init__(window)
         self._window = window
-        self._pending: list[str] = []
+        self.collector = collector if collector is not None else PathCollector(window.open_paths, window)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.FileOpen:
             path = event.file() or event.url().toLocalFile()
             if path:
-                self._pending.append(path)
-                if len(self._pending) == 1:
-                    QTimer.singleShot(0, self._flush)
+                self.collector.add([path])
             return True
         return False
-
-    def _flush(self) -> None:
-        paths, self._pending = self._pending, []
-        self._window.open_paths(paths)
 
 
 def show_font_notice(window: MainWindow) -> str | None:
@@ -107,11 +109,20 @@ def show_font_notice(window: MainWindow) -> str | None:
     return text
 
 
-def run(argv: list[str]) -> int:
+def run(argv: list[str], new_window: bool = False) -> int:
     """Open the window on ``argv`` paths (files or one folder), or on the bundled sample.
 
+    When another instance of this user runs (:mod:`.single_instance`) and ``argv`` has paths, they are
+    handed to it and this returns 0 without a window; otherwise this instance listens for later ones, and
+    its own paths wait :data:`~.single_instance.COLLECT_MS` for theirs, so the files of one Explorer
+    selection open together.
+
+    Args:
+        argv: paths to open (options, starting with ``-``, are ignored).
+        new_window: ``--new-window``: neither hand off nor listen.
+
     Returns:
-        the Qt event loop's exit code.
+        the Qt event loop's exit code (0 after a handoff).
     """
     # A frozen build's worker processes (large files) are dispatched by ``freeze_support()`` in the
     # bundle's launcher (packaging/pyinstaller/launcher.py), before the command line is read.
@@ -123,14 +134,26 @@ def run(argv: list[str]) -> int:
         return code
     platform_check.install_fatal_platform_handler()
     app = create_app(argv)
+    paths = [a for a in argv if not a.startswith("-")]
+    server = None
+    if single_instance.enabled(app.platformName(), new_window):
+        claimed = single_instance.claim(single_instance.server_name(), paths)
+        if claimed.handed_off:
+            return 0
+        if claimed.note:
+            logging.getLogger("inspector.gui").debug("single instance: %s", claimed.note)
+        server = claimed.server
     window = MainWindow()
     _install_excepthook(window)
-    app.installEventFilter(FileOpenFilter(window))
+    collector = PathCollector(window.open_paths, window)
+    app.installEventFilter(FileOpenFilter(window, collector))
+    if server is not None:
+        server.setParent(window)
+        server.pathsReceived.connect(collector.add)
     window.show()
     QTimer.singleShot(0, lambda: show_font_notice(window))
-    paths = [a for a in argv if not a.startswith("-")]
     if paths:
-        QTimer.singleShot(0, lambda: window.open_paths(paths))
+        collector.add(paths)  # opened once other instances' files had a moment to arrive
     else:
         QTimer.singleShot(0, window.open_sample)
     return app.exec()

@@ -103,7 +103,7 @@ tar -C "$BUILD_DIR/dist" -czf "$OUT_DIR/checkpoint-inspector-$VERSION-linux-$ARC
 if command -v appimagetool >/dev/null; then
   packaging/linux/make_appimage.sh "$BUNDLE" "$OUT_DIR"
 else
-  echo "build.sh: AppImage not built: appimagetool is not installed (it is not on PyPI or in Debian)"
+  echo "build.sh: AppImage not built: appimagetool is not installed (a GitHub download; not in Debian or on PyPI: packaging/README.md)"
 fi
 t3=$(date +%s)
 

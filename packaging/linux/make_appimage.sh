@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Wrap the one-folder bundle in an AppImage. UNTESTED HERE: appimagetool is not available on
-# this build machine (it is distributed only as a download from the AppImage project, which is
-# neither on PyPI nor in Debian), so build.sh calls this only when `appimagetool` is on PATH.
+# Wrap the one-folder bundle in an AppImage. UNTESTED HERE: appimagetool and the AppImage runtime
+# are published only as GitHub downloads, which the build machine cannot reach (neither is in Debian;
+# the package index's AppImage tools download them at build time), so build.sh calls this only when
+# `appimagetool` is on PATH. packaging/README.md ("AppImage: why not, and what it would take").
 #
 #   packaging/linux/make_appimage.sh BUNDLE_DIR OUT_DIR
 set -euo pipefail

@@ -21,9 +21,13 @@ shared library the bundle's ELF files need that is not inside the bundle is look
 that the build machine cannot resolve stops the build (the package would otherwise install
 without it).
 
+``Maintainer`` is ``DEB_MAINTAINER`` (``Name <address>``); without it a placeholder at ``example.invalid``,
+which a release build (``RELEASE=1``, the workflow's tag builds) refuses (:func:`deb_maintainer`).
+
 Usage::
 
-    python3 packaging/linux/make_deb.py --bundle build/packaging/dist/checkpoint-inspector --out dist
+    DEB_MAINTAINER="Name <address>" RELEASE=1 python3 packaging/linux/make_deb.py \\
+        --bundle build/packaging/dist/checkpoint-inspector --out dist
 """
 
 from __future__ import annotations
@@ -46,7 +50,13 @@ sys.path.insert(0, str(HERE.parent / "pyinstaller"))
 from prune import elf_needed  # noqa: E402  (shared ELF reader)
 
 PACKAGE = "checkpoint-inspector"
+#: A placeholder, for test builds only: a release build (``RELEASE=1``) refuses it (:func:`deb_maintainer`).
 DEFAULT_MAINTAINER = "Checkpoint Inspector maintainers <checkpoint-inspector@example.invalid>"
+#: ``Name <address>``, as Debian policy 5.6.2 has the field (one person or list, no comma).
+_MAINTAINER_FORM = re.compile(r"^[^<>,@\n]+ <[^<>@\s]+@([^<>@\s]+)>$")
+#: Domains reserved for examples and tests (RFC 2606, RFC 6761): no mail reaches them.
+_PLACEHOLDER_DOMAINS = re.compile(r"(^|\.)(example|invalid|test|localhost|local)$|(^|\.)example\.(com|net|org)$",
+                                  re.IGNORECASE)
 INSTALL_DIR = f"usr/lib/{PACKAGE}"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 DESCRIPTION = """Verify and explain A3S Code session checkpoints
@@ -217,10 +227,42 @@ def write_licences(root: Path, version: str, contact: str) -> None:
     (doc / "copyright").write_text(make_notices.render_dep5(comps, INSTALL_DIR, contact))
 
 
+def deb_maintainer(environ: dict | None = None) -> str:
+    """The package's ``Maintainer`` field: ``DEB_MAINTAINER``, else the placeholder :data:`DEFAULT_MAINTAINER`.
+
+    Args:
+        environ: the environment to read (default ``os.environ``); ``RELEASE=1`` marks a release build.
+
+    Returns:
+        ``Name <address>``.
+
+    Raises:
+        SystemExit: (message for stderr, exit status 1) when the field is not ``Name <address>``, or when a
+            release build would ship a placeholder: the default, or an address at a domain reserved for
+            examples (``example.invalid``, ``example.com``, ``*.test``, ...). A test build keeps the placeholder
+            and says so on stderr.
+    """
+    env = os.environ if environ is None else environ
+    value = env.get("DEB_MAINTAINER", "").strip() or DEFAULT_MAINTAINER
+    form = _MAINTAINER_FORM.match(value)
+    if form is None:
+        raise SystemExit(f"make_deb: DEB_MAINTAINER must read 'Name <address>' (Debian policy 5.6.2), not {value!r}")
+    if _PLACEHOLDER_DOMAINS.search(form.group(1)):
+        if env.get("RELEASE", "") == "1":
+            raise SystemExit(f"make_deb: RELEASE=1 but the maintainer is a placeholder ({value}): set DEB_MAINTAINER "
+                             "to the real 'Name <address>' that users and Debian tools should reach")
+        sys.stderr.write(f"make_deb: maintainer is a placeholder ({value}); a release build (RELEASE=1) refuses it\n")
+    return value
+
+
 def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str]) -> None:
-    """Write the package tree (files + ``DEBIAN/control``) under ``root``."""
+    """Write the package tree (files + ``DEBIAN/control``) under ``root``.
+
+    Raises:
+        SystemExit: the maintainer is refused (:func:`deb_maintainer`).
+    """
     icons = ROOT / "resources" / "icons"
-    maintainer = os.environ.get("DEB_MAINTAINER", DEFAULT_MAINTAINER)
+    maintainer = deb_maintainer()
     _copytree(bundle, root / INSTALL_DIR)
     # the portable bundle's fonts: the .deb depends on Debian's font packages instead
     shutil.rmtree(root / INSTALL_DIR / "_internal" / "fonts", ignore_errors=True)
@@ -288,7 +330,13 @@ def md5sums(root: Path) -> str:
 
 
 def build_deb(bundle: Path, out: Path, version: str | None = None, allow_unresolved: bool = False) -> Path:
-    """Build ``out/checkpoint-inspector_<version>_<arch>.deb`` from ``bundle``; returns its path."""
+    """Build ``out/checkpoint-inspector_<version>_<arch>.deb`` from ``bundle``; returns its path.
+
+    Raises:
+        SystemExit: the bundle is missing, a needed system library is unresolved, or the maintainer is refused
+            (:func:`deb_maintainer`: checked first, so a release with a placeholder stops before any work).
+    """
+    deb_maintainer()
     version = version or project_version()
     arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
                           check=True).stdout.strip()

@@ -6,14 +6,30 @@
 # Needs: Windows 10 1809+ x64, Python 3.11+ (python.org or the runner's), Inno Setup 6 (iscc.exe;
 # `choco install innosetup` when missing), for signing the Windows SDK's signtool.exe.
 # Produces: dist\CheckpointInspector-<version>-setup.exe   per-user installer, no admin rights needed
+#           dist\signing-windows.txt                       what was signed, and "status: signed" or "status: UNSIGNED"
 #
-# Authenticode: with WINDOWS_CERT_PFX_BASE64 (a code-signing .pfx, base64) and
-# WINDOWS_CERT_PASSWORD set, both executables, the uninstaller and the setup are signed with
-# SHA-256 and an RFC 3161 timestamp, and each signature is checked with `signtool verify /pa`.
-# Without them: unsigned, with a visible warning (SmartScreen will warn users).
+# Authenticode, with a key that never leaves its hardware (code-signing certificates issued since
+# June 2023 cannot be exported as a .pfx). One of:
+#   Azure Trusted Signing (Artifact Signing) through signtool's dlib:
+#     AZURE_SIGNING_ENDPOINT (https://<region>.codesigning.azure.net), AZURE_SIGNING_ACCOUNT,
+#     AZURE_SIGNING_PROFILE (the certificate profile); the dlib signs in as DefaultAzureCredential
+#     does (the workflow's azure/login, or AZURE_CLIENT_ID/AZURE_TENANT_ID/AZURE_CLIENT_SECRET).
+#     AZURE_SIGNING_DLIB: path of Azure.CodeSigning.Dlib.dll (default: the NuGet package
+#     Microsoft.ArtifactSigning.Client, version AZURE_SIGNING_CLIENT_VERSION, fetched with nuget.exe).
+#   jsign against a cloud HSM or a PKCS#11 token:
+#     JSIGN_STORETYPE (PKCS11, AZUREKEYVAULT, GOOGLECLOUD, AWS, DIGICERTONE, TRUSTEDSIGNING, ...),
+#     JSIGN_KEYSTORE, JSIGN_ALIAS, JSIGN_STOREPASS (read by jsign from the environment, never on a
+#     command line), JSIGN_CERTFILE (the certificate chain, when the store holds only the key),
+#     JSIGN_JAR (jsign.jar run with java; default: `jsign` on PATH).
+#   SIGNTOOL: signtool.exe to use (default: the newest Windows SDK one); WINDOWS_TIMESTAMP_URL: the RFC 3161
+#   time-stamping server (default: Microsoft's for Trusted Signing, DigiCert's for jsign).
+# Both executables, the uninstaller and the setup are signed (SHA-256 file digest, RFC 3161 timestamp
+# with SHA-256; Inno Setup's SignTool signs the uninstaller and the setup) and each is checked with
+# `signtool verify /pa` and for a timestamp. Without signing settings: unsigned, with a visible warning
+# (SmartScreen will warn users); with RELEASE=1 that is an error, before anything is built.
 # Every external command's exit code is checked; the installer is installed silently, self-tested,
-# upgraded in place (a stale file in _internal must disappear), and uninstalled (the PATH entry
-# must disappear).
+# upgraded in place (a stale file in _internal must disappear), and uninstalled (the PATH entry, the
+# ProgID, the Applications key and the "Open with" value must disappear).
 $ErrorActionPreference = "Stop"
 $Root = (Resolve-Path "$PSScriptRoot\..\..").Path
 Set-Location $Root
@@ -32,22 +48,93 @@ function Start-Checked([string]$What, [string]$File, [string[]]$Arguments) {
     if ($p.ExitCode -ne 0) { throw "$What failed with exit code $($p.ExitCode)" }
 }
 
-# 0. Signing material (optional).
-$SignTool = $null
-$Pfx = $null
-if ($env:WINDOWS_CERT_PFX_BASE64) {
-    $SignTool = Get-ChildItem "${env:ProgramFiles(x86)}\Windows Kits\10\bin\*\x64\signtool.exe" |
-        Sort-Object FullName -Descending | Select-Object -First 1 -ExpandProperty FullName
-    if (-not $SignTool) { throw "signtool.exe not found (install the Windows SDK)" }
-    $Pfx = Join-Path ([IO.Path]::GetTempPath()) "ci-codesign.pfx"
-    [IO.File]::WriteAllBytes($Pfx, [Convert]::FromBase64String($env:WINDOWS_CERT_PFX_BASE64))
-} else {
-    Write-CiWarning "WINDOWS_CERT_PFX_BASE64 is not set: the executables and the installer are NOT Authenticode-signed"
+# 0. Signing (optional, except with RELEASE=1).
+$Release = $env:RELEASE -eq "1"
+$SignMode = $null
+if ($env:AZURE_SIGNING_ENDPOINT -and $env:AZURE_SIGNING_ACCOUNT -and $env:AZURE_SIGNING_PROFILE) {
+    $SignMode = "azure"
+} elseif ($env:JSIGN_STORETYPE -and $env:JSIGN_ALIAS) {
+    $SignMode = "jsign"
+}
+if (-not $SignMode) {
+    $Text = "no signing settings (AZURE_SIGNING_* or JSIGN_*): the executables and the installer are NOT Authenticode-signed"
+    if ($Release) {
+        if ($env:GITHUB_ACTIONS) { Write-Output "::error title=Windows signing::$Text" }
+        throw "RELEASE=1: $Text"
+    }
+    Write-CiWarning $Text
+}
+$SignTool = $env:SIGNTOOL
+if ($SignMode -and -not $SignTool) {
+    $SignTool = Get-ChildItem "${env:ProgramFiles(x86)}\Windows Kits\10\bin\10.*\x64\signtool.exe" |
+        Sort-Object { [version]$_.Directory.Parent.Name } -Descending | Select-Object -First 1 -ExpandProperty FullName
+}
+if ($SignMode -and -not $SignTool) { throw "signtool.exe not found (install the Windows SDK, or set SIGNTOOL)" }
+$TimestampUrl = $env:WINDOWS_TIMESTAMP_URL
+$Dlib = $null
+$Metadata = $null
+if ($SignMode -eq "azure") {
+    # the dlib needs signtool 10.0.22621.755 or later
+    $Info = (Get-Item $SignTool).VersionInfo
+    $SignToolVersion = [version]::new($Info.FileMajorPart, $Info.FileMinorPart, $Info.FileBuildPart, $Info.FilePrivatePart)
+    if ($SignToolVersion -lt [version]"10.0.22621.755") { throw "$SignTool is $SignToolVersion; Trusted Signing needs 10.0.22621.755 or later" }
+    if (-not $TimestampUrl) { $TimestampUrl = "http://timestamp.acs.microsoft.com" }
+    $Dlib = $env:AZURE_SIGNING_DLIB
+    if (-not $Dlib) {
+        $ClientVersion = if ($env:AZURE_SIGNING_CLIENT_VERSION) { $env:AZURE_SIGNING_CLIENT_VERSION } else { "1.0.128" }
+        Invoke-Checked "nuget install Microsoft.ArtifactSigning.Client" {
+            nuget install Microsoft.ArtifactSigning.Client -Version $ClientVersion -OutputDirectory "$Build\signing-client" -NonInteractive }
+        $Dlib = Get-ChildItem "$Build\signing-client" -Recurse -Filter Azure.CodeSigning.Dlib.dll |
+            Where-Object { $_.Directory.Name -eq "x64" } | Select-Object -First 1 -ExpandProperty FullName
+    }
+    if (-not $Dlib -or -not (Test-Path $Dlib)) { throw "Azure.CodeSigning.Dlib.dll not found (set AZURE_SIGNING_DLIB)" }
+    New-Item -ItemType Directory -Force $Build | Out-Null
+    $Metadata = Join-Path $Build "trusted-signing-metadata.json"
+    $Json = [ordered]@{ Endpoint = $env:AZURE_SIGNING_ENDPOINT; CodeSigningAccountName = $env:AZURE_SIGNING_ACCOUNT;
+                        CertificateProfileName = $env:AZURE_SIGNING_PROFILE } | ConvertTo-Json
+    [IO.File]::WriteAllText($Metadata, $Json)  # UTF-8 without a byte order mark
+    $SignArgs = @("sign", "/v", "/fd", "SHA256", "/tr", $TimestampUrl, "/td", "SHA256", "/dlib", $Dlib, "/dmdf", $Metadata)
+    $SignCommand = "`$q$SignTool`$q sign /v /fd SHA256 /tr $TimestampUrl /td SHA256 /dlib `$q$Dlib`$q /dmdf `$q$Metadata`$q `$f"
+} elseif ($SignMode -eq "jsign") {
+    if (-not $TimestampUrl) { $TimestampUrl = "http://timestamp.digicert.com" }
+    $SignArgs = @("--storetype", $env:JSIGN_STORETYPE, "--alias", $env:JSIGN_ALIAS, "--alg", "SHA-256",
+                  "--tsaurl", $TimestampUrl, "--tsmode", "RFC3161", "--replace")
+    if ($env:JSIGN_KEYSTORE) { $SignArgs += @("--keystore", $env:JSIGN_KEYSTORE) }
+    if ($env:JSIGN_STOREPASS) { $SignArgs += @("--storepass", "env:JSIGN_STOREPASS") }  # jsign reads the variable itself
+    if ($env:JSIGN_CERTFILE) { $SignArgs += @("--certfile", $env:JSIGN_CERTFILE) }
+    if ($env:JSIGN_JAR) {
+        $Jsign = "java"
+        $SignArgs = @("-jar", $env:JSIGN_JAR) + $SignArgs
+        $SignCommand = "java -jar `$q$($env:JSIGN_JAR)`$q"
+    } else {
+        $Jsign = (Get-Command jsign -ErrorAction SilentlyContinue).Source
+        if (-not $Jsign) { throw "jsign not found (choco install jsign, or set JSIGN_JAR)" }
+        $SignCommand = "`$q$Jsign`$q"
+    }
+    # the same arguments for Inno Setup's sign tool (quoted: a keystore path may hold spaces)
+    $Quoted = $SignArgs | Where-Object { $_ -ne "-jar" -and $_ -ne $env:JSIGN_JAR } | ForEach-Object { "`$q$_`$q" }
+    $SignCommand = "$SignCommand $($Quoted -join ' ') `$f"
+}
+$Report = Join-Path $Root "dist\signing-windows.txt"
+New-Item -ItemType Directory -Force (Split-Path $Report) | Out-Null
+Set-Content -Path $Report -Value "mode: $(if ($SignMode) { $SignMode } else { 'none' })"
+
+function Test-Signature([string]$Path) {
+    # Authenticode chain to a trusted root (signtool's default policy /pa), and a timestamp
+    Invoke-Checked "signtool verify $Path" { & $SignTool verify /pa /v $Path }
+    $Signature = Get-AuthenticodeSignature -FilePath $Path
+    if ($Signature.Status -ne "Valid") { throw "signature of $Path is $($Signature.Status)" }
+    if (-not $Signature.TimeStamperCertificate) { throw "signature of $Path has no timestamp" }
+    Add-Content -Path $Report -Value "signed: $(Split-Path -Leaf $Path) by $($Signature.SignerCertificate.Subject), timestamped by $($Signature.TimeStamperCertificate.Subject)"
 }
 function Sign-File([string]$Path) {
-    if (-not $SignTool) { return }
-    Invoke-Checked "signtool sign $Path" { & $SignTool sign /fd SHA256 /tr http://timestamp.digicert.com /td SHA256 /f $Pfx /p $env:WINDOWS_CERT_PASSWORD $Path }
-    Invoke-Checked "signtool verify $Path" { & $SignTool verify /pa /v $Path }
+    if (-not $SignMode) { return }
+    if ($SignMode -eq "azure") {
+        Invoke-Checked "signtool sign $Path" { & $SignTool @SignArgs $Path }
+    } else {
+        Invoke-Checked "jsign $Path" { & $Jsign @SignArgs $Path }
+    }
+    Test-Signature $Path
 }
 
 try {
@@ -78,13 +165,14 @@ try {
     New-Item -ItemType Directory -Force dist | Out-Null
     $IsccArgs = @("/Qp", "/DAppVersion=$Version", "/DSourceDir=$Bundle", "/DOutputDir=$Root\dist",
                   "/DIconFile=$Root\resources\icons\checkpoint-inspector.ico")
-    if ($SignTool) {
+    if ($SignMode) {
+        # Inno Setup runs this for the uninstaller and for the setup itself ($f: the quoted file name)
         $IsccArgs += "/DSigned=1"
-        $IsccArgs += "/Sci=`$q$SignTool`$q sign /fd SHA256 /tr http://timestamp.digicert.com /td SHA256 /f `$q$Pfx`$q /p `$q$($env:WINDOWS_CERT_PASSWORD)`$q `$f"
+        $IsccArgs += "/Sci=$SignCommand"
     }
     Invoke-Checked "iscc" { & $Iscc @IsccArgs packaging\windows\checkpoint-inspector.iss }
     $Setup = "$Root\dist\CheckpointInspector-$Version-setup.exe"
-    Sign-File $Setup
+    if ($SignMode) { Test-Signature $Setup }
 
     # 5. Install silently (with PATH) into a scratch folder and self-test the installed copy.
     $Target = if ($env:RUNNER_TEMP) { "$env:RUNNER_TEMP\ci-install" } else { "$env:TEMP\ci-install" }
@@ -94,6 +182,7 @@ try {
     if (-not (Test-Path "$Target\_internal\licenses\THIRD-PARTY-NOTICES.txt")) { throw "licences missing from the installed copy" }
     $UserPath = [Environment]::GetEnvironmentVariable("Path", "User")
     if (-not ($UserPath -split ";" -contains $Target)) { throw "install did not add $Target to the user PATH" }
+    if ($SignMode) { Test-Signature "$Target\unins000.exe" }  # signed by Inno Setup's sign tool
 
     # 6. Upgrade in place: a file only the old version had in _internal must be gone afterwards.
     Set-Content -Path "$Target\_internal\stale-from-old-version.txt" -Value "old"
@@ -107,7 +196,12 @@ try {
     $UserPath = [Environment]::GetEnvironmentVariable("Path", "User")
     if ($UserPath -and ($UserPath -split ";" -contains $Target)) { throw "uninstall left $Target in the user PATH" }
     if (Test-Path "HKCU:\Software\Classes\A3S.SessionCheckpoint.1") { throw "uninstall left the ProgID" }
-    Get-ChildItem dist | Format-Table Name, Length
+    if (Test-Path "HKCU:\Software\Classes\Applications\Checkpoint Inspector.exe") { throw "uninstall left the Applications key" }
+    $OpenWith = Get-Item "HKCU:\Software\Classes\.json\OpenWithProgids" -ErrorAction SilentlyContinue
+    if ($OpenWith -and ($OpenWith.GetValueNames() -contains "A3S.SessionCheckpoint.1")) { throw "uninstall left the Open with value" }
+
+    Add-Content -Path $Report -Value "status: $(if ($SignMode) { 'signed' } else { 'UNSIGNED' })"
+    Get-ChildItem dist | Format-Table -Property @("Name", "Length")
 } finally {
-    if ($Pfx -and (Test-Path $Pfx)) { Remove-Item -Force $Pfx }
+    if ($Metadata -and (Test-Path $Metadata)) { Remove-Item -Force $Metadata }
 }

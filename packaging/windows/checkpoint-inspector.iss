@@ -1,8 +1,8 @@
 ; Inno Setup 6 script for Checkpoint Inspector (NOT built on the Linux build machine; see build.ps1).
 ;   iscc /DAppVersion=<inspector.__version__> /DSourceDir=build\packaging\dist\checkpoint-inspector
 ;        /DOutputDir=dist /DIconFile=resources\icons\checkpoint-inspector.ico checkpoint-inspector.iss
-;   optional: /DSigned=1 "/Sci=<signtool sign ... $f>" signs the uninstaller with the sign tool
-;   named "ci" (build.ps1 does; it signs the setup itself afterwards)
+;   optional: /DSigned=1 "/Sci=<sign command ... $f>" signs the uninstaller and the setup with the
+;   sign tool named "ci" (build.ps1 does, and checks both signatures afterwards)
 ; Installs per user by default (support staff need no administrator rights); an administrator
 ; can choose "install for all users" in the first dialog.
 #ifndef AppVersion
@@ -36,8 +36,13 @@ ChangesEnvironment=yes
 ChangesAssociations=yes
 CloseApplications=yes
 #ifdef Signed
+; "ci" is defined on iscc's command line by build.ps1 (/Sci=...): signtool with the Trusted Signing
+; dlib, or jsign; it signs the uninstaller and then this setup. A cloud signing call can fail
+; transiently: retried.
 SignTool=ci
 SignedUninstaller=yes
+SignToolRetryCount=3
+SignToolRetryDelay=5000
 #endif
 
 [Tasks]
@@ -67,9 +72,14 @@ Root: HKA; Subkey: "Software\Classes\A3S.SessionCheckpoint.1"; ValueType: string
 Root: HKA; Subkey: "Software\Classes\A3S.SessionCheckpoint.1"; ValueType: string; ValueName: "Content Type"; ValueData: "application/vnd.a3s.code.session-checkpoint.v1+json"; Tasks: openwith
 Root: HKA; Subkey: "Software\Classes\A3S.SessionCheckpoint.1\DefaultIcon"; ValueType: string; ValueName: ""; ValueData: """{app}\Checkpoint Inspector.exe"",0"; Tasks: openwith
 Root: HKA; Subkey: "Software\Classes\A3S.SessionCheckpoint.1\shell\open\command"; ValueType: string; ValueName: ""; ValueData: """{app}\Checkpoint Inspector.exe"" ""%1"""; Tasks: openwith
-Root: HKA; Subkey: "Software\Classes\.json\OpenWithProgids"; ValueType: string; ValueName: "A3S.SessionCheckpoint.1"; ValueData: ""; Flags: uninsdeletevalue; Tasks: openwith
-Root: HKA; Subkey: "Software\Classes\Applications\Checkpoint Inspector.exe\SupportedTypes"; ValueType: string; ValueName: ".json"; ValueData: ""; Flags: uninsdeletekey; Tasks: openwith
-Root: HKA; Subkey: "Software\Classes\Applications\Checkpoint Inspector.exe"; ValueType: string; ValueName: "FriendlyAppName"; ValueData: "Checkpoint Inspector"; Tasks: openwith
+; .json and its OpenWithProgids belong to Windows and other programs: only our value goes, and
+; each key only when nothing else is left in it (a user profile that had no .json key before).
+Root: HKA; Subkey: "Software\Classes\.json"; Flags: uninsdeletekeyifempty; Tasks: openwith
+Root: HKA; Subkey: "Software\Classes\.json\OpenWithProgids"; ValueType: string; ValueName: "A3S.SessionCheckpoint.1"; ValueData: ""; Flags: uninsdeletevalue uninsdeletekeyifempty; Tasks: openwith
+; Applications\<exe> is ours alone: the whole key goes (until round three only its SupportedTypes
+; subkey did, and the key with FriendlyAppName stayed behind after an uninstall).
+Root: HKA; Subkey: "Software\Classes\Applications\Checkpoint Inspector.exe"; ValueType: string; ValueName: "FriendlyAppName"; ValueData: "Checkpoint Inspector"; Flags: uninsdeletekey; Tasks: openwith
+Root: HKA; Subkey: "Software\Classes\Applications\Checkpoint Inspector.exe\SupportedTypes"; ValueType: string; ValueName: ".json"; ValueData: ""; Tasks: openwith
 ; PATH (per user, or machine-wide when installed for all users); removed again by the uninstaller
 ; (CurUninstallStepChanged below), since Inno Setup cannot delete one entry of a value by itself.
 Root: HKCU; Subkey: "Environment"; ValueType: expandsz; ValueName: "Path"; ValueData: "{olddata};{app}"; Tasks: addtopath; Check: not IsAdminInstallMode and NeedsAddPath(ExpandConstant('{app}'))

@@ -19,7 +19,7 @@ from tests.conftest import CASES, GOLDEN, ROOT
 
 GP = GOLDEN / "payload-with-resume.json"
 GD = GOLDEN / "descriptor-with-resume.json"
-USAGE_HEAD = "usage: checkpoint-inspector [FILE ...]\n"
+USAGE_HEAD = "usage: checkpoint-inspector [--new-window] [FILE ...]\n"
 
 
 def _env() -> dict:
@@ -99,6 +99,19 @@ def test_window_paths_decides_without_opening_anything(tmp_path):
     assert entry.opens_window([str(f)]) is True
     assert entry.opens_window(["verfy"]) is False
     assert entry.opens_window([str(f), "--bogus"]) is False
+
+
+def test_new_window_is_an_option_of_the_window_not_a_path(tmp_path):
+    f = tmp_path / "a.json"
+    f.write_bytes(b"{}")
+    assert entry.window_paths(["--new-window", str(f)]) == ([str(f)], None)
+    assert entry.wants_new_window(["--new-window", str(f)]) is True
+    assert entry.opens_window([str(f), "--new-window"]) is True
+    assert entry.wants_new_window([str(f)]) is False
+    # after "--" it is a file name like any other
+    assert entry.wants_new_window(["--", "--new-window"]) is False
+    assert entry.window_paths(["--", "--new-window"]) == (None, "--new-window: no such file or folder")
+    assert entry.window_paths(["--new-windw"]) == (None, "unknown option '--new-windw', did you mean '--new-window'?")
 
 
 # ------------------------------------------------------------------ file names that are not UTF-8

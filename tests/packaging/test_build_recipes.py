@@ -2,11 +2,14 @@
 dependency pruning, the .deb layout and control file, the desktop entry, the icons, and the
 package list that the wheel (and so the bundle) is made from."""
 
+import gzip
+import io
 import os
 import shutil
 import struct
 import subprocess
 import sys
+import tarfile
 import tomllib
 from pathlib import Path
 
@@ -211,3 +214,48 @@ def test_the_package_carries_md5sums_of_every_file(tmp_path):
     data = "usr/lib/checkpoint-inspector/_internal/data.txt"
     assert listed[data] == hashlib.md5(b"x").hexdigest() == "9dd4e461268c8034f5c8564e155c67a6"
     assert "usr/bin/checkpoint-inspector" not in listed  # a symlink
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({}, make_deb.DEFAULT_MAINTAINER),  # a test build keeps the placeholder (and says so)
+    ({"DEB_MAINTAINER": "  "}, make_deb.DEFAULT_MAINTAINER),
+    ({"RELEASE": "1", "DEB_MAINTAINER": "Jane Roe <jane.roe@a3s.dev>"}, "Jane Roe <jane.roe@a3s.dev>"),
+    ({"RELEASE": "0", "DEB_MAINTAINER": "Jane Roe <jane@example.com>"}, "Jane Roe <jane@example.com>"),
+])
+def test_maintainer_from_the_environment(env, expected, capsys):
+    assert make_deb.deb_maintainer(env) == expected
+    placeholder = "example." in expected
+    assert ("a release build (RELEASE=1) refuses it" in capsys.readouterr().err) is placeholder
+
+
+@pytest.mark.parametrize("env, why", [
+    ({"RELEASE": "1"}, "RELEASE=1 but the maintainer is a placeholder (Checkpoint Inspector maintainers "
+                       "<checkpoint-inspector@example.invalid>)"),
+    ({"RELEASE": "1", "DEB_MAINTAINER": "Jane Roe <jane@example.com>"}, "placeholder (Jane Roe <jane@example.com>)"),
+    ({"RELEASE": "1", "DEB_MAINTAINER": "CI <ci@build.test>"}, "placeholder (CI <ci@build.test>)"),
+    ({"DEB_MAINTAINER": "jane@a3s.dev"}, "must read 'Name <address>' (Debian policy 5.6.2), not 'jane@a3s.dev'"),
+    ({"RELEASE": "1", "DEB_MAINTAINER": "Jane Roe, Max Mustermann <team@a3s.dev>"}, "must read 'Name <address>'"),
+])
+def test_a_release_refuses_a_placeholder_or_malformed_maintainer(env, why):
+    with pytest.raises(SystemExit) as e:
+        make_deb.deb_maintainer(env)
+    assert why in str(e.value)
+
+
+@linux_only
+@pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
+def test_release_build_of_the_deb_stops_before_any_work_and_ships_the_real_maintainer(tmp_path, monkeypatch):
+    bundle = _fake_bundle(tmp_path)
+    monkeypatch.setenv("RELEASE", "1")
+    monkeypatch.delenv("DEB_MAINTAINER", raising=False)
+    with pytest.raises(SystemExit, match="RELEASE=1 but the maintainer is a placeholder"):
+        make_deb.build_deb(bundle, tmp_path / "out", version="9.9.9")
+    assert not (tmp_path / "out").exists()  # nothing was written
+    monkeypatch.setenv("DEB_MAINTAINER", "Jane Roe <jane.roe@a3s.dev>")
+    deb = make_deb.build_deb(bundle, tmp_path / "out", version="9.9.9")
+    field = subprocess.run(["dpkg-deb", "-f", str(deb), "Maintainer"], capture_output=True, text=True, check=True)
+    assert field.stdout.strip() == "Jane Roe <jane.roe@a3s.dev>"
+    files = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(deb)], capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(files)) as tar:
+        text = gzip.decompress(tar.extractfile("./usr/share/doc/checkpoint-inspector/changelog.gz").read()).decode()
+    assert " -- Jane Roe <jane.roe@a3s.dev>  " in text

@@ -19,12 +19,50 @@ def test_workflow_uses_current_runners_and_publishes_checksums():
     assert "macos-13" not in WORKFLOW.split("name: installers")[1]
     assert "runs-on: windows-latest" in WORKFLOW
     assert "sha256sum -- * > SHA256SUMS" in WORKFLOW
-    assert "gh release create" in WORKFLOW and "needs: [linux, windows, macos]" in WORKFLOW
+    assert "gh release create" in WORKFLOW
     # secrets gate the signing steps through env (the secrets context is not allowed in `if:`)
     assert "HAVE_MAC_CERT: ${{ secrets.MACOS_CERTIFICATE_P12 != '' }}" in WORKFLOW
-    assert "if: env.HAVE_MAC_CERT != 'true'" in WORKFLOW and "::warning title=macOS signing skipped::" in WORKFLOW
-    assert "security create-keychain" in WORKFLOW and "xcrun notarytool store-credentials" in WORKFLOW
-    assert "security delete-keychain" in WORKFLOW
+    assert "security create-keychain" in WORKFLOW and "security delete-keychain" in WORKFLOW
+    assert "mapfile" not in WORKFLOW  # macOS's own bash 3.2 has none
+
+
+def _job(name: str) -> str:
+    """The text of one job of the workflow."""
+    body = WORKFLOW.split("\njobs:\n", 1)[1]
+    start = body.index(f"\n  {name}:\n") if not body.startswith(f"  {name}:\n") else 0
+    rest = body[start + 1:]
+    nxt = re.search(r"\n  [a-z][a-z-]*:\n", rest[len(name) + 4:])
+    return rest[:len(name) + 4 + nxt.start()] if nxt else rest
+
+
+def test_a_tag_builds_a_release_that_refuses_what_it_cannot_vouch_for():
+    assert "RELEASE: ${{ startsWith(github.ref, 'refs/tags/v') && '1' || '0' }}" in WORKFLOW
+    # every build job names its artifact by what it checked; an unsigned one is only a test artifact
+    assert "format('UNSIGNED-test-build-windows-{0}', github.sha)" in _job("windows")
+    assert "format('UNSIGNED-test-build-macos-{0}-{1}', runner.arch, github.sha)" in _job("macos")
+    assert "format('UNSIGNED-test-build-linux-{0}', github.sha)" in _job("linux")
+    assert "steps.verify.outputs.signed == 'true' && 'signed-windows'" in _job("windows")
+    # the checks that decide it, on the build runner and again on fresh runners before publishing
+    assert "& $signtool verify /pa /v $setup" in _job("windows")
+    assert "& $signtool verify /pa /v $setups[0].FullName" in _job("verify-windows")
+    for check in ('codesign --verify --deep --strict --verbose=2 "$app"', 'spctl -a -t exec -vv "$app"',
+                  'xcrun stapler validate "$app"', 'xcrun stapler validate "$dmg"'):
+        assert check in _job("macos") and check in _job("verify-macos"), check
+    assert "source=Notarized Developer ID" in _job("verify-macos")
+    assert 'throw "release build: the installer is not validly signed and timestamped"' in _job("windows")
+    assert 'if [ "$signed" != true ] && [ "$RELEASE" = 1 ]; then' in _job("macos")
+    # the release job publishes only signed artifacts, and fails (never warns) on anything else
+    release = _job("release")
+    assert "needs: [linux, windows, macos, verify-windows, verify-macos]" in release
+    assert "pattern: signed-*" in release and "name: linux-packages" in release and "UNSIGNED" not in release
+    assert "::warning" not in release and release.count("exit 1") + release.count("fail ") >= 4
+    assert "grep -qx 'status: signed' signing-windows.txt" in release
+    assert "grep -qx 'status: signed-notarised' \"$report\"" in release
+    assert "*example.invalid*" in release  # the .deb's placeholder maintainer
+    assert "gpg --batch --verify SHA256SUMS.asc SHA256SUMS" in release
+    # Windows signs in to Azure with OpenID Connect: no stored password
+    assert "id-token: write" in _job("windows") and "uses: azure/login@v3" in _job("windows")
+    assert "secrets.WINDOWS_CERT" not in WORKFLOW
 
 
 def test_macos_signs_inside_out_without_deep_and_verifies_every_signature():
@@ -36,12 +74,46 @@ def test_macos_signs_inside_out_without_deep_and_verifies_every_signature():
     assert 'warn "CODESIGN_IDENTITY is not set' in MAC
 
 
+def _info_plist() -> dict:
+    """The spec's ``info_plist={...}`` literal (the VERSION name replaced), parsed."""
+    start = SPEC.index("info_plist=") + len("info_plist=")
+    depth = 0
+    for end in range(start, len(SPEC)):
+        depth += {"{": 1, "}": -1}.get(SPEC[end], 0)
+        if depth == 0:
+            break
+    return ast.literal_eval(SPEC[start:end + 1].replace(": VERSION,", ": '0',"))
+
+
 def test_macos_minimum_and_document_types():
-    assert '"LSMinimumSystemVersion": "13.0"' in SPEC  # PySide6 6.11.3 wheels: macosx_13_0
-    types = re.search(r'"CFBundleDocumentTypes": (\[.*?\]),\n', SPEC, re.S).group(1)
-    doc_types = ast.literal_eval(types)
-    assert [(d["LSItemContentTypes"], d["LSHandlerRank"]) for d in doc_types] == [
-        (["dev.a3s.code.session-checkpoint.v1"], "Owner"), (["public.json"], "Alternate")]
+    plist = _info_plist()
+    assert plist["LSMinimumSystemVersion"] == "13.0"  # PySide6 6.11.3 wheels: macosx_13_0
+    doc_types = plist["CFBundleDocumentTypes"]
+    assert [(d["LSItemContentTypes"], d["LSHandlerRank"], d["CFBundleTypeRole"]) for d in doc_types] == [
+        (["dev.a3s.code.session-checkpoint.v1"], "Owner", "Viewer"), (["public.json"], "Alternate", "Viewer")]
+    exported = plist["UTExportedTypeDeclarations"]
+    assert [t["UTTypeIdentifier"] for t in exported] == ["dev.a3s.code.session-checkpoint.v1"]
+    tags = exported[0]["UTTypeTagSpecification"]
+    # macOS types a file by its last extension: "payload.json" can never match, and "json" would
+    # retype every JSON file on the Mac as ours; the type matches by MIME type only
+    assert "public.filename-extension" not in tags
+    assert tags["public.mime-type"] == ["application/vnd.a3s.code.session-checkpoint.v1+json"]
+    assert exported[0]["UTTypeConformsTo"][0] == "public.json"
+
+
+def test_macos_notarises_and_staples_the_app_before_the_dmg_then_the_dmg():
+    body = MAC.split("[ -x \"$BUILD/venv/bin/pyinstaller\" ]", 1)[1]
+    order = ["notarise \"$ZIP\"", 'xcrun stapler staple "$APP"', 'xcrun stapler validate "$APP"',
+             "hdiutil create", 'notarise "$DMG"', 'xcrun stapler staple "$DMG"', 'xcrun stapler validate "$DMG"',
+             'xcrun stapler validate "$TARGET/Checkpoint Inspector.app"']
+    positions = [body.index(step) for step in order]
+    assert positions == sorted(positions)
+    assert "ditto -c -k --sequesterRsrc --keepParent" in body  # notarytool takes a zip of the app, not the .app
+    assert 'xcrun notarytool submit "$file" "${notary_args[@]}" --wait' in MAC
+    assert '--key "$NOTARY_API_KEY" --key-id "$NOTARY_API_KEY_ID"' in MAC  # App Store Connect API key
+    assert '--keychain-profile "$NOTARY_PROFILE"' in MAC
+    assert "--options runtime" in MAC and "flags=0x10000(runtime)" in MAC
+    assert 'if [ "${RELEASE:-0}" = 1 ]; then' in MAC  # a release build refuses to go on unsigned
 
 
 def test_inno_setup_clears_old_bundle_removes_path_and_never_takes_json():
@@ -49,12 +121,101 @@ def test_inno_setup_clears_old_bundle_removes_path_and_never_takes_json():
     assert "procedure CurUninstallStepChanged" in ISS and "RemoveFromPath(ExpandConstant('{app}'))" in ISS
     assert "MinVersion=10.0.17763" in ISS
     json_keys = [line for line in ISS.splitlines() if "Classes\\.json" in line]
-    assert json_keys and all("OpenWithProgids" in line for line in json_keys)  # never .json's default
+    # never .json's default: a value only under OpenWithProgids, the .json key itself only removed when empty
+    assert json_keys and all("OpenWithProgids" in line or "ValueType" not in line for line in json_keys)
 
 
 def test_windows_build_checks_exit_codes_and_signatures():
     assert "Start-Process -Wait -PassThru" in PS1 and "$p.ExitCode -ne 0" in PS1
-    assert "signtool verify /pa" in PS1.replace("$SignTool verify /pa", "signtool verify /pa")
+    assert "& $SignTool verify /pa /v $Path" in PS1
+    assert "TimeStamperCertificate" in PS1  # a signature without a timestamp is refused
     assert "uninstall left $Target in the user PATH" in PS1
+    assert "uninstall left the Applications key" in PS1
     assert "upgrade kept a stale file in _internal" in PS1
     assert "::warning title=Windows signing::" in PS1
+    assert 'throw "RELEASE=1: $Text"' in PS1
+
+
+def test_windows_signs_with_a_key_that_cannot_be_exported():
+    # code-signing keys issued since June 2023 live in hardware: no .pfx anywhere any more
+    code = "\n".join(line for line in PS1.splitlines() if not line.lstrip().startswith("#"))
+    for gone in ("pfx", "PFX", "WINDOWS_CERT_PASSWORD", " /f ", " /p "):
+        assert gone not in code, gone
+    # Azure Trusted Signing through signtool's dlib, with its metadata.json
+    assert '"/dlib", $Dlib, "/dmdf", $Metadata' in PS1
+    assert "Endpoint = $env:AZURE_SIGNING_ENDPOINT; CodeSigningAccountName = $env:AZURE_SIGNING_ACCOUNT" in PS1
+    assert "CertificateProfileName = $env:AZURE_SIGNING_PROFILE" in PS1
+    assert '[version]"10.0.22621.755"' in PS1  # the dlib's minimum signtool
+    # or jsign against a cloud HSM / PKCS#11 token, its password read from the environment by jsign
+    assert '"--storepass", "env:JSIGN_STOREPASS"' in PS1 and "$env:JSIGN_STOREPASS)" not in PS1.split("--storepass")[1][:40]
+    # SHA-256 file digest and an RFC 3161 timestamp with SHA-256, in both
+    assert '"/fd", "SHA256", "/tr", $TimestampUrl, "/td", "SHA256"' in PS1
+    assert '"--alg", "SHA-256"' in PS1 and '"--tsmode", "RFC3161"' in PS1
+    # the same command signs the uninstaller and the setup through Inno Setup's SignTool
+    assert '$IsccArgs += "/Sci=$SignCommand"' in PS1 and "`$f" in PS1
+    assert "SignTool=ci\nSignedUninstaller=yes" in ISS
+    assert 'Test-Signature "$Target\\unins000.exe"' in PS1 and "Test-Signature $Setup" in PS1
+
+
+_ISS_FIELD = re.compile(r'(\w+): ("(?:[^"]|"")*"|[^;]*)')
+
+
+def _registry_entries(iss: str) -> list[dict]:
+    """The [Registry] lines of the "Open with" task: Subkey, ValueName, ValueType, ValueData, Flags."""
+    section = iss.split("[Registry]\n", 1)[1].split("\n[", 1)[0]
+    entries = []
+    for line in section.splitlines():
+        if not line.startswith("Root:"):
+            continue
+        fields = {k: v.strip().strip('"').replace('""', '"') for k, v in _ISS_FIELD.findall(line)}
+        if fields.get("Tasks") == "openwith":
+            entries.append(fields)
+    return entries
+
+
+def _install_then_uninstall(entries: list[dict], registry: dict) -> dict:
+    """Inno Setup's semantics on a model registry (key -> {value name: data}): install creates every key
+    (and its parents) and writes the value; uninstall undoes the flagged entries in reverse order."""
+    reg = {k: dict(v) for k, v in registry.items()}
+    for e in entries:
+        parts = e["Subkey"].split("\\")
+        for i in range(1, len(parts) + 1):
+            reg.setdefault("\\".join(parts[:i]), {})
+        if e.get("ValueType", "none") != "none":
+            reg[e["Subkey"]][e.get("ValueName", "")] = e.get("ValueData", "")
+    for e in reversed(entries):
+        key, flags = e["Subkey"], e.get("Flags", "").split()
+        if "uninsdeletevalue" in flags and key in reg:
+            reg[key].pop(e.get("ValueName", ""), None)
+        if "uninsdeletekey" in flags:
+            reg = {k: v for k, v in reg.items() if k != key and not k.startswith(key + "\\")}
+        elif "uninsdeletekeyifempty" in flags and key in reg and not reg[key] \
+                and not any(k.startswith(key + "\\") for k in reg):
+            del reg[key]
+    return reg
+
+
+def test_uninstall_leaves_the_registry_as_it_found_it():
+    entries = _registry_entries(ISS)
+    assert {e["Subkey"] for e in entries} >= {"Software\\Classes\\A3S.SessionCheckpoint.1",
+                                               "Software\\Classes\\Applications\\Checkpoint Inspector.exe"}
+    profile = {"Software": {}, "Software\\Classes": {}, "Software\\Classes\\Applications": {}}
+    with_json = dict(profile, **{"Software\\Classes\\.json": {"": "JSONFile", "Content Type": "application/json"},
+                                 "Software\\Classes\\.json\\OpenWithProgids": {"VSCode.json": ""}})
+    for before in (profile, with_json):
+        assert _install_then_uninstall(entries, before) == before
+    # installed: our ProgID is offered for .json, and .json's default is never ours
+    installed = _install_then_uninstall([dict(e, Flags="") for e in entries], with_json)
+    assert "A3S.SessionCheckpoint.1" in installed["Software\\Classes\\.json\\OpenWithProgids"]
+    assert installed["Software\\Classes\\.json"][""] == "JSONFile"
+    assert installed["Software\\Classes\\Applications\\Checkpoint Inspector.exe"] == {"FriendlyAppName": "Checkpoint Inspector"}
+
+
+def test_the_registry_model_finds_the_key_round_two_left_behind():
+    old = ISS.replace('ValueData: "Checkpoint Inspector"; Flags: uninsdeletekey;', 'ValueData: "Checkpoint Inspector";')
+    old = old.replace('ValueName: ".json"; ValueData: ""; Tasks: openwith',
+                      'ValueName: ".json"; ValueData: ""; Flags: uninsdeletekey; Tasks: openwith')
+    assert old != ISS
+    profile = {"Software": {}, "Software\\Classes": {}, "Software\\Classes\\Applications": {}}
+    left = _install_then_uninstall(_registry_entries(old), profile)
+    assert set(left) - set(profile) == {"Software\\Classes\\Applications\\Checkpoint Inspector.exe"}

@@ -1,0 +1,179 @@
+"""One window for files opened from outside (issue 27, item 3): a second instance hands its files to the
+first over a real local socket and exits 0; the first opens the files that arrive close together as one pair.
+
+The handoff is driven through real ``QLocalSocket``/``QLocalServer`` ends (a socket handoff is not a user
+action): a second ``python -m inspector FILE`` process, or a socket in this process."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from PySide6.QtNetwork import QLocalSocket
+
+from inspector.gui import single_instance as si
+from tests.conftest import ROOT
+from tests.gui.conftest import GOLDEN_D, GOLDEN_P
+
+NON_UTF8 = b"ck-\xff\xfe.descriptor.json"
+
+
+@pytest.fixture
+def name():
+    """A server name of this test's own: a short absolute socket path (Unix) or a pipe name (Windows)."""
+    if sys.platform == "win32":
+        yield f"ci-test-{os.getpid()}-{id(object())}"
+        return
+    folder = tempfile.mkdtemp(prefix="ci-si-", dir="/tmp")  # (a Unix socket path must stay under 108 bytes)
+    yield os.path.join(folder, "s")
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def split_pair(tmp_path):
+    """The golden pair in two different folders (so the window cannot find one half beside the other), the
+    descriptor under a name that is not UTF-8: ``(payload, descriptor)`` as ``str``."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    p = a / "x.payload.json"
+    shutil.copyfile(GOLDEN_P, p)
+    d = os.path.join(os.fsencode(b), NON_UTF8)
+    with open(d, "wb") as out:
+        out.write(GOLDEN_D.read_bytes())
+    return str(p), os.fsdecode(d)
+
+
+def _client_send(qtbot, name, request: bytes) -> bytes:
+    """A second end in this process, driven by the event loop: send ``request``, return the answer."""
+    sock = QLocalSocket()
+    sock.connectToServer(name)
+    qtbot.waitUntil(lambda: sock.state() == QLocalSocket.LocalSocketState.ConnectedState, timeout=5000)
+    sock.write(request)
+    got = []
+
+    def answered():
+        got.append(bytes(sock.readAll().data()))
+        return b"".join(got).endswith(b"\n") or sock.state() == QLocalSocket.LocalSocketState.UnconnectedState
+
+    qtbot.waitUntil(answered, timeout=5000)
+    sock.abort()
+    return b"".join(got)
+
+
+def test_request_keeps_every_byte_of_a_name_and_refuses_malformed_ones(tmp_path):
+    odd = os.fsdecode(os.path.join(os.fsencode(tmp_path), NON_UTF8))
+    data = si.encode_request([odd, "relative.json"])
+    assert data.startswith(b"CKPTINSP1 {\"paths\": [") and data.endswith(b"\n")
+    back = si.decode_request(data)
+    assert [os.fsencode(p) for p in back] == [os.fsencode(odd), os.fsencode(os.path.abspath("relative.json"))]
+    assert os.fsencode(back[0]).endswith(b"\xff\xfe.descriptor.json")
+    for bad in (b"hello\n", b"CKPTINSP1 {\"paths\": \"x\"}\n", b"CKPTINSP1 {\"paths\": [\"***\"]}\n",
+                b"CKPTINSP1 {\"paths\": [\"\"]}\n", b"CKPTINSP1 not json\n", b"CKPTINSP1 {}\n"):
+        with pytest.raises(ValueError):
+            si.decode_request(bad)
+
+
+def test_second_instance_process_hands_its_file_over_and_the_first_opens_the_pair(qtbot, window, name, split_pair):
+    payload, descriptor = split_pair
+    server = si.InstanceServer(name, window)
+    assert server.listen()
+    received = []
+    server.pathsReceived.connect(received.append)
+    # the timers' wait made long: a second Python process takes longer to start than the 450 ms
+    collector = si.PathCollector(window.open_paths, window, delay_ms=120000, cap_ms=120000)
+    server.pathsReceived.connect(collector.add)
+    collector.add([payload])  # the first instance's own command line
+    env = {k: v for k, v in os.environ.items() if k not in (si.ENV_NEW_WINDOW,)}
+    env.update(QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT), **{si.ENV_INSTANCE: name})
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", os.fsencode(descriptor)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        qtbot.waitUntil(lambda: proc.poll() is not None, timeout=60000)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out, err = proc.communicate()
+    assert proc.returncode == 0, err
+    assert out == b"" and err == b""
+    assert [[os.fsencode(p) for p in r] for r in received] == [[os.fsencode(descriptor)]]
+    assert collector.pending() == [payload, descriptor]
+    with qtbot.waitSignal(window.analysisReady, timeout=20000):
+        collector.flush()  # (what the quiet timer does)
+    assert window.payload.path == payload
+    assert os.fsencode(window.descriptor.path) == os.fsencode(descriptor)
+    assert window.report.verified
+    assert window.report.root_cause is None
+
+
+def test_files_arriving_together_open_once_as_a_pair_with_the_default_timing(qtbot, window, name, split_pair):
+    payload, descriptor = split_pair
+    server = si.InstanceServer(name, window)
+    assert server.listen()
+    collector = si.PathCollector(window.open_paths, window)
+    server.pathsReceived.connect(collector.add)
+    flushed = []
+    collector.flushed.connect(flushed.append)
+    with qtbot.waitSignal(window.analysisReady, timeout=20000):
+        collector.add([payload])
+        assert _client_send(qtbot, name, si.encode_request([descriptor, payload])) == b"OK\n"
+    assert flushed == [[payload, descriptor]]  # one open, the payload given twice kept once
+    assert window.payload.path == payload
+    assert os.fsencode(window.descriptor.path) == os.fsencode(descriptor)
+    assert window.report.verified
+
+
+def test_a_malformed_request_is_answered_err_and_opens_nothing(qtbot, window, name):
+    server = si.InstanceServer(name, window)
+    assert server.listen()
+    received = []
+    server.pathsReceived.connect(received.append)
+    assert _client_send(qtbot, name, b"GET / HTTP/1.0\n") == b"ERR not a checkpoint-inspector request\n"
+    assert received == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="named pipes leave nothing behind")
+def test_a_socket_left_by_a_crashed_instance_does_not_block_the_start(qtbot, window, name):
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(name)  # a listener that died without removing its socket file
+    dead.close()
+    assert os.path.exists(name)
+    assert si.send_paths(name, [str(GOLDEN_P)]) is False  # nobody answers there
+    claimed = si.claim(name, [str(GOLDEN_P)])
+    assert (claimed.handed_off, claimed.note) == (False, "")
+    assert claimed.server.is_listening()
+    assert claimed.server.full_server_name() == name
+    received = []
+    claimed.server.pathsReceived.connect(received.append)
+    assert _client_send(qtbot, name, si.encode_request([str(GOLDEN_D)])) == b"OK\n"
+    assert received == [[str(GOLDEN_D)]]
+    # a start without files while this one listens: no handoff, and it does not take the name over
+    again = si.claim(name, [])
+    assert (again.handed_off, again.server, again.note) == (False, None, "another instance listens")
+    assert claimed.server.is_listening()
+    claimed.server.close()
+    assert not os.path.exists(name)
+
+
+def test_handoff_is_off_for_new_window_and_headless_platforms(tmp_path):
+    assert si.enabled("xcb", environ={}) is True
+    assert si.enabled("windows", new_window=True, environ={}) is False
+    assert si.enabled("cocoa", environ={si.ENV_NEW_WINDOW: "1"}) is False
+    assert si.enabled("offscreen", environ={}) is False  # the tests and the self-test never hand off
+    assert si.enabled("minimal", environ={}) is False
+    assert si.enabled("offscreen", environ={si.ENV_INSTANCE: "x"}) is True
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX user ids")
+def test_server_name_is_per_user_and_display(tmp_path):
+    base = si.server_name({"DISPLAY": ":0"})
+    assert base.startswith("checkpoint-inspector-") and len(base) == len("checkpoint-inspector-") + 16
+    assert si.server_name({"DISPLAY": ":0"}) == base
+    assert si.server_name({"DISPLAY": ":1"}) != base
+    assert si.server_name({si.ENV_INSTANCE: "/tmp/x"}) == "/tmp/x"
+    if sys.platform.startswith("linux"):
+        assert si.server_name({"DISPLAY": ":0", "XDG_RUNTIME_DIR": str(tmp_path)}) == str(Path(tmp_path) / (base + ".sock"))
