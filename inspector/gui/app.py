@@ -114,8 +114,8 @@ def run(argv: list[str], new_window: bool = False) -> int:
 
     When another instance of this user runs (:mod:`.single_instance`) and ``argv`` has paths, they are
     handed to it and this returns 0 without a window; otherwise this instance listens for later ones, and
-    its own paths wait :data:`~.single_instance.COLLECT_MS` for theirs, so the files of one Explorer
-    selection open together.
+    a single path of its own waits :data:`~.single_instance.COLLECT_MS` for theirs, so the files of one
+    Explorer selection open together (two or more paths, or no listening server: opened at once).
 
     Args:
         argv: paths to open (options, starting with ``-``, are ignored).
@@ -153,7 +153,12 @@ def run(argv: list[str], new_window: bool = False) -> int:
     window.show()
     QTimer.singleShot(0, lambda: show_font_notice(window))
     if paths:
-        collector.add(paths)  # opened once other instances' files had a moment to arrive
+        collector.add(paths)
+        if server is None or len(paths) > 1:
+            # nobody can hand files to this window, or the pair came in one command line (a Linux file
+            # manager's %F): open now; else once other instances' files had a moment to arrive (Explorer
+            # starts one process per selected file)
+            QTimer.singleShot(0, collector.flush)
     else:
         QTimer.singleShot(0, window.open_sample)
     return app.exec()
