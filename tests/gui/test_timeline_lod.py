@@ -62,3 +62,23 @@ def test_a_long_sorted_lane_is_taken_for_sorted(qapp):
     assert not view._is_sorted(Lane)
     Lane.index, Lane.seq_sorted = 2, True  # found with the views (Lane.compact, in the worker): taken as said
     assert view._is_sorted(Lane)
+
+
+def test_the_accessible_value_bounds_take_no_pass_over_a_sorted_run(qapp):
+    """A screen reader asks the timeline's value on every arrow key: for a run found sorted with the views
+    the bounds are its first and last sequence numbers (no pass over a million events); an unsorted run's
+    are found once and kept."""
+    from inspector.gui.widgets.timeline import TimelineView
+
+    view = TimelineView()
+
+    class Lane:
+        index = 0
+        seq = array("q", [5, 1, 9])  # claimed sorted: the first and last are taken as they are
+        seq_sorted, ts_sorted = True, True
+
+    assert view._seq_bounds(Lane) == (5, 9)
+    Lane.index, Lane.seq_sorted = 1, False
+    assert view._seq_bounds(Lane) == (1, 9)
+    Lane.seq = array("q", [0])  # kept per run: not scanned again
+    assert view._seq_bounds(Lane) == (1, 9)

@@ -296,7 +296,7 @@ def message_blocks(msg: dict, base: str) -> list:
         elif t == "tool_result":
             c = text_of(b.get("content"))
             if isinstance(c, list):
-                texts = [str(x.get("text", "")) for x in c if isinstance(x, dict) and x.get("type") == "text"]
+                texts = [str(text_of(x.get("text", ""))) for x in c if isinstance(x, dict) and x.get("type") == "text"]
                 images = sum(1 for x in c if isinstance(x, dict) and x.get("type") == "image")
                 text = "\n".join(texts) + (f"\n[{images} image(s)]" if images else "")
             else:
@@ -377,13 +377,18 @@ class PackedViews:
         tl, tr = views
         head = Timeline([], tl.source_run, tl.boundary_turn, tl.checkpoint_ms)
         calls, tr.calls = tr.calls, {}
+        previews, tr.previews = tr.previews, {}
         try:
             self.chunks = [pickle.dumps((head, tr), protocol=pickle.HIGHEST_PROTOCOL)]
         finally:
-            tr.calls = calls
+            tr.calls, tr.previews = calls, previews
         items = list(calls.items())
         self.chunks += [pickle.dumps(("calls", items[i:i + 4096]), protocol=pickle.HIGHEST_PROTOCOL)
                         for i in range(0, len(items), 4096)]
+        # a large message's preview holds up to SHOWN_CHARS characters a block: a few messages a chunk
+        shown = list(previews.items())
+        self.chunks += [pickle.dumps(("previews", shown[i:i + 4]), protocol=pickle.HIGHEST_PROTOCOL)
+                        for i in range(0, len(shown), 4)]
         n = self.LANES_PER_CHUNK
         self.chunks += [pickle.dumps(tl.lanes[i:i + n], protocol=pickle.HIGHEST_PROTOCOL)
                         for i in range(0, len(tl.lanes), n)]
@@ -405,7 +410,7 @@ class PackedViews:
         for c in self.chunks[1:]:
             part = pickle.loads(c)
             if isinstance(part, tuple):
-                tr.calls.update(part[1])
+                (tr.calls if part[0] == "calls" else tr.previews).update(part[1])
             else:
                 head.lanes.extend(part)
         return head, tr

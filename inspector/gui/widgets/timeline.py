@@ -110,13 +110,14 @@ class TimelineView(QAbstractScrollArea):
     def _values(self, lane):
         return lane.seq if self.mode == "sequence" else lane.ts
 
-    def _is_sorted(self, lane) -> bool:
-        known = lane.seq_sorted if self.mode == "sequence" else lane.ts_sorted  # found with the views (a worker)
+    def _is_sorted(self, lane, mode: str | None = None) -> bool:
+        mode = mode or self.mode
+        known = lane.seq_sorted if mode == "sequence" else lane.ts_sorted  # found with the views (a worker)
         if known is not None:
             return known
-        key = (lane.index, self.mode)
+        key = (lane.index, mode)
         if key not in self._sorted:
-            v = self._values(lane)
+            v = lane.seq if mode == "sequence" else lane.ts
             # at C speed (about 45 ms for a million events, once per lane and mode): a lane taken for unsorted is
             # drawn event by event, which stalled a million-event timeline for seconds (issue 25)
             self._sorted[key] = all(map(operator.le, v, islice(v, 1, None)))
@@ -308,18 +309,32 @@ class TimelineView(QAbstractScrollArea):
 
     def accessible_value(self) -> tuple[int, int, int]:
         """The timeline as an accessible value: ``(selected event's sequence number, first, last retained
-        sequence number of its run)``; ``(0, 0, 0)`` when no event is selected. (The bounds take one pass over
-        the run's sequence numbers: only when assistive technology asks.)"""
+        sequence number of its run)``; ``(0, 0, 0)`` when no event is selected. (The bounds of a run whose
+        sequence numbers are out of order take one pass over them, once per run and timeline.)"""
         if self.timeline is None or self.selected is None or self.selected[1] is None:
             return 0, 0, 0
         ln = self.timeline.lanes[self.selected[0]]
-        return ln.seq[self.selected[1]], min(ln.seq), max(ln.seq)
+        return ln.seq[self.selected[1]], *self._seq_bounds(ln)
+
+    def _seq_bounds(self, ln) -> tuple[int, int]:
+        if self._is_sorted(ln, "sequence"):
+            return ln.seq[0], ln.seq[-1]
+        key = ("bounds", ln.index)
+        if key not in self._sorted:
+            self._sorted[key] = (min(ln.seq), max(ln.seq))
+        return self._sorted[key]
+
+    def _selected_seq(self) -> int:
+        """The selected event's sequence number (0 without one): what the value-changed event carries."""
+        if self.timeline is None or self.selected is None or self.selected[1] is None:
+            return 0
+        return self.timeline.lanes[self.selected[0]].seq[self.selected[1]]
 
     def _describe(self) -> None:
         text = self.accessible_summary()
         if text != self.accessibleDescription():
             self.setAccessibleDescription(text)  # (Qt tells assistive technology: DescriptionChanged)
-        content_changed(self, lambda: self.accessible_value()[0])  # the text and value interfaces (issue 25)
+        content_changed(self, self._selected_seq)  # the text and value interfaces (issue 25)
 
     def focusInEvent(self, event):  # noqa: N802 (Qt)
         super().focusInEvent(event)

@@ -14,11 +14,15 @@ def test_message_blocks_reads_raw_string_tokens_of_the_typed_fast_read():
     msg = {"role": "tool", "reasoning_content": memoryview(b'"why \\"so\\""'),
            "content": [{"type": "text", "text": memoryview(b'"a\\u00e9b\\n"')},
                        {"type": "tool_result", "tool_use_id": "t1", "content": memoryview(b'"done"'),
-                        "is_error": False}]}
+                        "is_error": False},
+                       {"type": "tool_result", "tool_use_id": "t2", "is_error": True,
+                        "content": [{"type": "text", "text": memoryview(b'"line \\u0031"')},
+                                    {"type": "image", "source": {}}]}]}
     assert message_blocks(msg, "/m") == [
         Block("reasoning", 'why "so"', "/m/reasoning_content"),
         Block("text", "a\u00e9b\n", "/m/content/0"),
         Block("tool_result", "done", "/m/content/1", tool_id="t1", is_error=False),
+        Block("tool_result", "line 1\n[1 image(s)]", "/m/content/2", tool_id="t2", is_error=True),
     ]
 
 
@@ -57,3 +61,21 @@ def test_lane_compact_finds_whether_sequences_and_timestamps_never_decrease():
     empty = Lane(1, "run-2", "running", 0, 0, 0)
     empty.compact()
     assert (empty.seq_sorted, empty.ts_sorted) == (True, True)
+
+
+def test_packed_views_carry_the_previews_in_chunks_of_their_own():
+    """Views cross from the worker process in small chunks (each unpickled between the window's turns): the
+    previews of large messages are not all in the first one."""
+    import pickle
+
+    from inspector.checkpoint.analysis.views import PackedViews, Roles, Timeline, Transcript
+
+    tr = Transcript(Roles(["user"] * 9), array("q", range(9)), array("q", range(1, 10)),
+                    calls={"t1": (0, 1)})
+    tr.previews = {i: [Block("text", "p" * SHOWN_CHARS, f"/m/{i}", whole_chars=SHOWN_CHARS + i)] for i in range(9)}
+    packed = PackedViews((Timeline([]), tr))
+    head, first = pickle.loads(packed.chunks[0])
+    assert first.previews == {} and first.calls == {}
+    assert max(len(c) for c in packed.chunks) < 5 * SHOWN_CHARS  # four previews a chunk at most
+    tl, back = packed.unpack()
+    assert back == tr and back.previews[8][0].whole_chars == SHOWN_CHARS + 8 and back.calls == {"t1": (0, 1)}
