@@ -31,6 +31,7 @@ import binascii
 import hashlib
 import json
 import os
+import stat
 import sys
 from dataclasses import dataclass
 
@@ -70,10 +71,9 @@ def server_name(environ: dict | None = None) -> str:
         environ: the environment to read (default ``os.environ``).
 
     Returns:
-        ``environ[ENV_INSTANCE]`` when set; on Linux with ``XDG_RUNTIME_DIR`` (a folder only the user can
-        enter) an absolute socket path in it; else a name ``checkpoint-inspector-<16 hex>`` that Qt puts in
-        the temporary folder (macOS: the user's own) or makes a named pipe of (Windows), the hex being a
-        SHA-256 of the user's identity.
+        ``environ[ENV_INSTANCE]`` when set; on Windows a name ``checkpoint-inspector-<16 hex>`` that Qt makes a
+        named pipe of (the hex a SHA-256 of the user's identity; the server admits this user only); elsewhere
+        that name as a socket in :func:`private_dir` (``""`` when there is no such folder: no handoff).
     """
     env = os.environ if environ is None else environ
     if env.get(ENV_INSTANCE):
@@ -84,10 +84,41 @@ def server_name(environ: dict | None = None) -> str:
         who = f"uid={os.getuid()};display={env.get('WAYLAND_DISPLAY', '')}|{env.get('DISPLAY', '')}"
     tag = hashlib.sha256(("checkpoint-inspector/1/" + who).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     name = f"checkpoint-inspector-{tag}"
+    if sys.platform == "win32":
+        return name
+    folder = private_dir(env)
+    return "" if folder is None else os.path.join(folder, name + ".sock")
+
+
+def _private(path: str) -> bool:
+    """True when ``path`` is a real folder (not a link) of this user that nobody else may enter or write."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def private_dir(environ: dict | None = None) -> str | None:
+    """Unix: a folder only this user can enter, for the socket and its lock file (so no other user can listen
+    in the window's place and receive the paths: a name in the shared ``/tmp`` could be taken by anyone).
+
+    ``XDG_RUNTIME_DIR`` when it is this user's and mode 0700; else ``<TMPDIR or /tmp>/checkpoint-inspector-<uid>``,
+    made with mode 0700 when missing. Returns ``None`` when that folder exists but is another user's, a link,
+    or open to others (then this start neither listens nor hands off: it opens its own window).
+    """
+    env = os.environ if environ is None else environ
     runtime = env.get("XDG_RUNTIME_DIR", "")
-    if sys.platform.startswith("linux") and runtime and os.path.isdir(runtime):
-        return os.path.join(runtime, name + ".sock")
-    return name
+    if runtime and _private(runtime):
+        return runtime
+    folder = os.path.join(env.get("TMPDIR") or "/tmp", f"checkpoint-inspector-{os.getuid()}")
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    return folder if _private(folder) else None
 
 
 def enabled(platform_name: str, new_window: bool = False, environ: dict | None = None) -> bool:
@@ -170,6 +201,9 @@ def _handoff(name: str, paths: list[str], connect_ms: int, ack_ms: int) -> str:
     sock = QLocalSocket()
     sock.connectToServer(name)
     if not sock.waitForConnected(connect_ms):
+        return "absent"
+    if sys.platform != "win32" and not _own_socket(sock.fullServerName()):
+        sock.abort()  # not this user's window: its paths are not sent there
         return "absent"
     if sys.platform == "win32":  # let the running instance bring its window to the front
         try:
@@ -348,6 +382,14 @@ class Claim:
     note: str = ""
 
 
+def _own_socket(path: str) -> bool:
+    """True when the Unix socket ``path`` was made by this user (the listener is this user's instance)."""
+    try:
+        return os.stat(path).st_uid == os.getuid()
+    except OSError:
+        return False
+
+
 def _lock_path(name: str) -> str:
     if os.path.isabs(name):
         return name + ".lock"
@@ -371,6 +413,8 @@ def claim(name: str, paths: list[str], lock_ms: int = LOCK_MS) -> Claim:
     Returns:
         a :class:`Claim`. Never raises for a socket problem: the window then opens on its own.
     """
+    if not name:
+        return Claim(False, None, "no private folder for the socket (see private_dir)")
     lock = QLockFile(_lock_path(name))
     if not lock.tryLock(lock_ms):
         return Claim(False, None, f"lock not obtained ({lock.error().name})")

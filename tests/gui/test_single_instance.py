@@ -169,11 +169,64 @@ def test_handoff_is_off_for_new_window_and_headless_platforms(tmp_path):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX user ids")
-def test_server_name_is_per_user_and_display(tmp_path):
-    base = si.server_name({"DISPLAY": ":0"})
-    assert base.startswith("checkpoint-inspector-") and len(base) == len("checkpoint-inspector-") + 16
-    assert si.server_name({"DISPLAY": ":0"}) == base
-    assert si.server_name({"DISPLAY": ":1"}) != base
+def test_server_name_is_per_user_and_display_in_a_folder_only_the_user_enters(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {"DISPLAY": ":0", "TMPDIR": str(tmp)}
+    base = si.server_name(env)
+    folder = tmp / f"checkpoint-inspector-{os.getuid()}"
+    assert Path(base).parent == folder and Path(base).name.startswith("checkpoint-inspector-")
+    assert len(Path(base).name) == len("checkpoint-inspector-") + 16 + len(".sock")
+    assert (folder.stat().st_mode & 0o777, folder.stat().st_uid) == (0o700, os.getuid())
+    assert si.server_name(env) == base
+    assert si.server_name({**env, "DISPLAY": ":1"}) != base
     assert si.server_name({si.ENV_INSTANCE: "/tmp/x"}) == "/tmp/x"
-    if sys.platform.startswith("linux"):
-        assert si.server_name({"DISPLAY": ":0", "XDG_RUNTIME_DIR": str(tmp_path)}) == str(Path(tmp_path) / (base + ".sock"))
+    runtime = tmp_path / "run"
+    runtime.mkdir(0o700)
+    assert si.server_name({**env, "XDG_RUNTIME_DIR": str(runtime)}) == str(runtime / Path(base).name)
+    runtime.chmod(0o755)  # a runtime folder others may enter is not used
+    assert si.server_name({**env, "XDG_RUNTIME_DIR": str(runtime)}) == base
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_no_handoff_through_a_folder_another_user_could_have_prepared(tmp_path):
+    """A name in the shared /tmp could be taken by any user, who would then receive the paths and make this
+    start exit without a window: the socket lives in a folder only this user can enter, or nowhere."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    folder = tmp / f"checkpoint-inspector-{os.getuid()}"
+    folder.mkdir(0o777)
+    folder.chmod(0o777)  # open to everyone: somebody may be listening inside
+    env = {"DISPLAY": ":0", "TMPDIR": str(tmp)}
+    assert si.private_dir(env) is None and si.server_name(env) == ""
+    claimed = si.claim("", [str(GOLDEN_P)])
+    assert (claimed.handed_off, claimed.server) == (False, None) and "no private folder" in claimed.note
+    folder.rmdir()
+    (tmp / f"checkpoint-inspector-{os.getuid()}").symlink_to(tmp_path)  # a link is not the user's folder either
+    assert si.private_dir(env) is None
+    if os.getuid() == 0:  # root can make the folder another user's
+        os.unlink(tmp / f"checkpoint-inspector-{os.getuid()}")
+        other = tmp / f"checkpoint-inspector-{os.getuid()}"
+        other.mkdir(0o700)
+        os.chown(other, 65534, 65534)
+        assert si.private_dir(env) is None
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.getuid() != 0, reason="root makes a socket another user's")
+def test_paths_are_never_sent_to_a_listener_of_another_user(qtbot, tmp_path):
+    """Even at a name given explicitly: a socket that is not this user's gets nothing (its listener reads no
+    request, and the start opens its own window)."""
+    path = str(tmp_path / "other.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(1)
+    os.chown(path, 65534, 65534)
+    listener.settimeout(2)
+    try:
+        assert si.send_paths(path, [str(GOLDEN_P)], connect_ms=1000, ack_ms=500) is False
+        conn, _ = listener.accept()  # Qt connected before it looked at the owner, then hung up at once
+        conn.settimeout(2)
+        assert conn.recv(4096) == b""
+        conn.close()
+    finally:
+        listener.close()
