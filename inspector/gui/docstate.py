@@ -15,7 +15,7 @@ kept: those of the document left are cleared and the document shown says again w
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject
 
