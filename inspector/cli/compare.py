@@ -23,7 +23,7 @@ from inspector.checkpoint.analysis.canondiff import LAYOUT_CLASSES, canonical_di
 from inspector.checkpoint.diagnosis.diagnose import class_text
 from inspector.checkpoint import encode
 from inspector.checkpoint.analysis.compare import (
-    MISSING, Comparison, compare_documents, dump_json, locate, preview, to_patch,
+    MISSING, Comparison, change_texts, compare_documents, dump_json, locate_changes, preview, to_patch,
 )
 
 from .termsafe import terminal_safe, terminal_safe_lines
@@ -150,17 +150,22 @@ def diff_text(c: Comparison, files) -> str:
         lines.append(f"  {ch.op} {what}{where or '(the whole document)'}" + (f"  [{ch.item}]" if ch.item else ""))
         if ch.op == "changed" and isinstance(ch.old, str) and isinstance(ch.new, str):
             i, o, n = string_window(ch.old, ch.new)
-            lines.append(f"      A: {preview(o, 200)}")
-            lines.append(f"      B: {preview(n, 200)}")
+            if (o, n) == (ch.old, ch.new):  # whole: as the files spell them (the window's GUI list says the same)
+                o, n = change_texts(ch, spans, a.data, b.data, 200)
+            else:  # an excerpt around the first difference, decoded
+                o, n = preview(o, 200), preview(n, 200)
+            lines.append(f"      A: {o}")
+            lines.append(f"      B: {n}")
             at = [_char_byte(spans[s].get(p), v, i) for s, p, v in ((0, ch.old_pointer, ch.old),
                                                                       (1, ch.new_pointer, ch.new))]
             where_bytes = ", ".join(f"{side} byte {b}" for side, b in zip("AB", at) if b is not None)
             lines.append(f"      first difference at character {i}" + (f" ({where_bytes})" if where_bytes else ""))
         else:
+            o, n = change_texts(ch, spans, a.data, b.data)
             if ch.old is not MISSING:
-                lines.append(f"      A: {preview(ch.old)}")
+                lines.append(f"      A: {o}")
             if ch.new is not MISSING:
-                lines.append(f"      B: {preview(ch.new)}")
+                lines.append(f"      B: {n}")
             located = [f"{side} {spans[s][p][0]}..{spans[s][p][1]}" for s, side, p in
                        ((0, "A", ch.old_pointer), (1, "B", ch.new_pointer)) if p is not None and p in spans[s]]
             if located:
@@ -175,14 +180,14 @@ def _text(lines: list[str]) -> str:
     return "\n".join(terminal_safe(line) for line in lines) + "\n"
 
 
-#: Byte spans are looked up for the first this many changes (a lookup re-encodes siblings).
+#: In a canonical file, byte spans are looked up for the first this many changes (a lookup re-encodes siblings).
 _LOCATED = 200
 
 
 def _spans(c: Comparison, files) -> tuple[dict, dict]:
-    shown = c.changes[:_LOCATED]
-    return tuple(locate(f.data, v, [p for p in (getattr(ch, attr) for ch in shown) if p is not None])
-                 for f, v, attr in zip(files, c.values, ("old_pointer", "new_pointer")))
+    # every change in a file that is not canonical (one span tree: its values' spellings), the first few in one
+    # that is (where a span only says where)
+    return locate_changes(c, files[0].data, files[1].data, None, _LOCATED)
 
 
 def _char_byte(span, text: str, i: int) -> int | None:

@@ -9,6 +9,8 @@ controllers (:mod:`.controllers`) change it, and the window listens to its signa
 Messages for the user are *notices* (key, kind, text, actions): the window shows each as a
 banner. An action is ``(label, command)`` where ``command`` is ``"save"``, ``"discard"``,
 ``"reload"``, ``"restore"`` or ``("open", [paths])``; the window maps commands to its controllers.
+A notice belongs to the document it was said for: when the files of a load are shown, every notice
+said before that load started is removed, and what applies to the document shown is said again.
 """
 
 from __future__ import annotations
@@ -118,6 +120,11 @@ class Document(QObject):
         self.unsaved: set[str] = set()  # edited documents not yet written by Save As
         self.jobs = JobRunner()
         self._shown = None
+        # notices belong to the document they were said for (issue 25): each key shown, with the number of the
+        # load it was said during (0: before any); showing the files of a later load clears the older ones
+        self._loads = 0
+        self._said: dict[str, int] = {}
+        self.opening.connect(self._load_started)
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._file_changed)
 
@@ -155,12 +162,25 @@ class Document(QObject):
     def say(self, key: str, kind: str, text: str, actions=()) -> None:
         """Show a message (see the module docstring for ``actions``); bytes of a file name that
         are not UTF-8 are shown as ``\\xNN``."""
+        self._said[key] = self._loads
         emit(self.notice, key, kind, display_path(text), list(actions))
 
     def unsay(self, *keys: str) -> None:
         """Remove the messages ``keys``."""
         for k in keys:
+            self._said.pop(k, None)
             emit(self.noticeCleared, k)
+
+    def _load_started(self, _names: str = "") -> None:
+        self._loads += 1
+
+    def _unsay_earlier(self) -> None:
+        """The files of the current load are shown: remove every notice said before it started. They were about
+        the document left (a hint, notes, "Open a payload first" for the canonical diff, a stale file, an
+        error, Expand All stopping) or an action on it; what applies to the document shown is said again
+        (:meth:`_hints`, its warnings). A notice said since the load started stays: it is about the action
+        that opened this document (a drop's "Not opened: ..." for the items of the drop that were not files)."""
+        self.unsay(*[k for k, n in self._said.items() if n < self._loads], "stale", "error", "info")
 
     def set_busy(self, busy: bool, text: str = "", pct: int = -1) -> None:
         emit(self.busy, busy, text, pct)
@@ -227,7 +247,7 @@ class Document(QObject):
             if paths is not None:
                 self.paths = list(paths)
                 self.watch(paths)
-                self.unsay("stale", "error", "info")
+                self._unsay_earlier()
                 emit(self.opened, list(paths))
             for w in a.warnings:
                 self.say("stale", "stale", w, [("Reload", "reload")])

@@ -49,24 +49,11 @@ class FindController(QObject):
         self.current = -1
         self.job: Job | None = None
         self._pending_back: bool | None = None
-        self._doc_key: tuple = ()  # the files of the checkpoint shown, and each one's Find text (issue 25)
-        self._find_texts: dict[tuple, str] = {}
         window.doc.presented.connect(lambda *_: self.reset())
-        window.doc.presented.connect(lambda p: self.document_shown(p.analysis))
-
-    def document_shown(self, a) -> None:
-        """The Find text belongs to the checkpoint it was typed for (issue 25): another checkpoint starts with its
-        own (empty the first time), and coming back to one gives its text back. Edits keep the checkpoint.
-        ``a``: the :class:`~inspector.session.documents.Analysis` being shown."""
-        key = tuple(s.path for s in (a.payload, a.descriptor) if s is not None and s.path)
-        if not key or key == self._doc_key:
-            return
-        texts, edit = self._find_texts, self.w.find_bar.edit
-        texts[self._doc_key] = edit.text()
-        while len(texts) > 50:  # (the oldest checkpoints' texts go first)
-            texts.pop(next(iter(texts)))
-        self._doc_key = key
-        edit.setText(texts.pop(key, ""))
+        # the Find text belongs to the checkpoint it was typed for (issue 25): another checkpoint starts with its
+        # own (empty the first time), and coming back to one gives its text back; edits keep the checkpoint
+        edit = window.find_bar.edit
+        window.states.add_part("find", edit.text, lambda text: edit.setText(text or ""))
 
     def reset(self) -> None:
         """Forget the matches (the documents changed), and the count shown for them."""

@@ -27,6 +27,7 @@ from .find import FindController
 from .controllers.folder import FolderController
 from .controllers.loading import LoadController
 from inspector.session.drops import paths_from_mime
+from .docstate import DocumentStates
 from .document import Document, Presentation, display_path, sample_paths
 from .layout import (
     build_layout, default_dock_sizes, fit_folder_columns, remember_folder_width, restore_window_settings,
@@ -93,12 +94,18 @@ class MainWindow(QMainWindow):
         self.loader.ended.connect(self.editor.load_ended)
         self.comparer = CompareController(self)
         self.loader.comparer = self.comparer
+        self.states = DocumentStates(self)  # (before the parts that keep their state per document)
         self.selection = SelectionRelay(self)
         self.resume_panes = ResumePanes(self)
         self.compact = CompactLayout(self)  # below 1100 px: the Resume dock tabbed with the Digests
         self.copier = CopyService(self)
         self.finder = FindController(self)
         self.expander = TreeExpander(self.doc, self)
+        # the trees' and bytes' view, then the history it is a stop of, come back with their document (issue 25)
+        self.states.add_part("views", lambda: views.capture_document_view(self),
+                             lambda state: state is not None and views.restore_document_view(self, state), "shown")
+        self.states.add_part("history", self.selection.history.snapshot,
+                             lambda state: state is not None and self.selection.history.restore(state), "shown")
         menus.build_menus(self)
         self._connect()
         self._restore_settings()
@@ -129,6 +136,7 @@ class MainWindow(QMainWindow):
         doc = self.doc
         doc.presented.connect(self._present)
         doc.analysed.connect(self._analysed)
+        self.analysisReady.connect(self.states.shown)
         doc.changed.connect(self._changed)
         doc.notice.connect(self._notice)
         doc.noticeCleared.connect(self.clear_banner)

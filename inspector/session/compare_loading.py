@@ -118,14 +118,18 @@ def _verdict(role: str, data: bytes, size: int) -> tuple[str, bool | None, str |
     return f"{rc.rule.id}: {rc.message}", False, rc.rule.id
 
 
-def _rows(comparison) -> list[ChangeRow]:
-    from inspector.checkpoint.analysis.compare import MISSING, preview
+def _rows(comparison, a: bytes, b: bytes) -> list[ChangeRow]:
+    """The first :data:`MAX_ROWS` changes of ``comparison`` of the files ``a`` and ``b``, each value as its
+    file spells it (with the decoded value when that is written otherwise: ``1.0e2 (= 100.0)``; what
+    ``diff`` prints, :func:`~inspector.checkpoint.analysis.compare.change_texts`)."""
+    from inspector.checkpoint.analysis.compare import change_texts, locate_changes
 
+    spans = locate_changes(comparison, a, b, MAX_ROWS, 0)  # (a canonical file spells values as decoded)
     rows = []
     for c in comparison.changes[:MAX_ROWS]:
-        rows.append(ChangeRow(c.op, c.kind, c.item or "", c.old_pointer, c.new_pointer,
-                              "" if c.old is MISSING else preview(c.old, 200),
-                              "" if c.new is MISSING else preview(c.new, 200), c.invalidates))
+        a_text, b_text = change_texts(c, spans, a, b, 200)
+        rows.append(ChangeRow(c.op, c.kind, c.item or "", c.old_pointer, c.new_pointer, a_text, b_text,
+                              c.invalidates))
     return rows
 
 
@@ -139,7 +143,7 @@ def _compare_bytes(a: bytes, b: bytes, role: str, sizes: tuple[int, int]) -> dic
     except checkpoint.SerdeError as e:
         out["error"] = f"{'A' if getattr(e, 'side', 'A') == 'A' else 'B'} is not JSON the reference reads: {e}"
         return out
-    out.update(rows=_rows(c), total=len(c.changes), summary=c.summary(), bytes_equal=c.bytes_equal,
+    out.update(rows=_rows(c, a, b), total=len(c.changes), summary=c.summary(), bytes_equal=c.bytes_equal,
                components=[(d.name, d.old, d.new, d.changed) for d in c.components], index_map=c.index_map)
     return out
 

@@ -48,6 +48,20 @@ class SelectionHistory:
         self.entries.clear()
         self.pos = -1
 
+    def snapshot(self) -> tuple[tuple[Stop, ...], int]:
+        """The entries and the cursor, to :meth:`restore` later (another checkpoint is shown meanwhile)."""
+        return tuple(self.entries), self.pos
+
+    def restore(self, state: tuple[tuple[Stop, ...], int] | None) -> None:
+        """Put back what :meth:`snapshot` returned (``None``: :meth:`clear`)."""
+        if state is None:
+            self.clear()
+            return
+        entries, pos = state
+        cut = max(0, len(entries) - self.limit)  # (the oldest go first, as in push)
+        self.entries = list(entries[cut:])
+        self.pos = max(-1, min(pos - cut, len(self.entries) - 1))
+
     def push(self, loc: Location, place: tuple | None = None) -> None:
         """Record ``loc``, selected in ``place`` (see :class:`Stop`), as the newest selection
         (merged with the current entry when equal)."""

@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from inspector.cli import main
-from tests.checkpoint.analysis.compare_helpers import add_tool_rounds, apply_patch, export
+from tests.checkpoint.analysis.compare_helpers import add_tool_rounds, apply_patch, export, spelled_pair
 from tests.conftest import CASES, CASES_PINNED, GOLDEN, SAMPLES
 
 GP = GOLDEN / "payload-with-resume.json"
@@ -186,3 +186,25 @@ def test_diff_reads_what_the_reference_reads_typed(capsysbinary, tmp_path):
     code, _, err = run(capsysbinary, "diff", rich, bad)
     assert code == 2 and err.startswith(f"checkpoint-inspector: B: {bad} is not JSON the reference reads: "
                                         "recursion limit exceeded")
+
+
+def test_diff_text_shows_each_value_as_its_file_spells_it(capsysbinary, tmp_path):
+    """A number or string spelled otherwise than the reference writes it is shown as the file has it, and the
+    decoded value beside it only when they differ (issue 25 item 5; the comparison window says the same:
+    tests/gui/test_compare_view.py)."""
+    a, b = spelled_pair(tmp_path)
+    code, out, _ = run(capsysbinary, "diff", a, b)
+    values = [line.strip() for line in out.splitlines() if line.startswith(("  changed", "      A:", "      B:"))]
+    assert code == 1 and values == [
+        "changed /snapshot/session/config/auto_compact_threshold",
+        "A: 0.800000011920929",
+        "B: 1E+2 (= 100.0)",
+        "changed /snapshot/session/config/name",
+        'A: "checkpoint fixture"',
+        'B: "checkpoint fixtur\\u00e9" (= "checkpoint fixturé")',
+        "changed /snapshot/session/context_usage/percent",
+        "A: 1.0e2 (= 100.0)",
+        "B: 100.50 (= 100.5)",
+        "changed /snapshot/session/total_cost",
+        "A: 0.0",
+        "B: -0 (= -0.0)"]

@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 
 from inspector.session import compare_loading as compare_engine  # noqa: E402
 from inspector.gui.roles import PointerRole  # noqa: E402
-from tests.checkpoint.analysis.compare_helpers import add_tool_rounds, export  # noqa: E402
+from tests.checkpoint.analysis.compare_helpers import add_tool_rounds, export, spelled_pair  # noqa: E402
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
 from .test_window import _drop  # noqa: E402
@@ -300,4 +300,25 @@ def test_a_comparison_that_cannot_be_made_does_not_keep_saying_comparing(qtbot, 
     assert win.summary.text().startswith("ERROR: ")
     assert [h.text() for h in win.headers] == ["<b>broken.payload.json</b><br>not compared",
                                                "<b>notes.json</b><br>not compared"]
+    win.close()
+
+
+def test_the_change_list_shows_the_files_spelling_of_each_value(qtbot, window, tmp_path):
+    """The list of changes shows a value as its file spells it (``1.0e2``, ``-0``, ``"\\u00e9"``) and the decoded
+    value only when it differs, as ``diff`` prints it (issue 25 item 5: it showed ``100.0 -> 100.5``)."""
+    a, b = spelled_pair(tmp_path)
+    win = _opened(qtbot, window, lambda: _drop(window, [a, b]))
+    m = win.change_model
+    assert [(m.index(r, 2).data(), m.index(r, 3).data()) for r in range(m.rowCount())] == [
+        ("/snapshot/session/config/auto_compact_threshold  0.800000011920929",
+         "/snapshot/session/config/auto_compact_threshold  1E+2 (= 100.0)"),
+        ('/snapshot/session/config/name  "checkpoint fixture"',
+         '/snapshot/session/config/name  "checkpoint fixtur\\u00e9" (= "checkpoint fixturé")'),
+        ("/snapshot/session/context_usage/percent  1.0e2 (= 100.0)",
+         "/snapshot/session/context_usage/percent  100.50 (= 100.5)"),
+        ("/snapshot/session/total_cost  0.0", "/snapshot/session/total_cost  -0 (= -0.0)")]
+    # the tree beside it spells the changed value the same way
+    _click_row(qtbot, win.changes, 2)
+    assert _pointer(win.trees[1]) == "/snapshot/session/context_usage/percent"
+    assert "100.50" in win.trees[1].currentIndex().siblingAtColumn(1).data()
     win.close()

@@ -2,7 +2,9 @@
 
 :func:`locate` gives byte spans of JSON Pointers in the file (arithmetic on encoded lengths
 for a canonical file, a span tree otherwise); :func:`dump_json` and :func:`preview` write
-values compactly at any nesting depth (explicit stack, no recursion per level).
+values compactly at any nesting depth (explicit stack, no recursion per level);
+:func:`value_text` shows a value as the file spells it (``1.0e2 (= 100.0)``), the one text the
+CLI's ``diff`` and the comparison window both print.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import orjson
 
 from inspector.checkpoint.jsontext.canonical import encode
 
-__all__ = ["dump_json", "locate", "preview"]
+__all__ = ["dump_json", "locate", "preview", "value_text", "compact_spelling"]
 
 
 def dump_json(value) -> bytes:
@@ -52,8 +54,9 @@ def dump_json(value) -> bytes:
 _LOCATE_TREE_LIMIT = 32 << 20
 
 
-def locate(data: bytes, value, pointers: list[str]) -> dict[str, tuple[int, int, bool]]:
-    """Byte spans of ``pointers`` in the file ``data`` whose parsed value is ``value``.
+def locate(data: bytes, value, pointers: list[str], canonical_count: int | None = None) -> dict[str, tuple[int, int, bool]]:
+    """Byte spans of ``pointers`` in the file ``data`` whose parsed value is ``value`` (in a canonical file
+    only of the first ``canonical_count`` of them, when given: each costs an encoding of its value).
 
     Returns:
         ``{pointer: (start, end, canonical)}`` (``end`` exclusive; ``canonical`` tells that the
@@ -69,7 +72,7 @@ def locate(data: bytes, value, pointers: list[str]) -> dict[str, tuple[int, int,
         canonical = False
     if canonical:
         offsets: dict[int, tuple] = {}  # id(container) -> child start offsets, relative to it
-        for p in pointers:
+        for p in pointers[:canonical_count]:
             span = _span_in_canonical(value, p, offsets)
             if span is not None:
                 out[p] = (span[0], span[1], True)
@@ -132,3 +135,58 @@ def preview(value, limit: int = 100) -> str:
     """Compact JSON of ``value`` cut to ``limit`` characters (``…`` marks the cut)."""
     text = dump_json(value).decode("utf-8", "replace")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+
+#: At most this many bytes of a value's spelling are read to show it (whitespace beyond is not walked).
+_SPELLING_SCAN = 1 << 16
+_WS = frozenset(b" \t\n\r")
+
+
+def compact_spelling(raw: bytes, limit: int = 100, more: bool = False) -> str:
+    """The JSON text ``raw`` (one value, as the file writes it) without the whitespace between its
+    tokens, cut to ``limit`` characters (``…`` marks the cut; ``more``: ``raw`` is only the start of the
+    value, so the text is cut in any case)."""
+    out = bytearray()
+    in_string = escaped = False
+    cap = 4 * limit + 4  # bytes: ``limit`` characters are at most 4 bytes each in UTF-8
+    for byte in raw:
+        if in_string:
+            out.append(byte)
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte in _WS:
+            continue
+        else:
+            out.append(byte)
+            if byte == 0x22:
+                in_string = True
+        if len(out) > cap:
+            more = True
+            break
+    text = bytes(out).decode("utf-8", "replace")
+    return text[: limit - 1] + "…" if more or len(text) > limit else text
+
+
+def value_text(value, data: bytes | None = None, span: tuple | None = None, limit: int = 100) -> str:
+    """``value`` as the file ``data`` spells it at ``span`` (``(start, end, canonical)`` from :func:`locate`),
+    then `` (= decoded)`` when the decoded value is written differently (a number or string spelled
+    otherwise than the reference writes it: ``1.0e2 (= 100.0)``, ``-0 (= -0.0)``, ``"\\u00e9" (= "é")``).
+
+    An object or array shows its spelling alone (whitespace between tokens dropped): its decoded form
+    would differ by key order in most files and repeat the value. Without a span, or in a canonical
+    file (whose spelling is the decoded value's), this is :func:`preview`. Each part is cut to ``limit``
+    characters; at most :data:`_SPELLING_SCAN` bytes of the file are read.
+    """
+    if span is None or data is None or span[2]:
+        return preview(value, limit)
+    start, end = span[0], span[1]
+    spelled = compact_spelling(data[start:min(end, start + _SPELLING_SCAN)], limit, end - start > _SPELLING_SCAN)
+    if isinstance(value, (dict, list)):
+        return spelled
+    decoded = preview(value, limit)
+    return spelled if spelled == decoded else f"{spelled} (= {decoded})"

@@ -89,3 +89,28 @@ def export(payload: dict) -> tuple[bytes, bytes]:
     """``(payload bytes, descriptor bytes)`` as the reference exports them (canonical encoder)."""
     data = encode(payload)
     return data, encode(build_descriptor(payload, data))
+
+
+def spelled_pair(folder):
+    """Two payloads (A, B) written in ``folder`` from the golden payload with numbers and a string spelled as
+    the reference never writes them (``1.0e2``, ``100.50``, ``1E+2``, ``-0``, ``"\\u00e9"``; they need not
+    verify): the comparison must show those spellings (issue 25 item 5). Returns their paths."""
+    from tests.conftest import GOLDEN
+
+    src = (GOLDEN / "payload-with-resume.json").read_bytes()
+
+    def sub(data, old, new):
+        assert data.count(old) == 1, old
+        return data.replace(old, new)
+
+    a = sub(src, b'"percent":0.0', b'"percent":1.0e2')
+    b = sub(src, b'"percent":0.0', b'"percent":100.50')
+    b = sub(b, b'"auto_compact_threshold":0.800000011920929', b'"auto_compact_threshold":1E+2')
+    b = sub(b, b'"total_cost":0.0', b'"total_cost":-0')
+    b = sub(b, b'"name":"checkpoint fixture"', b'"name":"checkpoint fixtur\\u00e9"')
+    out = []
+    for name, data in (("a", a), ("b", b)):
+        path = folder / f"{name}.payload.json"
+        path.write_bytes(data)
+        out.append(path)
+    return out

@@ -309,3 +309,18 @@ def test_locate_spans_in_canonical_and_pretty_files():
     pretty = json.dumps(G, indent=2).encode()
     s, e, canonical = locate(pretty, G, ["/snapshot/session/id"])["/snapshot/session/id"]
     assert pretty[s:e] == b'"session-checkpoint-1"' and canonical is False
+
+
+def test_value_text_spells_a_value_as_its_file_does():
+    """``value_text``: the file's spelling, the decoded value only when written otherwise; an object keeps its
+    spelling without the whitespace between tokens (inside strings kept), cut to the limit (issue 25 item 5)."""
+    from inspector.checkpoint.analysis.compare_text import locate, value_text
+
+    data = b'{ "a" : 1.0e2, "b": [ 1 ,  "x  y" ], "c": "\\u00e9", "d": 5, "e": {"k":   "' + b"v" * 300 + b'"} }'
+    value = orjson.loads(data)
+    spans = locate(data, value, ["/a", "/b", "/c", "/d", "/e"])
+    texts = {p: value_text(v, data, spans[p], 40) for p, v in
+             (("/a", 100.0), ("/b", value["b"]), ("/c", "é"), ("/d", 5), ("/e", value["e"]))}
+    assert texts == {"/a": "1.0e2 (= 100.0)", "/b": '[1,"x  y"]', "/c": '"\\u00e9" (= "é")', "/d": "5",
+                     "/e": '{"k":"' + "v" * 33 + "…"}
+    assert value_text(100.0, data, None, 40) == "100.0"  # not located: the decoded value
