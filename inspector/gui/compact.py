@@ -42,6 +42,7 @@ class CompactLayout(QObject):
         self._been_wide = False
         self._default = False  # the wide arrangement is the default one, never shown wide: sized anew
         self._last_wide: tuple[QByteArray, QSize] | None = None  # the arrangement last seen wide
+        self._compact_arrangement: dict | None = None  # what compacting made (see user_rearranged)
         self._capture = QTimer(self)
         self._capture.setSingleShot(True)
         self._capture.setInterval(0)
@@ -80,10 +81,23 @@ class CompactLayout(QObject):
         a narrow start returns to when widened (restored into a narrow window, its sizes are squeezed)."""
         self._saved = (QByteArray(state), QSize(size))
 
+    def _arrangement(self) -> dict:
+        """Which docks are closed, floating, and in which area: what a user changes by hand (sizes left out)."""
+        w = self.w
+        return {d.objectName(): (d.isHidden(), d.isFloating(), w.dockWidgetArea(d))
+                for d in w.findChildren(QDockWidget)}
+
+    def user_rearranged(self) -> bool:
+        """True when, while compact, the user closed, opened, floated or moved a dock (then the arrangement on
+        screen is theirs: it is what the settings keep, and widening the window does not undo it)."""
+        return self.compact and self._compact_arrangement is not None \
+            and self._arrangement() != self._compact_arrangement
+
     def state_to_save(self) -> tuple[QByteArray, QSize]:
         """The dock arrangement to remember in the settings and the window size it fits: the wide one, even
-        while compact."""
-        if self.compact and self._wide_state is not None:
+        while compact, unless the user rearranged the docks while compact (a screen always under
+        :data:`COMPACT_BELOW` px wide keeps the user's changes too)."""
+        if self.compact and self._wide_state is not None and not self.user_rearranged():
             return self._wide_state, self._wide_size
         return self.w.saveState(), self.w.size()
 
@@ -92,7 +106,7 @@ class CompactLayout(QObject):
         if self.compact and self._tabbed():
             self.w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.w.resume_panes.dock)
         self.compact = False
-        self._wide_state = None
+        self._wide_state = self._compact_arrangement = None
         self._restore_title()
 
     def _restore_title(self) -> None:
@@ -125,14 +139,16 @@ class CompactLayout(QObject):
         self.compact = True
         w.layout().activate()  # (the tabbed docks laid out first: then their widths are set)
         compact_dock_sizes(w)
+        self._compact_arrangement = self._arrangement()
 
     def _leave(self) -> None:
         w = self.w
+        mine = self.user_rearranged()
         self.compact = False
-        state, size, self._wide_state = self._wide_state, self._wide_size, None
+        state, size, self._wide_state, self._compact_arrangement = self._wide_state, self._wide_size, None, None
         self._restore_title()
-        if state is None or not self._tabbed():
-            return  # the user moved the Resume dock meanwhile: their arrangement stays
+        if state is None or not self._tabbed() or mine:
+            return  # the user rearranged the docks meanwhile: their arrangement stays
         shown = {d: d.isVisible() for d in w.findChildren(QDockWidget) if d is not w.resume_panes.dock}
         w.restoreState(state)
         for d, visible in shown.items():  # (a folder opened while narrow stays open)

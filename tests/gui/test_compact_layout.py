@@ -189,3 +189,36 @@ def test_the_bundled_broken_sample_at_1024x700_shows_its_rules_whole(qtbot, wind
     window = window_1024
     open_and_wait(qtbot, window, sample_paths("broken"))
     _widest_rule_fits(window.findings_view, 1)
+
+
+def test_a_dock_closed_in_a_narrow_window_stays_closed_next_time(qtbot, tmp_path):
+    """A screen always under 1100 px: what the user changes while compact is theirs and is kept (it was lost:
+    the settings only ever kept the wide arrangement from before compacting)."""
+    from PySide6.QtWidgets import QAbstractButton
+
+    from inspector.gui.window import MainWindow
+
+    path = str(tmp_path / "s.ini")
+
+    def narrow():
+        w = MainWindow(settings=QSettings(path, QSettings.Format.IniFormat))
+        qtbot.addWidget(w)
+        w.resize(1024, 700)
+        w.show()
+        qtbot.waitUntil(lambda: w.width() == 1024, timeout=2000)
+        qtbot.wait(30)
+        return w
+
+    first = narrow()
+    assert first.compact.compact
+    assert not first.compact.user_rearranged()
+    close = first.bytes_dock.findChild(QAbstractButton, "qt_dockwidget_closebutton")
+    QTest.mouseClick(close, Qt.MouseButton.LeftButton)  # the Bytes dock's close button
+    qtbot.waitUntil(lambda: first.bytes_dock.isHidden(), timeout=1000)
+    assert first.compact.user_rearranged()
+    first.close()
+
+    second = narrow()  # the arrangement as the user left it: Bytes closed, Resume a tab beside the Digests
+    assert second.bytes_dock.isHidden() and second.digests_dock.isVisible()
+    assert second.digests_dock in second.tabifiedDockWidgets(second.resume_panes.dock)
+    second.close()
