@@ -247,7 +247,7 @@ def deb_maintainer(environ: dict | None = None) -> str:
     form = _MAINTAINER_FORM.match(value)
     if form is None:
         raise SystemExit(f"make_deb: DEB_MAINTAINER must read 'Name <address>' (Debian policy 5.6.2), not {value!r}")
-    if _PLACEHOLDER_DOMAINS.search(form.group(1)):
+    if _PLACEHOLDER_DOMAINS.search(form.group(1).rstrip(".")):  # (a fully qualified "example.com." too)
         if env.get("RELEASE", "") == "1":
             raise SystemExit(f"make_deb: RELEASE=1 but the maintainer is a placeholder ({value}): set DEB_MAINTAINER "
                              "to the real 'Name <address>' that users and Debian tools should reach")

@@ -347,3 +347,14 @@ def test_resume_dock_is_reachable_by_keyboard_and_can_be_shown_again_from_view(q
     assert toggle is rp.dock.toggleViewAction() and toggle.isChecked()
     toggle.trigger()
     assert not rp.dock.isVisible()
+
+
+def test_a_tool_name_holding_an_arrow_keeps_the_call_its_input_and_where_its_result_is():
+    from inspector.checkpoint.analysis.views import Block
+    from inspector.gui.widgets.transcript import _summary
+
+    class Tr:
+        calls = {"toolu_1": (0, 2)}
+
+    block = Block("tool_use", '{"cmd":"ls"}', "/m/0", tool_id="toolu_1", name="a →b")
+    assert _summary(Tr, 0, block) == '⚙ a →b(toolu_1) {"cmd":"ls"} → result in [2]'

@@ -233,6 +233,7 @@ def test_maintainer_from_the_environment(env, expected, capsys):
                        "<checkpoint-inspector@example.invalid>)"),
     ({"RELEASE": "1", "DEB_MAINTAINER": "Jane Roe <jane@example.com>"}, "placeholder (Jane Roe <jane@example.com>)"),
     ({"RELEASE": "1", "DEB_MAINTAINER": "CI <ci@build.test>"}, "placeholder (CI <ci@build.test>)"),
+    ({"RELEASE": "1", "DEB_MAINTAINER": "X <x@example.com.>"}, "placeholder (X <x@example.com.>)"),  # fully qualified
     ({"DEB_MAINTAINER": "jane@a3s.dev"}, "must read 'Name <address>' (Debian policy 5.6.2), not 'jane@a3s.dev'"),
     ({"RELEASE": "1", "DEB_MAINTAINER": "Jane Roe, Max Mustermann <team@a3s.dev>"}, "must read 'Name <address>'"),
 ])

@@ -155,7 +155,7 @@ def _summary(tr, i: int, b) -> str:
     if b.kind == "text":
         return _first_lines(b.text)
     if b.kind == "tool_use":  # the call, its input, then where its result is: bash(toolu_1) {…} → result in [2]
-        call, _, where = head.partition(" →")
+        call, _, where = head.rpartition(" →")  # (ours is the last: a tool name may hold " →" too)
         return f"{call} {_first_lines(b.text, 1)} →{where}"
     if b.kind in ("reasoning", "tool_result"):
         return f"{head}{':' if b.kind != 'reasoning' else ''} {_first_lines(b.text, 1)}"
@@ -338,7 +338,7 @@ class TranscriptPane(QWidget):
             head = _heading(self.model.tr, i, b)  # the text itself follows in full: not repeated here
             after = ""
             if b.kind == "tool_use":  # the call, its input, then where its result is (as in the list)
-                head, _, where = head.partition(" →")
+                head, _, where = head.rpartition(" →")
                 after = f"<p>→{html.escape(where)}</p>"
             if head:
                 parts.append(f"<p><b>{html.escape(head[:200])}</b></p>")
