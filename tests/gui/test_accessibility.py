@@ -197,3 +197,15 @@ def test_tab_alone_reaches_every_pane_in_reading_order_and_comes_back(qtbot, win
     assert panes[0] == "snapshotTree" and panes[-1] == "findingsView"
     order = ["snapshotTree", "payloadBytes", "digestsView", "timelineView", "copyForTicket", "findingsView"]
     assert [n for n in panes if n in order] == order
+
+
+def test_the_views_can_be_read_before_their_constructor_has_run(qapp):
+    """A screen reader may ask for a view's interface while Qt's own constructor runs (before ours sets the
+    fields): it reads the empty view, not an AttributeError."""
+    from inspector.gui.widgets.hex_view import HexView
+    from inspector.gui.widgets.timeline import TimelineView
+
+    assert HexView.accessible_lines(HexView.__new__(HexView)) == (["No file"], 0)
+    half = TimelineView.__new__(TimelineView)
+    assert (TimelineView.accessible_lines(half), TimelineView.accessible_value(half)) == (
+        (["No checkpoint open."], 0), (0, 0, 0))

@@ -77,6 +77,11 @@ class HexView(QAbstractScrollArea):
     """
 
     offsetActivated = Signal(int)
+    # What accessible_lines reads, also while Qt's own constructor runs (a screen reader may ask then).
+    _data: bytes | None = None
+    _placeholder = "No file"
+    _cursor = 0
+    _row = ROW
 
     def __init__(self, parent=None):
         super().__init__(parent)

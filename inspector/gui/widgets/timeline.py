@@ -53,6 +53,10 @@ class TimelineView(QAbstractScrollArea):
     """
 
     pointerActivated = Signal(str)
+    # What the accessible interface reads, also while Qt's own constructor runs (a screen reader may ask then).
+    timeline = None
+    selected = None
+    message = ""
 
     def __init__(self, parent=None):
         super().__init__(parent)
