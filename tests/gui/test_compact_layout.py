@@ -100,38 +100,38 @@ def test_widening_restores_the_wide_layout_and_narrowing_compacts_it_again(qtbot
     qtbot.waitUntil(lambda: window.compact.compact, timeout=1000)
 
 
+def _window_at(qtbot, path: str, w: int, h: int):
+    """A main window with the settings file ``path``, shown at ``w`` x ``h`` px (its layout settled)."""
+    from inspector.gui.window import MainWindow
+
+    win = MainWindow(settings=QSettings(path, QSettings.Format.IniFormat))
+    qtbot.addWidget(win)
+    win.resize(w, h)
+    win.show()
+    qtbot.waitUntil(lambda: win.width() == w, timeout=2000)
+    return win
+
+
 def test_the_users_own_arrangement_is_saved_and_restored_when_wide(qtbot, tmp_path):
     """A taller Resume dock the user dragged, saved in the settings: a window opened at 1024x700
     compacts it, the settings keep the user's (not the compact one), and widening shows it again."""
-    from inspector.gui.window import MainWindow
-
     path = str(tmp_path / "s.ini")
-    first = MainWindow(settings=QSettings(path, QSettings.Format.IniFormat))
-    qtbot.addWidget(first)
-    first.resize(1600, 1000)
-    first.show()
-    qtbot.waitUntil(lambda: first.width() == 1600, timeout=2000)
+    first = _window_at(qtbot, path, 1600, 1000)
     dock = first.resume_panes.dock
     first.resizeDocks([dock], [420], Qt.Orientation.Vertical)  # (what a drag of its edge does)
     qtbot.waitUntil(lambda: abs(dock.height() - 420) <= 2, timeout=1000)
     mine = dock.height()
     first.close()
 
-    second = MainWindow(settings=QSettings(path, QSettings.Format.IniFormat))
-    qtbot.addWidget(second)
-    second.resize(1024, 700)
-    second.show()
-    qtbot.waitUntil(lambda: second.width() == 1024 and second.compact.compact, timeout=2000)
+    second = _window_at(qtbot, path, 1024, 700)
+    qtbot.waitUntil(lambda: second.compact.compact, timeout=2000)
     dock = second.resume_panes.dock
     assert second.digests_dock in second.tabifiedDockWidgets(dock)
     second.save_settings()  # the compact layout is never what is remembered
     second.close()
 
-    third = MainWindow(settings=QSettings(path, QSettings.Format.IniFormat))
-    qtbot.addWidget(third)
-    third.resize(1024, 700)
-    third.show()
-    qtbot.waitUntil(lambda: third.width() == 1024 and third.compact.compact, timeout=2000)
+    third = _window_at(qtbot, path, 1024, 700)
+    qtbot.waitUntil(lambda: third.compact.compact, timeout=2000)
     _resize(qtbot, third, 1600, 1000)
     dock = third.resume_panes.dock
     qtbot.waitUntil(lambda: third.dockWidgetArea(dock) == BOTTOM and not third.tabifiedDockWidgets(dock),
@@ -196,16 +196,10 @@ def test_a_dock_closed_in_a_narrow_window_stays_closed_next_time(qtbot, tmp_path
     the settings only ever kept the wide arrangement from before compacting)."""
     from PySide6.QtWidgets import QAbstractButton
 
-    from inspector.gui.window import MainWindow
-
     path = str(tmp_path / "s.ini")
 
     def narrow():
-        w = MainWindow(settings=QSettings(path, QSettings.Format.IniFormat))
-        qtbot.addWidget(w)
-        w.resize(1024, 700)
-        w.show()
-        qtbot.waitUntil(lambda: w.width() == 1024, timeout=2000)
+        w = _window_at(qtbot, path, 1024, 700)
         qtbot.wait(30)
         return w
 

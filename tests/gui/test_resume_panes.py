@@ -189,15 +189,20 @@ def test_no_loop_checkpoint_says_so(qtbot, window):
     assert panes.transcript.model.boundary_row() is None
 
 
-def test_long_message_elided_until_show_all(qtbot, window, tmp_path):
+def _golden_with_first_text(tmp_path, name: str, text: str) -> list:
+    """The golden pair with its first message's text replaced by ``text`` (descriptor made anew): its paths."""
     pay = orjson.loads(GOLDEN_P.read_bytes())
-    long_text = "line of text\n" * 400
-    pay["snapshot"]["session"]["messages"][0]["content"][0]["text"] = long_text
+    pay["snapshot"]["session"]["messages"][0]["content"][0]["text"] = text
     data = encode(pay)
-    p, d = tmp_path / "long.payload.json", tmp_path / "long.descriptor.json"
+    p, d = tmp_path / f"{name}.payload.json", tmp_path / f"{name}.descriptor.json"
     p.write_bytes(data)
     d.write_bytes(encode(build_descriptor(orjson.loads(data), data)))
-    open_and_wait(qtbot, window, [p, d])
+    return [p, d]
+
+
+def test_long_message_elided_until_show_all(qtbot, window, tmp_path):
+    long_text = "line of text\n" * 400
+    open_and_wait(qtbot, window, _golden_with_first_text(tmp_path, "long", long_text))
     tp = _show_tab(window, 1).transcript
     _click(tp.view.viewport(), tp.view.visualRect(tp.model.index(0)).center())
     text = tp.detail.toPlainText()
@@ -221,14 +226,8 @@ def test_large_message_read_with_the_views_and_shown_bounded(qtbot, window, tmp_
     import inspector.gui.widgets.transcript as transcript_module
     from inspector.checkpoint.analysis.views import LARGE_MESSAGE, SHOWN_CHARS
 
-    pay = orjson.loads(GOLDEN_P.read_bytes())
     long_text = "0123456789" * 30_000  # 300,000 characters
-    pay["snapshot"]["session"]["messages"][0]["content"][0]["text"] = long_text
-    data = encode(pay)
-    p, d = tmp_path / "large.payload.json", tmp_path / "large.descriptor.json"
-    p.write_bytes(data)
-    d.write_bytes(encode(build_descriptor(orjson.loads(data), data)))
-    open_and_wait(qtbot, window, [p, d])
+    open_and_wait(qtbot, window, _golden_with_first_text(tmp_path, "large", long_text))
     tp = _show_tab(window, 1).transcript
     tr = tp.model.tr
     assert tr.ends[0] - tr.starts[0] >= LARGE_MESSAGE and sorted(tr.previews) == [0]
