@@ -188,8 +188,7 @@ def format_missing(missing: list[MissingLibrary], platform: str = "xcb") -> str:
     rpm = sorted({m.fedora for m in missing if m.fedora})
     lines = [
         f"checkpoint-inspector: cannot open the window: the Qt '{platform}' display platform needs "
-        f"system librar{'y' if len(missing) == 1 else 'ies'} that {'is' if len(missing) == 1 else 'are'} "
-        f"not installed: {names}.",
+        f"{'a system library that is' if len(missing) == 1 else 'system libraries that are'} not installed: {names}.",
     ]
     if deb or rpm:
         lines.append("Install with:")
@@ -248,8 +247,8 @@ def no_display_text(environ: dict | None = None, unreachable: str | None = None,
     lines = [first, _HEADLESS_HINT]
     if missing:
         deb = " ".join(sorted({m.debian for m in missing if m.debian}))
-        lines.append("Also, on a desktop the window would need system librar"
-                     f"{'y' if len(missing) == 1 else 'ies'} that {'is' if len(missing) == 1 else 'are'} not "
+        lines.append("Also, on a desktop the window would need "
+                     f"{'a system library that is' if len(missing) == 1 else 'system libraries that are'} not "
                      f"installed: {', '.join(m.soname for m in missing)}" + (f" (sudo apt install {deb})." if deb else "."))
     return "\n".join(lines)
 

@@ -70,7 +70,7 @@ def test_a_known_dependency_found_via_the_plugin_keeps_its_packages():
 def test_message_names_library_and_commands():
     text = pc.format_missing([MissingLibrary("libxcb-cursor.so.0", "libxcb-cursor0", "xcb-util-cursor")])
     assert text.splitlines() == [
-        "checkpoint-inspector: cannot open the window: the Qt 'xcb' display platform needs system library "
+        "checkpoint-inspector: cannot open the window: the Qt 'xcb' display platform needs a system library "
         "that is not installed: libxcb-cursor.so.0.",
         "Install with:",
         "  Debian/Ubuntu:  sudo apt install libxcb-cursor0",
@@ -110,7 +110,7 @@ def test_preflight_without_a_display_says_so_not_a_library():
     out = io.StringIO()
     assert pc.preflight(stream=out, environ={}, loader=_loader({"libxcb-icccm.so.4"})) == 3
     assert out.getvalue().splitlines() == [NO_DISPLAY, HEADLESS,
-                                           "Also, on a desktop the window would need system library that is not "
+                                           "Also, on a desktop the window would need a system library that is not "
                                            "installed: libxcb-icccm.so.4 (sudo apt install libxcb-icccm4)."]
     out = io.StringIO()  # a Wayland session is a display too (Qt picks its platform)
     assert pc.preflight(stream=out, environ={"WAYLAND_DISPLAY": "wayland-0"}, loader=_loader(set())) is None

@@ -287,7 +287,7 @@ def test_a_missing_qt_system_library_is_named_with_the_apt_command(monkeypatch, 
     monkeypatch.setattr(builtins, "__import__", fake)
     assert gui.launch([]) == 3
     assert capsys.readouterr().err.splitlines() == [
-        "checkpoint-inspector: cannot open the window: Qt (PySide6, installed) needs system library that is not "
+        "checkpoint-inspector: cannot open the window: Qt (PySide6, installed) needs a system library that is not "
         "installed: libxcb-cursor.so.0.",
         "Install with:",
         "  Debian/Ubuntu:  sudo apt install libxcb-cursor0",
