@@ -273,7 +273,7 @@ class ResumePanes(QObject):
         """Show the presentation in the next event-loop turn: the window shows its verdicts in this
         one, and doing both in one turn would freeze it twice as long on a large checkpoint."""
         self._pending = presentation
-        QTimer.singleShot(0, self, self._present_pending)  # (not after the window is gone)
+        QTimer.singleShot(1, self, self._present_pending)  # (not after the window is gone)
 
     def _present_pending(self) -> None:
         p, self._pending = self._pending, None

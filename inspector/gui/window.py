@@ -346,6 +346,9 @@ class MainWindow(QMainWindow):
         self.act_restore.setEnabled(doc.can_restore())
 
     def _changed(self):
+        if self._after_trees is not None:  # a document's verdicts are shown in the next turn: this follows them
+            self._after_trees.append(self._changed)
+            return
         views.update_captions(self)
         views.show_cancelled(self)
         self._update_verdict_display()
@@ -395,6 +398,7 @@ class MainWindow(QMainWindow):
         event-loop turns (trees, then default expansion, then the verdicts or their placeholder), so
         no single turn keeps the window from repainting for long.
         """
+        self._flush_after_trees()  # (what an earlier presentation left for its next turn comes first)
         self._presentation = p
         a = p.analysis
         # the verdicts on screen already (a large payload's came before its timeline or trees): the verdicts
@@ -431,7 +435,7 @@ class MainWindow(QMainWindow):
                         if a.payload is None or a.payload.tree_ok or a.payload.parse_error:
                             self._trees_pending = False
                             emit(self.treesReady)  # (a partial verdict may come before the trees)
-                    QTimer.singleShot(0, step3)
+                    QTimer.singleShot(1, step3)
 
                 def step3():
                     if current():
@@ -444,7 +448,7 @@ class MainWindow(QMainWindow):
                             emit(self.verdictsShown)
                     if a.shown is not None:
                         a.shown.set()
-                QTimer.singleShot(0, step2)
+                QTimer.singleShot(1, step2)
                 return
             if kept is not None:
                 views.restore_views(self, kept)
@@ -454,10 +458,21 @@ class MainWindow(QMainWindow):
             else:
                 views.expand_defaults(self)
             emit(self.treesReady)
+            if not p.partial:
+                # The verdicts, the verdict bar and the root cause in the next turn, after the trees are shown:
+                # in one turn they held the window 130 ms on a hostile checkpoint (issue 25).
+                self._after_trees = [lambda: self._show_verdicts(p, same)]
+                QTimer.singleShot(1, self, self._flush_after_trees)
+                return
         elif not p.partial and getattr(self, "_trees_pending", False):
             # the verdicts came before the partial result's trees were announced
             views.expand_defaults(self)
             emit(self.treesReady)
+        self._show_verdicts(p, same)
+
+    def _show_verdicts(self, p: Presentation, same: bool) -> None:
+        """The verdicts part of :meth:`_present` (``same``: those verdicts are on screen already)."""
+        a = p.analysis
         if not p.partial:
             self._trees_pending = False
         if not same:
@@ -467,6 +482,15 @@ class MainWindow(QMainWindow):
             emit(self.verdictsShown)
         if p.opened and not p.partial:
             self.folder_dock.setVisible(self.folder_model.rowCount() > 0)
+
+    _after_trees: list | None = None  # what waits for the turn after a document's trees were shown
+
+    def _flush_after_trees(self) -> None:
+        """Run what waits for the turn after the trees (the verdicts, then the verdict bar and the root cause,
+        in the order they came); nothing when nothing waits."""
+        queue, self._after_trees = self._after_trees, None
+        for fn in queue or ():
+            fn()
 
     def _failures_only(self, on: bool) -> None:
         """The Failures only box: the verdicts list shows failing rules only, or all of them."""
@@ -479,6 +503,9 @@ class MainWindow(QMainWindow):
                 self.findings_view.setCurrentIndex(idx)
 
     def _analysed(self, keep_view: bool):
+        if self._after_trees is not None:  # after the verdicts, in the turn they are shown in
+            self._after_trees.append(lambda: self._analysed(keep_view))
+            return
         report = self.doc.report
         if not keep_view and not self._keep_selection and report is not None and report.root_cause is not None:
             self.selection.goto_root_cause()  # show where it failed right away

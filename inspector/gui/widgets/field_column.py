@@ -57,9 +57,14 @@ class FieldColumnFitter(QObject):
         if view.selectionModel() is not None:  # Go to / Find open rows deep down without always expanding
             view.selectionModel().currentChanged.connect(lambda *_: self._timer.start())
         view.viewport().installEventFilter(self)  # a wider pane may give a cut key the room it needs
-        view.setColumnWidth(0, DEFAULT_WIDTH)
+        view.setColumnWidth(0, self._start_width())
         if view.model() is not None:  # the panes keep one model; a reset is a new document
-            view.model().modelReset.connect(lambda: (view.setColumnWidth(0, DEFAULT_WIDTH), self._timer.start()))
+            view.model().modelReset.connect(lambda: (view.setColumnWidth(0, self._start_width()), self._timer.start()))
+
+    def _start_width(self) -> int:
+        """A new document's Field column width: :data:`DEFAULT_WIDTH`, or less in a narrow pane (the Value
+        column keeps its quarter from the start, not only once :meth:`fit` has run)."""
+        return min(DEFAULT_WIDTH, bounds(self.view.viewport().width())[1])
 
     def eventFilter(self, obj, event):  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.Resize:
