@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -13,6 +14,11 @@ from ..qtcompat import emit
 
 __all__ = ["LoadController"]
 
+
+
+def _prewarm_in_background() -> None:
+    """:func:`.engine.prewarm` on a thread of its own (it spawns a process: not work for the GUI thread)."""
+    threading.Thread(target=engine.prewarm, name="inspector-prewarm", daemon=True).start()
 
 class LoadController(QObject):
     """Opens one or two files (or, through ``folders``, one folder) into ``doc``.
@@ -41,8 +47,9 @@ class LoadController(QObject):
         self.comparer = None
         self.job: Job | None = None
         # the verifying process of the first large open, started (imports done) before it: one per
-        # process, whatever the number of windows (engine.prewarm does nothing when one is waiting)
-        QTimer.singleShot(0, self, engine.prewarm)
+        # process, whatever the number of windows (engine.prewarm does nothing when one is waiting);
+        # started from a thread: spawning it took 10-25 ms of the window's first turn
+        QTimer.singleShot(0, self, _prewarm_in_background)
 
     def open_paths(self, paths: list[str], find_pair: bool = True) -> bool:
         """Open one or two files, or one folder. Returns False when refused (the reason is said).
@@ -124,7 +131,7 @@ class LoadController(QObject):
     def _cancelled(self):
         self.job = None
         self.doc.set_busy(False)
-        engine.prewarm()  # the next open's verifier (a cancelled large open's was stopped)
+        _prewarm_in_background()  # the next open's verifier (a cancelled large open's was stopped)
         self.after_abandoned_load()
         self.doc.say("info", "info", "Loading was cancelled.")
         emit(self.ended)
