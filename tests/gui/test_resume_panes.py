@@ -44,6 +44,12 @@ def _click(widget, point):
     QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(int(point.x()), int(point.y())))
 
 
+def _detail_text(qtbot, pane) -> str:
+    """The transcript's message pane once it shows the selected message (written out in a turn of its own)."""
+    qtbot.waitUntil(lambda: not pane._detail_timer.isActive(), timeout=2000)
+    return pane.detail.toPlainText()
+
+
 def _click_tree_row(window, pointer):
     view = window.snap_pane.view
     idx = window.snap_model.index_for_pointer(pointer)
@@ -113,7 +119,7 @@ def test_tree_selection_selects_event_and_message(qtbot, window):
     _click_tree_row(window, "/snapshot/session/messages/1")
     assert panes.transcript.view.currentIndex().row() == 1
     # numbered from 0 as in the tree and the pointer (/messages/1); the text is shown once, not also as a heading
-    detail = panes.transcript.detail.toPlainText()
+    detail = _detail_text(qtbot, panes.transcript)
     assert detail.startswith("[1] assistant\n") and detail.count("Running the tests first.") == 1, detail
     # the call, its input, then where its result is (the input came after "→ result in [2]")
     assert detail.endswith('⚙ bash(toolu_1)\n{"command":"cargo test -q"}\n→ result in [2]'), detail
@@ -205,7 +211,7 @@ def test_long_message_elided_until_show_all(qtbot, window, tmp_path):
     open_and_wait(qtbot, window, _golden_with_first_text(tmp_path, "long", long_text))
     tp = _show_tab(window, 1).transcript
     _click(tp.view.viewport(), tp.view.visualRect(tp.model.index(0)).center())
-    text = tp.detail.toPlainText()
+    text = _detail_text(qtbot, tp)
     assert "Show all" in text and f"… {len(long_text) - 600:,} more characters" in text
     assert long_text[:600] + "\n\n… 4,600 more characters" in text
     doc = tp.detail.document()
@@ -213,7 +219,7 @@ def test_long_message_elided_until_show_all(qtbot, window, tmp_path):
     assert not cur.isNull()
     cur.setPosition(cur.selectionStart() + 2, QTextCursor.MoveMode.MoveAnchor)
     _click(tp.detail.viewport(), tp.detail.cursorRect(cur).center())
-    full = tp.detail.toPlainText()
+    full = _detail_text(qtbot, tp)
     assert "Show all" not in full and long_text.rstrip("\n") in full and "more characters" not in full
 
 
@@ -240,12 +246,12 @@ def test_large_message_read_with_the_views_and_shown_bounded(qtbot, window, tmp_
     monkeypatch.setattr(transcript_module, "orjson", SimpleNamespace(loads=no_decode,
                                                                       JSONDecodeError=orjson.JSONDecodeError))
     _click(tp.view.viewport(), tp.view.visualRect(tp.model.index(0)).center())
-    text = tp.detail.toPlainText()
+    text = _detail_text(qtbot, tp)
     assert long_text[:600] + "\n\n… 299,400 more characters" in text
     cur = tp.detail.document().find("Show all")
     cur.setPosition(cur.selectionStart() + 2, QTextCursor.MoveMode.MoveAnchor)
     _click(tp.detail.viewport(), tp.detail.cursorRect(cur).center())
-    full = tp.detail.toPlainText()
+    full = _detail_text(qtbot, tp)
     assert long_text[:SHOWN_CHARS] + ("\n\n… 200,000 more characters are not shown here: the whole text is in the "
                                       "snapshot tree (Copy Value)") in full
     assert long_text[:SHOWN_CHARS + 1] not in full
@@ -357,3 +363,19 @@ def test_a_tool_name_holding_an_arrow_keeps_the_call_its_input_and_where_its_res
 
     block = Block("tool_use", '{"cmd":"ls"}', "/m/0", tool_id="toolu_1", name="a →b")
     assert _summary(Tr, 0, block) == '⚙ a →b(toolu_1) {"cmd":"ls"} → result in [2]'
+
+
+def test_a_run_of_arrow_keys_writes_the_message_pane_once_for_where_it_stops(qtbot, window):
+    """The message pane is written in a turn of its own after the selection moved (issue 25: not in the turn
+    that repaints the window), once for keys pressed in a row."""
+    open_and_wait(qtbot, window, RICH)
+    tp = _show_tab(window, 1).transcript
+    writes = []
+    tp.detail.textChanged.connect(lambda: writes.append(tp.detail.toPlainText()[:4]))
+    _click(tp.view.viewport(), tp.view.visualRect(tp.model.index(0)).center())
+    assert _detail_text(qtbot, tp).startswith("[0] ")
+    writes.clear()
+    for _ in range(3):
+        QTest.keyClick(tp.view, Qt.Key.Key_Down)  # three keys in one turn: nothing written yet
+    assert writes == [] and tp.view.currentIndex().row() == 3
+    assert _detail_text(qtbot, tp).startswith("[3] ") and writes == ["[3] "]

@@ -16,7 +16,7 @@ import html
 from collections import OrderedDict
 
 import orjson
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView, QLabel, QListView, QSplitter, QStyle, QStyledItemDelegate, QTextBrowser, QVBoxLayout, QWidget,
@@ -267,6 +267,13 @@ class TranscriptPane(QWidget):
         split.setStretchFactor(1, 2)
         lay.addWidget(split, 1)
         self._full = False
+        # The selected message is written out in a turn of its own (1 ms later, after the list, the trees and
+        # the bytes have followed the selection), once for a run of arrow keys: laying out a message's text
+        # took 20-30 ms of the turn that also repainted the window (issue 25).
+        self._detail_timer = QTimer(self)
+        self._detail_timer.setSingleShot(True)
+        self._detail_timer.setInterval(1)
+        self._detail_timer.timeout.connect(lambda: self._show(self.view.currentIndex()))
         self.view.selectionModel().currentChanged.connect(self._current_changed)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
 
@@ -292,7 +299,7 @@ class TranscriptPane(QWidget):
         self.view.setCurrentIndex(idx)
         self.view.selectionModel().blockSignals(False)
         self.view.scrollTo(idx)
-        self._show(idx)
+        self._detail_timer.start()
 
     def select_pointer(self, pointer: str) -> bool:
         """Select the message at or containing ``pointer``; False when none."""
@@ -307,7 +314,7 @@ class TranscriptPane(QWidget):
 
     def _current_changed(self, current, _previous):
         self._full = False
-        self._show(current)
+        self._detail_timer.start()
 
     def _selection_changed(self, selected, _deselected):
         # A click or a key selects the row; the focus alone (switching to the tab) only makes the
