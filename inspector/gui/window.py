@@ -391,6 +391,16 @@ class MainWindow(QMainWindow):
     # ==========================================================================================
     # showing an analysis
     def _present(self, p: Presentation):
+        """Show an analysis (:meth:`_present_now`); a complete one of new documents in the next turn (1 ms later),
+        after the notices and hints the document announced with it: each of the three turns (notices, trees,
+        verdicts) with its own repaint stays short (issue 25)."""
+        if not p.partial and p.new_documents and self._after_trees is None:
+            self._after_trees = [lambda: self._present_now(p)]
+            QTimer.singleShot(1, self, self._flush_after_trees)
+            return
+        self._present_now(p)
+
+    def _present_now(self, p: Presentation):
         """Show an analysis: trees and bytes (new documents), verdicts and digests (when complete).
 
         A partial result (large payload: trees ready, verification still running; or its verdicts, its
