@@ -26,6 +26,10 @@ def test_first_per_column_yields_one_index_a_column_and_the_first_of_each():
     # zoomed in (a column per value): every index of the window, in order
     near = list(first_per_column(seq, values, lambda v: 230 + (v - 100) * 3.0, 260, 50))
     assert [i for _, i in near] == [100, 102, 104, 106, 108]  # (110 would be at x 260: off the view)
+    # the values at the indexes known beforehand (Lane.pass_seq): the same columns, found without a key function
+    at = array("q", (values[i] for i in seq))
+    assert list(first_per_column(seq, values, x_of, 1230, seq_values=at)) == got
+    assert list(first_per_column(seq, values, lambda v: 230 + (v - 100) * 3.0, 260, 50, seq_values=at)) == near
 
 
 def test_a_dense_lane_of_passes_is_drawn_by_column(qapp, monkeypatch):

@@ -94,17 +94,24 @@ class Lane:
     boundary: int | None = None
     seq_sorted: bool | None = None
     ts_sorted: bool | None = None
+    pass_seq: array | None = None
+    pass_ts: array | None = None
 
     def compact(self) -> None:
         """Store ``rounds`` as ``array('q')`` triples and ``tools`` as ``(first, last)`` pairs (-1 for
         ``None``; tool ids and names are read from the file when shown), ``errors`` as an array:
         flat arrays cross a process boundary and unpickle far faster than lists of tuples. Also sets
         ``seq_sorted``/``ts_sorted``: whether the sequences and the timestamps never decrease (the timeline
-        draws a sorted lane by bisection; found here, off the window's thread: 45 ms a million events)."""
+        draws a sorted lane by bisection; found here, off the window's thread: 45 ms a million events), and
+        ``pass_seq``/``pass_ts``: the sequence and the timestamp of each pass's first event (the timeline finds
+        a pixel column's first pass by bisection over them, in C)."""
         def n(x):
             return -1 if x is None else x
         self.seq_sorted = all(map(operator.le, self.seq, islice(self.seq, 1, None)))
         self.ts_sorted = all(map(operator.le, self.ts, islice(self.ts, 1, None)))
+        firsts = [a for _t, a, _b in self.rounds]
+        self.pass_seq = array("q", map(self.seq.__getitem__, firsts))
+        self.pass_ts = array("q", map(self.ts.__getitem__, firsts))
         self.rounds = array("q", [v for t, a, b in self.rounds for v in (t if isinstance(t, int) else -1, a, n(b))])
         self.models = array("q", [v for a, b in self.models for v in (a, n(b))])
         self.tools = array("q", [v for _i, _n, a, b in self.tools for v in (a, n(b))])

@@ -531,7 +531,8 @@ class TimelineView(QAbstractScrollArea):
             hi_i = bisect_right(values, vis_hi)
         # passes (bands, the model call inside) and tool calls (bars): only those on screen
         self._bg = bg  # the lane's background: every mark and label is made readable on it (issue 25)
-        paint_passes(p, lane, values, self.x_of, (lo_i, hi_i) if sorted_ else None, top, w, fm, bg)
+        paint_passes(p, lane, values, self.x_of, (lo_i, hi_i) if sorted_ else None, top, w, fm, bg,
+                     getattr(lane, "pass_seq" if self.mode == "sequence" else "pass_ts", None))
         paint_tools(p, lane, values, self.x_of, top, w, bg)
         # events
         count = hi_i - lo_i

@@ -37,18 +37,20 @@ def colour_on(colour, bg: QColor, minimum: float = 3.0) -> QColor:
 
 
 def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: float, w: int, fm,
-                 bg: QColor | None = None) -> None:
+                 bg: QColor | None = None, pass_values=None) -> None:
     """Paint ``lane``'s passes as bands (``P1``...) with each model call as an inner band (dashed when
     no ``turn_end`` closed it). ``values``: the lane's x values (sequences or timestamps); ``x_of``:
     value -> viewport x; ``visible``: the ``(first, end)`` event indexes on screen when the values are
     sorted (the passes outside are skipped without a look), else ``None``; ``top``: the lane band's
-    top (pixels); ``w``: the viewport width (pixels); ``bg``: the lane's background (the labels' contrast)."""
+    top (pixels); ``w``: the viewport width (pixels); ``bg``: the lane's background (the labels' contrast);
+    ``pass_values``: ``values`` at each pass's first event when known (``Lane.pass_seq``/``pass_ts``)."""
     rounds, models = lane.rounds, lane.models
     label = colour_on(_PASS, bg if bg is not None else QColor("white"), 4.5)
     starts, ends = rounds[1::3], rounds[2::3]  # C-speed slices; passes are disjoint and in order
     k_lo, k_hi = (bisect_left(ends, visible[0]), bisect_right(starts, visible[1])) if visible else (0, len(starts))
     if k_hi - k_lo > max(1, w - _HEADER_W) // _LOD_PX:  # more passes than pixels can tell apart (issue 25)
-        _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top, w)
+        _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top, w,
+                            pass_values if pass_values is not None and len(pass_values) == len(starts) else None)
         return
     for k in range(k_lo, k_hi):  # a lane may hold hundreds of thousands of passes
         turn, a, b = rounds[3 * k], starts[k], (None if ends[k] < 0 else ends[k])
@@ -80,7 +82,7 @@ def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: fl
 _LOD_PX = 4
 
 
-def _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top: float, w: int) -> None:
+def _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top: float, w: int, start_values=None) -> None:
     """Level of detail: passes ``k_lo..k_hi`` too narrow to draw one by one. One band from the first to the last,
     and a tick in each pixel column where a pass starts (found by bisection per column: as many steps as the
     view has pixels, however many passes there are)."""
@@ -92,7 +94,7 @@ def _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top: float, w
     p.setPen(QPen(QColor(*_PASS, 120)))
     p.drawRect(band)
     p.setPen(QPen(QColor(*_PASS, 90)))
-    for x, _ in first_per_column(starts, values, x_of, w, k_lo, k_hi):
+    for x, _ in first_per_column(starts, values, x_of, w, k_lo, k_hi, start_values):
         if x >= _HEADER_W:
             p.drawLine(QPointF(int(x), top + 4), QPointF(int(x), top + 9))
 
@@ -113,21 +115,26 @@ def paint_density(p, values, lo_i: int, hi_i: int, top: float, w: int, x0: float
         x += 1
 
 
-def first_per_column(seq, values, x_of, w: int, lo: int = 0, hi: int | None = None):
+def first_per_column(seq, values, x_of, w: int, lo: int = 0, hi: int | None = None, seq_values=None):
     """``(x, i)`` for the first of ``seq[lo:hi]`` (event indexes whose ``values`` ascend) in each pixel column up to
     ``w``: as many steps as there are columns with one, however many indexes share them (bisection skips the
-    rest of a column). The level of detail of a zoomed-out lane (issue 25)."""
+    rest of a column). The level of detail of a zoomed-out lane (issue 25). ``seq_values``: ``values[seq[k]]``
+    for every ``k``, when known (``Lane.pass_seq``): the bisection then runs in C without a key function."""
     hi = len(seq) if hi is None else hi
-    at = values.__getitem__
+    if seq_values is None:
+        at = values.__getitem__
+        keyed = seq
+    else:
+        at, keyed = None, seq_values
     k = lo
     while k < hi:
-        v = values[seq[k]]
+        v = values[seq[k]] if seq_values is None else seq_values[k]
         x = x_of(v)
         if x >= w:
             return
         yield x, seq[k]
         edge = v + max(1e-9, (int(x) + 1 - x) / _scale_of(x_of, v))  # the value at this column's right edge
-        k = max(k + 1, bisect_left(seq, edge, k + 1, hi, key=at))
+        k = max(k + 1, bisect_left(keyed, edge, k + 1, hi, key=at))
 
 
 def _scale_of(x_of, v: float) -> float:

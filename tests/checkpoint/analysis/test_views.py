@@ -56,8 +56,10 @@ def test_lane_compact_finds_whether_sequences_and_timestamps_never_decrease():
     lane.seq.extend([1, 2, 2, 3])
     lane.ts.extend([10, 30, 20, 40])
     assert (lane.seq_sorted, lane.ts_sorted) == (None, None)
+    lane.rounds = [(1, 0, 1), (2, 2, None)]  # two passes, from events 0 and 2
     lane.compact()
     assert (lane.seq_sorted, lane.ts_sorted) == (True, False)
+    assert (list(lane.pass_seq), list(lane.pass_ts)) == ([1, 2], [10, 20])  # each pass's first event
     empty = Lane(1, "run-2", "running", 0, 0, 0)
     empty.compact()
     assert (empty.seq_sorted, empty.ts_sorted) == (True, True)
