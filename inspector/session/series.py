@@ -131,8 +131,9 @@ def _gaps(entries: list[SeriesEntry]) -> list[Gap]:
 
 
 def _forks(entries: list[SeriesEntry]) -> list[Fork]:
-    """Checkpoints whose own descriptor binds them (X-BYTES holds) at one pass of one run with different content.
-    A copy damaged in transport (X-BYTES fails) is not a fork: its verdict says what happened to it."""
+    """Checkpoints whose own descriptor binds them (X-BYTES holds) at one pass of one run with different content,
+    one name per content (the first; copies of it are :func:`_duplicates`, so no name is said to differ from its
+    own copy). A copy damaged in transport (X-BYTES fails) is not a fork: its verdict says what happened to it."""
     forks = []
     for run_id, members in _runs(entries).items():
         at: dict[int, list[SeriesEntry]] = {}
@@ -140,8 +141,11 @@ def _forks(entries: list[SeriesEntry]) -> list[Fork]:
             if e.row.root_rule != "X-BYTES" and e.row.facts.content_digest:
                 at.setdefault(e.row.facts.passes, []).append(e)
         for passes, same in sorted(at.items()):
-            if len({e.row.facts.content_digest for e in same}) > 1:
-                forks.append(Fork(run_id, passes, tuple(e.name for e in same)))
+            first: dict[str, str] = {}  # one name per content: the copies are the duplicates' line
+            for e in same:
+                first.setdefault(e.row.facts.content_digest, e.name)
+            if len(first) > 1:
+                forks.append(Fork(run_id, passes, tuple(first.values())))
     return forks
 
 

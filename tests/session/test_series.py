@@ -119,3 +119,19 @@ def test_facts_of_a_descriptor_of_any_shape():
 
     f = _facts(None, {"snapshot": 5, "logical_resume": [], "content_digest": "sha256:00"}, None, None)
     assert (f.session_id, f.passes, f.content_digest) == (None, None, "sha256:00")
+
+
+def test_a_fork_names_each_content_once_and_its_copies_stay_duplicates(tmp_path):
+    """Two contents at one pass, one of them under two names: the fork names one file per content (a newcomer
+    read "a, a's copy and b differ in content" next to "a = a's copy (the same content)")."""
+    folder = tmp_path / "f"
+    folder.mkdir()
+    for name, args in {"a": ("gamma", 4, 1700000004000), "b": ("gamma", 4, 1700000004100, "other")}.items():
+        payload, descriptor = _checkpoint(*args)
+        (folder / f"{name}.payload.json").write_bytes(payload)
+        (folder / f"{name}.descriptor.json").write_bytes(descriptor)
+    for suffix in ("payload", "descriptor"):
+        shutil.copyfile(folder / f"a.{suffix}.json", folder / f"a copy.{suffix}.json")
+    (gamma,) = _scan(folder)["sessions"]
+    assert gamma["forks"] == [{"run_id": "source-run", "passes": 4, "names": ["a copy.payload.json", "b.payload.json"]}]
+    assert gamma["duplicates"] == [["a copy.payload.json", "a.payload.json"]]
