@@ -86,7 +86,7 @@ _DESCRIPTOR_MAX = 1 << 20
 @dataclass(frozen=True)
 class Sibling:
     """The file beside an opened one that makes the pair: ``path``, and ``how`` it was found (``"digest"``: the
-    descriptor's ``content_digest`` is the payload's SHA-256; ``"name"``: the same name stem, digests differ)."""
+    descriptor's ``content_digest`` is the payload's SHA-256; ``"name"``: a matching name, digests differ)."""
 
     path: str
     how: str
@@ -99,7 +99,9 @@ class Sibling:
             why = ("which matches (its content_digest is this payload's SHA-256)" if other == "descriptor" else
                    "which matches (its SHA-256 is this descriptor's content_digest)")
         else:
-            why = "which has the same name, but the digests differ (the verdict says how)"
+            why = ("which has a matching name, but its content_digest is not this payload's SHA-256"
+                   if other == "descriptor" else
+                   "which has a matching name, but its SHA-256 is not this descriptor's content_digest")
         return f"the {other} beside it, {os.path.basename(self.path)}, {why}"
 
 

@@ -26,3 +26,18 @@ def test_a_descriptor_takes_a_matching_payload_of_another_name_when_its_own_is_m
     a = "sha256:" + "a" * 64
     assert pair_by_digest([("P", "/f/renamed.json", a)], [("D", "/f/x.descriptor.json", a)]) == [("P", "D")]
     assert pair_by_digest([], [("D", "/f/x.descriptor.json", a)]) == [(None, "D")]
+
+
+def test_a_sibling_found_by_name_says_which_digest_does_not_match_and_nothing_it_cannot_know():
+    """`verify PAYLOAD` alone printed "…, which has the same name, but the digests differ (the verdict says how)"
+    beside a verdict that said nothing of the descriptor (a newcomer trial): the sentence says what differs."""
+    from inspector.checkpoint.pairing import Sibling
+
+    by_name = Sibling("/d/run-7.descriptor.json", "name")
+    assert by_name.sentence("payload") == ("the descriptor beside it, run-7.descriptor.json, which has a matching "
+                                           "name, but its content_digest is not this payload's SHA-256")
+    assert Sibling("/d/run-7.payload.json", "name").sentence("descriptor") == (
+        "the payload beside it, run-7.payload.json, which has a matching name, but its SHA-256 is not this "
+        "descriptor's content_digest")
+    assert Sibling("/d/x.descriptor.json", "digest").sentence("payload") == (
+        "the descriptor beside it, x.descriptor.json, which matches (its content_digest is this payload's SHA-256)")
