@@ -378,6 +378,10 @@ class PackedViews:
     """
 
     LANES_PER_CHUNK = 64
+    #: Elements of a lane's array that cross in one chunk of their own (1 MiB of ``array('q')``): a run of a
+    #: million events held the interpreter lock 44-58 ms in one unpickling of its lane (issue 25).
+    ARRAY_PIECE = 1 << 17
+    _ARRAYS = ("seq", "ts", "kind", "starts", "ends", "rounds", "models", "tools", "errors", "pass_seq", "pass_ts")
 
     def __init__(self, views: tuple):
         import pickle
@@ -397,8 +401,28 @@ class PackedViews:
         self.chunks += [pickle.dumps(("previews", shown[i:i + 4]), protocol=pickle.HIGHEST_PROTOCOL)
                         for i in range(0, len(shown), 4)]
         n = self.LANES_PER_CHUNK
-        self.chunks += [pickle.dumps(tl.lanes[i:i + n], protocol=pickle.HIGHEST_PROTOCOL)
-                        for i in range(0, len(tl.lanes), n)]
+        for i in range(0, len(tl.lanes), n):
+            self._pack_lanes(pickle, tl.lanes[i:i + n], i)
+
+    def _pack_lanes(self, pickle, group: list, first: int) -> None:
+        """One chunk for the lanes ``group`` (``first``: the first one's index), their long arrays left out and
+        sent after it in pieces of :data:`ARRAY_PIECE` elements (``("array", lane, name, piece)``)."""
+        piece = self.ARRAY_PIECE
+        moved = []
+        for j, lane in enumerate(group):
+            for name in self._ARRAYS:
+                a = getattr(lane, name, None)
+                if a is not None and not isinstance(a, list) and len(a) > piece:
+                    moved.append((first + j, lane, name, a))
+                    setattr(lane, name, None)
+        try:
+            self.chunks.append(pickle.dumps(group, protocol=pickle.HIGHEST_PROTOCOL))
+        finally:
+            for _k, lane, name, a in moved:
+                setattr(lane, name, a)
+        for k, _lane, name, a in moved:
+            self.chunks += [pickle.dumps(("array", k, name, a[s:s + piece]), protocol=pickle.HIGHEST_PROTOCOL)
+                            for s in range(0, len(a), piece)]
 
     def unpack(self) -> tuple:
         """``(Timeline, Transcript)`` again, one chunk at a time."""
@@ -416,7 +440,14 @@ class PackedViews:
         head, tr = pickle.loads(self.chunks[0])
         for c in self.chunks[1:]:
             part = pickle.loads(c)
-            if isinstance(part, tuple):
+            if isinstance(part, tuple) and part[0] == "array":
+                _tag, k, name, piece = part
+                lane = head.lanes[k]
+                if getattr(lane, name) is None:
+                    setattr(lane, name, piece)
+                else:
+                    getattr(lane, name).extend(piece)
+            elif isinstance(part, tuple):
                 (tr.calls if part[0] == "calls" else tr.previews).update(part[1])
             else:
                 head.lanes.extend(part)

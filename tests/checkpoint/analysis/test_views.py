@@ -81,3 +81,30 @@ def test_packed_views_carry_the_previews_in_chunks_of_their_own():
     assert max(len(c) for c in packed.chunks) < 5 * SHOWN_CHARS  # four previews a chunk at most
     tl, back = packed.unpack()
     assert back == tr and back.previews[8][0].whole_chars == SHOWN_CHARS + 8 and back.calls == {"t1": (0, 1)}
+
+
+def test_packed_views_send_a_long_run_in_pieces_and_put_it_back_whole():
+    """A run of a million events crossed in one chunk (44-58 ms of the interpreter lock to unpickle): its long
+    arrays now cross in pieces, and the lane comes back equal."""
+    from inspector.checkpoint.analysis.views import Lane, PackedViews, Roles, Timeline, Transcript
+
+    big, small = Lane(0, "run-a", "completed", 0, 0, 5), Lane(1, "run-b", "running", 0, 0, 2)
+    n = 2 * PackedViews.ARRAY_PIECE + 5
+    big.seq.extend(range(n))
+    big.ts.extend(range(0, 2 * n, 2))
+    big.kind.extend(bytes(i % 7 for i in range(n)))
+    big.rounds = [(1, 0, n - 1)]
+    small.seq.extend([1, 2])
+    small.ts.extend([5, 6])
+    small.kind.extend(b"\\x00\\x01")
+    for lane in (big, small):
+        lane.compact()
+    tl = Timeline([big, small], "run-a", 1, 100)
+    tr = Transcript(Roles([]), None, None)
+    packed = PackedViews((tl, tr))
+    pieces = [c for c in packed.chunks if len(c) > 8 * PackedViews.ARRAY_PIECE + 1024]
+    assert pieces == []  # no chunk holds more than one piece of one array
+    assert len(packed.chunks) == 2 + 3 * 3  # head, lanes, and seq, ts, kind in three pieces each
+    back, _ = packed.unpack()
+    assert back.lanes == [big, small] and back.lanes[0].seq == big.seq and len(back.lanes[0].kind) == n
+    assert big.seq is not None and len(big.seq) == n  # the sender's lanes are left as they were
