@@ -14,7 +14,7 @@ user floated, hid or put elsewhere than along the bottom is left where it is.
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSize, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtWidgets import QDockWidget, QTabBar
 
 from .layout import default_dock_sizes, scale_docks
 
@@ -50,6 +50,9 @@ class CompactLayout(QObject):
         for dock in (window.trees_dock, window.bytes_dock, window.digests_dock, window.folder_dock,
                      window.resume_panes.dock):
             dock.installEventFilter(self)
+            # A dock behind another's tab stays "visible" to Qt, and Tab walked through its controls although
+            # none was on screen (four dead Tabs at 1024x700, a newcomer trial): off the Tab chain while covered.
+            dock.visibilityChanged.connect(lambda shown, d=dock: d.widget() is not None and d.widget().setEnabled(shown))
 
     def eventFilter(self, obj, event):  # noqa: N802 (Qt override)
         """A dock moved, resized, shown or hidden: remember the arrangement once the event is handled
@@ -135,6 +138,8 @@ class CompactLayout(QObject):
         dock.setWindowTitle("Resume")  # its tab beside "Digests" (the whole title was cut to "Resume — tim…")
         dock.toggleViewAction().setText(menu_text)
         w.tabifyDockWidget(w.digests_dock, dock)
+        for bar in w.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            bar.setAccessibleName("Docked panes")  # (the window's own tab bar of tabbed docks: Qt leaves it unnamed)
         (dock if had_focus else w.digests_dock).raise_()
         self.compact = True
         w.layout().activate()  # (the tabbed docks laid out first: then their widths are set)

@@ -178,6 +178,8 @@ def test_the_timeline_reads_the_selected_event_as_text_and_value_when_an_arrow_k
 
 
 def test_tab_alone_reaches_every_pane_in_reading_order_and_comes_back(qtbot, window):
+    window.resize(1600, 1000)  # the wide layout (below 1100 px the Resume dock is a tab: test_compact_layout)
+    qtbot.waitUntil(lambda: not window.compact.compact, timeout=2000)
     open_and_wait(qtbot, window, RICH)
     window.focus_pane(window.findings_view)
     qtbot.waitUntil(window.findings_view.hasFocus, timeout=2000)

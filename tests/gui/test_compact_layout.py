@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("PySide6")
 from PySide6.QtCore import QPoint, QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QTabBar  # noqa: E402
+from PySide6.QtWidgets import QApplication, QTabBar  # noqa: E402
 
 from inspector.gui import style  # noqa: E402
 from inspector.gui.document import sample_paths  # noqa: E402
@@ -216,3 +216,24 @@ def test_a_dock_closed_in_a_narrow_window_stays_closed_next_time(qtbot, tmp_path
     assert second.bytes_dock.isHidden() and second.digests_dock.isVisible()
     assert second.digests_dock in second.tabifiedDockWidgets(second.resume_panes.dock)
     second.close()
+
+
+def test_tab_at_1024x700_stops_only_on_controls_on_screen_and_each_has_a_name(qtbot, window_1024):
+    """Tab walked through the Resume dock's controls while it lay behind the Digests tab: four stops with
+    nothing on screen (a newcomer trial). A covered dock is off the Tab chain; raising its tab brings it back."""
+    window = window_1024
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    assert window.compact.compact
+    window.activateWindow()
+    window.snap_pane.view.setFocus()
+    seen = []
+    for _ in range(22):
+        f = QApplication.focusWidget()
+        seen.append((type(f).__name__, f.accessibleName(), not f.visibleRegion().isEmpty()))
+        QTest.keyClick(f, Qt.Key.Key_Tab)
+    assert [s for s in seen if not s[2]] == []
+    assert ("TimelineView", "Timeline of runs and events", True) not in seen
+    assert ("QTabBar", "Docked panes", True) in seen
+    click_dock_tab(qtbot, window, "Resume")  # raised: its controls are reachable again
+    qtbot.waitUntil(lambda: window.resume_panes.timeline.isEnabled(), timeout=2000)
+    assert not window.digests_view.isEnabled()

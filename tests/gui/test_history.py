@@ -120,6 +120,8 @@ def _alt(window, key):
 def test_back_forward_reselect_digest_rows_timeline_events_and_messages(qtbot, window):
     """Every selectable place is a navigation stop: a digests row, a timeline event, a transcript
     message, a verdict; Back/Forward select it there again (was: only the trees followed)."""
+    window.resize(1600, 1000)  # digests and timeline side by side (below 1100 px they are tabs of one dock)
+    qtbot.waitUntil(lambda: not window.compact.compact, timeout=2000)
     open_and_wait(qtbot, window, RICH)
     panes = window.resume_panes
     panes.dock.show()
