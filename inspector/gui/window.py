@@ -28,7 +28,8 @@ from .controllers.folder import FolderController
 from .controllers.loading import LoadController
 from inspector.session.drops import paths_from_mime
 from .docstate import DocumentStates
-from .document import Document, Presentation, display_path, sample_paths
+from .presenting import Presenter
+from .document import Document, display_path, sample_paths
 from .layout import (
     build_layout, default_dock_sizes, fit_folder_columns, remember_folder_width, restore_window_settings,
     save_window_settings, scale_docks, size_folder_dock,
@@ -36,7 +37,7 @@ from .layout import (
 from .qtcompat import emit
 from inspector.session.recent import RecentFiles
 from .resume import ResumePanes
-from .roles import LocationRole, ObjectRole
+from .roles import ObjectRole
 from .selection import SelectionRelay
 from .widgets.panes import Banner
 
@@ -83,10 +84,7 @@ class MainWindow(QMainWindow):
         self.loader = LoadController(self.doc, lambda: dialogs.confirm_discard(self), self)
         self.editor = EditController(self.doc, self)
         self._banners: dict[str, Banner] = {}
-        self._presentation: Presentation | None = None
-        self._documents_shown = 0  # presentations that rebuilt the trees or were complete (a partial's turns check it)
-        self._verdicts_of = None  # the report whose verdicts the window shows
-        self._keep_selection = False  # the user selected something while the trees were being read
+        self.presenter = Presenter(self)
         build_layout(self)
         self.folders = FolderController(self.doc, self.folder_model, self.loader, self, self.sessions_model)
         self.loader.folders = self.folders
@@ -134,7 +132,7 @@ class MainWindow(QMainWindow):
     # wiring
     def _connect(self):
         doc = self.doc
-        doc.presented.connect(self._present)
+        doc.presented.connect(self.presenter.present)
         doc.analysed.connect(self._analysed)
         self.analysisReady.connect(self.states.shown)
         doc.changed.connect(self._changed)
@@ -346,8 +344,7 @@ class MainWindow(QMainWindow):
         self.act_restore.setEnabled(doc.can_restore())
 
     def _changed(self):
-        if self._after_trees is not None:  # a document's verdicts are shown in the next turn: this follows them
-            self._after_trees.append(self._changed)
+        if self.presenter.defer(self._changed):  # a document's verdicts are shown in the next turn: this follows
             return
         views.update_captions(self)
         views.show_cancelled(self)
@@ -389,119 +386,7 @@ class MainWindow(QMainWindow):
         menus.rebuild_recent_menu(self)
 
     # ==========================================================================================
-    # showing an analysis
-    def _present(self, p: Presentation):
-        """Show an analysis (:meth:`_present_now`); a complete one of new documents in the next turn (1 ms later),
-        after the notices and hints the document announced with it: each of the three turns (notices, trees,
-        verdicts) with its own repaint stays short (issue 25)."""
-        if not p.partial and p.new_documents and self._after_trees is None:
-            self._after_trees = [lambda: self._present_now(p)]
-            QTimer.singleShot(1, self, self._flush_after_trees)
-            return
-        self._present_now(p)
-
-    def _present_now(self, p: Presentation):
-        """Show an analysis: trees and bytes (new documents), verdicts and digests (when complete).
-
-        A partial result (large payload: trees ready, verification still running; or its verdicts, its
-        timeline and maybe its trees' index still being read) is shown in three
-        event-loop turns (trees, then default expansion, then the verdicts or their placeholder), so
-        no single turn keeps the window from repainting for long.
-        """
-        self._flush_after_trees()  # (what an earlier presentation left for its next turn comes first)
-        self._presentation = p
-        a = p.analysis
-        # the verdicts on screen already (a large payload's came before its timeline or trees): the verdicts
-        # list, the rule detail and what the user selected meanwhile stay as they are
-        same = a.report is not None and a.report is self._verdicts_of
-        self._keep_selection = same and bool(self.selection.history.entries)
-        if not p.partial:
-            self._documents_shown += 1  # (a partial's later turns have nothing left to do: this shows it all)
-        if p.new_documents:
-            kept = views.capture_views(self) if p.keep_view else None
-            if not p.keep_view and not same:
-                self.selection.history.clear()  # another checkpoint: its selections only
-            views.show_side(self, "payload", a.payload)
-            views.show_side(self, "descriptor", a.descriptor)
-            for source in ("payload", "descriptor"):
-                if source not in p.from_raw:
-                    side = a.payload if source == "payload" else a.descriptor
-                    self.raw_editor.set_text(source, side.data if side else None)
-            self._documents_shown += 1
-            if p.partial:
-                self._trees_pending = True
-                jobs = self.doc.jobs
-                gen = jobs.lane_generation()
-                shown = self._documents_shown
-
-                # (a.report: the verdicts came first; else None until the final result replaces this one)
-                def current():  # no other documents (the final result's trees) shown since
-                    return gen == jobs.lane_generation() and self.doc.report is a.report \
-                        and shown == self._documents_shown
-
-                def step2():
-                    if current():
-                        views.expand_defaults(self)
-                        if a.payload is None or a.payload.tree_ok or a.payload.parse_error:
-                            self._trees_pending = False
-                            emit(self.treesReady)  # (a partial verdict may come before the trees)
-                    QTimer.singleShot(1, step3)
-
-                def step3():
-                    if current():
-                        views.set_report(self, a.report)
-                        self._verdicts_of = a.report
-                        views.show_cancelled(self)  # a load cancelled (failed) meanwhile: not "Verifying…"
-                        self._update_verdict_display()
-                        if a.report is not None:
-                            self._update_actions()
-                            emit(self.verdictsShown)
-                    if a.shown is not None:
-                        a.shown.set()
-                QTimer.singleShot(1, step2)
-                return
-            if kept is not None:
-                views.restore_views(self, kept)
-                view = self.selection.last_tree()
-                if view.currentIndex().isValid():
-                    self.selection.relay(view.model().data(view.currentIndex(), LocationRole), "tree")
-            else:
-                views.expand_defaults(self)
-            emit(self.treesReady)
-            if not p.partial:
-                # The verdicts, the verdict bar and the root cause in the next turn, after the trees are shown:
-                # in one turn they held the window 130 ms on a hostile checkpoint (issue 25).
-                self._after_trees = [lambda: self._show_verdicts(p, same)]
-                QTimer.singleShot(1, self, self._flush_after_trees)
-                return
-        elif not p.partial and getattr(self, "_trees_pending", False):
-            # the verdicts came before the partial result's trees were announced
-            views.expand_defaults(self)
-            emit(self.treesReady)
-        self._show_verdicts(p, same)
-
-    def _show_verdicts(self, p: Presentation, same: bool) -> None:
-        """The verdicts part of :meth:`_present` (``same``: those verdicts are on screen already)."""
-        a = p.analysis
-        if not p.partial:
-            self._trees_pending = False
-        if not same:
-            views.set_report(self, a.report)
-            self._verdicts_of = a.report
-        if a.report is not None:
-            emit(self.verdictsShown)
-        if p.opened and not p.partial:
-            self.folder_dock.setVisible(self.folder_model.rowCount() > 0)
-
-    _after_trees: list | None = None  # what waits for the turn after a document's trees were shown
-
-    def _flush_after_trees(self) -> None:
-        """Run what waits for the turn after the trees (the verdicts, then the verdict bar and the root cause,
-        in the order they came); nothing when nothing waits."""
-        queue, self._after_trees = self._after_trees, None
-        for fn in queue or ():
-            fn()
-
+    # showing an analysis (the turns: presenting.Presenter)
     def _failures_only(self, on: bool) -> None:
         """The Failures only box: the verdicts list shows failing rules only, or all of them."""
         cur = self.findings_model.data(self.findings_view.currentIndex(), ObjectRole)
@@ -513,11 +398,11 @@ class MainWindow(QMainWindow):
                 self.findings_view.setCurrentIndex(idx)
 
     def _analysed(self, keep_view: bool):
-        if self._after_trees is not None:  # after the verdicts, in the turn they are shown in
-            self._after_trees.append(lambda: self._analysed(keep_view))
+        if self.presenter.defer(lambda: self._analysed(keep_view)):  # after the verdicts, in their turn
             return
         report = self.doc.report
-        if not keep_view and not self._keep_selection and report is not None and report.root_cause is not None:
+        if not keep_view and not self.presenter.keep_selection and report is not None \
+                and report.root_cause is not None:
             self.selection.goto_root_cause()  # show where it failed right away
         emit(self.analysisReady)
 
