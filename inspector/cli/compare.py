@@ -22,9 +22,8 @@ from inspector.checkpoint.artifact import UnreadableInput, expand_exports
 from inspector.checkpoint.analysis.canondiff import LAYOUT_CLASSES, canonical_diff, unified
 from inspector.checkpoint.diagnosis.diagnose import class_text
 from inspector.checkpoint import encode
-from inspector.checkpoint.analysis.compare import (
-    MISSING, Comparison, change_texts, compare_documents, dump_json, locate_changes, preview, to_patch,
-)
+from inspector.checkpoint.analysis.compare import MISSING, Comparison, compare_documents, dump_json, preview
+from inspector.checkpoint.analysis.compare_output import change_texts, locate_changes, to_patch
 
 from .termsafe import terminal_safe, terminal_safe_lines
 

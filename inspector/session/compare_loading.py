@@ -121,8 +121,8 @@ def _verdict(role: str, data: bytes, size: int) -> tuple[str, bool | None, str |
 def _rows(comparison, a: bytes, b: bytes) -> list[ChangeRow]:
     """The first :data:`MAX_ROWS` changes of ``comparison`` of the files ``a`` and ``b``, each value as its
     file spells it (with the decoded value when that is written otherwise: ``1.0e2 (= 100.0)``; what
-    ``diff`` prints, :func:`~inspector.checkpoint.analysis.compare.change_texts`)."""
-    from inspector.checkpoint.analysis.compare import change_texts, locate_changes
+    ``diff`` prints, :func:`~inspector.checkpoint.analysis.compare_output.change_texts`)."""
+    from inspector.checkpoint.analysis.compare_output import change_texts, locate_changes
 
     spans = locate_changes(comparison, a, b, MAX_ROWS, 0)  # (a canonical file spells values as decoded)
     rows = []

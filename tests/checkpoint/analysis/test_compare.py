@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector.checkpoint import encode, verify
-from inspector.checkpoint.analysis.compare import MISSING, compare_documents, compare_values, dump_json, to_patch
+from inspector.checkpoint.analysis.compare import MISSING, compare_documents, compare_values, dump_json
+from inspector.checkpoint.analysis.compare_output import to_patch
 from tests.checkpoint.analysis.compare_helpers import add_tool_rounds, apply_patch, export
 from tests.conftest import GOLDEN, SAMPLES
 
