@@ -215,12 +215,18 @@ def test_folder_names_that_are_not_utf8_read_as_elsewhere_in_the_window(qtbot, w
     assert window.windowTitle().startswith("caf\\xe9.payload.json + caf\\xe9.descriptor.json")
 
 
-def test_open_folder_cancels_a_running_load(qtbot, window, monkeypatch, tmp_path):
-    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)  # worker processes, as for a large payload
+def _golden_folder(tmp_path):
+    """A folder holding a copy of the golden pair."""
     folder = tmp_path / "f"
     folder.mkdir()
     shutil.copyfile(GOLDEN_P, folder / GOLDEN_P.name)
     shutil.copyfile(GOLDEN_D, folder / GOLDEN_D.name)
+    return folder
+
+
+def test_open_folder_cancels_a_running_load(qtbot, window, monkeypatch, tmp_path):
+    monkeypatch.setattr(engine, "PROCESS_THRESHOLD", 100)  # worker processes, as for a large payload
+    folder = _golden_folder(tmp_path)
     window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])
     load = window.loader.job
     assert window.header.title.text() == "Opening payload-with-resume.json + descriptor-with-resume.json…"
@@ -243,10 +249,7 @@ def test_a_load_already_finished_but_not_yet_shown_is_not_shown_after_open_folde
     """
     from PySide6.QtCore import QThreadPool
 
-    folder = tmp_path / "f"
-    folder.mkdir()
-    shutil.copyfile(GOLDEN_P, folder / GOLDEN_P.name)
-    shutil.copyfile(GOLDEN_D, folder / GOLDEN_D.name)
+    folder = _golden_folder(tmp_path)
     window.loader.start([str(GOLDEN_P), str(GOLDEN_D)])
     load = window.loader.job
     assert QThreadPool.globalInstance().waitForDone(20000)  # done on the worker; not yet delivered

@@ -36,15 +36,21 @@ def _pointers(v):
     return ptrs
 
 
-@pytest.mark.parametrize("path", _payloads()[::3], ids=lambda p: p.name)
-def test_indexed_spans_equal_arithmetic(path):
+def _indexed(path):
+    """``(bytes, spans, Context)`` of a payload the fast path read with its index (64-byte containers); skips a
+    payload that is not canonical."""
     data = path.read_bytes()
     spans = {}
     try:
         fastpath.decode_fast(data, spans=spans, big=64)
     except fastpath.NotFast:
         pytest.skip("not canonical: no index")
-    ctx = Context(data, None, spans=spans)
+    return data, spans, Context(data, None, spans=spans)
+
+
+@pytest.mark.parametrize("path", _payloads()[::3], ids=lambda p: p.name)
+def test_indexed_spans_equal_arithmetic(path):
+    data, spans, ctx = _indexed(path)
     value = ctx.pay
     assert ctx.is_canonical and spans
     pointers = _pointers(value)
@@ -58,13 +64,7 @@ def test_indexed_spans_equal_arithmetic(path):
 def test_item_spans_taken_from_the_index_equal_arithmetic(path):
     """``item_spans`` of an array the fast path indexed reuses its recorded element spans (no
     encoding); they are the elements' exact spans."""
-    data = path.read_bytes()
-    spans = {}
-    try:
-        fastpath.decode_fast(data, spans=spans, big=64)
-    except fastpath.NotFast:
-        pytest.skip("not canonical: no index")
-    ctx = Context(data, None, spans=spans)
+    data, spans, ctx = _indexed(path)
     value = ctx.pay
     reused = 0
     for q in ["/snapshot/run_records", "/snapshot/session/messages", "/logical_resume/messages"]:
