@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["AllowGroup", "AllowList", "allowlist", "compile_pattern"]
+__all__ = ["AllowGroup", "AllowList", "DigestGroup", "allowlist", "compile_pattern"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,20 @@ class AllowGroup:
     source: str
     what: str
     paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DigestGroup:
+    """One ``[[digest]]`` table of ``allowlist.toml``: digest, size and token-estimate places classified
+    by what they were computed over. ``treatment`` is ``clear`` (shown as its place and class allow)
+    or ``tag`` (never shown: a marker of KIND ``kind``, always with the report's keyed tag);
+    ``digests`` says what they digest or measure; ``paths`` are patterns."""
+
+    source: str
+    treatment: str
+    digests: str
+    paths: tuple[str, ...]
+    kind: str | None = None
 
 
 def compile_pattern(pattern: str) -> str:
@@ -73,6 +87,20 @@ class AllowList:
         for source in ("payload", "descriptor"):
             pats = [compile_pattern(p) for g in self.groups if g.source == source for p in g.paths]
             self._allow[source] = re.compile("(?:" + "|".join(pats) + ")")
+        self.digests = tuple(DigestGroup(d["source"], d["treatment"], d["digests"], tuple(d["paths"]), d.get("kind"))
+                             for d in raw.get("digest", []))
+        for d in self.digests:
+            if d.treatment not in ("clear", "tag") or (d.treatment == "tag") != bool(d.kind):
+                raise ValueError(f"allow-list [[digest]] {d.digests!r}: treatment must be clear, or tag with a kind")
+        self._withheld = {}
+        for source in ("payload", "descriptor"):
+            pats = [compile_pattern(p) for d in self.digests if d.source == source and d.treatment == "tag"
+                    for p in d.paths]
+            self._withheld[source] = re.compile("(?:" + "|".join(pats) + ")") if pats else None
+        self._digest_kinds = [(d.source, d.kind, re.compile("(?:" + "|".join(compile_pattern(p) for p in d.paths) + ")"))
+                              for d in self.digests if d.treatment == "tag"]
+        #: marker KINDs that always carry the report's keyed tag (a digest or size of redacted content)
+        self.tagged_kinds = frozenset(d.kind for d in self.digests if d.kind)
         self._kinds = [(k["kind"], re.compile("(?:" + "|".join(compile_pattern(p) for p in k["paths"]) + ")"))
                        for k in raw.get("kind", [])]
         literal = set()
@@ -92,6 +120,14 @@ class AllowList:
         """True when the value at ``pointer`` (RFC 6901, escaped) of a ``source`` file may be
         shown in clear (a container: kept as structure, its members judged one by one)."""
         pat = self._allow.get(source)
+        if pat is None or pat.fullmatch(pointer) is None:
+            return False
+        return not self.withheld(source, pointer)
+
+    def withheld(self, source: str, pointer: str) -> bool:
+        """True when ``pointer`` is a digest or size place whose ``[[digest]]`` treatment is ``tag``:
+        never shown in clear, whatever the allow-list's ``[[allow]]`` patterns say."""
+        pat = self._withheld.get(source)
         return pat is not None and pat.fullmatch(pointer) is not None
 
     def allows_shape(self, source: str, shape: str) -> bool:
@@ -105,7 +141,11 @@ class AllowList:
 
     def kind(self, source: str, pointer: str) -> str:
         """What a redacted value at ``pointer`` is (``message text``, ``tool input``, ...): the
-        first ``[[kind]]`` group matching the pointer or one of its ancestors; ``value`` if none."""
+        first ``[[kind]]`` group matching the pointer or one of its ancestors; ``value`` if none.
+        A digest or size place withheld by ``[[digest]]`` is named by its table's ``kind``."""
+        for src, name, pat in self._digest_kinds:
+            if src == source and pat.fullmatch(pointer):
+                return name
         if source == "payload":
             p = pointer
             while True:

@@ -39,8 +39,10 @@ from inspector.checkpoint.slotted import KEY, POINTER, RELATIVE, VARIANT, Slot, 
 
 from . import jsonstack
 from .allowlist import AllowList, allowlist, compile_pattern
+from .credentials import CREDENTIAL_SHAPED, credential_reason
 
-__all__ = ["Gate", "ValueClass", "marker", "types_at", "child_types", "place_classes", "TAG_NOTE", "UNLABELLED"]
+__all__ = ["Gate", "ValueClass", "marker", "types_at", "child_types", "place_classes", "TAG_NOTE", "UNLABELLED",
+           "CREDENTIAL_ID"]
 
 #: What the redaction tags allow, said in every report that carries them.
 TAG_NOTE = ("each redacted value carries a tag: HMAC-SHA256 of the value under a random key made for this "
@@ -51,6 +53,10 @@ TAG_NOTE = ("each redacted value carries a tag: HMAC-SHA256 of the value under a
 #: Never seen in practice (every engine text is a ``Text``); a test fails if it is.
 UNLABELLED = "unlabelled text"
 
+#: The marker KIND of a value of the id class that looks like a credential or a personal number
+#: (:mod:`.credentials`): redacted and counted ("1 id redacted: credential-shaped").
+CREDENTIAL_ID = f"{CREDENTIAL_SHAPED} id"
+
 _INT = frozenset({"u16", "u32", "u64", "usize", "i32", "i64"})
 _FLOAT = frozenset({"f32", "f64"})
 #: RFC 3339 with its fields in range (a timestamp carries no free digits beyond its fraction).
@@ -59,10 +65,8 @@ _RFC3339 = re.compile(r"(?:19[7-9][0-9]|2[01][0-9]{2})-(?:0[1-9]|1[0-2])-(?:0[1-
 _DIGEST = re.compile(r"(?:sha256:)?[0-9a-f]{64}")
 _GIT_OBJECT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 #: An id or name: one token of letters, digits and ``_ . -`` (no ``/ : @ =``: no path, URL, address
-#: or base64 blob), at most 64 characters, not shaped like a credential.
+#: or base64 blob), at most 64 characters; it must also not look like a credential (:mod:`.credentials`).
 _ID_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
-_CREDENTIAL = re.compile(r"(?:sk|pk|rk)[-_]|gh[pousr]_|github_pat_|xox[abprs]-|AKIA|ASIA|AIza|eyJ|glpat-|npm_",
-                         re.IGNORECASE)
 _INDEX = re.compile(r"0|[1-9][0-9]*")
 _SCHEMA = re.compile(r"(?=.{1,128}$)[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)+")
 #: Types the reference reads out of a free-form value (``tool_end`` metadata, FORMAT.md 4.7.3).
@@ -174,8 +178,7 @@ class ValueClass:
         if c == "git object":
             return _GIT_OBJECT.fullmatch(v) is not None
         if c == "id":
-            return (is_valid_id(v) and _ID_TOKEN.fullmatch(v) is not None and _no_format_chars(v)
-                    and _CREDENTIAL.match(v) is None)
+            return id_shaped(v) and credential_reason(v) is None
         if c == "schema":
             return _SCHEMA.fullmatch(v) is not None
         if c == "values":
@@ -183,6 +186,12 @@ class ValueClass:
         if c == "word":
             return v in vocabulary
         return False
+
+
+def id_shaped(v: str) -> bool:
+    """True when ``v`` passes the reference's id check and is one token of at most 64 letters, digits
+    and ``_ . -`` (the id class before its credential check)."""
+    return is_valid_id(v) and _ID_TOKEN.fullmatch(v) is not None and _no_format_chars(v)
 
 
 def _no_format_chars(v: str) -> bool:
@@ -234,7 +243,9 @@ def typed_class(types: tuple) -> str | None:
 
 
 def scalar_shown(types: tuple, pointer: str, v, vocabulary: frozenset) -> tuple[bool, str]:
-    """``(shown, class name)`` for a scalar ``v`` at a place of ``types`` (already allow-listed)."""
+    """``(shown, class name)`` for a scalar ``v`` at a place of ``types`` (already allow-listed). A
+    value of the id class refused only because it looks like a credential gets :data:`CREDENTIAL_ID`
+    as its class name (its marker's KIND)."""
     if v is None or v == "":
         return True, "null" if v is None else "empty"  # null and "" carry no content
     flat = _flat(types)
@@ -254,7 +265,11 @@ def scalar_shown(types: tuple, pointer: str, v, vocabulary: frozenset) -> tuple[
     if any(isinstance(t, Prim) and t.name == "str" for t in flat):
         vc = _classes().of(pointer)
         if vc is not None:
-            return vc.accepts(v, vocabulary), vc.name
+            if vc.accepts(v, vocabulary):
+                return True, vc.name
+            if vc.check == "id" and id_shaped(v):
+                return False, CREDENTIAL_ID  # an id that looks like a credential: its marker says so
+            return False, vc.name
     return False, "text"
 
 
@@ -303,6 +318,7 @@ class Gate:
 
     Attributes:
         count: markers written so far.
+        redacted: markers written so far, by KIND (``Counter``; ``credential-shaped id`` among them).
         shown: values shown in clear so far, by class (``Counter``).
     """
 
@@ -313,6 +329,7 @@ class Gate:
         self.tags = tags
         self.key = key if key is not None else secrets.token_bytes(32)
         self.count = 0
+        self.redacted: Counter = Counter()
         self.shown: Counter = Counter()
 
     # -- markers ------------------------------------------------------------------------------
@@ -320,27 +337,39 @@ class Gate:
         """First 8 hex digits of HMAC-SHA256(key, raw)."""
         return hmac.new(self.key, raw, hashlib.sha256).hexdigest()[:8]
 
+    def tagged(self, kind: str) -> bool:
+        """True when a marker of ``kind`` carries the keyed tag: when the report asked for tags, and
+        always for a digest or size of redacted content (``allowlist.toml`` ``[[digest]]``)."""
+        return self.tags or kind in self.allow.tagged_kinds
+
     def mark(self, v, kind: str) -> str:
         """The marker replacing ``v`` (a string: its UTF-8 bytes; anything else: its compact JSON)."""
         self.count += 1
+        self.redacted[kind] += 1
         raw = (v if isinstance(v, str) else _compact(v)).encode("utf-8", "surrogatepass")
-        return marker(kind, len(raw), self.tag(raw) if self.tags else None)
+        return marker(kind, len(raw), self.tag(raw) if self.tagged(kind) else None)
 
     # -- judging ------------------------------------------------------------------------------
     def shows(self, source: str | None, pointer: str | None, v) -> bool:
         """True when the value ``v`` read at ``pointer`` of ``source`` may be shown in clear: its
-        place is allow-listed and ``v`` passes its place's class (a container: every member does)."""
+        place is allow-listed (and not a withheld digest or size, ``[[digest]]``) and ``v`` passes
+        its place's class (a container: every member does)."""
+        return self.judge(source, pointer, v)[0]
+
+    def judge(self, source: str | None, pointer: str | None, v) -> tuple[bool, str | None]:
+        """``(shown, kind)``: :meth:`shows`, and the marker KIND the value gets when its own value
+        decides it (:data:`CREDENTIAL_ID`), else ``None`` (the place's KIND applies)."""
         if source is None or pointer is None or source == RELATIVE:
-            return v is None or isinstance(v, bool)
+            return v is None or isinstance(v, bool), None
         if not self.allow.allows(source, pointer) or self._digit_key_in_object(source, pointer):
-            return False
+            return False, None
         types = types_at(source, pointer, self.docs.get(source))
         if isinstance(v, (dict, list)):
-            return self._container_shown(source, pointer, v, types)
+            return self._container_shown(source, pointer, v, types), None
         ok, cls = scalar_shown(types, pointer, v, self.allow.vocabulary)
         if ok:
             self.shown[cls] += 1
-        return ok
+        return ok, (cls if cls == CREDENTIAL_ID else None)
 
     def _digit_key_in_object(self, source: str, pointer: str) -> bool:
         """True when a segment of ``pointer`` that reads as an array index names an object's key in the
@@ -393,9 +422,10 @@ class Gate:
         ``None`` stays ``None``."""
         if v is None:
             return None
-        if self.shows(source, pointer, v):
+        ok, own = self.judge(source, pointer, v)
+        if ok:
             return v
-        return self.mark(v, kind or self.kind(source, pointer))
+        return self.mark(v, own or kind or self.kind(source, pointer))
 
     def kind(self, source: str | None, pointer: str | None) -> str:
         """The marker's KIND for a value at that place (``allowlist.toml`` ``[[kind]]``)."""
@@ -441,9 +471,10 @@ class Gate:
             return piece if self.key_shown(s.source, parent, str(s.value)) else self.mark(s.value, "key")
         if s.role == VARIANT and (s.source is None or s.pointer is None):
             return piece if isinstance(s.value, str) and s.value in self.allow.vocabulary else self.mark(s.value, "value")
-        if self.shows(s.source, s.pointer, s.value):
+        ok, own = self.judge(s.source, s.pointer, s.value)
+        if ok:
             return piece
-        return self.mark(s.value, self.kind(s.source, s.pointer))
+        return self.mark(s.value, own or self.kind(s.source, s.pointer))
 
     def text(self, t) -> str | None:
         """An engine text for sharing: a :class:`~inspector.checkpoint.slotted.Text`'s words as they

@@ -18,7 +18,7 @@ from inspector import __version__
 from inspector.checkpoint import InputFile, Report, Verdict, display_path
 from inspector.checkpoint.rules.catalogue import REFERENCE_PIN as _REFERENCE_PIN, catalogue_version, plain_texts
 
-from .gate import TAG_NOTE, Gate
+from .gate import CREDENTIAL_ID, TAG_NOTE, Gate
 from .redact import gate_for
 
 __all__ = ["TICKET_SCHEMA", "REFERENCE_PIN", "build_ticket", "report_date", "VERDICT_COUNTS", "decodes"]
@@ -200,13 +200,17 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
         "date": date or report_date(),
         "redaction": {
             "policy": "allow-list and value checks, fail closed: a value from the files is shown only where the "
-                      "allow-list names its place and it passes that place's check (an integer in a size, count, "
-                      "sequence or timestamp field, a variant the format lists, a digest, an id that passes the "
-                      "id check); message text, tool inputs and outputs, tool results, file contents, prompts, "
-                      "memory contents, paths and environment values never are",
+                      "allow-list names its place and it passes that place's check (an integer in a count, limit, "
+                      "sequence or timestamp field, a size or digest of the files themselves or of values shown, "
+                      "a variant the format lists, an id that passes the id check and does not look like a "
+                      "credential or a personal number); message text, tool inputs and outputs, tool results, "
+                      "file contents, prompts, memory contents, paths and environment values never are, nor a "
+                      "digest or size computed over any of them (a tagged marker stands in its place)",
             "values_redacted": gate.count,
+            "credential_shaped_ids": gate.redacted[CREDENTIAL_ID],
+            "digests_and_sizes_withheld": sum(gate.redacted[k] for k in gate.allow.tagged_kinds),
             "sha256_prefixes": hash_prefix,
-            "tags": TAG_NOTE if hash_prefix else None,
+            "tags": TAG_NOTE if hash_prefix or any(gate.redacted[k] for k in gate.allow.tagged_kinds) else None,
             "redacted_payload": redacted_payload,
         },
     })

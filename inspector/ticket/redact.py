@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from . import jsonstack
 from .allowlist import AllowList
-from .gate import _INDEX, _ROOTS, Gate, child_types, declares, is_struct, marker, scalar_shown
+from .gate import _INDEX, _ROOTS, CREDENTIAL_ID, Gate, child_types, declares, is_struct, marker, scalar_shown
 
 __all__ = ["Replacement", "marker", "redact_value", "redact_payload", "parse_lenient", "gate_for", "PARSE_LIMIT"]
 
@@ -64,12 +64,13 @@ def redact_value(value, source: str, *, hash_prefix: bool = False, gate: Gate | 
     stack = [(value, "", "", "", _ROOTS.get(source, ()), holder, 0, False)]
     while stack:
         v, ptr, shape, shown, types, parent, slot, forced = stack.pop()
+        judged: tuple = (True, None)  # (shown, class) of a scalar at an allowed place
         container = isinstance(v, (dict, list))
         if v is None or (container and not v):
             out = v  # null, {} and [] carry no content: kept, so the structure stays readable
         elif forced or not allow.allows_shape(source, shape) or (
-                not container and not scalar_shown(types, ptr, v, vocab)[0]):
-            kind = gate.kind(source, ptr)
+                not container and not (judged := scalar_shown(types, ptr, v, vocab))[0]):
+            kind = CREDENTIAL_ID if judged[1] == CREDENTIAL_ID else gate.kind(source, ptr)
             out = gate.mark(v, kind)
             reps.append(_replacement(gate, v, shown, kind, "value"))
         elif isinstance(v, dict):
@@ -106,7 +107,7 @@ def redact_value(value, source: str, *, hash_prefix: bool = False, gate: Gate | 
 
 def _replacement(gate: Gate, v, shown: str, kind: str, what: str) -> Replacement:
     raw = (v if isinstance(v, str) else jsonstack.dumps(v)).encode("utf-8", "surrogatepass")
-    return Replacement(shown, kind, len(raw), what, f"tag {gate.tag(raw)}" if gate.tags else None)
+    return Replacement(shown, kind, len(raw), what, f"tag {gate.tag(raw)}" if gate.tagged(kind) else None)
 
 
 def parse_lenient(data: bytes):

@@ -27,6 +27,7 @@ import json
 
 from inspector.checkpoint import display_text
 
+from .credentials import CREDENTIAL_SHAPED
 from .model import VERDICT_COUNTS
 
 __all__ = ["FORMATS", "render", "to_text", "to_markdown", "to_html", "to_json", "to_sarif", "check_report",
@@ -85,8 +86,13 @@ def _other_failures(t: dict) -> list[tuple[str, list]]:
 def _redaction_line(t: dict) -> str:
     r = t["redaction"]
     n = r["values_redacted"]
+    cred, withheld = r.get("credential_shaped_ids", 0), r.get("digests_and_sizes_withheld", 0)
     line = (f"Redaction: {n} value{'' if n == 1 else 's'} from the files redacted in this report "
-            f"({'with tags' if r['sha256_prefixes'] else 'no tags'}); {r['policy']}."
+            f"({'with tags' if r['sha256_prefixes'] else 'digests and sizes tagged' if withheld else 'no tags'})"
+            + (f"; {cred} id{'' if cred == 1 else 's'} redacted: {CREDENTIAL_SHAPED}" if cred else "")
+            + (f"; {withheld} digest{'' if withheld == 1 else 's'} or size{'' if withheld == 1 else 's'} "
+               f"of redacted content withheld" if withheld else "")
+            + f"; {r['policy']}."
             + (f" Tags: {r['tags']}." if r.get("tags") else ""))
     rp = r.get("redacted_payload")
     if rp:

@@ -183,7 +183,8 @@ def cognitive_binding_problem(b: dict) -> Problem | None:
     want = cognitive_capability_snapshot_digest(b)
     if b["capabilitySnapshotDigest"] != want:
         return binding("capability snapshot digest does not bind this package, generation, and Knowledge surface",
-                       "/capabilitySnapshotDigest", want, b["capabilitySnapshotDigest"])
+                       # the digest the engine computed stands where the stated one does: judged by that place
+                       "/capabilitySnapshotDigest", _rv(want, "/capabilitySnapshotDigest"), b["capabilitySnapshotDigest"])
     return None
 
 

@@ -1,0 +1,212 @@
+"""Is this id shaped like a credential or a person's number? The gate's second look at a value of the
+``id`` class before it shows it in clear (FORMAT.md 4: ids are free Strings the host chooses, so an id
+place can hold anything a host or a user put there).
+
+Three checks, any one of which redacts the value:
+
+1. **Secret formats**: gitleaks' default rule set (``gitleaks.toml`` beside this module, vendored
+   verbatim from gitleaks, MIT licence in ``gitleaks.LICENSE``), read as data. A rule whose pattern
+   stands alone (``ghp_…``, ``AKIA…``, ``hf_…``, ``shpat_…``, ``SK`` + 32 hex, ``sk_live_…``) is searched
+   for in the token and in every part of it that follows a ``-``, ``_`` or ``.`` (so ``token-ghp_…`` and
+   ``aws.AKIA…`` are found, not only a token that starts with the secret); a rule that needs an
+   assignment around it (``mailgun_key = key-…``) contributes its secret's own pattern when that
+   starts with a literal prefix of at least three characters (``key-``, ``pubkey-``, ``NRAK-``). Each
+   rule's ``entropy`` floor, ``keywords`` and ``stopwords`` are honoured as gitleaks does.
+2. **High entropy**: a run of at least 32 letters and digits that mixes upper and lower case with a
+   Shannon entropy of at least 4.2 bits a character (AWS secret keys, base64 key material, a JWT's
+   pieces). UUIDs, ULIDs, hex digests and the tool-call ids model providers make (``toolu_`` + 24,
+   ``call_`` + 24) are below it; a JWT piece (``eyJ…``, base64 of ``{"``) is redacted wherever a part
+   of the token starts with it.
+3. **Personal numbers**: 13 to 19 digits (spaces or dashes between groups allowed) that pass the
+   Luhn check (a payment card number), and ``NNN-NN-NNNN`` (a US social-security number shape).
+
+What it cannot catch: a person's name, an e-mail's local part without its ``@`` or a customer's own
+word used as an id cannot be told from an id; a secret of a format no rule knows and too short or
+too regular for the entropy check passes. The README says so.
+
+Qt-free; no network; the rules are compiled once, on first use.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+import warnings
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+__all__ = ["CREDENTIAL_SHAPED", "credential_reason", "rules"]
+
+#: The marker KIND (and the redaction count's word) for an id redacted by this module.
+CREDENTIAL_SHAPED = "credential-shaped"
+
+_ASSIGN = r"""(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}("""
+_PREFIX = re.compile(r"(?:[A-Za-z0-9]|\\[.-])+")
+_ENTROPY_RUN = re.compile(r"[A-Za-z0-9]{32,}")
+_ENTROPY_FLOOR = 4.2
+_JWT_PIECE = re.compile(r"(?:^|[-_.])eyJ[A-Za-z0-9]")
+_CARD = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])")
+_SSN = re.compile(r"(?<![0-9])[0-9]{3}-[0-9]{2}-[0-9]{4}(?![0-9])")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One gitleaks rule as this module applies it: ``id`` (gitleaks' rule id), ``pattern``
+    (compiled), ``keywords`` (lowercase; the rule runs only on a token holding one, none: always),
+    ``entropy`` (bits a character the secret must reach, 0: none), ``stopwords`` (lowercase; a secret
+    holding one is not reported)."""
+
+    id: str
+    pattern: re.Pattern
+    keywords: tuple[str, ...]
+    entropy: float
+    stopwords: tuple[str, ...]
+
+
+def go_to_python(rx: str) -> str:
+    """A gitleaks (Go RE2) pattern in Python's syntax: ``\\z`` -> ``\\Z``, and a flag group ``(?i)``
+    that is not at the start (Go applies it to the rest of its group) -> a scoped ``(?i:…)`` up to
+    the end of that group. Raises nothing; the result may still not compile (the caller skips it)."""
+    rx = rx.replace(r"\z", r"\Z")
+    out, i, n = [], 0, len(rx)
+    closers = [0]  # per open group (the pattern itself first): scoped flag groups to close with it
+    in_class = False
+    while i < n:
+        ch = rx[i]
+        if ch == "\\":
+            out.append(rx[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+            out.append(ch)
+            i += 1
+            continue
+        if ch == "[":
+            in_class = True
+            j = i + 1
+            if rx[j:j + 1] == "^":
+                j += 1
+            if rx[j:j + 1] == "]":
+                j += 1
+            out.append(rx[i:j])
+            i = j
+            continue
+        m = re.match(r"\(\?([a-z]+)\)", rx[i:]) if i > 0 else None
+        if m:
+            out.append(f"(?{m.group(1)}:")
+            closers[-1] += 1
+            i += m.end()
+            continue
+        if ch == "(":
+            closers.append(0)
+        elif ch == ")" and len(closers) > 1:
+            out.append(")" * closers.pop())
+        out.append(ch)
+        i += 1
+    out.append(")" * sum(closers))
+    return "".join(out)
+
+
+def _secret_group(rx: str) -> str | None:
+    """The secret's own pattern inside a rule that needs an assignment before it (the capture group
+    after gitleaks' assignment operators), when it starts with a literal prefix of three or more
+    characters; else ``None`` (a bare ``[a-z0-9]{32}`` would redact ordinary ids)."""
+    if _ASSIGN not in rx:
+        return None
+    inner = rx.split(_ASSIGN, 1)[1]
+    depth, i = 1, 0
+    while depth and i < len(inner):
+        if inner[i] == "\\":
+            i += 2
+            continue
+        depth += {"(": 1, ")": -1}.get(inner[i], 0)
+        i += 1
+    secret = inner[:i - 1]
+    body = secret[4:] if secret.startswith("(?i)") else secret
+    m = _PREFIX.match(body)
+    literal = m.group(0).replace("\\", "") if m else ""
+    return secret if len(literal) >= 3 else None
+
+
+@lru_cache(maxsize=1)
+def rules() -> tuple[Rule, ...]:
+    """The gitleaks rules this module applies, compiled (see the module's text). Rules whose pattern
+    Python cannot compile even after :func:`go_to_python` are left out (a test counts them)."""
+    raw = tomllib.loads(resources.files(__package__).joinpath("gitleaks.toml").read_text("utf-8"))
+    out = []
+    for r in raw.get("rules", []):
+        rx = r.get("regex")
+        if not rx:
+            continue
+        secret = _secret_group(rx)
+        if secret is None and _ASSIGN in rx:
+            continue
+        src = go_to_python(secret if secret is not None else rx)
+        try:
+            with warnings.catch_warnings():  # Go's "[[" is a literal bracket; Python warns of a future set syntax
+                warnings.simplefilter("ignore", FutureWarning)
+                pat = re.compile(src)
+        except re.error:
+            continue
+        stop = tuple(w.lower() for a in r.get("allowlists", ()) for w in a.get("stopwords", ()))
+        keywords = () if secret is not None else tuple(k.lower() for k in r.get("keywords", ()))
+        out.append(Rule(r["id"], pat, keywords, float(r.get("entropy", 0) or 0), stop))
+    return tuple(out)
+
+
+def shannon(s: str) -> float:
+    """Shannon entropy of ``s`` in bits a character (0.0 for an empty string)."""
+    if not s:
+        return 0.0
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+@lru_cache(maxsize=65536)
+def credential_reason(token: str) -> str | None:
+    """Why ``token`` (an id-shaped string) must not be shown: ``"gitleaks:RULE-ID"``, ``"high
+    entropy"``, ``"JWT piece"``, ``"card number"`` or ``"social-security number"``; ``None`` when it
+    looks like an ordinary id. Pure; remembered per token."""
+    parts = [token] + [token[m.end():] for m in re.finditer(r"[-_.]", token) if m.end() < len(token)]
+    low = token.lower()
+    for rule in rules():
+        if rule.keywords and not any(k in low for k in rule.keywords):
+            continue
+        for part in parts:
+            m = rule.pattern.search(part)
+            if m is None:
+                continue
+            secret = next((g for g in m.groups() if g), m.group(0))
+            if rule.entropy and shannon(secret) < rule.entropy:
+                continue
+            if rule.stopwords and any(w in secret.lower() for w in rule.stopwords):
+                continue
+            return f"gitleaks:{rule.id}"
+    for m in _ENTROPY_RUN.finditer(token):
+        run = m.group(0)
+        if (any(c.islower() for c in run) and any(c.isupper() for c in run)
+                and shannon(run) >= _ENTROPY_FLOOR):
+            return "high entropy"
+    if _JWT_PIECE.search(token):
+        return "JWT piece"
+    for m in _CARD.finditer(token):
+        digits = re.sub(r"[ -]", "", m.group(0))
+        if 13 <= len(digits) <= 19 and _luhn(digits):
+            return "card number"
+    if _SSN.search(token):
+        return "social-security number"
+    return None
