@@ -13,8 +13,13 @@ from inspector.checkpoint.rules.catalogue import plain_texts
 
 from .termsafe import terminal_safe_lines
 
-__all__ = ["retain_parsed_payloads", "EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INCONCLUSIVE", "EXIT_INTERNAL", "OutputError", "UsageError",
+__all__ = ["NOT_REDACTED", "retain_parsed_payloads", "EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INCONCLUSIVE", "EXIT_INTERNAL", "OutputError", "UsageError",
            "out", "stdout_to_devnull", "err", "read_file", "not_a_checkpoint_error", "verified", "exit_code", "write_new", "remove_new", "same_path", "emit"]
+
+#: What ``verify``, ``diff``, ``timeline`` and ``scan`` say of their output (their ``--help`` and the first
+#: line of ``verify``'s text): it quotes the files and is not redacted; ``report`` is the one to share.
+NOT_REDACTED = ("Not redacted: this output quotes the files' content (ids, names, messages, tool data); "
+                "to share a verdict, use `checkpoint-inspector report`, which redacts it.")
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 #: A crash (an unexpected exception anywhere): the same code as inconclusive, never 0 or 1.

@@ -25,6 +25,7 @@ from inspector.checkpoint import encode
 from inspector.checkpoint.analysis.compare import MISSING, Comparison, compare_documents, dump_json, preview
 from inspector.checkpoint.analysis.compare_output import change_texts, locate_changes, to_patch
 
+from .common import NOT_REDACTED
 from .termsafe import terminal_safe, terminal_safe_lines
 
 __all__ = ["add_parsers", "cmd_diff", "cmd_canon_diff", "diff_text", "diff_json"]
@@ -34,7 +35,9 @@ EXIT_OK, EXIT_FAIL = 0, 1
 
 def add_parsers(sub) -> None:
     """Register ``diff`` on the subcommand parsers ``sub`` (``canon --diff`` is an option of ``canon``)."""
-    d = sub.add_parser("diff", help="what changed between two payloads or two descriptors (exit 0 equal, 1 differ)")
+    d = sub.add_parser("diff", help="what changed between two payloads or two descriptors (exit 0 equal, 1 differ)",
+                       description="What changed between two payloads or two descriptors (exit 0 equal, 1 differ). "
+                                   + NOT_REDACTED)
     d.add_argument("a", metavar="A", help="the old payload or descriptor")
     d.add_argument("b", metavar="B", help="the new one (same kind as A)")
     d.add_argument("--format", choices=("text", "json", "patch"), default="text",

@@ -32,7 +32,7 @@ from .common import (  # noqa: F401 (EXIT_* and the errors are the CLI's public 
     not_a_checkpoint_error as _not_a_checkpoint_error, verified as _verified, exit_code as _exit_code,
     write_new as _write_new, remove_new as _remove_new, same_path as _same_path, emit as _emit,
 )
-from .common import retain_parsed_payloads  # noqa: F401 (inspector.entry calls it here)
+from .common import NOT_REDACTED, retain_parsed_payloads  # noqa: F401 (inspector.entry calls it here)
 from .report import CHECK_EDITED, CHECK_UNCHANGED, cmd_report  # noqa: F401 (re-exported)
 from .termsafe import terminal_safe, terminal_safe_lines
 
@@ -74,7 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action=_Version, nargs=0, help="show the version, the pinned reference and the rule "
                                                                 "catalogue, and exit")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    v = sub.add_parser("verify", help="verify a payload and/or descriptor (either order; recognised by content)")
+    v = sub.add_parser("verify", help="verify a payload and/or descriptor (either order; recognised by content)",
+                       description="Verify a payload and/or descriptor (either order; recognised by content). "
+                                   + NOT_REDACTED)
     v.add_argument("files", nargs="+", metavar="FILE", help="payload and/or descriptor")
     v.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     v.add_argument("--all", action="store_true", help="list every rule in text output")

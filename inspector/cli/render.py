@@ -10,6 +10,7 @@ import json
 from inspector.checkpoint import InputFile, Report, Verdict, catalogue, display_path, file_uri
 from inspector.checkpoint.diagnosis.hazards import REFERENCE_RELEASE
 
+from .common import NOT_REDACTED
 from .termsafe import terminal_safe
 
 __all__ = ["to_text", "to_json_obj", "to_json", "to_sarif", "VERDICT_WORD"]
@@ -125,10 +126,11 @@ def _inputs_text(payload, descriptor, sibling) -> list[str]:
 
 
 def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = False, sibling=None) -> str:
-    """Human-readable ``verify`` output: verdict, root cause, digests, rule summary. Each line is
+    """Human-readable ``verify`` output: the not-redacted notice (:data:`.common.NOT_REDACTED`), then verdict,
+    root cause, digests, rule summary. Each line is
     terminal-safe (:func:`.termsafe.terminal_safe`), whatever the files hold. ``sibling``: the other half found
     beside a file given alone (:class:`~inspector.checkpoint.pairing.Sibling`), named in a note."""
-    out = _inputs_text(payload, descriptor, sibling)
+    out = [NOT_REDACTED] + _inputs_text(payload, descriptor, sibling)
     out.append("")
     rc = report.root_cause
     if report.inconclusive:

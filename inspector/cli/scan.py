@@ -15,7 +15,7 @@ from inspector.checkpoint import display_path
 from inspector.session.folderscan import scan_folder
 from inspector.session.series import group_series, series_json, series_text
 
-from .common import EXIT_FAIL, EXIT_OK, UsageError, out
+from .common import EXIT_FAIL, EXIT_OK, NOT_REDACTED, UsageError, out
 from .termsafe import terminal_safe
 
 __all__ = ["add_parser", "cmd_scan"]
@@ -24,7 +24,9 @@ __all__ = ["add_parser", "cmd_scan"]
 def add_parser(sub) -> None:
     """The ``scan`` subcommand's options."""
     s = sub.add_parser("scan", help="list a folder's checkpoints by session, each series in order (gaps, forks, "
-                                    "duplicates, the latest resumable)")
+                                    "duplicates, the latest resumable)",
+                       description="List a folder's checkpoints by session, each series in order (gaps, forks, "
+                                   "duplicates, the latest resumable). " + NOT_REDACTED)
     s.add_argument("folder")
     s.add_argument("--format", choices=("text", "json"), default="text")
 

@@ -24,6 +24,7 @@ import json
 from inspector.checkpoint import Context, not_a_checkpoint, pair_inputs
 from inspector.checkpoint.analysis.passes import boundary_of, event_summary as summary, run_passes, timeline_json
 
+from .common import NOT_REDACTED
 from .termsafe import terminal_safe
 
 __all__ = ["add_parser", "cmd_timeline", "event_rows", "text_table"]
@@ -31,7 +32,8 @@ __all__ = ["add_parser", "cmd_timeline", "event_rows", "text_table"]
 
 def add_parser(sub) -> None:
     """Register ``timeline`` on the subcommand parsers ``sub``."""
-    t = sub.add_parser("timeline", help="the runs' events as passes of the agent loop, and the resume boundary")
+    t = sub.add_parser("timeline", help="the runs' events as passes of the agent loop, and the resume boundary",
+                       description="The runs' events as passes of the agent loop, and the resume boundary. " + NOT_REDACTED)
     t.add_argument("files", nargs="+", metavar="FILE", help="a payload (and, optionally, its descriptor)")
     t.add_argument("--format", choices=("text", "json"), default="text")
 

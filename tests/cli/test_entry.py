@@ -131,7 +131,7 @@ def test_verify_text_with_latin1_names(latin1_pair):
             code="import sys; from inspector.entry import main; raise SystemExit(main(['verify'] + sys.argv[1:]))")
     assert r.returncode == 0, r.stderr.decode()
     out = r.stdout.decode("utf-8")  # valid UTF-8
-    assert out.splitlines()[:2] == ["payload:    caf\\xe9.payload.json (2090 bytes)",
+    assert out.splitlines()[1:3] == ["payload:    caf\\xe9.payload.json (2090 bytes)",
                                     "descriptor: caf\\xe9.descriptor.json (1185 bytes)"]
     assert "VERIFIED: the reference accepts this checkpoint." in out
 
@@ -178,7 +178,7 @@ def test_control_characters_in_names_are_visible(tmp_path):
     shutil.copyfile(GP, name)
     r = cli("verify", str(name))
     assert r.returncode == 0, r.stderr.decode()
-    assert r.stdout.decode().splitlines()[0].endswith("/two\\nlines\\u202e.payload.json (2090 bytes)")
+    assert r.stdout.decode().splitlines()[1].endswith("/two\\nlines\\u202e.payload.json (2090 bytes)")
 
 
 @pytest.mark.parametrize("raw, shown", [

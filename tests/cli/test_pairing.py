@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from inspector.cli.common import NOT_REDACTED
 from inspector.checkpoint import detect_role, encode, pair_inputs, read_input
 from inspector.cli import main
 from tests.builders import HAVE_ORACLE, golden, oracle_verify, rebind, write_pair
@@ -120,6 +121,7 @@ def test_neither_file_decides_so_the_order_given_does(capsysbinary, tmp_path):
     assert (code, err) == (1, b"")
     text = out.decode()
     assert text.startswith(
+        NOT_REDACTED + "\n"
         f"payload:    {p} (2000 bytes)\n"
         "            note: taken as the payload, because it was given first (the reference's import takes the "
         "payload, then the descriptor): the content of neither file decides (it is not complete JSON and only "

@@ -175,11 +175,12 @@ def test_verify_shows_the_pointer_and_the_file_names_escaped(evil, capsysbinary)
     payload, descriptor = evil["unknown-key"]
     code, out, err = run(capsysbinary, "verify", payload, descriptor)
     lines = out.splitlines()
-    assert lines[0] == f"payload:    {payload.parent}/unknown\\x1b[31m\\x07\\u009b\\u202e.payload.json (2210 bytes)"
+    assert lines[0].startswith("Not redacted: ")
+    assert lines[1] == f"payload:    {payload.parent}/unknown\\x1b[31m\\x07\\u009b\\u202e.payload.json (2210 bytes)"
     assert f"  where:    payload /snapshot/session/{EVIL_SHOWN.replace('/', '~1')} (bytes 988..1047)" in lines
     payload, descriptor = evil["tool-input"]
     code, out, err = run(capsysbinary, "verify", payload, descriptor)
-    assert out.splitlines()[5:10] == [
+    assert out.splitlines()[6:11] == [
         "Root cause: P-CANONICAL (Payload is exactly its canonical JSON encoding)",
         "  code:     a3s.code.session_checkpoint.content_drift",
         "  message:  session checkpoint content drift: payload is not the exact canonical JSON encoding",
