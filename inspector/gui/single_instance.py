@@ -36,8 +36,11 @@ client must not hold the window's memory or get it to parse without end):
 * at most :data:`MAX_CONNECTIONS` (8) connections are served at once; a further one is refused at once.
 
 Each refusal answers ``ERR <reason>\\n`` (``busy``, ``request too large``, ``too many paths``, ``idle timeout``,
-``request deadline``, ``not a checkpoint-inspector request``, ``malformed request (...)``), closes the
-connection and frees what it had buffered.
+``request deadline``, ``not a checkpoint-inspector request``, ``malformed request (...)``), frees what the
+connection had buffered and closes it: an answered client has :data:`CLOSE_MS` (1 s) to take its answer and
+hang up, what it still sends meanwhile being read and dropped (so a client still writing gets the answer, not
+a reset); beyond :data:`MAX_CLOSING` (32) such connections, the next is closed right after its answer. A
+start whose files are refused (more than 256, say) opens its own window, as when nobody answers.
 """
 
 from __future__ import annotations
@@ -58,8 +61,9 @@ from PySide6.QtCore import QDir, QLockFile, QObject, QTimer, Signal, Slot
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 __all__ = [
-    "COLLECT_MS", "COLLECT_CAP_MS", "ENV_INSTANCE", "ENV_NEW_WINDOW", "IDLE_MS", "MAGIC", "MAX_CONNECTIONS",
-    "MAX_PATHS", "MAX_REQUEST", "REQUEST_MS", "Claim", "InstanceServer", "PathCollector", "claim", "decode_request", "enabled", "encode_request", "send_paths", "server_name",
+    "CLOSE_MS", "COLLECT_MS", "COLLECT_CAP_MS", "ENV_INSTANCE", "ENV_NEW_WINDOW", "IDLE_MS", "MAGIC", "MAX_CLOSING",
+    "MAX_CONNECTIONS", "MAX_PATHS", "MAX_REQUEST", "REQUEST_MS", "Claim", "InstanceServer", "PathCollector", "claim",
+    "decode_request", "enabled", "encode_request", "send_paths", "server_name",
 ]
 
 #: Milliseconds the first instance waits after the last file arrived before it opens what it has.
@@ -304,7 +308,7 @@ class InstanceServer(QObject):
         idle_ms: milliseconds of silence, before its request is complete, after which a connection is dropped
             (default :data:`IDLE_MS`; dropped at most a tenth later).
         deadline_ms: milliseconds from the connection within which its request must be complete
-            (default :data:`REQUEST_MS`).
+            (default :data:`REQUEST_MS`). Both are the attributes of the same names, read at every check.
         max_connections: clients served at once (default :data:`MAX_CONNECTIONS`); one more is answered
             ``ERR busy``.
 
@@ -408,10 +412,17 @@ class InstanceServer(QObject):
             self._cut(sock)
             return
         sock.setReadBufferSize(_DISCARD_CHUNK)
-        sock.readyRead.connect(sock.readAll)  # (read and dropped)
+        sock.readyRead.connect(self._discard)
         sock.readAll()
         if not self._clock.isActive():
             self._clock.start()
+
+    @Slot()
+    def _discard(self) -> None:
+        """Read and drop what an answered client still sends."""
+        sock = self.sender()
+        if sock is not None and shiboken6.isValid(sock) and sock.isOpen():
+            sock.readAll()
 
     @staticmethod
     def _cut(sock: QLocalSocket) -> None:
