@@ -22,6 +22,25 @@ unless ``CHECKPOINT_INSPECTOR_INSTANCE`` names the server explicitly (the tests 
 Wire format, one request per connection: ``CKPTINSP1 `` + JSON ``{"paths": [...]}`` + ``\\n``, each path
 being ``base64(os.fsencode(path))`` (so a file name that is not UTF-8, a lone surrogate on Windows,
 survives byte for byte); the answer is ``OK\\n`` or ``ERR <reason>\\n``. Only paths travel, never content.
+
+Limits of the listening end (:class:`InstanceServer`; anyone of this user can connect, so a stuck or hostile
+client must not hold the window's memory or get it to parse without end):
+
+* a request is at most :data:`MAX_REQUEST` bytes (1 MiB, its newline included) and :data:`MAX_PATHS` paths
+  (256: an average of 4 KiB of base64 per path; Explorer's starts send one path each);
+* the request is read in exactly the flat shape :func:`encode_request` writes (an object with the one key
+  ``paths``, a list of base64 strings, JSON whitespace allowed), matched without recursion: nesting, other
+  keys or escapes are refused, however deep;
+* a connection silent for :data:`IDLE_MS` (3 s) before its request is complete, or not complete within
+  :data:`REQUEST_MS` (10 s) of connecting, is dropped;
+* at most :data:`MAX_CONNECTIONS` (8) connections are served at once; a further one is refused at once.
+
+Each refusal answers ``ERR <reason>\\n`` (``busy``, ``request too large``, ``too many paths``, ``idle timeout``,
+``request deadline``, ``not a checkpoint-inspector request``, ``malformed request (...)``), frees what the
+connection had buffered and closes it: an answered client has :data:`CLOSE_MS` (1 s) to take its answer and
+hang up, what it still sends meanwhile being read and dropped (so a client still writing gets the answer, not
+a reset); beyond :data:`MAX_CLOSING` (32) such connections, the next is closed right after its answer. A
+start whose files are refused (more than 256, say) opens its own window, as when nobody answers.
 """
 
 from __future__ import annotations
@@ -31,16 +50,20 @@ import binascii
 import hashlib
 import json
 import os
+import re
 import stat
 import sys
+import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import QDir, QLockFile, QObject, QTimer, Signal
+import shiboken6
+from PySide6.QtCore import QDir, QLockFile, QObject, QTimer, Signal, Slot
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 __all__ = [
-    "COLLECT_MS", "COLLECT_CAP_MS", "ENV_INSTANCE", "ENV_NEW_WINDOW", "MAGIC", "Claim", "InstanceServer",
-    "PathCollector", "claim", "decode_request", "enabled", "encode_request", "send_paths", "server_name",
+    "CLOSE_MS", "COLLECT_MS", "COLLECT_CAP_MS", "ENV_INSTANCE", "ENV_NEW_WINDOW", "IDLE_MS", "MAGIC", "MAX_CLOSING",
+    "MAX_CONNECTIONS", "MAX_PATHS", "MAX_REQUEST", "REQUEST_MS", "Claim", "InstanceServer", "PathCollector", "claim",
+    "decode_request", "enabled", "encode_request", "send_paths", "server_name",
 ]
 
 #: Milliseconds the first instance waits after the last file arrived before it opens what it has.
@@ -54,8 +77,21 @@ ENV_NEW_WINDOW = "CHECKPOINT_INSPECTOR_NEW_WINDOW"
 ENV_INSTANCE = "CHECKPOINT_INSPECTOR_INSTANCE"
 #: First bytes of every request (protocol version 1).
 MAGIC = b"CKPTINSP1 "
-#: Largest request accepted, in bytes (a few thousand paths).
+#: Largest request accepted, in bytes, its final newline included (1 MiB).
 MAX_REQUEST = 1 << 20
+#: Most paths in one request (an average of 4 KiB of base64 per path fits in :data:`MAX_REQUEST`).
+MAX_PATHS = 256
+#: Milliseconds a connection may stay silent before its request is complete (then dropped).
+IDLE_MS = 3000
+#: Milliseconds from the connection to the request's final newline, at most (then dropped).
+REQUEST_MS = 10000
+#: Connections served at once, at most (a second instance sends under the start-up lock: one at a time).
+MAX_CONNECTIONS = 8
+#: Milliseconds an answered connection is given to take its answer and hang up before it is cut.
+CLOSE_MS = 1000
+#: Answered connections waiting for their client to hang up, at most; a further one is cut at once.
+MAX_CLOSING = 32
+_DISCARD_CHUNK = 64 * 1024
 #: Milliseconds a second instance waits for the connection, and then for the acknowledgement.
 CONNECT_MS = 1500
 ACK_MS = 5000
@@ -154,6 +190,14 @@ def encode_request(paths: list[str]) -> bytes:
     return MAGIC + json.dumps({"paths": items}).encode("ascii") + b"\n"
 
 
+# The one shape a request's JSON may have (what encode_request writes, JSON whitespace allowed): matched by a
+# regular expression, not a JSON parser, so a nested document is refused in one linear pass at any depth.
+_WS = rb"[ \t\r\n]*"
+_REQUEST_SHAPE = re.compile(_WS + rb'\{' + _WS + rb'"paths"' + _WS + rb":" + _WS + rb"\[(?P<items>[^\[\]{}]*)\]"
+                            + _WS + rb"\}" + _WS)
+_ITEM = re.compile(_WS + rb'"(?P<b64>[A-Za-z0-9+/=]*)"' + _WS)
+
+
 def decode_request(data: bytes) -> list[str]:
     """The paths of a request made by :func:`encode_request`.
 
@@ -164,18 +208,32 @@ def decode_request(data: bytes) -> list[str]:
         the paths, as ``os.fsdecode`` gives them (the exact bytes of every name survive).
 
     Raises:
-        ValueError: not a version-1 request, not JSON, or a path that is not base64 or is empty.
+        ValueError: not a version-1 request; not exactly the flat shape ``{"paths": ["<base64>", ...]}``
+            (nesting at any depth, another key, a JSON escape: refused without recursion, in time linear in
+            the request's size); more than :data:`MAX_PATHS` paths; a path that is not base64, or is
+            empty or holds NUL.
     """
     if not data.startswith(MAGIC):
         raise ValueError("not a checkpoint-inspector request")
-    try:
-        doc = json.loads(data[len(MAGIC):].rstrip(b"\n"))
-        items = doc["paths"]
-        if not isinstance(items, list):
-            raise TypeError("paths is not a list")
-        paths = [os.fsdecode(base64.b64decode(item.encode("ascii"), validate=True)) for item in items]
-    except (ValueError, KeyError, TypeError, AttributeError, UnicodeError, binascii.Error) as e:
-        raise ValueError(f"malformed request ({type(e).__name__})") from None
+    body = data[len(MAGIC):]
+    if body.endswith(b"\n"):
+        body = body[:-1]
+    shape = _REQUEST_SHAPE.fullmatch(body)
+    if shape is None:
+        raise ValueError('malformed request (not {"paths": [base64, ...]})')
+    inner = shape.group("items")
+    pieces = inner.split(b",") if inner.strip(b" \t\r\n") else []
+    if len(pieces) > MAX_PATHS:
+        raise ValueError("too many paths")
+    paths = []
+    for piece in pieces:
+        item = _ITEM.fullmatch(piece)
+        if item is None:
+            raise ValueError("malformed request (a path is not a base64 string)")
+        try:
+            paths.append(os.fsdecode(base64.b64decode(item.group("b64"), validate=True)))
+        except (binascii.Error, ValueError):
+            raise ValueError("malformed request (a path is not base64)") from None
     if any(not p or "\0" in p for p in paths):
         raise ValueError("malformed request (empty path or NUL)")
     return paths
@@ -223,12 +281,36 @@ def _handoff(name: str, paths: list[str], connect_ms: int, ack_ms: int) -> str:
     return "ok" if answer == b"OK\n" else "no-ack"
 
 
+class _Connection:
+    """One client being served: what it sent so far, and when (``time.monotonic()`` seconds) it connected and
+    last sent something."""
+
+    __slots__ = ("data", "since", "last")
+
+    def __init__(self, now: float):
+        self.data = bytearray()
+        self.since = now
+        self.last = now
+
+
 class InstanceServer(QObject):
     """The first instance's end: accepts requests from later instances and emits their paths.
+
+    Serves at most ``max_connections`` clients at once; a request larger than :data:`MAX_REQUEST` bytes or with
+    more than :data:`MAX_PATHS` paths, in another shape than :func:`encode_request`'s, silent for ``idle_ms``
+    or incomplete ``deadline_ms`` after connecting is answered ``ERR <reason>``, its buffer freed and its
+    connection closed (see the module docstring). Nothing here blocks: every step runs on a signal, and one
+    timer (running only while a connection is open, every tenth of the shortest limit) checks the clocks.
 
     Args:
         name: the server's name (:func:`server_name`).
         parent: the owning QObject.
+        idle_ms: milliseconds of silence, before its request is complete, after which a connection is dropped
+            (default :data:`IDLE_MS`; dropped at most a tenth later).
+        deadline_ms: milliseconds from the connection within which its request must be complete
+            (default :data:`REQUEST_MS`). Both are the attributes of the same names, read at every check.
+        max_connections: clients served at once (default :data:`MAX_CONNECTIONS`); one more is answered
+            ``ERR busy``.
 
     Signals:
         pathsReceived(list): the paths of one acknowledged request (``str``, exact bytes kept).
@@ -236,13 +318,20 @@ class InstanceServer(QObject):
 
     pathsReceived = Signal(object)
 
-    def __init__(self, name: str, parent: QObject | None = None):
+    def __init__(self, name: str, parent: QObject | None = None, idle_ms: int = IDLE_MS,
+                 deadline_ms: int = REQUEST_MS, max_connections: int = MAX_CONNECTIONS):
         super().__init__(parent)
         self.name = name
+        self.idle_ms = idle_ms
+        self.deadline_ms = deadline_ms
+        self.max_connections = max_connections
         self._server = QLocalServer(self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)  # this user only
         self._server.newConnection.connect(self._accept)
-        self._buffers: dict[QLocalSocket, bytes] = {}
+        self._serving: dict[QLocalSocket, _Connection] = {}
+        self._closing: dict[QLocalSocket, float] = {}  # answered: cut at this monotonic time unless gone before
+        self._clock = QTimer(self, interval=max(10, min(idle_ms, deadline_ms, CLOSE_MS) // 10))
+        self._clock.timeout.connect(self._check_clocks)
 
     def listen(self) -> bool:
         """Listen on :attr:`name`, first removing a socket file a crashed instance left behind (call only after
@@ -262,39 +351,115 @@ class InstanceServer(QObject):
         """Stop listening (the socket file is removed)."""
         self._server.close()
 
+    def connection_count(self) -> int:
+        """Connections this server holds open: those being served plus those answered and not yet closed."""
+        return len(self._serving) + len(self._closing)
+
+    def buffered_bytes(self) -> int:
+        """Bytes of requests this server holds: in its buffers, and unread in its sockets' (Qt's) buffers."""
+        held = sum(len(c.data) for c in self._serving.values())
+        return held + sum(sock.bytesAvailable() for sock in (*self._serving, *self._closing))
+
     def _accept(self) -> None:
         while self._server.hasPendingConnections():
             sock = self._server.nextPendingConnection()
-            self._buffers[sock] = b""
-            sock.readyRead.connect(lambda s=sock: self._read(s))
-            sock.disconnected.connect(lambda s=sock: self._drop(s))
+            # (slots of this object, not closures over it: a socket's connection must not keep the server alive)
+            sock.disconnected.connect(self._drop)
+            if len(self._serving) >= self.max_connections:
+                self._answer(sock, b"ERR busy\n")
+                continue
+            sock.setReadBufferSize(MAX_REQUEST)  # Qt reads no further ahead than one whole request
+            self._serving[sock] = _Connection(time.monotonic())
+            sock.readyRead.connect(self._read)
+            if not self._clock.isActive():
+                self._clock.start()
             if sock.bytesAvailable():
                 self._read(sock)
 
-    def _drop(self, sock: QLocalSocket) -> None:
-        self._buffers.pop(sock, None)
+    def _check_clocks(self) -> None:
+        now = time.monotonic()
+        for sock, conn in list(self._serving.items()):
+            if now - conn.since >= self.deadline_ms / 1000:
+                self._refuse(sock, "request deadline")
+            elif now - conn.last >= self.idle_ms / 1000:
+                self._refuse(sock, "idle timeout")
+        for sock, cut_at in list(self._closing.items()):
+            if now >= cut_at:
+                self._cut(sock)
+        if not self._serving and not self._closing:
+            self._clock.stop()
+
+    @Slot()
+    def _drop(self) -> None:
+        """The client hung up (or was cut): forget it and free what it had sent."""
+        sock = self.sender()
+        if sock is None or not shiboken6.isValid(sock):  # (emitted by a socket destroyed with the server)
+            return
+        self._serving.pop(sock, None)
+        self._closing.pop(sock, None)
         sock.deleteLater()
 
-    def _read(self, sock: QLocalSocket) -> None:
-        if sock not in self._buffers:
-            return
-        data = self._buffers[sock] + bytes(sock.readAll().data())
-        self._buffers[sock] = data
-        if b"\n" not in data and len(data) <= MAX_REQUEST:
-            return
-        self._buffers.pop(sock, None)
-        try:
-            if len(data) > MAX_REQUEST:
-                raise ValueError("request too large")
-            paths = decode_request(data.split(b"\n", 1)[0])
-        except ValueError as e:
-            sock.write(b"ERR " + str(e).encode("ascii", "replace") + b"\n")
-            sock.flush()
-            sock.disconnectFromServer()
-            return
-        sock.write(b"OK\n")
+    def _answer(self, sock: QLocalSocket, answer: bytes) -> None:
+        """Free the request's buffer, send ``answer`` and close within :data:`CLOSE_MS`: until the client hangs
+        up, what it still sends is read and dropped (not kept), so a client still writing receives the answer
+        instead of a reset. Beyond :data:`MAX_CLOSING` such connections, the connection is closed at once."""
+        if self._serving.pop(sock, None) is not None:
+            sock.readyRead.disconnect()
+        self._closing[sock] = time.monotonic() + CLOSE_MS / 1000
+        sock.write(answer)
         sock.flush()
-        sock.disconnectFromServer()
+        if len(self._closing) > MAX_CLOSING:
+            self._cut(sock)
+            return
+        sock.setReadBufferSize(_DISCARD_CHUNK)
+        sock.readyRead.connect(self._discard)
+        sock.readAll()
+        if not self._clock.isActive():
+            self._clock.start()
+
+    @Slot()
+    def _discard(self) -> None:
+        """Read and drop what an answered client still sends."""
+        sock = self.sender()
+        if sock is not None and shiboken6.isValid(sock) and sock.isOpen():
+            sock.readAll()
+
+    @staticmethod
+    def _cut(sock: QLocalSocket) -> None:
+        sock.disconnectFromServer()  # (after the answer is written; unread bytes are dropped)
+        if sock.state() != QLocalSocket.LocalSocketState.UnconnectedState:
+            sock.abort()
+
+    def _refuse(self, sock: QLocalSocket, reason: str) -> None:
+        if sock in self._serving:
+            self._answer(sock, b"ERR " + reason.encode("ascii", "replace") + b"\n")
+
+    @Slot()
+    def _read(self, sock: QLocalSocket | None = None) -> None:
+        sock = sock if sock is not None else self.sender()
+        conn = self._serving.get(sock)
+        if conn is None:
+            return
+        seen = len(conn.data)
+        conn.data += bytes(sock.read(MAX_REQUEST - seen).data())  # (never more than one whole request)
+        if len(conn.data) == seen:
+            return
+        conn.last = time.monotonic()
+        if not MAGIC.startswith(bytes(conn.data[:len(MAGIC)])):
+            self._refuse(sock, "not a checkpoint-inspector request")
+            return
+        end = conn.data.find(b"\n", seen)
+        if end < 0:
+            if len(conn.data) >= MAX_REQUEST:  # its newline could only come after MAX_REQUEST bytes
+                self._refuse(sock, "request too large")
+            return
+        request = bytes(conn.data[:end])
+        try:
+            paths = decode_request(request)
+        except ValueError as e:
+            self._refuse(sock, str(e))
+            return
+        self._answer(sock, b"OK\n")
         if paths:
             self.pathsReceived.emit(paths)
 

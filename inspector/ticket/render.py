@@ -21,6 +21,7 @@ newline in a value as ``\\n``. JSON and SARIF keep the exact values.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import json
@@ -30,8 +31,8 @@ from inspector.checkpoint import display_text
 from .credentials import CREDENTIAL_SHAPED
 from .model import VERDICT_COUNTS
 
-__all__ = ["FORMATS", "render", "to_text", "to_markdown", "to_html", "to_json", "to_sarif", "check_report",
-           "SELF_DIGEST_LABEL"]
+__all__ = ["FORMATS", "HTML_CSP", "render", "to_text", "to_markdown", "to_html", "to_json", "to_sarif",
+           "check_report", "SELF_DIGEST_LABEL"]
 
 SELF_DIGEST_LABEL = "report-sha256:"
 _ZERO = "0" * 64
@@ -260,16 +261,29 @@ tr.diff td{background:#fdecea;font-weight:600}dt{font-weight:600;margin-top:.4em
 """
 
 
+#: The HTML page's Content-Security-Policy, the first element of its ``<head>`` (a policy applies only to what
+#: follows it): nothing may load or run (``default-src 'none'``: no script, image, font, frame or fetch, from
+#: anywhere), the one ``<style>`` element applies because its SHA-256 is named (not ``'unsafe-inline'``: a
+#: style or ``style=`` attribute that got into the page would not apply), and neither a ``<base>`` nor a form
+#: can send the reader elsewhere. The page needs nothing more: no image, no font file, no link.
+HTML_CSP = ("default-src 'none'; style-src 'sha256-"
+            + base64.b64encode(hashlib.sha256(_CSS.encode("utf-8")).digest()).decode("ascii")
+            + "'; base-uri 'none'; form-action 'none'")
+_CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{HTML_CSP}">'  # (no " & < > in it)
+
+
 def _h(s) -> str:
     return html.escape(display_text("-" if s is None else str(s)), quote=True)
 
 
 def to_html(t: dict) -> str:
     """The ticket as one self-contained HTML page (inline CSS, no scripts, no external resources);
-    the verdict and the root cause are highlighted."""
+    the verdict and the root cause are highlighted. Safe by construction: its ``<head>`` opens with
+    :data:`HTML_CSP` (no script runs and nothing loads even if markup got into the page), and every value
+    is escaped (:func:`html.escape` of its terminal-safe text)."""
     cls = {"VERIFIED": "ok", "NOT VERIFIED": "fail", "NOT A CHECKPOINT": "fail"}.get(t["verdict"], "other")
     icon = {"ok": "\u2714", "fail": "\u2716"}.get(cls, "\u2013")
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+    out = ["<!DOCTYPE html>", f'<html lang="en"><head>{_CSP_META}<meta charset="utf-8">',
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
            f"<title>Checkpoint Inspector report: {_h(t['verdict'])}</title>", f"<style>{_CSS}</style></head><body>",
            "<h1>Checkpoint Inspector report</h1>",
