@@ -183,6 +183,14 @@ class ExportReportDialog(QDialog):
             for p in g.paths:
                 QTreeWidgetItem(item, [p or "(the document itself)"])
             self.allow.addTopLevelItem(item)
+        for d in allowlist().digests:  # a digest or size over redacted content is that content: never shown
+            if d.treatment != "tag":
+                continue
+            item = QTreeWidgetItem([f"{d.source}: never shown, a tagged marker instead ({d.kind}): {d.digests}"])
+            item.setToolTip(0, d.digests)
+            for p in d.paths:
+                QTreeWidgetItem(item, [p])
+            self.allow.addTopLevelItem(item)
         lay.addWidget(self.allow, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)

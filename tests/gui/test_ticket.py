@@ -99,7 +99,10 @@ def test_export_dialog_lists_what_leaves_and_every_replacement(qtbot, window, tm
     qtbot.waitExposed(dlg)
     # "What leaves this machine": the allow-list's groups, as data
     groups = [dlg.allow.topLevelItem(i).text(0) for i in range(dlg.allow.topLevelItemCount())]
-    assert groups == [f"{g.source}: {g.what}" for g in allowlist().groups]
+    assert groups == [f"{g.source}: {g.what}" for g in allowlist().groups] + [
+        f"{d.source}: never shown, a tagged marker instead ({d.kind}): {d.digests}"
+        for d in allowlist().digests if d.treatment == "tag"]
+    assert len(groups) == len(allowlist().groups) + 7
     assert not dlg.replacements.isVisible()
     QTest.mouseClick(dlg.redacted, Qt.MouseButton.LeftButton, pos=QPoint(8, dlg.redacted.height() // 2))
     assert dlg.redacted.isChecked() and dlg.replacements.isVisible()
