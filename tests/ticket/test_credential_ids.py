@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from inspector.checkpoint import InputFile, encode, verify
-from inspector.ticket import FORMATS, build_ticket, gate_for, redact_payload, render
+from inspector.checkpoint import encode, verify
 from inspector.ticket.allowlist import allowlist
 from inspector.ticket.credentials import credential_reason, go_to_python, rules
 from inspector.ticket.gate import CREDENTIAL_ID, Gate
+from tests.ticket.outputs import shareable_outputs
 from tests.conftest import CASES, CASES_PINNED, GOLDEN
 
 #: what the review planted (formats of real credentials, with made-up digits), and the check that
@@ -80,16 +80,6 @@ def _golden() -> dict:
     return json.loads((GOLDEN / "payload-with-resume.json").read_bytes())
 
 
-def _outputs(payload: bytes) -> dict[str, str]:
-    report = verify(payload, None)
-    pf = InputFile("p.json", len(payload), payload, "payload")
-    gate = gate_for(payload, None)
-    ticket = build_ticket(report, pf, None, date="2026-01-01T00:00:00Z", gate=gate)
-    out = {fmt: render(ticket, fmt) for fmt in FORMATS}
-    red, reps = redact_payload(payload, gate=gate)
-    out["redacted-payload"] = red.decode()
-    out["replacements"] = "\n".join(f"{r.pointer} {r.kind}" for r in reps)
-    return out
 
 
 def _planted(token: str) -> bytes:
@@ -109,7 +99,7 @@ def test_a_credential_shaped_id_is_in_no_output(token):
     payload = _planted(token)
     report = verify(payload, None)
     assert report.root_cause.rule.id == "L-SOURCE-RUN"
-    outputs = _outputs(payload)
+    outputs = shareable_outputs(payload)
     for name, text in outputs.items():
         assert token not in text, name
         assert json.dumps(token)[1:-1] not in text, name
@@ -123,7 +113,7 @@ def test_the_count_is_the_number_of_markers():
     d = _golden()
     d["logical_resume"]["run_id"] = "token-ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
     payload = encode(d)
-    text = _outputs(payload)["text"]
+    text = shareable_outputs(payload)["text"]
     n = text.count(f"[redacted: {CREDENTIAL_ID}, ")
     assert n >= 1
     assert f"; {n} id{'' if n == 1 else 's'} redacted: credential-shaped;" in text
@@ -131,7 +121,7 @@ def test_the_count_is_the_number_of_markers():
 
 @pytest.mark.parametrize("token", [t for t in ORDINARY[:7] if t != "source-run"])
 def test_an_ordinary_id_stays_readable_in_the_report(token):
-    out = _outputs(_planted(token))
+    out = shareable_outputs(_planted(token))
     assert "L-SOURCE-RUN" in out["text"]
     assert token in out["text"] and token in out["redacted-payload"]
 

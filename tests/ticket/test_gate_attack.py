@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from inspector.checkpoint import InputFile, encode, verify
-from inspector.ticket import FORMATS, build_ticket, gate_for, redact_payload, render
+from inspector.checkpoint import encode, verify
+from inspector.ticket import FORMATS
+from tests.ticket.outputs import shareable_outputs
 from tests.conftest import CASES_PINNED, GOLDEN
 
 CARD = "4111111111111111"
@@ -17,17 +18,6 @@ def _golden() -> dict:
     return json.loads((GOLDEN / "payload-with-resume.json").read_bytes())
 
 
-def _reports(payload: bytes, descriptor: bytes | None = None) -> dict[str, str]:
-    report = verify(payload, descriptor)
-    pf = InputFile("p.json", len(payload), payload, "payload")
-    df = None if descriptor is None else InputFile("d.json", len(descriptor), descriptor, "descriptor")
-    gate = gate_for(payload, descriptor)
-    ticket = build_ticket(report, pf, df, date="2026-01-01T00:00:00Z", gate=gate)
-    out = {fmt: render(ticket, fmt) for fmt in FORMATS}
-    red, reps = redact_payload(payload, gate=gate)
-    out["redacted-payload"] = red.decode()
-    out["replacements"] = "\n".join(r.pointer for r in reps)
-    return out
 
 
 def _with_tool_input(raw_input: bytes) -> bytes:
@@ -46,7 +36,7 @@ def _with_tool_input(raw_input: bytes) -> bytes:
     '{"\u0664\u0661\u0661\u0661":{"b":1,"a":2}}'.encode(),  # Arabic-Indic digits: str.isdigit() too
 ])
 def test_digit_object_key_inside_tool_input_not_in_where(raw):
-    out = _reports(_with_tool_input(raw))
+    out = shareable_outputs(_with_tool_input(raw))
     key = json.loads(raw.decode()).keys().__iter__().__next__() if b"zz" not in raw else CARD
     for fmt in FORMATS:
         assert key not in out[fmt], fmt
@@ -55,7 +45,7 @@ def test_digit_object_key_inside_tool_input_not_in_where(raw):
 def test_digit_object_key_of_unknown_field_not_in_where():
     d = _golden()
     d["logical_resume"]["convergence"][CARD] = 0  # unknown key: P-CANONICAL points at it
-    out = _reports(encode(d))
+    out = shareable_outputs(encode(d))
     for fmt in FORMATS:
         assert CARD not in out[fmt], fmt
 
@@ -65,7 +55,7 @@ def test_digit_key_of_object_in_array_place_not_in_redacted_payload():
     d = _golden()
     d["snapshot"]["session"]["tool_names"] = {CARD: "read"}
     d["snapshot"]["session"]["messages"] = {CARD + "2": d["snapshot"]["session"]["messages"][0]}
-    out = _reports(json.dumps(d).encode())
+    out = shareable_outputs(json.dumps(d).encode())
     assert CARD not in out["redacted-payload"]
     assert CARD + "2" not in out["replacements"]  # the stderr list of `report --redacted-payload`
 
@@ -78,7 +68,7 @@ def test_digit_key_of_object_in_array_place_not_in_redacted_payload():
 def test_number_spelling_does_not_carry_extra_digits(old, new):
     payload = (GOLDEN / "payload-with-resume.json").read_bytes().replace(old, new)
     assert payload != (GOLDEN / "payload-with-resume.json").read_bytes()
-    out = _reports(payload)
+    out = shareable_outputs(payload)
     for fmt in FORMATS:
         assert CARD not in out[fmt], fmt
 
@@ -89,11 +79,11 @@ def test_media_type_class_does_not_show_free_tokens():
     d["snapshot"]["session"]["messages"][0]["content"].append(
         {"type": "image", "source": {"type": "base64", "media_type": "x/john.doe-" + CARD, "data": "AAAA"}})
     payload = encode(d)
-    out = _reports(payload)
+    out = shareable_outputs(payload)
     assert CARD not in out["redacted-payload"]
     desc = json.loads(verify(payload, None).expected_descriptor)
     desc["media_type"] = "application/john.doe." + CARD
-    out = _reports(payload, json.dumps(desc).encode())
+    out = shareable_outputs(payload, json.dumps(desc).encode())
     for fmt in FORMATS:
         assert CARD not in out[fmt], fmt
 
@@ -104,7 +94,7 @@ def test_media_type_class_does_not_show_free_tokens():
 def test_our_words_present_absent_not_redacted(case, word):
     p = (CASES_PINNED / f"{case}.payload.json").read_bytes()
     d = (CASES_PINNED / f"{case}.descriptor.json").read_bytes()
-    text = _reports(p, d)["text"]
+    text = shareable_outputs(p, d)["text"]
     line = next(x for x in text.splitlines() if x.strip().startswith("actual:"))
     assert word in line, line
 
@@ -120,6 +110,6 @@ def test_d_session_match_expected_is_gated():
     descriptor = verify(payload, None).expected_descriptor  # snapshot.session_id = the secret
     report = verify(payload, descriptor)
     assert report.root_cause.rule.id == "D-SESSION-MATCH"
-    out = _reports(payload, descriptor)
+    out = shareable_outputs(payload, descriptor)
     for fmt in FORMATS:
         assert "Alice Smith" not in out[fmt], fmt

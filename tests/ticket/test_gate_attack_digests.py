@@ -16,12 +16,13 @@ import re
 
 import pytest
 
-from inspector.checkpoint import InputFile, encode, verify
+from inspector.checkpoint import encode
 from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.schema.kinds import Enum, Map, Opt, Prim, Set, Struct, Tagged, Untagged, Vec
-from inspector.ticket import FORMATS, build_ticket, gate_for, redact_payload, render
+from inspector.ticket import gate_for, redact_payload
 from inspector.ticket.allowlist import allowlist, compile_pattern
 from inspector.ticket.gate import _EMBEDDED, _expand, _flat, child_types, types_at
+from tests.ticket.outputs import shareable_outputs
 from tests.conftest import GOLDEN
 
 PIN = "4821"
@@ -129,17 +130,6 @@ def _planted_value(pointer: str):
     return SIZE
 
 
-def _outputs(payload: bytes, descriptor: bytes | None = None) -> dict[str, str]:
-    report = verify(payload, descriptor)
-    pf = InputFile("p.json", len(payload), payload, "payload")
-    df = None if descriptor is None else InputFile("d.json", len(descriptor), descriptor, "descriptor")
-    gate = gate_for(payload, descriptor)
-    ticket = build_ticket(report, pf, df, date="2026-01-01T00:00:00Z", gate=gate)
-    out = {fmt: render(ticket, fmt) for fmt in FORMATS}
-    red, reps = redact_payload(payload, gate=gate)
-    out["redacted-payload"] = red.decode()
-    out["replacements"] = "\n".join(f"{r.pointer} {r.kind} {r.size} {r.digest}" for r in reps)
-    return out
 
 
 def _brute_forced(text: str) -> list[str]:
@@ -160,10 +150,10 @@ def test_a_pin_under_a_digest_or_size_is_not_recoverable(place):
     _plant(doc, place, _planted_value(place))
     payload = encode(doc)
     assert (PIN and hashlib.sha256(PIN.encode()).hexdigest().encode() in payload) or str(SIZE).encode() in payload
-    for name, text in _outputs(payload).items():
+    for name, text in shareable_outputs(payload).items():
         assert _brute_forced(text) == [], (place, name)
         assert not re.search(rf"(?<![0-9]){SIZE}(?![0-9])", text), (place, name)
-    red = json.loads(_outputs(payload)["redacted-payload"])
+    red = json.loads(shareable_outputs(payload)["redacted-payload"])
     node = red
     for seg in place.replace("*", "0").split("/")[1:]:
         node = node[int(seg)] if isinstance(node, list) else node[seg]
@@ -176,7 +166,7 @@ def test_equal_withheld_digests_get_equal_tags_in_one_report():
     digest = "sha256:" + hashlib.sha256(PIN.encode()).hexdigest()
     _plant(doc, "/snapshot/session/immutable_content_adapter_binding/authority_digest", digest)
     _plant(doc, "/snapshot/session/durable_memory_binding/semanticRecall/authorityDigest", digest)
-    red = json.loads(_outputs(encode(doc))["redacted-payload"])
+    red = json.loads(shareable_outputs(encode(doc))["redacted-payload"])
     a = red["snapshot"]["session"]["immutable_content_adapter_binding"]["authority_digest"]
     b = red["snapshot"]["session"]["durable_memory_binding"]["semanticRecall"]["authorityDigest"]
     assert a == b and a.startswith("[redacted: digest of redacted content, 71 bytes, tag ")
@@ -188,7 +178,7 @@ def test_the_descriptor_and_component_digests_stay_in_clear():
     d = json.loads(descriptor)
     red, reps = redact_payload(descriptor, source="descriptor", gate=gate_for(payload, descriptor))
     assert json.loads(red) == d and reps == []
-    text = _outputs(payload, descriptor)["text"]
+    text = shareable_outputs(payload, descriptor)["text"]
     assert d["content_digest"] == "sha256:" + hashlib.sha256(payload).hexdigest()
     assert f"payload: p.json ({len(payload)} bytes, {d['content_digest']})" in text
 
@@ -200,7 +190,7 @@ def test_transform_binding_digests_over_shown_values_stay_in_clear():
     place = "/snapshot/run_records/*/events/*/event/metadata/a3s_tool_result_transform_binding/policy_digest"
     digest = "sha256:" + "ab" * 32
     _plant(doc, place, digest)
-    assert digest in _outputs(encode(doc))["redacted-payload"]
+    assert digest in shareable_outputs(encode(doc))["redacted-payload"]
 
 
 def test_free_form_integers_are_not_shown():
@@ -208,7 +198,7 @@ def test_free_form_integers_are_not_shown():
     doc["snapshot"]["session"]["messages"][0]["content"].append(
         {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"pin": SIZE, "n": [SIZE]}})
     _plant(doc, "/snapshot/run_records/*/events/*/event/metadata", {"code": SIZE})
-    for name, text in _outputs(encode(doc)).items():
+    for name, text in shareable_outputs(encode(doc)).items():
         assert not re.search(rf"(?<![0-9]){SIZE}(?![0-9])", text), name
 
 
