@@ -1,5 +1,6 @@
 """``checkpoint-inspector scan DIR [--format text|json]``: a folder's checkpoints grouped into sessions, each
-series in order with its gaps, forks and duplicates (issue 26; :mod:`inspector.session.series`).
+series in order of history (FORMAT.md 4.18, never a clock) with its gaps, forks, same-export copies and the
+latest resumable export (none when the head is a fork) (:mod:`inspector.session.series`).
 
 Exit 0: every checkpoint found verifies; 1: some checkpoint does not (or none was found); 2: the folder
 cannot be read.
@@ -23,10 +24,11 @@ __all__ = ["add_parser", "cmd_scan"]
 
 def add_parser(sub) -> None:
     """The ``scan`` subcommand's options."""
-    s = sub.add_parser("scan", help="list a folder's checkpoints by session, each series in order (gaps, forks, "
-                                    "duplicates, the latest resumable)",
-                       description="List a folder's checkpoints by session, each series in order (gaps, forks, "
-                                   "duplicates, the latest resumable). " + NOT_REDACTED)
+    s = sub.add_parser("scan", help="list a folder's checkpoints by session, each series in order of history (gaps, "
+                                    "forks, same-export copies, the latest resumable)",
+                       description="List a folder's checkpoints by session, each series in order of history "
+                                   "(FORMAT.md 4.18: run-event sequences, never checkpoint_ms): gaps, forks, "
+                                   "same-export copies, the latest resumable (none at a fork head). " + NOT_REDACTED)
     s.add_argument("folder")
     s.add_argument("--format", choices=("text", "json"), default="text")
 

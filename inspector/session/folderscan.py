@@ -6,17 +6,16 @@ then by name, and each pair is verified by the engine (``inspector.checkpoint.ve
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
-
-import orjson
 
 from inspector import checkpoint
 from inspector.checkpoint.pairing import file_sha256, pair_by_digest, stated_binding
 from inspector.checkpoint.sdk_export import may_be_export
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
-from inspector.session.workers import ChildTask, child_verify
+from inspector.session.workers import ChildTask, read_file
 
 __all__ = ["FolderRow", "CheckpointFacts", "scan_folder", "CLASSIFY_WHOLE"]
 
@@ -181,7 +180,7 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
                                   pay.size if pay else None)
     ddata = d.data if d else None
     if p is not None and p.size > engine.PROCESS_THRESHOLD and p.size <= checkpoint.MAX_CONTENT_BYTES:
-        task = ChildTask(child_verify, (p.path, ddata, p.size))
+        task = ChildTask(child_verify_facts, (p.path, ddata, p.size))
         task.start()
         try:
             while not task.done:
@@ -190,8 +189,7 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
                 task.pump(0.05)
         finally:
             task.terminate()
-        report = task.result()
-        return report, _facts(None, _descriptor_value(ddata), p.sha256, report)
+        return task.result()  # (report, facts): the same facts as in this process (FORMAT.md 4.18)
     pdata, psize = None, None
     if p is not None:
         try:
@@ -205,19 +203,34 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
 def _verify_in_process(pdata: bytes | None, ddata: bytes | None, psize: int | None):
     kept: list = []
     report = checkpoint.verify(pdata, ddata, payload_size=psize, keep=kept)
-    ctx = kept[0]
-    pay = ctx.pay_result[0] if pdata is not None else None
-    desc = ctx.desc_result[0] if ddata is not None else None
-    digest = ctx.payload_digest if pdata is not None else None
-    return report, _facts(pay, desc, digest, report)
+    return report, _facts_of(kept[0], report, pdata is not None, ddata is not None)
 
 
-def _descriptor_value(data: bytes | None) -> dict | None:
-    try:
-        value = orjson.loads(data) if data else None
-    except orjson.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
+def child_verify_facts(conn, path: str, descriptor: bytes | None, size: int):
+    """Verify the payload file in a child process (folder scans of payloads over ``engine.PROCESS_THRESHOLD``
+    bytes) and return ``(report, CheckpointFacts)``: the facts are computed from the same parse, by the same
+    function as in the scanning process, so a file's size never changes what the scan says about it
+    (FORMAT.md 4.18). ``conn`` is the job's pipe (unused). Raises ``OSError`` when the file cannot be read."""
+    data, _seen = read_file(path)
+    kept: list = []
+    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=False, keep=kept)
+    facts = _facts_of(kept[0], report, True, descriptor is not None)
+    report.canonical_bytes = None  # (as large as the file; the scan does not show it)
+    return report, facts
+
+
+def _facts_of(ctx, report, has_payload: bool, has_descriptor: bool) -> "CheckpointFacts":
+    """The facts of a verified pair from the verification's context ``ctx`` (its one parse)."""
+    pay = ctx.pay_result[0] if has_payload else None
+    desc = ctx.desc_result[0] if has_descriptor else None
+    digest = ctx.payload_digest if has_payload else None
+    canonical = None
+    restoration = getattr(report, "restoration", None)
+    if restoration is not None:
+        canonical = restoration.content_digest  # (gzip or a byte order mark undone too: restore's proof)
+    elif isinstance(pay, dict) and not ctx.is_canonical:
+        canonical = "sha256:" + hashlib.sha256(ctx.canonical).hexdigest()
+    return _facts(pay, desc if isinstance(desc, dict) else None, digest, report, canonical)
 
 
 @dataclass(frozen=True)
@@ -227,7 +240,17 @@ class CheckpointFacts:
     ``None`` for a snapshot without a loop checkpoint); ``checkpoint_ms`` (``logical_resume.checkpoint_ms``, else
     the session's ``updated_at`` in ms); ``content_digest`` (the payload's SHA-256, ``sha256:...``, when read);
     ``resumability`` (the resumability answer, or ``None``); ``restorable``: X-BYTES failed and the original is
-    proven (``Report.restoration``)."""
+    proven (``Report.restoration``).
+
+    For the order of a session's exports (FORMAT.md 4.18), computed once from the decoded payload:
+    ``history``: each run the payload records (``run_records[].snapshot.id``) with its largest retained
+    ``RunEventRecord.sequence`` (-1 when no event is retained), ``None`` when the payload was not decoded (a
+    descriptor alone says nothing about history); ``pass_kinds``: per run, each pass whose ``turn_start`` is
+    retained, as ``"tools"`` (``turn_end`` then the ``tool_end`` of every call of that reply before the next
+    ``turn_start``: an export was due, FORMAT.md 4.17 step 5), ``"continuation"`` (a reply without tool call:
+    no export) or ``"open"`` (not seen to complete); ``canonical_digest``: the SHA-256 (``sha256:...``) of the
+    payload's canonical form when it differs from the bytes (a re-saved copy), else ``None``;
+    ``stated_digest``: the descriptor's ``content_digest``, when a descriptor was read."""
 
     session_id: str | None
     run_id: str | None
@@ -236,27 +259,89 @@ class CheckpointFacts:
     content_digest: str | None
     resumability: str | None
     restorable: bool = False
+    history: dict | None = None
+    pass_kinds: dict | None = None
+    canonical_digest: str | None = None
+    stated_digest: str | None = None
 
 
-def _facts(pay: dict | None, desc: dict | None, content_digest: str | None, report) -> CheckpointFacts:
-    """The facts of one checkpoint: the decoded payload's when it decoded, else its descriptor's."""
+def _facts(pay: dict | None, desc: dict | None, content_digest: str | None, report,
+           canonical_digest: str | None = None) -> CheckpointFacts:
+    """The facts of one checkpoint: the decoded payload's when it decoded, else its descriptor's (any shape)."""
     res = getattr(getattr(report, "resumability", None), "answer", None)
     restorable = getattr(report, "restoration", None) is not None
+    stated = desc.get("content_digest") if isinstance(desc, dict) else None
+    stated = stated if isinstance(stated, str) else None
     if isinstance(pay, dict):
         snap, lr = pay.get("snapshot"), pay.get("logical_resume")
         snap = snap if isinstance(snap, dict) else {}
         session = snap.get("session") if isinstance(snap.get("session"), dict) else {}
         updated = session.get("updated_at")
         ms = lr.get("checkpoint_ms") if isinstance(lr, dict) else (updated * 1000 if isinstance(updated, int) else None)
+        history, kinds = _history(snap.get("run_records"))
         return CheckpointFacts(session.get("id"), lr.get("run_id") if isinstance(lr, dict) else None,
-                               lr.get("turn") if isinstance(lr, dict) else None, ms, content_digest, res, restorable)
-    if isinstance(desc, dict):  # (a raw descriptor for a large payload: any shape at all)
+                               lr.get("turn") if isinstance(lr, dict) else None, ms, content_digest, res, restorable,
+                               history, kinds, canonical_digest, stated)
+    if isinstance(desc, dict):  # (a descriptor alone: any shape at all)
         snap, lr = desc.get("snapshot"), desc.get("logical_resume")
         snap = snap if isinstance(snap, dict) else {}
         lr = lr if isinstance(lr, dict) else {}
         return CheckpointFacts(snap.get("session_id"), lr.get("source_run_id"), lr.get("completed_tool_rounds"),
-                               lr.get("checkpoint_ms"), content_digest or desc.get("content_digest"), res, restorable)
+                               lr.get("checkpoint_ms"), content_digest or stated, res, restorable,
+                               stated_digest=stated)
     return CheckpointFacts(None, None, None, None, content_digest, res, restorable)
+
+
+def _history(records) -> tuple[dict, dict]:
+    """``(history, pass_kinds)`` of a decoded payload's ``run_records`` (see :class:`CheckpointFacts`;
+    FORMAT.md 4.17 "One pass, in this order", "Stream retry", "Sequences and trimming")."""
+    history: dict[str, int] = {}
+    kinds: dict[str, dict[int, str]] = {}
+    for rec in records if isinstance(records, list) else ():
+        snap = rec.get("snapshot") if isinstance(rec, dict) else None
+        run = snap.get("id") if isinstance(snap, dict) else None
+        if not isinstance(run, str):
+            continue
+        events = rec.get("events")
+        events = events if isinstance(events, list) else []
+        seqs = [e["sequence"] for e in events if isinstance(e, dict) and isinstance(e.get("sequence"), int)]
+        history[run] = max(seqs + [history.get(run, -1), -1])
+        kinds[run] = _pass_kinds(events)
+    return history, kinds
+
+
+def _pass_kinds(events: list) -> dict[int, str]:
+    """Each pass whose ``turn_start`` is retained: ``"tools"``, ``"continuation"`` or ``"open"`` (see
+    :class:`CheckpointFacts`). A retried ``turn_start`` with the same number supersedes the first attempt."""
+    kinds: dict[int, str] = {}
+    cur: list | None = None  # [turn, calls of the reply, ended calls, turn_end seen]
+
+    def close() -> None:
+        if cur is not None:
+            turn, calls, ended, done = cur
+            kinds[turn] = "open" if not done else "continuation" if not calls else \
+                "tools" if calls <= ended else "open"
+
+    for rec in events:
+        ev = rec.get("event") if isinstance(rec, dict) else None
+        if not isinstance(ev, dict):
+            continue
+        kind = ev.get("type")
+        if kind == "turn_start" and isinstance(ev.get("turn"), int):
+            close()
+            cur = [ev["turn"], set(), set(), False]
+        elif cur is None:
+            continue  # before the first retained turn_start: that pass is unknown
+        elif kind == "turn_end" and ev.get("turn") == cur[0]:
+            cur[3] = True
+        elif kind == "tool_start" and not cur[3]:
+            cur[1].add(ev.get("id"))
+        elif cur[3] and kind in ("tool_execution_start", "confirmation_required", "permission_denied"):
+            cur[1].add(ev.get("id") if kind == "tool_execution_start" else ev.get("tool_id"))
+        elif cur[3] and kind == "tool_end":
+            cur[2].add(ev.get("id"))
+    close()
+    return kinds
 
 
 @dataclass

@@ -1,16 +1,25 @@
-"""A session's checkpoints in order (issue 26): what a folder scan found, grouped by session id.
+"""A session's exports in order (FORMAT.md 4.18): what a folder scan found, grouped by session id.
 
-A host exports a checkpoint at every tool boundary, so a folder holds a session's series, sometimes two
-sessions interleaved, forks and stale copies. :func:`group_series` orders each session's checkpoints by
-``checkpoint_ms`` and completed passes (``logical_resume.turn``, FORMAT.md 4.17), and says for each session:
-how many checkpoints, which verify, the latest resumable one, **gaps** (a run's completed passes skip a number:
-1, 2, 4 means the export after pass 3 is missing), **forks** (two checkpoints of one run at the same pass with
-different content) and **duplicates** (the same content under several names). Order, gaps and forks come from
-what the checkpoints say about themselves (:class:`~.folderscan.CheckpointFacts`), never from file names.
+A host exports a checkpoint at every completed tool round (FORMAT.md 4.17 step 5), so a folder holds a session's
+series, re-saved copies, forks and exports of other sessions. :func:`group_series` says for each session only
+what 4.18 proves, from what each export says about itself (:class:`~.folderscan.CheckpointFacts`), never from
+file names, file sizes or a clock:
+
+* **same export**: equal bytes, or a re-saved copy whose canonical form's SHA-256 is stated by a descriptor in
+  the folder (as ``restore`` proves it); its files are one export (``duplicates``), never a fork;
+* **order**: export B is later than A when every run A records is recorded by B with a largest retained
+  ``RunEventRecord.sequence`` at least as large, and B records more; the series is sorted by this partial
+  order (``checkpoint_ms`` is the host's clock and orders nothing; ties are broken by name for display only);
+* **forks**: different exports at the same (run, pass), or two exports neither of which is later (diverged);
+* **gaps**: a pass between two exports of one run is missing only when the later export's retained events show
+  it completed with tool calls that all returned; a continuation pass is no gap; a trimmed pass is unknown;
+* **latest resumable**: with one latest export, the latest export on its history that verifies and is
+  resumable (and why each later one is not); with a fork at the head, none.
 """
 
 from __future__ import annotations
 
+import heapq
 import os
 from dataclasses import dataclass, field
 
@@ -18,65 +27,76 @@ from inspector.checkpoint import display_path
 from inspector.checkpoint.analysis.resumability import RESUMABLE
 from inspector.session.folderscan import FolderRow
 
-__all__ = ["Series", "SeriesEntry", "Gap", "Fork", "group_series", "series_json", "series_text"]
+__all__ = ["Series", "SeriesEntry", "Gap", "Fork", "group_series", "later", "series_json", "series_text"]
 
 
 @dataclass(frozen=True)
 class SeriesEntry:
-    """One checkpoint of a series: the folder scan's ``row``, its ``name`` (the payload's file name, else the
-    descriptor's) and its ``index`` in the series (0-based, in order)."""
+    """One file (or pair) of a series: the folder scan's ``row``, its ``name`` (the payload's file name, else the
+    descriptor's), its ``index`` in the series (0-based, in order) and ``export``: the 0-based position of its
+    export in the order (files of the same export share it), ``None`` when its history is not known (a
+    descriptor alone: no events to order it by)."""
 
     row: FolderRow
     name: str
     index: int
+    export: int | None = None
 
 
 @dataclass(frozen=True)
 class Gap:
-    """Run ``run_id``'s completed passes jump from ``after`` to ``before``: the passes between are missing."""
+    """Between run ``run_id``'s exports at passes ``after`` < ``before``: ``missing``, the passes the later export's
+    retained events show completed with returned tool calls (an export was written and is not here); ``unknown``,
+    the passes whose events were trimmed away (FORMAT.md 4.18 "Gaps"). Continuation passes are in neither."""
 
     run_id: str | None
     after: int
     before: int
-
-    @property
-    def missing(self) -> list[int]:
-        """The pass numbers no checkpoint shows."""
-        return list(range(self.after + 1, self.before))
+    missing: tuple[int, ...] = ()
+    unknown: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
 class Fork:
-    """Checkpoints of run ``run_id`` at the same ``passes`` whose content differs (``names``, in order)."""
+    """A fork (FORMAT.md 4.18 "Forks"): ``names`` (one per export, in order) are different exports at run
+    ``run_id`` pass ``passes``, or, with ``diverged`` and ``run_id``/``passes`` ``None`` when their positions
+    differ, exports neither of which is later than the other. ``positions``: each branch's (run, pass)."""
 
     run_id: str | None
     passes: int | None
     names: tuple[str, ...]
+    diverged: bool = False
+    positions: tuple[tuple, ...] = ()
 
 
 @dataclass
 class Series:
-    """One session's checkpoints in order, and what the order shows."""
+    """One session's exports in order (FORMAT.md 4.18), and what the order shows.
+
+    ``entries``: every file of the session, export by export in order (files of one export together), then the
+    ones without a known history; ``latest``: one entry per latest export (no other export is later);
+    ``head_fork``: the :class:`Fork` of the latest exports when there are two or more (no single latest), else
+    ``None``; ``latest_resumable``: with one latest export, the entry of the latest export on its history that
+    verifies and is resumable, else ``None``; ``not_resumable``: ``(entry, why)`` for each export later than the
+    latest resumable one (with none, for the latest export)."""
 
     session_id: str | None
     entries: list[SeriesEntry] = field(default_factory=list)
     gaps: list[Gap] = field(default_factory=list)
     forks: list[Fork] = field(default_factory=list)
     duplicates: list[tuple[str, ...]] = field(default_factory=list)
+    latest: list[SeriesEntry] = field(default_factory=list)
+    head_fork: Fork | None = None
+    latest_resumable: SeriesEntry | None = None
+    not_resumable: list[tuple[SeriesEntry, str]] = field(default_factory=list)
 
     @property
     def verified(self) -> int:
-        """How many of its checkpoints verify."""
+        """How many of its files (pairs) verify."""
         return sum(1 for e in self.entries if e.row.verified)
 
-    @property
-    def latest_resumable(self) -> SeriesEntry | None:
-        """The last checkpoint (in order) that verifies and is resumable, else ``None``."""
-        good = [e for e in self.entries if e.row.verified and e.row.facts and e.row.facts.resumability == RESUMABLE]
-        return good[-1] if good else None
-
     def previous(self, entry: SeriesEntry) -> SeriesEntry | None:
-        """The checkpoint before ``entry`` in the series (for "compare with previous"), else ``None``."""
+        """The entry before ``entry`` in the series (for "compare with previous"), else ``None``."""
         return self.entries[entry.index - 1] if entry.index > 0 else None
 
 
@@ -84,98 +104,270 @@ def _name(row: FolderRow) -> str:
     return os.path.basename(row.payload or row.descriptor or "")
 
 
-def _order(row: FolderRow) -> tuple:
+def later(b: dict, a: dict) -> bool:
+    """True when history ``b`` is later than history ``a`` (FORMAT.md 4.18 "Order is history"): every run of ``a``
+    is in ``b`` with a largest retained sequence at least as large, and ``b`` records more (a larger sequence
+    for some run, or a run ``a`` does not record). Histories map run id -> largest retained sequence (int)."""
+    more = len(b) > len(a)
+    for run, seq in a.items():
+        other = b.get(run)
+        if other is None or other < seq:
+            return False
+        more = more or other > seq
+    return more
+
+
+def _key(history: dict) -> tuple[int, int]:
+    """A sort key that is a linear extension of :func:`later`: later histories have strictly larger keys."""
+    return sum(s + 1 for s in history.values()), len(history)
+
+
+@dataclass
+class _Export:
+    """One export: its files (rows, by name), its history and position."""
+
+    rows: list[FolderRow]
+    history: dict
+    position: tuple | None  # (run, pass) of its loop checkpoint, else None
+    kinds: dict
+
+    @property
+    def name(self) -> str:
+        return _name(self.rows[0])
+
+    def good(self) -> FolderRow | None:
+        """Its first file that verifies and is resumable, else ``None``."""
+        return next((r for r in self.rows if r.verified and r.facts.resumability == RESUMABLE), None)
+
+    def why_not(self) -> str:
+        """Why no file of this export is resumable, in words."""
+        verified = next((r for r in self.rows if r.verified), None)
+        if verified is not None:
+            return f"verifies; resumability: {verified.facts.resumability or 'not decided'}"
+        r = self.rows[0]
+        if r.root_rule:
+            return f"does not verify (FAIL {r.root_rule})" + (
+                "; restorable: a re-saved copy of the export, proven by its SHA-256" if r.facts.restorable else "")
+        return "not verified (no descriptor)" if r.descriptor is None else "not verified"
+
+
+def _identity(row: FolderRow, stated: set) -> str | None:
+    """The export a payload is (FORMAT.md 4.18 "Same export"): its canonical form's digest when a descriptor in
+    the folder states it (a re-saved copy is its original), else its bytes' digest."""
     f = row.facts
-    ms = f.checkpoint_ms if f and isinstance(f.checkpoint_ms, int) else -1
-    passes = f.passes if f and isinstance(f.passes, int) else -1
-    return ms, passes, _name(row)
+    if f.canonical_digest is not None and f.canonical_digest in stated:
+        return f.canonical_digest
+    return f.content_digest
 
 
 def group_series(rows: list[FolderRow]) -> tuple[list[Series], list[FolderRow]]:
     """``(series by session, rows that are no checkpoint of any session)``: checkpoints grouped by session id (in
-    order of first appearance by name), each series ordered by ``checkpoint_ms``, then completed passes, then
-    name. A checkpoint whose session id nothing says (neither payload nor descriptor decodes) is left out with
-    the non-checkpoint rows."""
+    order of first appearance by name), each series ordered as FORMAT.md 4.18 says (see the module docstring).
+    A checkpoint whose session id nothing says (neither payload nor descriptor decodes) is left out with the
+    non-checkpoint rows."""
     by_session: dict[str, list[FolderRow]] = {}
     rest = []
+    stated = {r.facts.stated_digest for r in rows if r.facts is not None and r.facts.stated_digest}
     for row in sorted(rows, key=_name):
         sid = row.facts.session_id if row.checkpoint and row.facts else None
         if isinstance(sid, str):
             by_session.setdefault(sid, []).append(row)
         else:
             rest.append(row)
+    return [_series(sid, members, stated) for sid, members in by_session.items()], rest
+
+
+def _series(sid: str, members: list[FolderRow], stated: set) -> Series:
+    groups: dict[str, _Export] = {}
+    unplaced: list[FolderRow] = []
+    for row in members:
+        f = row.facts
+        ident = _identity(row, stated) if f.history is not None else None
+        if ident is None:
+            unplaced.append(row)
+            continue
+        if ident in groups:
+            groups[ident].rows.append(row)
+        else:
+            pos = (f.run_id, f.passes) if isinstance(f.passes, int) else None
+            groups[ident] = _Export([row], f.history, pos, f.pass_kinds or {})
+    for x in groups.values():  # the files of one export: the verified ones first, then by name
+        x.rows.sort(key=lambda r: (not r.verified, _name(r)))
+    exports = _topological(list(groups.values()))
+    s = Series(sid)
+    at: dict[int, int] = {}
+    for n, x in enumerate(exports):
+        for row in x.rows:
+            at[id(row)] = n
+    for row in [r for x in exports for r in x.rows] + unplaced:
+        s.entries.append(SeriesEntry(row, _name(row), len(s.entries), at.get(id(row))))
+    first = {}
+    for e in s.entries:
+        if e.export is not None:
+            first.setdefault(e.export, e)
+    s.duplicates = [tuple(_name(r) for r in x.rows) for x in exports if len(x.rows) > 1]
+    s.forks = _forks(exports)
+    s.gaps = _gaps(exports)
+    heads = _heads(exports)
+    s.latest = [first[n] for n in heads]
+    if len(heads) > 1:
+        s.head_fork = _fork_of([exports[n] for n in heads])
+    elif heads:
+        _resumable(s, exports, heads[0], first)
+    return s
+
+
+def _topological(exports: list[_Export]) -> list[_Export]:
+    """The exports sorted by :func:`later` (every export after the ones it is later than), exports neither of
+    which is later than the other by name (display only). A series that is one chain (the common case) costs
+    one comparison per export; otherwise every pair is compared once."""
+    exports.sort(key=lambda x: (*_key(x.history), x.name))
+    if all(later(b.history, a.history) for a, b in zip(exports, exports[1:])):
+        return exports
+    n = len(exports)
+    succ: list[list[int]] = [[] for _ in range(n)]
+    preds = [0] * n
+    for i in range(n):
+        for j in range(i + 1, n):  # (only a larger key can be later)
+            if later(exports[j].history, exports[i].history):
+                succ[i].append(j)
+                preds[j] += 1
+    ready = [(exports[i].name, i) for i in range(n) if preds[i] == 0]
+    heapq.heapify(ready)
     out = []
-    for sid, members in by_session.items():
-        ordered = sorted(members, key=_order)
-        s = Series(sid, [SeriesEntry(r, _name(r), i) for i, r in enumerate(ordered)])
-        s.gaps, s.forks, s.duplicates = _gaps(s.entries), _forks(s.entries), _duplicates(s.entries)
-        out.append(s)
-    return out, rest
+    while ready:
+        _, i = heapq.heappop(ready)
+        out.append(exports[i])
+        for j in succ[i]:
+            preds[j] -= 1
+            if preds[j] == 0:
+                heapq.heappush(ready, (exports[j].name, j))
+    return out
 
 
-def _runs(entries: list[SeriesEntry]) -> dict:
-    runs: dict = {}
-    for e in entries:
-        f = e.row.facts
-        if f is not None and isinstance(f.passes, int):
-            runs.setdefault(f.run_id, []).append(e)
-    return runs
+def _heads(exports: list[_Export]) -> list[int]:
+    """Indexes of the latest exports (no other is later), in order. ``later`` is transitive, so an export is
+    latest exactly when no latest export found so far (scanning from the largest key down) is later."""
+    heads: list[int] = []
+    for n in range(len(exports) - 1, -1, -1):
+        if not any(later(exports[m].history, exports[n].history) for m in heads):
+            heads.append(n)
+    return sorted(heads)
 
 
-def _gaps(entries: list[SeriesEntry]) -> list[Gap]:
-    gaps = []
-    for run_id, members in _runs(entries).items():
-        passes = sorted({e.row.facts.passes for e in members})
-        gaps += [Gap(run_id, a, b) for a, b in zip(passes, passes[1:]) if b > a + 1]
-    return gaps
+def _fork_of(branches: list[_Export]) -> Fork:
+    positions = tuple(x.position for x in branches)
+    same = len(set(positions)) == 1 and positions[0] is not None
+    run, passes = positions[0] if same else (None, None)
+    return Fork(run, passes, tuple(x.name for x in branches), not same, positions)
 
 
-def _forks(entries: list[SeriesEntry]) -> list[Fork]:
-    """Checkpoints whose own descriptor binds them (X-BYTES holds) at one pass of one run with different content,
-    one name per content (the first; copies of it are :func:`_duplicates`, so no name is said to differ from its
-    own copy). A copy damaged in transport (X-BYTES fails) is not a fork: its verdict says what happened to it."""
-    forks = []
-    for run_id, members in _runs(entries).items():
-        at: dict[int, list[SeriesEntry]] = {}
-        for e in members:
-            if e.row.root_rule != "X-BYTES" and e.row.facts.content_digest:
-                at.setdefault(e.row.facts.passes, []).append(e)
-        for passes, same in sorted(at.items()):
-            first: dict[str, str] = {}  # one name per content: the copies are the duplicates' line
-            for e in same:
-                first.setdefault(e.row.facts.content_digest, e.name)
-            if len(first) > 1:
-                forks.append(Fork(run_id, passes, tuple(first.values())))
+def _forks(exports: list[_Export]) -> list[Fork]:
+    """Different exports at one (run, pass), one fork per position; and diverged pairs at different positions,
+    each said once: where a branch goes on, its next exports diverge from the other branch too, which is the
+    same fork (the frontier of branch heads, scanned in order)."""
+    forks: list[Fork] = []
+    by_pos: dict[tuple, list[_Export]] = {}
+    for x in exports:
+        if x.position is not None:
+            by_pos.setdefault(x.position, []).append(x)
+    for pos, same in by_pos.items():
+        if len(same) > 1:
+            forks.append(Fork(pos[0], pos[1], tuple(x.name for x in same), False, tuple(pos for _ in same)))
+    frontier: list[int] = []
+    known: set[tuple[int, int]] = set()
+    for n, x in enumerate(exports):
+        parents = [f for f in frontier if later(x.history, exports[f].history)]
+        others = [f for f in frontier if f not in parents]
+        for f in others:  # neither is later: diverged
+            if not any((p, f) in known for p in parents):
+                y = exports[f]
+                if x.position is None or x.position != y.position:  # (else the fork at that pass above)
+                    forks.append(_fork_of([y, x]))
+            known.add((n, f))
+        frontier = others + [n]
     return forks
 
 
-def _duplicates(entries: list[SeriesEntry]) -> list[tuple[str, ...]]:
-    by_content: dict[str, list[str]] = {}
-    for e in entries:
-        digest = e.row.facts.content_digest if e.row.facts else None
-        if digest:
-            by_content.setdefault(digest, []).append(e.name)
-    return [tuple(names) for names in by_content.values() if len(names) > 1]
+def _gaps(exports: list[_Export]) -> list[Gap]:
+    """FORMAT.md 4.18 "Gaps", from the retained events of the exports at the later pass."""
+    by_run: dict = {}
+    for x in exports:
+        if x.position is not None:
+            by_run.setdefault(x.position[0], {}).setdefault(x.position[1], []).append(x)
+    gaps = []
+    for run, at in by_run.items():
+        passes = sorted(at)
+        for i, j in zip(passes, passes[1:]):
+            missing, unknown = [], []
+            for k in range(i + 1, j):
+                seen = [x.kinds.get(run, {}).get(k) for x in at[j]]
+                if "tools" in seen:
+                    missing.append(k)
+                elif all(kind is None for kind in seen):
+                    unknown.append(k)
+            if missing or unknown:
+                gaps.append(Gap(run, i, j, tuple(missing), tuple(unknown)))
+    return gaps
+
+
+def _resumable(s: Series, exports: list[_Export], head: int, first: dict) -> None:
+    """With one latest export ``head``: the latest export on its history that verifies and is resumable (the
+    last such in the order: the last of a linear extension is maximal among them), and why each later one is
+    not."""
+    h = exports[head].history
+    line = [n for n in range(len(exports)) if n == head or later(h, exports[n].history)]
+    good = [n for n in line if exports[n].good() is not None]
+    if good:
+        n = good[-1]
+        row = exports[n].good()
+        s.latest_resumable = next(e for e in s.entries if e.row is row)
+        after = [m for m in line if m != n and later(exports[m].history, exports[n].history)]
+    else:
+        after = [head]
+    s.not_resumable = [(first[m], exports[m].why_not()) for m in after]
+
+
+def _where(position) -> str:
+    return f"run {position[0]} pass {position[1]}" if position is not None else "no loop checkpoint"
+
+
+def _head_text(k: Fork) -> str:
+    if not k.diverged:
+        return f"fork at run {k.run_id} pass {k.passes} (branches {', '.join(k.names)})"
+    return "diverged histories (branches " + ", ".join(
+        f"{n} at {_where(p)}" for n, p in zip(k.names, k.positions)) + ")"
+
+
+def _fork_json(k: Fork) -> dict:
+    return {"run_id": k.run_id, "passes": k.passes, "names": [display_path(n) for n in k.names],
+            "diverged": k.diverged, "positions": [list(p) if p is not None else None for p in k.positions]}
 
 
 def series_json(series: list[Series], rest: list[FolderRow]) -> dict:
-    """The ``scan --format json`` shape: ``sessions`` (each with its checkpoints in order and its findings)
-    and ``other_files`` (not checkpoints of any session, with why)."""
+    """The ``scan --format json`` shape: ``sessions`` (each with its files in order and its findings; see
+    :class:`Series`) and ``other_files`` (not checkpoints of any session, with why). ``no_single_latest`` is the
+    head fork (its ``branches``) or ``None``; ``latest_resumable`` is then ``None``."""
     def entry(e: SeriesEntry) -> dict:
         f = e.row.facts
         return {"name": display_path(e.name), "payload": e.row.payload and display_path(os.path.basename(e.row.payload)),
                 "descriptor": e.row.descriptor and display_path(os.path.basename(e.row.descriptor)),
-                "run_id": f.run_id, "passes": f.passes, "checkpoint_ms": f.checkpoint_ms,
-                "content_digest": f.content_digest, "verified": e.row.verified, "root_cause": e.row.root_rule,
+                "export": e.export, "run_id": f.run_id, "passes": f.passes, "history": f.history,
+                "checkpoint_ms": f.checkpoint_ms, "content_digest": f.content_digest,
+                "canonical_digest": f.canonical_digest, "verified": e.row.verified, "root_cause": e.row.root_rule,
                 "restorable": f.restorable, "resumability": f.resumability}
     return {
         "sessions": [{
             "session_id": s.session_id, "checkpoints": len(s.entries), "verified": s.verified,
+            "latest": [display_path(e.name) for e in s.latest],
             "latest_resumable": display_path(s.latest_resumable.name) if s.latest_resumable else None,
+            "no_single_latest": None if s.head_fork is None else {
+                **_fork_json(s.head_fork), "branches": [display_path(n) for n in s.head_fork.names]},
+            "not_resumable": [{"name": display_path(e.name), "why": why} for e, why in s.not_resumable],
             "series": [entry(e) for e in s.entries],
-            "gaps": [{"run_id": g.run_id, "after": g.after, "before": g.before, "missing": g.missing} for g in s.gaps],
-            "forks": [{"run_id": k.run_id, "passes": k.passes, "names": [display_path(n) for n in k.names]}
-                      for k in s.forks],
+            "gaps": [{"run_id": g.run_id, "after": g.after, "before": g.before, "missing": list(g.missing),
+                      "unknown": list(g.unknown)} for g in s.gaps],
+            "forks": [_fork_json(k) for k in s.forks],
             "duplicates": [[display_path(n) for n in d] for d in s.duplicates],
         } for s in series],
         "other_files": [{"name": display_path(os.path.basename(r.other or r.payload or r.descriptor or "")),
@@ -183,31 +375,52 @@ def series_json(series: list[Series], rest: list[FolderRow]) -> dict:
     }
 
 
+def latest_text(s: Series) -> str:
+    """The summary's answer: ``latest resumable: NAME (run R pass N)``, ``latest resumable: none`` or
+    ``no single latest: fork at run R pass N (branches A, B)``."""
+    if s.head_fork is not None:
+        return "no single latest: " + _head_text(s.head_fork)
+    e = s.latest_resumable
+    if e is None:
+        return "latest resumable: none"
+    f = e.row.facts
+    return f"latest resumable: {e.name} ({_where((f.run_id, f.passes) if f.passes is not None else None)})"
+
+
 def series_text(series: list[Series], rest: list[FolderRow]) -> list[str]:
-    """The ``scan`` text: per session, a summary line, then its checkpoints in order and what the order shows."""
+    """The ``scan`` text: per session, a summary line, then its files in order and what the order shows."""
     out = []
     for s in series:
-        latest = s.latest_resumable
         out.append(f"session {s.session_id}: {len(s.entries)} checkpoint{'s' * (len(s.entries) != 1)}, "
-                   f"{s.verified} verified; latest resumable: "
-                   + (f"{latest.name} (pass {latest.row.facts.passes})" if latest else "none"))
+                   f"{s.verified} verified; {latest_text(s)}")
+        for e, why in s.not_resumable:
+            out.append(f"  not resumable: {e.name}: {why}")
         for e in s.entries:
             f = e.row.facts
-            where = f"pass {f.passes}" if f.passes is not None else "no loop checkpoint"
+            where = _where((f.run_id, f.passes) if f.passes is not None else None)
             verdict = "VERIFIED" if e.row.verified else f"FAIL {e.row.root_rule}" if e.row.root_rule else \
                 "not verified"
             res = f", {f.resumability.lower()}" if f.resumability and e.row.verified else \
                 " (restorable: a re-saved copy of the export, proven by its SHA-256)" if f.restorable else ""
-            out.append(f"  {e.index + 1:>3}. {e.name:40} run {f.run_id or '-'}, {where}, "
-                       f"checkpoint_ms {f.checkpoint_ms}: {verdict}{res}")
+            order = "" if e.export is not None else " (no history: not ordered)"
+            out.append(f"  {e.index + 1:>3}. {e.name:40} {where}: {verdict}{res}{order}")
         for g in s.gaps:
-            missing = ", ".join(map(str, g.missing))
-            out.append(f"  gap: run {g.run_id}: no checkpoint at pass{'es' * (len(g.missing) > 1)} {missing} "
-                       f"(between passes {g.after} and {g.before})")
+            if g.missing:
+                missing = ", ".join(map(str, g.missing))
+                out.append(f"  gap: run {g.run_id}: no export at pass{'es' * (len(g.missing) > 1)} {missing} "
+                           f"(between passes {g.after} and {g.before})")
+            if g.unknown:
+                unknown = ", ".join(map(str, g.unknown))
+                out.append(f"  unknown: run {g.run_id}: pass{'es' * (len(g.unknown) > 1)} {unknown} trimmed away "
+                           f"(between passes {g.after} and {g.before})")
         for k in s.forks:
-            out.append(f"  fork: run {k.run_id}, pass {k.passes}: {', '.join(k.names)} differ in content")
+            if k.diverged:
+                out.append("  fork: " + " and ".join(f"{n} ({_where(p)})" for n, p in zip(k.names, k.positions))
+                           + " have diverged")
+            else:
+                out.append(f"  fork: run {k.run_id}, pass {k.passes}: {', '.join(k.names)} are different exports")
         for d in s.duplicates:
-            out.append(f"  duplicate: {' = '.join(d)} (the same content)")
+            out.append(f"  same export: {' = '.join(d)}")
     if rest:
         out.append("other files:")
         out += [f"  {os.path.basename(r.other or r.payload or r.descriptor or '')}: {r.summary}" for r in rest]

@@ -10,44 +10,35 @@ import sys
 import threading
 from pathlib import Path
 
-import orjson
+import pytest
 
-from inspector.checkpoint import build_descriptor, decode, encode
 from inspector.cli.main import main as cli_main
 from inspector.session.folderscan import scan_folder
-from inspector.session.series import group_series, series_json
+from inspector.session.series import group_series, later, series_json, series_text
 from tests.conftest import GOLDEN
+from tests.session.make_series import descriptor, export, resave
 
 PINS = Path(__file__).parent / "data" / "series.json"
 
 
-def _checkpoint(session: str, turn: int, ms: int, prompt: str = "continue") -> tuple[bytes, bytes]:
-    """The golden checkpoint as session ``session`` after ``turn`` completed passes at ``ms``: (payload, descriptor),
-    both as the reference writes them."""
-    v = orjson.loads((GOLDEN / "payload-with-resume.json").read_bytes())
-    v["logical_resume"].update(turn=turn, checkpoint_ms=ms, session_id=session)
-    v["snapshot"]["session"]["id"] = session
-    for r in v["snapshot"]["run_records"]:
-        r["snapshot"].update(session_id=session, prompt=prompt)
-    payload = encode(v)
-    return payload, encode(build_descriptor(decode(payload), payload))
-
-
 def build_folder(folder: Path) -> Path:
-    """alpha: passes 1, 2 (re-saved with CRLF: damaged in transport), 4 and a fork at 4 (3 is missing); beta:
-    passes 1, 2, 3 and a copy of 2 under another name; interleaved in time; and two files that are not
-    checkpoints."""
+    """alpha (one run of four tool passes): pass 1, pass 2 only as a re-saved copy (CRLF: damaged in transport)
+    with its descriptor, pass 4 and a fork at pass 4 (3 is missing: pass 4's events show pass 3 completed);
+    beta: passes 1, 2, 3 and a copy of 2 under another name; interleaved in time; and two files that are not
+    checkpoints. Built from the scenario files (tests/session/make_series.py)."""
     folder.mkdir()
-    made = {"alpha-1": ("alpha", 1, 1700000001000), "alpha-2": ("alpha", 2, 1700000002000),
-            "alpha-4": ("alpha", 4, 1700000004000), "alpha-4b": ("alpha", 4, 1700000004100, "other"),
-            "beta-1": ("beta", 1, 1700000001500), "beta-2": ("beta", 2, 1700000002500),
-            "beta-3": ("beta", 3, 1700000003500)}
-    for name, args in made.items():
-        payload, descriptor = _checkpoint(*args)
+    t0 = 1700000000000
+    made = {"alpha-1": ("alpha", "tttt", "a", 1, t0 + 1000), "alpha-2": ("alpha", "tttt", "a", 2, t0 + 2000),
+            "alpha-4": ("alpha", "tttt", "a", 4, t0 + 4000), "alpha-4b": ("alpha", "tttt", "b", 4, t0 + 4100),
+            "beta-1": ("beta", "ttt", "a", 1, t0 + 1500), "beta-2": ("beta", "ttt", "a", 2, t0 + 2500),
+            "beta-3": ("beta", "ttt", "a", 3, t0 + 3500)}
+    for name, (session, passes, tag, upto, ms) in made.items():
+        payload = export(session, [("run-1", passes, tag, upto, 0, False)], ms)
+        desc = descriptor(payload)
         if name == "alpha-2":
-            payload = orjson.dumps(orjson.loads(payload), option=orjson.OPT_INDENT_2).replace(b"\n", b"\r\n")
+            payload = resave(payload)
         (folder / f"{name}.payload.json").write_bytes(payload)
-        (folder / f"{name}.descriptor.json").write_bytes(descriptor)
+        (folder / f"{name}.descriptor.json").write_bytes(desc)
     for suffix in ("payload", "descriptor"):
         shutil.copyfile(folder / f"beta-2.{suffix}.json", folder / f"copy of beta-2.{suffix}.json")
     (folder / "package.json").write_text('{"name": "not-a-checkpoint"}\n')
@@ -64,19 +55,29 @@ def _scan(folder: Path) -> dict:
 
 
 def test_two_interleaved_sessions_in_order_with_their_gap_fork_duplicate_and_damaged_copy(tmp_path):
+    """FORMAT.md 4.18 on the folder of :func:`build_folder`. Changed from the clock-ordered expectation: alpha
+    ends in a fork at pass 4, so it has no single latest resumable export (it was "alpha-4b")."""
     got = _scan(build_folder(tmp_path / "f"))
     alpha, beta = got["sessions"]
     assert [e["name"] for e in alpha["series"]] == ["alpha-1.payload.json", "alpha-2.payload.json",
                                                     "alpha-4.payload.json", "alpha-4b.payload.json"]
-    assert [e["passes"] for e in beta["series"]] == [1, 2, 2, 3]
-    assert alpha["gaps"] == [{"run_id": "source-run", "after": 2, "before": 4, "missing": [3]}]
-    assert alpha["forks"] == [{"run_id": "source-run", "passes": 4,
-                               "names": ["alpha-4.payload.json", "alpha-4b.payload.json"]}]
+    assert [e["export"] for e in alpha["series"]] == [0, 1, 2, 3]
+    assert [e["name"] for e in beta["series"]] == ["beta-1.payload.json", "beta-2.payload.json",
+                                                   "copy of beta-2.payload.json", "beta-3.payload.json"]
+    assert [e["export"] for e in beta["series"]] == [0, 1, 1, 2]
+    assert [e["history"] for e in beta["series"]] == [{"run-1": 8}, {"run-1": 16}, {"run-1": 16}, {"run-1": 24}]
+    assert alpha["gaps"] == [{"run_id": "run-1", "after": 2, "before": 4, "missing": [3], "unknown": []}]
+    fork = {"run_id": "run-1", "passes": 4, "names": ["alpha-4.payload.json", "alpha-4b.payload.json"],
+            "diverged": False, "positions": [["run-1", 4], ["run-1", 4]]}
+    assert alpha["forks"] == [fork]
+    assert alpha["no_single_latest"] == {**fork, "branches": ["alpha-4.payload.json", "alpha-4b.payload.json"]}
     assert beta["duplicates"] == [["beta-2.payload.json", "copy of beta-2.payload.json"]]
-    assert (alpha["verified"], alpha["latest_resumable"], beta["latest_resumable"]) == (
-        3, "alpha-4b.payload.json", "beta-3.payload.json")
+    assert (alpha["verified"], alpha["latest_resumable"], beta["latest_resumable"]) == (3, None, "beta-3.payload.json")
+    assert (alpha["latest"], beta["latest"]) == (["alpha-4.payload.json", "alpha-4b.payload.json"],
+                                                 ["beta-3.payload.json"])
     damaged = alpha["series"][1]
     assert (damaged["verified"], damaged["root_cause"], damaged["restorable"]) == (False, "X-BYTES", True)
+    assert damaged["canonical_digest"] != damaged["content_digest"]
     assert [f["name"] for f in got["other_files"]] == ["notes.txt", "package.json"]
     assert got == json.loads(PINS.read_text(encoding="utf-8"))
 
@@ -87,9 +88,13 @@ def test_the_scan_command_prints_the_same_json_and_exits_1_for_the_damaged_copy(
     assert json.loads(capsys.readouterr().out) == json.loads(PINS.read_text(encoding="utf-8"))
     assert cli_main(["scan", str(folder)]) == 1
     text = capsys.readouterr().out.splitlines()
-    assert text[0] == "session alpha: 4 checkpoints, 3 verified; latest resumable: alpha-4b.payload.json (pass 4)"
-    assert "  gap: run source-run: no checkpoint at pass 3 (between passes 2 and 4)" in text
-    assert "  duplicate: beta-2.payload.json = copy of beta-2.payload.json (the same content)" in text
+    assert text[0] == ("session alpha: 4 checkpoints, 3 verified; no single latest: fork at run run-1 pass 4 "
+                       "(branches alpha-4.payload.json, alpha-4b.payload.json)")
+    assert "  gap: run run-1: no export at pass 3 (between passes 2 and 4)" in text
+    assert "  fork: run run-1, pass 4: alpha-4.payload.json, alpha-4b.payload.json are different exports" in text
+    assert "  same export: beta-2.payload.json = copy of beta-2.payload.json" in text
+    assert ("session beta: 4 checkpoints, 4 verified; latest resumable: beta-3.payload.json (run run-1 pass 3)"
+            in text)
 
 
 if __name__ == "__main__" and "--record" in sys.argv:  # PYTHONPATH=. python tests/session/test_series.py --record
@@ -121,17 +126,117 @@ def test_facts_of_a_descriptor_of_any_shape():
     assert (f.session_id, f.passes, f.content_digest) == (None, None, "sha256:00")
 
 
-def test_a_fork_names_each_content_once_and_its_copies_stay_duplicates(tmp_path):
-    """Two contents at one pass, one of them under two names: the fork names one file per content (a newcomer
+def test_a_fork_names_each_export_once_and_its_copies_stay_duplicates(tmp_path):
+    """Two exports at one pass, one of them under two names: the fork names one file per export (a newcomer
     read "a, a's copy and b differ in content" next to "a = a's copy (the same content)")."""
     folder = tmp_path / "f"
     folder.mkdir()
-    for name, args in {"a": ("gamma", 4, 1700000004000), "b": ("gamma", 4, 1700000004100, "other")}.items():
-        payload, descriptor = _checkpoint(*args)
+    for name, tag in {"a": "a", "b": "b"}.items():
+        payload = export("gamma", [("run-1", "tttt", tag, 4, 0, False)], 1700000004000)
         (folder / f"{name}.payload.json").write_bytes(payload)
-        (folder / f"{name}.descriptor.json").write_bytes(descriptor)
+        (folder / f"{name}.descriptor.json").write_bytes(descriptor(payload))
     for suffix in ("payload", "descriptor"):
         shutil.copyfile(folder / f"a.{suffix}.json", folder / f"a copy.{suffix}.json")
     (gamma,) = _scan(folder)["sessions"]
-    assert gamma["forks"] == [{"run_id": "source-run", "passes": 4, "names": ["a copy.payload.json", "b.payload.json"]}]
+    assert gamma["forks"] == [{"run_id": "run-1", "passes": 4, "names": ["a copy.payload.json", "b.payload.json"],
+                               "diverged": False, "positions": [["run-1", 4], ["run-1", 4]]}]
     assert gamma["duplicates"] == [["a copy.payload.json", "a.payload.json"]]
+
+
+# -- FORMAT.md 4.18, one clause a case: tests/session/data/series/<case>/ and its expected.json ---------------
+
+from tests.session.make_series import CASES, GENERATED, OUT, write_case  # noqa: E402
+
+
+def _answer_of(folder: Path) -> tuple[dict, list[str]]:
+    rows: list = []
+    t = threading.Thread(target=lambda: rows.extend(scan_folder(str(folder))))
+    t.start()
+    t.join(120)
+    series, rest = group_series(rows)
+    (s,) = series_json(series, rest)["sessions"]
+    got = {k: s[k] for k in ("session_id", "latest", "latest_resumable", "no_single_latest", "not_resumable", "forks",
+                             "gaps", "duplicates")}
+    got["order"] = [e["name"] for e in s["series"]]
+    return got, series_text(series, rest)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_each_case_gets_the_answer_written_beside_it(name, tmp_path):
+    folder = write_case(name, tmp_path / name) if name in GENERATED else OUT / name
+    expected = json.loads((OUT / name / "expected.json").read_text(encoding="utf-8"))
+    got, text = _answer_of(folder)
+    summary = expected.pop("summary")
+    assert got == expected
+    assert text[0] == summary
+
+
+def test_the_kept_case_files_are_what_the_generator_writes(tmp_path):
+    """The fixtures are deterministic: the generator rewrites every kept file byte for byte."""
+    for name in CASES:
+        if name in GENERATED:
+            continue
+        made = write_case(name, tmp_path / name)
+        kept = sorted(p.name for p in (OUT / name).iterdir() if p.name != "expected.json")
+        assert sorted(p.name for p in made.iterdir()) == kept
+        for fname in kept:
+            assert (made / fname).read_bytes() == (OUT / name / fname).read_bytes(), (name, fname)
+
+
+def test_the_clock_would_have_named_another_latest():
+    """The cases where checkpoint_ms order and history disagree really disagree (else they test nothing)."""
+    import orjson
+
+    def ms(name, fname):
+        return orjson.loads((OUT / name / fname).read_bytes())["logical_resume"]["checkpoint_ms"]
+
+    assert ms("clock-skew", "p3.payload.json") < ms("clock-skew", "p1.payload.json")
+    assert ms("virtual-clock-two-runs", "r2-p1.payload.json") == 1724000000001 < ms(
+        "virtual-clock-two-runs", "r1-p2.payload.json") == 1724000000002
+
+
+def test_later_is_the_order_of_format_4_18():
+    assert later({"r": 16}, {"r": 8}) and not later({"r": 8}, {"r": 16})
+    assert not later({"r": 8}, {"r": 8})  # the same history: neither is later
+    assert later({"r": 8, "s": -1}, {"r": 8})  # a run A does not record, even with no event retained
+    assert not later({"s": 30}, {"r": 8})  # drops a run A records
+    assert not later({"r": 12, "s": 8}, {"r": 19}) and not later({"r": 19}, {"r": 12, "s": 8})  # diverged
+    assert later({"r": 8}, {})
+
+
+def test_pass_kinds_read_retries_non_streaming_calls_and_trimming():
+    from inspector.session.folderscan import _pass_kinds
+
+    def ev(seq, **e):
+        return {"sequence": seq, "timestamp_ms": 0, "event": e}
+
+    events = [ev(3, type="tool_end", id="x"),  # (pass 0's tail: its turn_start was trimmed away)
+              ev(4, type="turn_start", turn=1), ev(5, type="text_delta", text="a"),  # a retried stream
+              ev(6, type="turn_start", turn=1), ev(7, type="tool_start", id="t1", name="bash"),
+              ev(8, type="turn_end", turn=1), ev(9, type="tool_end", id="t1", name="bash"),
+              ev(10, type="turn_start", turn=2), ev(11, type="turn_end", turn=2),  # a continuation
+              ev(12, type="turn_start", turn=3), ev(13, type="turn_end", turn=3),  # non-streaming calls
+              ev(14, type="tool_execution_start", id="u1", name="bash"), ev(15, type="tool_end", id="u1", name="b"),
+              ev(16, type="turn_start", turn=4), ev(17, type="tool_start", id="v1", name="bash"),
+              ev(18, type="turn_end", turn=4),  # its call has not returned
+              ev(19, type="turn_start", turn=5)]  # no turn_end yet
+    assert _pass_kinds(events) == {1: "tools", 2: "continuation", 3: "tools", 4: "open", 5: "open"}
+
+
+def test_a_payload_over_4_mib_gets_the_same_facts_in_the_worker_process(tmp_path):
+    """File size never changes the answer: the child's facts of a large payload are the facts the scanning
+    process computes of the same bytes."""
+    from inspector.session import engine
+    from inspector.session.folderscan import _verify_in_process, child_verify_facts
+
+    folder = write_case("large-alone", tmp_path / "large")
+    path = folder / "p2 large.payload.json"
+    data = path.read_bytes()
+    assert len(data) > engine.PROCESS_THRESHOLD
+    desc = descriptor(data)
+    for d in (None, desc):
+        report, facts = child_verify_facts(None, str(path), d, len(data))
+        assert facts == _verify_in_process(data, d, len(data))[1]
+        assert (facts.session_id, facts.history, facts.pass_kinds) == (
+            "s-large-alone", {"run-1": 16}, {"run-1": {1: "tools", 2: "tools"}})
+        assert report.verified is (d is not None)

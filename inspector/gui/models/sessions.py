@@ -51,7 +51,7 @@ class SessionsModel(QAbstractItemModel):
             notes: dict[str, list[str]] = {}
             for k in s.forks:
                 for n in k.names:
-                    notes.setdefault(n, []).append(f"fork at pass {k.passes}")
+                    notes.setdefault(n, []).append(f"fork at pass {k.passes}" if not k.diverged else "diverged")
             for d in s.duplicates:  # (named once each: a group of 5,000 copies must not cost 25 million joins)
                 for n in d:
                     other = next(x for x in d if x != n)
@@ -60,7 +60,7 @@ class SessionsModel(QAbstractItemModel):
             for e in s.entries:
                 f = e.row.facts
                 for g in s.gaps:
-                    if f is not None and f.run_id == g.run_id and f.passes == g.after:
+                    if f is not None and f.run_id == g.run_id and f.passes == g.after and g.missing:
                         notes.setdefault(e.name, []).append(f"next pass missing: {', '.join(map(str, g.missing))}")
                 if f is not None and f.restorable:
                     notes.setdefault(e.name, []).append("restorable (re-saved copy)")
@@ -131,11 +131,12 @@ class SessionsModel(QAbstractItemModel):
         latest = s.latest_resumable
         if col == 0:
             return f"session {s.session_id} — {len(s.entries)} checkpoints, {s.verified} verified"
-        if col == 4:
-            return f"latest: {latest.name}" if latest else "none resumable"
+        if col == 4:  # FORMAT.md 4.18: no single latest at a fork head
+            return "no single latest (fork)" if s.head_fork else f"latest: {latest.name}" if latest else \
+                "none resumable"
         if col == 5:
-            parts = [f"gap: pass {', '.join(map(str, g.missing))} missing" for g in s.gaps]
-            parts += [f"fork at pass {k.passes}" for k in s.forks]
+            parts = [f"gap: pass {', '.join(map(str, g.missing))} missing" for g in s.gaps if g.missing]
+            parts += [f"fork at pass {k.passes}" if not k.diverged else "diverged" for k in s.forks]
             parts += [f"{len(d)} copies of one checkpoint" for d in s.duplicates]
             return "; ".join(parts)
         return None

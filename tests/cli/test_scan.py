@@ -1,0 +1,52 @@
+"""``checkpoint-inspector scan`` on the FORMAT.md 4.18 cases (tests/session/data/series): the exact text and
+JSON of the latest resumable answer, and the exit code."""
+
+from __future__ import annotations
+
+import json
+
+from inspector.cli.main import main as cli_main
+from tests.session.make_series import OUT
+
+
+def test_clock_skew_names_the_latest_by_history_and_exits_0(capsys):
+    assert cli_main(["scan", str(OUT / "clock-skew")]) == 0  # (expected.json is listed as another file)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == [
+        "session s-clock-skew: 3 checkpoints, 3 verified; latest resumable: p3.payload.json (run run-1 pass 3)",
+        "    1. p1.payload.json                          run run-1 pass 1: VERIFIED, resumable",
+        "    2. p2.payload.json                          run run-1 pass 2: VERIFIED, resumable",
+        "    3. p3.payload.json                          run run-1 pass 3: VERIFIED, resumable"]
+
+
+def test_a_fork_at_the_head_names_no_latest_in_text_and_json(capsys):
+    folder = str(OUT / "fork-at-head")
+    assert cli_main(["scan", folder]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("session s-fork-at-head: 3 checkpoints, 3 verified; no single latest: fork at run run-1 "
+                        "pass 2 (branches p2a.payload.json, p2b.payload.json)")
+    assert "  fork: run run-1, pass 2: p2a.payload.json, p2b.payload.json are different exports" in lines
+    assert cli_main(["scan", folder, "--format", "json"]) == 0
+    (s,) = json.loads(capsys.readouterr().out)["sessions"]
+    assert (s["latest_resumable"], s["latest"]) == (None, ["p2a.payload.json", "p2b.payload.json"])
+    assert s["no_single_latest"] == {"run_id": "run-1", "passes": 2, "names": ["p2a.payload.json", "p2b.payload.json"],
+                                     "diverged": False, "positions": [["run-1", 2], ["run-1", 2]],
+                                     "branches": ["p2a.payload.json", "p2b.payload.json"]}
+
+
+def test_a_later_export_that_does_not_verify_says_why_and_exits_1(capsys):
+    assert cli_main(["scan", str(OUT / "resaved-at-head")]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == [
+        "session s-resaved-at-head: 2 checkpoints, 1 verified; latest resumable: p1.payload.json (run run-1 pass 1)",
+        "  not resumable: p2 resaved.payload.json: does not verify (FAIL X-BYTES); restorable: a re-saved copy of "
+        "the export, proven by its SHA-256"]
+
+
+def test_gaps_missing_and_unknown_in_text(capsys):
+    assert cli_main(["scan", str(OUT / "trimmed")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "  gap: run run-1: no export at pass 3 (between passes 1 and 4)" in lines
+    assert "  unknown: run run-1: pass 2 trimmed away (between passes 1 and 4)" in lines
+    assert cli_main(["scan", str(OUT / "continuation")]) == 0
+    assert not any("gap" in x or "unknown" in x for x in capsys.readouterr().out.splitlines())
