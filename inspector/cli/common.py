@@ -10,6 +10,7 @@ an error and never a silently shortened output.
 
 from __future__ import annotations
 
+import errno
 import gc
 import io
 import os
@@ -24,7 +25,7 @@ from inspector.session.writing import write_all, write_new_file
 from .termsafe import terminal_safe_lines
 
 __all__ = ["retain_parsed_payloads", "EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INCONCLUSIVE", "EXIT_INTERNAL", "OutputError", "UsageError",
-           "out", "install_whole_stdout", "output_failure", "flush_stdout", "stdout_to_devnull", "err", "read_file", "not_a_checkpoint_error", "verified", "exit_code", "write_new", "remove_new", "same_path", "emit"]
+           "out", "install_whole_stdout", "take_output_failure", "flush_stdout", "stdout_to_devnull", "err", "read_file", "not_a_checkpoint_error", "verified", "exit_code", "write_new", "remove_new", "same_path", "emit"]
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 #: A crash (an unexpected exception anywhere): the same code as inconclusive, never 0 or 1.
@@ -99,7 +100,7 @@ class _WholeStdout(io.RawIOBase):
     every byte (:func:`inspector.session.writing.write_all`) or raises. A failure other than a reader
     gone is kept in :attr:`failure` (the reason, a few words), so that a write whose error a caller
     swallows (argparse prints its help and ignores ``OSError``) still ends in exit 3
-    (:func:`output_failure`). A reader gone (``EPIPE``) points the descriptor at /dev/null first, so
+    (:func:`take_output_failure`). A reader gone (``EPIPE``) points the descriptor at /dev/null first, so
     later writes are dropped quietly (``| head`` is not an error)."""
 
     def __init__(self, fd: int):
@@ -154,11 +155,14 @@ def install_whole_stdout() -> None:
     _whole_stdout = raw
 
 
-def output_failure() -> str | None:
+def take_output_failure() -> str | None:
     """Why a write to the stream :func:`install_whole_stdout` put in place failed (``"No space left on
     device"``), even if the caller of that write swallowed the error; ``None`` when every write
-    succeeded (or no such stream is in place)."""
-    return None if _whole_stdout is None else _whole_stdout.failure
+    succeeded (or no such stream is in place). Taking it forgets it: the failure is said once."""
+    if _whole_stdout is None:
+        return None
+    reason, _whole_stdout.failure = _whole_stdout.failure, None
+    return reason
 
 
 def flush_stdout() -> None:
@@ -252,16 +256,26 @@ def write_new(path: str, data: bytes) -> None:
     a ``close`` that fails, Ctrl+C, ...) removes the file it created: no partial file is left.
 
     Raises:
-        UsageError: ``path`` exists (exit 2: choose a new name).
-        OutputError: the file could not be created or written whole (exit 3, ``cannot write the
-        output: PATH: No space left on device``).
+        UsageError: ``path`` exists, or names no file that can be made (a missing folder, no
+        permission, a read-only file system: exit 2, ``PATH: cannot write (REASON)``; nothing was created).
+        OutputError: the file could not be written whole (disk full, quota, an I/O error: exit 3,
+        ``cannot write the output: PATH: No space left on device``; nothing is left of it).
     """
     try:
         write_new_file(path, data)
     except FileExistsError:
         raise UsageError(f"{display_path(path)} exists; choose a new file name") from None
     except OSError as e:
-        raise OutputError(f"{display_path(path)}: {e.strerror or type(e).__name__}") from None
+        reason = e.strerror or type(e).__name__
+        if e.errno in _UNUSABLE_NAME:
+            raise UsageError(f"{display_path(path)}: cannot write ({reason})") from None
+        raise OutputError(f"{display_path(path)}: {reason}") from None
+
+
+#: Why a new file's name cannot be used at all (bad usage, exit 2), as opposed to a file that could not be
+#: written whole (exit 3).
+_UNUSABLE_NAME = frozenset(getattr(errno, n) for n in ("ENOENT", "ENOTDIR", "EISDIR", "EACCES", "EPERM", "EROFS",
+                                                       "ENAMETOOLONG", "ELOOP", "EINVAL") if hasattr(errno, n))
 
 
 def remove_new(paths: list[str]) -> list[str]:

@@ -29,7 +29,7 @@ from . import compare, render, restore, scan, timeline
 from .common import (  # noqa: F401 (EXIT_* and the errors are the CLI's public names)
     EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, UsageError,
     out as _out, stdout_to_devnull as _stdout_to_devnull, flush_stdout as _flush_stdout,
-    output_failure as _output_failure, err as _err, read_file as _read,
+    take_output_failure as _take_output_failure, err as _err, read_file as _read,
     not_a_checkpoint_error as _not_a_checkpoint_error, verified as _verified, exit_code as _exit_code,
     write_new as _write_new, remove_new as _remove_new, same_path as _same_path, emit as _emit,
 )
@@ -335,7 +335,7 @@ def guarded(fn, *args) -> int:
 
     Standard output is flushed here, not by the interpreter at exit (where a failure gives exit
     120), and a write to it that failed while its caller went on (argparse ignores ``OSError`` when
-    it prints help) also gives exit 3 (:func:`~.common.output_failure`): an output is whole or the
+    it prints help) also gives exit 3 (:func:`~.common.take_output_failure`): an output is whole or the
     exit code is 3."""
     try:
         code = fn(*args)
@@ -345,8 +345,9 @@ def guarded(fn, *args) -> int:
             _flush_stdout()
         except OutputError as e:
             return _cannot_write(e.reason)
-        if _output_failure() is not None:
-            return _cannot_write(_output_failure())
+        failure = _take_output_failure()
+        if failure is not None:
+            return _cannot_write(failure)
         raise
     except KeyboardInterrupt:
         return 130
@@ -358,13 +359,16 @@ def guarded(fn, *args) -> int:
         except Exception:  # stderr itself is gone: the exit code still tells
             pass
         return EXIT_INTERNAL
-    if _output_failure() is not None:
-        return _cannot_write(_output_failure())
+    failure = _take_output_failure()
+    if failure is not None:
+        return _cannot_write(failure)
     return code
 
 
 def _cannot_write(reason: str) -> int:
-    """Say on stderr that the output could not be written (``reason``); returns :data:`EXIT_INCONCLUSIVE`."""
+    """Say on stderr that the output could not be written (``reason``); returns :data:`EXIT_INCONCLUSIVE`.
+    The failure the stream remembered is said with it (forgotten: an outer :func:`guarded` does not repeat it)."""
+    _take_output_failure()
     try:
         _err(f"checkpoint-inspector: cannot write the output: {reason}; nothing was reported "
              f"(exit {EXIT_INCONCLUSIVE})")
