@@ -354,6 +354,9 @@ def guarded(fn, *args) -> int:
     except OutputError as e:
         return _cannot_write(e.reason)
     except BaseException as e:  # noqa: BLE001 - the last line of defence
+        failure = _take_output_failure()
+        if failure is not None and isinstance(e, OSError):  # a print() to stdout that failed: not a crash
+            return _cannot_write(failure)
         try:
             _err(internal_error_message(e))
         except Exception:  # stderr itself is gone: the exit code still tells

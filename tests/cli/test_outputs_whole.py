@@ -291,3 +291,12 @@ def test_a_fifo_given_as_the_output_file_is_refused_without_opening_it(big, tmp_
     assert p.stdout == b""
     assert stat.S_ISFIFO(os.lstat(disk / files[0]).st_mode)
     assert sorted(f.name for f in disk.iterdir()) == [files[0]]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_self_test_line_on_dev_full_exits_3():
+    """``--self-test`` prints its one line with ``sys.stdout.write``: on a full disk that is "cannot
+    write the output" (exit 3), not an internal error and not its verdict."""
+    with open("/dev/full", "wb") as stdout:
+        p = _run(["--self-test"], stdout, unbuffered=True)
+    assert (p.returncode, p.stderr.decode()) == (3, NOT_WRITTEN + "\n")
