@@ -17,6 +17,7 @@ import os
 import sys
 
 from inspector.checkpoint.artifact import display_path
+from inspector.cli.common import install_whole_stdout
 from inspector.cli.main import EXIT_USAGE, SUBCOMMANDS, guarded, retain_parsed_payloads
 
 _HEADLESS_FLAGS = ("-h", "--help", "--version")
@@ -98,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     # the process's own command line: it exits right after, so a verified payload's parsed value
     # (millions of objects) is not freed one by one (the operating system takes the memory back)
     kept = retain_parsed_payloads()
+    install_whole_stdout()  # every byte written, or exit 3 (inspector.session.writing)
     code = guarded(_dispatch, list(sys.argv[1:]))
     if kept:
         try:

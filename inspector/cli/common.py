@@ -1,20 +1,33 @@
 """What every ``checkpoint-inspector`` subcommand shares: exit codes, standard output and error that
 survive a closed pipe, reading inputs, verifying them, and writing only new files (never over an input).
+
+Every output is written whole or the command exits 3 (``cannot write the output``): standard output
+through :func:`out` and the stream :func:`install_whole_stdout` puts in place for the process (print,
+argparse's help and ``--version`` included), files through :func:`write_new`; both write with
+:mod:`inspector.session.writing`, which follows every short write with another, so a full disk is
+an error and never a silently shortened output.
 """
 
 from __future__ import annotations
 
+import errno
 import gc
+import io
 import os
+import select
 import sys
 
 from inspector.checkpoint import PairingError, UnreadableInput, display_path, pair_inputs, read_input, verify
 from inspector.checkpoint.rules.catalogue import plain_texts
 
+from inspector.session.writing import write_all, write_new_file
+
 from .termsafe import terminal_safe_lines
 
-__all__ = ["NOT_REDACTED", "retain_parsed_payloads", "EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INCONCLUSIVE", "EXIT_INTERNAL", "OutputError", "UsageError",
-           "out", "stdout_to_devnull", "err", "read_file", "not_a_checkpoint_error", "verified", "exit_code", "write_new", "remove_new", "same_path", "emit"]
+__all__ = ["NOT_REDACTED", "retain_parsed_payloads", "EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INCONCLUSIVE",
+           "EXIT_INTERNAL", "OutputError", "UsageError", "out", "install_whole_stdout", "take_output_failure",
+           "flush_stdout", "stdout_to_devnull", "err", "read_file", "not_a_checkpoint_error", "verified", "exit_code",
+           "write_new", "remove_new", "same_path", "emit"]
 
 #: What ``verify``, ``diff``, ``timeline`` and ``scan`` say of their output (their ``--help`` and the first
 #: line of ``verify``'s text): it quotes the files and is not redacted; ``report`` is the one to share.
@@ -41,8 +54,10 @@ def retain_parsed_payloads() -> list:
 
 
 class OutputError(Exception):
-    """Standard output cannot take the report (closed, full disk, ...); ``reason`` says why in a
-    few words. :func:`guarded` turns it into one line on stderr and exit 3: no report was delivered."""
+    """An output cannot be written whole: standard output (closed, full disk, ...) or a new file
+    (:func:`write_new`); ``reason`` says why in a few words (for a file, led by its name).
+    :func:`~inspector.cli.main.guarded` turns it into one line on stderr (``cannot write the output:
+    REASON``) and exit 3: no report was delivered."""
 
     def __init__(self, reason: str):
         super().__init__(reason)
@@ -50,18 +65,30 @@ class OutputError(Exception):
 
 
 def out(text: str | bytes) -> bool:
-    """Write to stdout (text is written as it is: a text output makes its lines terminal-safe
+    """Write to stdout, every byte (text is written as it is: a text output makes its lines terminal-safe
     first, :mod:`.termsafe`). A reader that went away (``| head``) is not an error: the rest of the
     output is dropped, ``False`` is returned, and the command still returns its verdict's exit
     code (``report`` with a redacted copy undoes its job instead). Any other failure to write
-    (stdout closed, ``ENOSPC``, ``EBADF``) raises :class:`OutputError`. ``True`` once written."""
+    (stdout closed, ``ENOSPC``, ``EBADF``) raises :class:`OutputError`. ``True`` once written.
+
+    A binary stream may take fewer bytes than it was given and return their count (``sys.stdout.buffer``
+    is a raw ``FileIO`` under ``python -u`` / ``PYTHONUNBUFFERED=1``: on a nearly full disk it takes
+    4,096 bytes and says so): the rest is written by further calls, the next of which raises ``ENOSPC``."""
     if isinstance(text, str):
         text = text.encode("utf-8")
     if sys.stdout is None:  # started with standard output closed (``>&-``)
         raise OutputError("standard output is closed")
     try:
-        sys.stdout.buffer.write(text)
-        sys.stdout.buffer.flush()
+        sys.stdout.flush()  # anything printed before goes first
+        stream = sys.stdout.buffer
+        view = memoryview(text)
+        while view:
+            n = stream.write(view)
+            if n is None:  # a raw stream in non-blocking mode, full: wait until it takes more
+                select.select([], [stream.fileno()], [])
+                continue
+            view = view[n:]
+        stream.flush()
     except BrokenPipeError:
         stdout_to_devnull()
         return False
@@ -75,12 +102,110 @@ def out(text: str | bytes) -> bool:
     return True
 
 
+class _WholeStdout(io.RawIOBase):
+    """The process's standard output (file descriptor ``fd``) as a raw stream whose ``write`` writes
+    every byte (:func:`inspector.session.writing.write_all`) or raises. A failure other than a reader
+    gone is kept in :attr:`failure` (the reason, a few words), so that a write whose error a caller
+    swallows (argparse prints its help and ignores ``OSError``) still ends in exit 3
+    (:func:`take_output_failure`). A reader gone (``EPIPE``) points the descriptor at /dev/null first, so
+    later writes are dropped quietly (``| head`` is not an error)."""
+
+    def __init__(self, fd: int):
+        super().__init__()
+        self._fd = fd
+        #: Why a write failed (``"No space left on device"``), or ``None``.
+        self.failure: str | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, b) -> int:
+        try:
+            return write_all(self._fd, b)
+        except BrokenPipeError:
+            try:
+                _devnull_onto(self._fd)
+            except OSError:
+                pass
+            raise
+        except OSError as e:
+            self.failure = self.failure or e.strerror or type(e).__name__
+            raise
+
+
+_whole_stdout: _WholeStdout | None = None
+
+
+def install_whole_stdout() -> None:
+    """Make ``sys.stdout`` of this process a text stream over :class:`_WholeStdout`: whatever writes to
+    it (:func:`out`, ``print``, argparse's help and usage, ``--version``) writes every byte or fails,
+    and nothing waits in a buffer for the interpreter's final flush (whose failure would be exit 120
+    and an "Exception ignored" message). For the console script's own process only
+    (:func:`inspector.entry.main`); does nothing when stdout is closed or has no file descriptor."""
+    global _whole_stdout
+    old = sys.stdout
+    if old is None or isinstance(getattr(old, "buffer", None), _WholeStdout):
+        return
+    try:
+        fd = old.fileno()
+        old.flush()
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return
+    raw = _WholeStdout(fd)
+    sys.stdout = io.TextIOWrapper(raw, encoding=old.encoding, errors=old.errors, write_through=True)
+    _whole_stdout = raw
+
+
+def take_output_failure() -> str | None:
+    """Why a write to the stream :func:`install_whole_stdout` put in place failed (``"No space left on
+    device"``), even if the caller of that write swallowed the error; ``None`` when every write
+    succeeded (or no such stream is in place). Taking it forgets it: the failure is said once."""
+    if _whole_stdout is None:
+        return None
+    reason, _whole_stdout.failure = _whole_stdout.failure, None
+    return reason
+
+
+def flush_stdout() -> None:
+    """Flush ``sys.stdout`` now, not at the interpreter's exit (where a failure is exit 120). Raises
+    :class:`OutputError` when it cannot be flushed; a reader gone (``BrokenPipeError``) is not an error."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        try:
+            stdout_to_devnull()
+        except (OSError, ValueError):
+            pass
+    except ValueError:  # closed in this process: nothing can be waiting in it
+        pass
+    except OSError as e:
+        try:
+            stdout_to_devnull()
+        except (OSError, ValueError):
+            pass
+        raise OutputError(e.strerror or type(e).__name__) from None
+
+
 def stdout_to_devnull() -> None:
     """Point stdout's file descriptor at /dev/null, so what stays buffered does not fail again at
     the interpreter's final flush. Raises ``OSError``/``ValueError`` if stdout has no descriptor."""
+    _devnull_onto(sys.stdout.fileno())
+
+
+def _devnull_onto(fd: int) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 def err(text: str) -> None:
@@ -132,23 +257,32 @@ def exit_code(report) -> int:
 
 
 def write_new(path: str, data: bytes) -> None:
-    """Write ``data`` to a file that must not exist yet (O_EXCL: never overwrites, inputs included).
-    A write that does not complete (disk full, Ctrl+C, ...) removes the file it created: no partial
-    file is left. Raises :class:`UsageError` (the file exists, or cannot be written)."""
+    """Write ``data`` to a file that must not exist yet (``O_EXCL``: never overwrites, inputs included;
+    an existing FIFO or device is refused without being opened), every byte, flushed to the disk
+    (:func:`inspector.session.writing.write_new_file`). A write that does not complete (disk full,
+    a ``close`` that fails, Ctrl+C, ...) removes the file it created: no partial file is left.
+
+    Raises:
+        UsageError: ``path`` exists, or names no file that can be made (a missing folder, no
+        permission, a read-only file system: exit 2, ``PATH: cannot write (REASON)``; nothing was created).
+        OutputError: the file could not be written whole (disk full, quota, an I/O error: exit 3,
+        ``cannot write the output: PATH: No space left on device``; nothing is left of it).
+    """
     try:
-        fh = open(path, "xb")
+        write_new_file(path, data)
     except FileExistsError:
         raise UsageError(f"{display_path(path)} exists; choose a new file name") from None
     except OSError as e:
-        raise UsageError(f"{display_path(path)}: cannot write ({e.strerror or type(e).__name__})") from None
-    try:
-        with fh:
-            fh.write(data)
-    except BaseException as e:
-        remove_new([path])  # created just now with O_EXCL: ours
-        if isinstance(e, OSError):
-            raise UsageError(f"{display_path(path)}: cannot write ({e.strerror or type(e).__name__})") from None
-        raise
+        reason = e.strerror or type(e).__name__
+        if e.errno in _UNUSABLE_NAME:
+            raise UsageError(f"{display_path(path)}: cannot write ({reason})") from None
+        raise OutputError(f"{display_path(path)}: {reason}") from None
+
+
+#: Why a new file's name cannot be used at all (bad usage, exit 2), as opposed to a file that could not be
+#: written whole (exit 3).
+_UNUSABLE_NAME = frozenset(getattr(errno, n) for n in ("ENOENT", "ENOTDIR", "EISDIR", "EACCES", "EPERM", "EROFS",
+                                                       "ENAMETOOLONG", "ELOOP", "EINVAL") if hasattr(errno, n))
 
 
 def remove_new(paths: list[str]) -> list[str]:

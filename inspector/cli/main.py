@@ -28,7 +28,8 @@ from inspector.checkpoint.rules.catalogue import reference_line
 from . import compare, render, restore, scan, timeline
 from .common import (  # noqa: F401 (EXIT_* and the errors are the CLI's public names)
     EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, UsageError,
-    out as _out, stdout_to_devnull as _stdout_to_devnull, err as _err, read_file as _read,
+    out as _out, stdout_to_devnull as _stdout_to_devnull, flush_stdout as _flush_stdout,
+    take_output_failure as _take_output_failure, err as _err, read_file as _read,
     not_a_checkpoint_error as _not_a_checkpoint_error, verified as _verified, exit_code as _exit_code,
     write_new as _write_new, remove_new as _remove_new, same_path as _same_path, emit as _emit,
 )
@@ -55,7 +56,7 @@ class _Version(argparse.Action):
     version action re-wraps its text)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        sys.stdout.write(f"checkpoint-inspector {__version__}\n{reference_line()}\n")
+        _out(f"checkpoint-inspector {__version__}\n{reference_line()}\n")  # whole, or exit 3
         parser.exit()
 
 
@@ -330,28 +331,55 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
 def guarded(fn, *args) -> int:
     """Run ``fn(*args)`` (returning an exit code) so that nothing escapes as a traceback with a
     verdict's exit code: ``SystemExit`` keeps its code (argparse's 0/2), Ctrl+C gives 130, an
-    :class:`OutputError` (stdout closed or full) one line and :data:`EXIT_INCONCLUSIVE`, and
-    any other exception prints :func:`internal_error_message` and returns :data:`EXIT_INTERNAL`.
-    """
+    :class:`OutputError` (stdout closed or full, a new file that cannot be written whole) one line
+    and :data:`EXIT_INCONCLUSIVE`, and any other exception prints :func:`internal_error_message`
+    and returns :data:`EXIT_INTERNAL`.
+
+    Standard output is flushed here, not by the interpreter at exit (where a failure gives exit
+    120), and a write to it that failed while its caller went on (argparse ignores ``OSError`` when
+    it prints help) also gives exit 3 (:func:`~.common.take_output_failure`): an output is whole or the
+    exit code is 3."""
     try:
-        return fn(*args)
+        code = fn(*args)
+        _flush_stdout()
     except SystemExit:
+        try:
+            _flush_stdout()
+        except OutputError as e:
+            return _cannot_write(e.reason)
+        failure = _take_output_failure()
+        if failure is not None:
+            return _cannot_write(failure)
         raise
     except KeyboardInterrupt:
         return 130
     except OutputError as e:
-        try:
-            _err(f"checkpoint-inspector: cannot write the output: {e.reason}; nothing was reported "
-                 f"(exit {EXIT_INCONCLUSIVE})")
-        except Exception:  # stderr itself is gone: the exit code still tells
-            pass
-        return EXIT_INCONCLUSIVE
+        return _cannot_write(e.reason)
     except BaseException as e:  # noqa: BLE001 - the last line of defence
+        failure = _take_output_failure()
+        if failure is not None and isinstance(e, OSError):  # a print() to stdout that failed: not a crash
+            return _cannot_write(failure)
         try:
             _err(internal_error_message(e))
         except Exception:  # stderr itself is gone: the exit code still tells
             pass
         return EXIT_INTERNAL
+    failure = _take_output_failure()
+    if failure is not None:
+        return _cannot_write(failure)
+    return code
+
+
+def _cannot_write(reason: str) -> int:
+    """Say on stderr that the output could not be written (``reason``); returns :data:`EXIT_INCONCLUSIVE`.
+    The failure the stream remembered is said with it (forgotten: an outer :func:`guarded` does not repeat it)."""
+    _take_output_failure()
+    try:
+        _err(f"checkpoint-inspector: cannot write the output: {reason}; nothing was reported "
+             f"(exit {EXIT_INCONCLUSIVE})")
+    except Exception:  # stderr itself is gone: the exit code still tells
+        pass
+    return EXIT_INCONCLUSIVE
 
 
 def internal_error_message(exc: BaseException) -> str:

@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
 from inspector.checkpoint import InputFile
 from inspector.ticket import allowlist, build_ticket, gate_for, redact_payload, render
 
+from inspector.session.writing import remove_if_ours, write_new_file
+
 from .jobs import start_job
 
 __all__ = ["ticket_inputs", "ticket_text", "copy_for_ticket", "ExportReportDialog", "export_dialog",
@@ -77,25 +79,25 @@ def copy_for_ticket(w) -> None:
     start_job(job)
 
 
-def _new_file(path: str, data: bytes) -> None:
-    """Write a file that must not exist (O_EXCL). Raises FileExistsError/OSError. A write that
-    does not complete (disk full, ...) removes the file it created: no partial file is left."""
-    fh = open(path, "xb")
+def _new_file(path: str, data: bytes) -> tuple[int, int]:
+    """Write a file that must not exist (O_EXCL: an existing FIFO or device is refused, never opened),
+    every byte, flushed to the disk (:func:`inspector.session.writing.write_new_file`); a write that does
+    not complete (disk full, a close that fails, ...) removes the file it created: no partial file is
+    left. Returns the file's ``(st_dev, st_ino)``. Raises FileExistsError, or OSError whose ``filename``
+    is ``path``."""
     try:
-        with fh:
-            fh.write(data)
-    except BaseException:
-        _remove_new([path])  # created just now with O_EXCL: ours
+        return write_new_file(path, data)
+    except FileExistsError:
         raise
+    except OSError as e:
+        raise OSError(e.errno, e.strerror, path) from None
 
 
-def _remove_new(paths: list[str]) -> None:
-    """Remove files this export created (O_EXCL: never one that existed before); never raises."""
-    for path in paths:
-        try:
-            os.remove(path)
-        except OSError:
-            pass
+def _remove_new(written: list[tuple[str, tuple[int, int]]]) -> None:
+    """Remove files this export created (O_EXCL: never one that existed before), each only if its name
+    still names the file written (:func:`inspector.session.writing.remove_if_ours`); never raises."""
+    for path, ident in written:
+        remove_if_ours(path, ident)
 
 
 def write_export(report, payload, descriptor, fmt: str, path: str, *, redacted_path: str | None = None,
@@ -109,7 +111,8 @@ def write_export(report, payload, descriptor, fmt: str, path: str, *, redacted_p
 
     Returns:
         the paths written. Raises FileExistsError when a target exists (nothing is overwritten),
-        ValueError when no redacted copy can be made (the payload is not JSON).
+        ValueError when no redacted copy can be made (the payload is not JSON), OSError (``filename``:
+        the file) when a file cannot be written whole (disk full, ...; nothing is left).
     """
     for target in (path, redacted_path):
         if target and os.path.lexists(target):
@@ -120,8 +123,7 @@ def write_export(report, payload, descriptor, fmt: str, path: str, *, redacted_p
     try:
         if redacted_path:
             data, reps = redact_payload(payload.data, hash_prefix=hash_prefix, gate=gate)
-            _new_file(redacted_path, data)
-            written.append(redacted_path)
+            written.append((redacted_path, _new_file(redacted_path, data)))
             facts = {"name": os.path.basename(redacted_path), "size_bytes": len(data),
                      "sha256": "sha256:" + hashlib.sha256(data).hexdigest(), "replacements": len(reps)}
         _new_file(path, ticket_text(report, payload, descriptor, fmt, hash_prefix=hash_prefix,
@@ -129,7 +131,7 @@ def write_export(report, payload, descriptor, fmt: str, path: str, *, redacted_p
     except BaseException:
         _remove_new(written)
         raise
-    return [path] + written
+    return [path] + [p for p, _ident in written]
 
 
 class ExportReportDialog(QDialog):
@@ -259,9 +261,13 @@ def _save_export(w, inputs, fmt: str, redacted: bool, prefixes: bool) -> None:
     try:
         written = write_export(*inputs, fmt, path, redacted_path=redacted_path, hash_prefix=prefixes)
     except FileExistsError as e:
-        _warn(w, f"{e.args[0]} exists; the inspector never overwrites a file. Choose a new name.")
+        _warn(w, f"{e.filename or e.args[0]} exists; the inspector never overwrites a file. Choose a new name.")
         return
-    except (OSError, ValueError) as e:
+    except OSError as e:
+        _warn(w, f"Could not export: {e.filename or path} could not be written: {e.strerror or type(e).__name__}. "
+                 "Nothing was saved (no part of the files was left).")
+        return
+    except ValueError as e:
         _warn(w, f"Could not export: {e}")
         return
     w.exported = written

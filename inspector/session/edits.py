@@ -13,6 +13,7 @@ from inspector.checkpoint.analysis.restore import NoProof, restore_original
 
 from inspector.session.engine import Analysis, Side, UserError, analyse_bytes, ensure_worker
 from inspector.session.lazyjson import ScanError, build_index, find_span
+from inspector.session.writing import write_new_file
 
 __all__ = ["restore_to", "Edit", "apply_edits", "apply_edit", "replace_bytes"]
 
@@ -161,8 +162,9 @@ def restore_to(payload: bytes, descriptor: bytes, path: str) -> str:
     issue 26). Worker thread. Returns ``path``.
 
     Raises:
-        UserError: no original can be proven (why, in plain words), the descriptor does not decode, or
-            ``path`` exists (never written over). OSError: the file could not be written.
+        UserError: no original can be proven (why, in plain words), the descriptor does not decode,
+            ``path`` exists (never written over; a FIFO or device is never opened), or the file could not
+            be written whole (disk full, ...: nothing is left of it, :func:`.writing.write_new_file`).
     """
     ensure_worker()
     desc, error = checkpoint.Context(None, descriptor).desc_result
@@ -173,8 +175,10 @@ def restore_to(payload: bytes, descriptor: bytes, path: str) -> str:
     except NoProof as e:
         raise UserError(f"No original can be restored: {e}.") from None
     try:
-        with open(path, "xb") as fh:  # a new file only
-            fh.write(original)
+        write_new_file(path, original)  # a new file only, whole or not at all
     except FileExistsError:
         raise UserError(f"{path} already exists; choose a new file name (nothing is ever overwritten).") from None
+    except OSError as e:
+        raise UserError(f"{path} could not be written: {e.strerror or type(e).__name__}. Nothing was saved "
+                        "(no part of the file was left).") from None
     return path

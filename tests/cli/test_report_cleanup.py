@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.faults import disk_fills_half_way
+from tests.fulldisk import small_disk  # noqa: F401 (a fixture)
 
 import inspector.ticket
 from inspector.cli import main
@@ -19,7 +19,6 @@ from tests.conftest import ROOT, SAMPLES
 
 P, D = SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json"  # a NOT VERIFIED pair (exit 1)
 cli_main = importlib.import_module("inspector.cli.main")
-cli_common = importlib.import_module("inspector.cli.common")  # write_new, which the report uses
 
 
 def run(capsysbinary, *argv):
@@ -66,15 +65,15 @@ def test_ctrl_c_while_rendering_removes_the_redacted_copy(tmp_path, capsysbinary
                                     "was removed")
 
 
-def test_a_report_file_written_in_part_is_removed_with_the_redacted_copy(tmp_path, capsysbinary, monkeypatch):
-    """The disk fills up half-way through the report file (-o): neither file stays, exit 2 as for any
-    report file that cannot be written."""
-    red, out = tmp_path / "red.json", tmp_path / "report.txt"
-    monkeypatch.setattr(cli_common, "open", disk_fills_half_way(out), raising=False)
-    code, stdout, err = run(capsysbinary, "report", P, D, "--redacted-payload", red, "-o", out)
-    assert code == 2 and stdout == "" and sorted(tmp_path.iterdir()) == []
-    assert err.splitlines()[-1] == (f"checkpoint-inspector: {out}: cannot write (No space left on device); "
-                                    f"the redacted payload {red} was removed")
+def test_a_report_file_written_in_part_is_removed_with_the_redacted_copy(small_disk, capsysbinary):
+    """The disk (a real tmpfs with room for the redacted copy and one page more) fills up part-way
+    through the report file (-o): neither file stays, exit 3 as for any output not written whole."""
+    disk = small_disk(2)  # the redacted copy takes one page, the HTML report (over 4 KiB) does not fit in one
+    red, out = disk / "red.json", disk / "report.html"
+    code, stdout, err = run(capsysbinary, "report", P, D, "--format", "html", "--redacted-payload", red, "-o", out)
+    assert code == 3 and stdout == "" and sorted(f.name for f in disk.iterdir()) == ["fill"]
+    assert err.splitlines()[-1] == (f"checkpoint-inspector: cannot write the output: {out}: No space left on device; "
+                                    f"the redacted payload {red} was removed; nothing was reported (exit 3)")
 
 
 def test_a_report_file_that_appears_meanwhile_is_never_removed(tmp_path, capsysbinary, monkeypatch):

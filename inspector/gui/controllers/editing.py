@@ -11,6 +11,7 @@ from inspector.session import edits as sandbox
 from inspector.session import engine
 from ..document import Document, display_name
 from inspector.session.engine import Analysis
+from inspector.session.writing import remove_if_ours, write_new_file
 from ..jobs import start_job
 from ..qtcompat import emit
 
@@ -145,10 +146,14 @@ class EditController(QObject):
         """Write the current payload bytes (edited or not) to a new file, and optionally the descriptor
         that matches them (the engine's ``expected_descriptor``).
 
+        Both files are written whole or not at all (:func:`inspector.session.writing.write_new_file`):
+        a payload that cannot be written whole (disk full, a close that fails) is removed, and so is
+        the payload when its descriptor cannot be written.
+
         Raises:
-            engine.UserError: the path exists or is an input, or no matching descriptor can be
-            produced because the payload does not decode (the message says why).
-            OSError: the file could not be written.
+            engine.UserError: the path exists or is an input, no matching descriptor can be
+            produced because the payload does not decode, or a file could not be written whole
+            (the message says which and why, and that nothing was left).
         """
         doc = self.doc
         if doc.payload is None or doc.payload.data is None:
@@ -164,14 +169,14 @@ class EditController(QObject):
             desc = doc.report.expected_descriptor if doc.report is not None else None
             if desc is None:
                 raise self._no_descriptor()
-        written = []
-        with open(path, "xb") as fh:
-            fh.write(doc.payload.data)
-        written.append(path)
+        written = [_write_whole(path, doc.payload.data)]
         if desc is not None:
-            with open(descriptor_path, "xb") as fh:
-                fh.write(desc)
-            written.append(descriptor_path)
+            try:
+                written.append(_write_whole(descriptor_path, desc))
+            except BaseException:
+                remove_if_ours(path, written[0][1])  # all or nothing: not a payload without its descriptor
+                raise
+        written = [p for p, _ident in written]
         self._after_save(written, {"payload": path}, matching=descriptor_path if desc is not None else None)
         emit(self.saved, written)
         return written
@@ -180,7 +185,8 @@ class EditController(QObject):
         """Write the current descriptor (or, with ``matching``, the one the payload should have) to a new file.
 
         Raises:
-            engine.UserError: the path exists or is an input, or there is nothing to save.
+            engine.UserError: the path exists or is an input, there is nothing to save, or the file
+            could not be written whole (nothing is left of it).
         """
         doc = self.doc
         self.check_new_path(path)
@@ -192,8 +198,7 @@ class EditController(QObject):
             if doc.descriptor is None or doc.descriptor.data is None:
                 raise engine.UserError("There is no descriptor to save.")
             data = doc.descriptor.data
-        with open(path, "xb") as fh:
-            fh.write(data)
+        _write_whole(path, data)
         self._after_save([path], {} if matching else {"descriptor": path})
         emit(self.saved, [path])
         return path
@@ -240,3 +245,22 @@ class EditController(QObject):
         if self._after_open is not None:
             text, self._after_open = self._after_open, None
             self.doc.say("info", "info", text)
+
+
+def _write_whole(path: str, data: bytes) -> tuple[str, tuple[int, int]]:
+    """Write the new file ``path`` whole or leave nothing (:func:`inspector.session.writing.write_new_file`);
+    returns ``(path, (st_dev, st_ino))``, the identity a later undo removes only if unchanged.
+
+    Raises:
+        engine.UserError: ``path`` exists (a FIFO or device included: never opened), or it could not
+        be created or written whole (``"PATH could not be written: No space left on device. Nothing
+        was saved."``).
+    """
+    try:
+        ident = write_new_file(path, data)
+    except FileExistsError:
+        raise engine.UserError(f"{path} already exists; choose a new file name (nothing is ever overwritten).") from None
+    except OSError as e:
+        raise engine.UserError(f"{path} could not be written: {e.strerror or type(e).__name__}. "
+                               "Nothing was saved (no part of the file was left).") from None
+    return path, ident
