@@ -66,13 +66,19 @@ class LoadController(QObject):
             notes: reasons items of the same action were not opened (a drop's remote URLs), said with the load.
 
         Returns:
-            False when no path was given; else True (a refusal is said once the worker has looked).
+            False when no path was given; else True (a refusal is said once the worker has looked). A load still
+            running is cancelled at once (the new open supersedes it, whatever the worker then decides).
         """
         paths = [str(p) for p in paths]
         if not paths:
             return False
         doc = self.doc
         doc.jobs.cancel(self.route_job)
+        # a new open supersedes a load still running (as Open Folder does): cancelled now, so its result, even one
+        # already on its way, is never shown while the worker looks at the new paths
+        if self.cancel():
+            self.job = None
+            self.after_abandoned_load()  # no "Opening …" left behind
         job = doc.jobs.new(lambda ctx: routing.route_paths(paths), "looking at the files", lane="route")
         self.route_job = job
         cur = doc.jobs.current
