@@ -47,6 +47,7 @@ class LoadController(QObject):
         self.comparer = None
         self.job: Job | None = None
         self.route_job: Job | None = None
+        self._prewarm_owed = False  # a cancelled load's warm worker, not started while the next open was routed
         # the verifying process of the first large open, started (imports done) before it: one per
         # process, whatever the number of windows (engine.prewarm does nothing when one is waiting);
         # started from a thread: spawning it took 10-25 ms of the window's first turn
@@ -73,7 +74,8 @@ class LoadController(QObject):
         if not paths:
             return False
         doc = self.doc
-        doc.jobs.cancel(self.route_job)
+        doc.jobs.cancel(self.route_job)  # (superseded: a warm worker it owed is owed by this one, _routed)
+        self.route_job = None
         # a new open supersedes a load still running (as Open Folder does): cancelled now, so its result, even one
         # already on its way, is never shown while the worker looks at the new paths
         if self.cancel():
@@ -91,11 +93,17 @@ class LoadController(QObject):
 
     def _route_failed(self, msg: str) -> None:
         self.route_job = None
+        if self._prewarm_owed:
+            self._prewarm_owed = False
+            _prewarm_in_background()
         self.refuse(msg)
 
     def _routed(self, route, given: list[str], find_pair: bool, notes: list[str]) -> None:
         """The worker said where the paths go (:class:`.routing.Route`): do it (GUI thread)."""
         self.route_job = None
+        owed, self._prewarm_owed = self._prewarm_owed, False
+        if owed and route.action != "load":  # (a load's end starts one)
+            _prewarm_in_background()
         paths = route.paths
         if route.action == "refuse":
             what = " + ".join(display_name(p) for p in given) if route.left_out and len(route.left_out) == len(given) \
@@ -111,6 +119,8 @@ class LoadController(QObject):
             self._say_left_out(*said)
             return
         if self.doc.edited and not self.confirm_discard():
+            if owed:
+                _prewarm_in_background()
             return
         self.start(paths, find_pair, said)
 
@@ -164,6 +174,9 @@ class LoadController(QObject):
         paths go; True if a load was running."""
         if self.doc.jobs.cancel(self.route_job):
             self.route_job = None
+            if self._prewarm_owed:  # (nothing else will start it now)
+                self._prewarm_owed = False
+                _prewarm_in_background()
         running = self.doc.jobs.cancel(self.job)
         return running
 
@@ -183,7 +196,10 @@ class LoadController(QObject):
     def _cancelled(self):
         self.job = None
         self.doc.set_busy(False)
-        _prewarm_in_background()  # the next open's verifier (a cancelled large open's was stopped)
+        if self.route_job is None:
+            _prewarm_in_background()  # the next open's verifier (a cancelled large open's was stopped)
+        else:  # the open that cancelled it is on its way: not while it starts (see _routed)
+            self._prewarm_owed = True
         self.after_abandoned_load()
         self.doc.say("info", "info", "Loading was cancelled.")
         emit(self.ended)
