@@ -1,7 +1,7 @@
 """Reading checkpoint files safely and telling payloads from descriptors by content.
 
-Reading never modifies a file, refuses directories and unreadable paths with a clear
-:class:`UnreadableInput`, and never reads a file over the 256 MiB ceiling whole: its size
+Reading never modifies a file and never blocks on one (:mod:`.safeopen`), refuses folders, FIFOs,
+devices and unreadable paths with a clear :class:`UnreadableInput`, and never reads a file over the 256 MiB ceiling whole: its size
 alone decides P-BOUND (FORMAT.md 6.2).
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import stat
 from dataclasses import dataclass, replace
 
 from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.safeopen import NotAFile, open_regular, read_fd
 from inspector.checkpoint.sdk_export import FORM, WRAPPER_MAX_BYTES, ExportError, looks_like_export, may_be_export, unwrap
 
 __all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "detect_role", "pair_inputs", "PairingError",
@@ -139,51 +139,61 @@ class InputFile:
 
 
 def read_input(path: str, *, ceiling: int = MAX_CONTENT_BYTES) -> InputFile:
-    """Read one input file read-only.
+    """Read one input file read-only, never blocking on it.
+
+    The path is opened through :func:`.safeopen.open_regular` (``O_NONBLOCK``, checked on the opened
+    descriptor), so a FIFO, a device or a socket is refused without a read and a file swapped for one
+    while it is opened cannot block; the size and modification time are the opened file's.
 
     Args:
         path: file path.
-        ceiling: files larger than this many bytes are not read (size only).
+        ceiling: files larger than this many bytes are not read (size only; FORMAT.md 6.2, P-BOUND).
 
     Returns:
         an :class:`InputFile` with its role detected from content.
 
     Raises:
-        UnreadableInput: the path is missing, a directory, not a regular file (device, pipe,
-            socket: these have no size to check before reading), or cannot be opened.
+        UnreadableInput: the path is missing, a folder (``"<path>: is a folder, not a checkpoint file"``),
+            not a regular file (``"<path>: is a FIFO (named pipe), not a file"``, ``"... is a device, not a
+            file"``, ``"... is a socket, not a file"``: these have no size to check before reading, and a FIFO
+            would wait for a writer), or cannot be opened or read (``"<path>: cannot read (<why>)"``).
     """
     try:
-        st = os.stat(path)
+        fd, st = open_regular(path)
+    except NotAFile as e:
+        why = "is a folder, not a checkpoint file" if e.kind == "folder" else e.reason
+        raise UnreadableInput(f"{display_path(path)}: {why}", path) from None
     except FileNotFoundError:
         raise UnreadableInput(f"{display_path(path)}: no such file", path) from None
     except OSError as e:
-        raise UnreadableInput(f"{display_path(path)}: cannot read ({e.strerror})", path) from None
-    if stat.S_ISDIR(st.st_mode):
-        raise UnreadableInput(f"{display_path(path)}: is a folder, not a checkpoint file", path)
-    if not stat.S_ISREG(st.st_mode):
-        # A device or pipe has no size to check first (/dev/zero never ends; a FIFO blocks).
-        raise UnreadableInput(f"{display_path(path)}: is not a regular file (a device, pipe or socket); save it to a file first", path)
-    if st.st_size > ceiling:
-        if ceiling != MAX_CONTENT_BYTES or st.st_size > WRAPPER_MAX_BYTES or not _export_head(path):
-            return _oversize(path, st.st_size, ceiling, st.st_mtime_ns)
-        ceiling = WRAPPER_MAX_BYTES  # an SDK export wrapper: the ceiling applies to the content it decodes to
+        raise UnreadableInput(f"{display_path(path)}: cannot read ({e.strerror or e})", path) from None
+    except ValueError:  # a NUL in the name
+        raise UnreadableInput(f"{display_path(path)}: cannot read (the name holds a NUL character)", path) from None
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(ceiling + 1)  # never more than the ceiling, even if the file grew
+        if st.st_size > ceiling:
+            if ceiling != MAX_CONTENT_BYTES or st.st_size > WRAPPER_MAX_BYTES or not _export_head(fd):
+                return _oversize(path, st.st_size, ceiling, st.st_mtime_ns)
+            ceiling = WRAPPER_MAX_BYTES  # an SDK export wrapper: the ceiling applies to the content it decodes to
+        data = read_fd(fd, ceiling + 1, st.st_size)  # never more than the ceiling, even if the file grew
+        if len(data) > ceiling:
+            return _oversize(path, max(len(data), os.fstat(fd).st_size), ceiling, st.st_mtime_ns)
     except OSError as e:
         raise UnreadableInput(f"{display_path(path)}: cannot read ({e.strerror or e})", path) from None
-    if len(data) > ceiling:
-        return _oversize(path, max(len(data), os.stat(path).st_size), ceiling, st.st_mtime_ns)
+    finally:
+        os.close(fd)
     role, hint, doubt = detect_role(data)
     return InputFile(path, len(data), data, role, hint, st.st_mtime_ns, doubt)
 
 
-def _export_head(path: str) -> bool:
+def _export_head(fd: int) -> bool:
+    """True when the open file's first 256 bytes start an SDK export wrapper (read from its start; the
+    position is put back to the start)."""
     try:
-        with open(path, "rb") as fh:
-            return looks_like_export(fh.read(256))
+        head = read_fd(fd, 256)
+        os.lseek(fd, 0, os.SEEK_SET)
     except OSError:
         return False
+    return looks_like_export(head)
 
 
 def expand_exports(files: list[InputFile]) -> list[InputFile]:

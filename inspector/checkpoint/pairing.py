@@ -17,6 +17,7 @@ from typing import Sequence, TypeVar
 import orjson
 
 from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.safeopen import open_file, open_regular, read_fd
 
 __all__ = ["name_stem", "pair_by_digest", "Sibling", "find_sibling", "SIBLING_SCAN_LIMIT", "stated_binding",
            "file_sha256"]
@@ -175,11 +176,15 @@ def stated_binding(data: bytes | None) -> tuple[int | None, str | None]:
 def _stated_digest(path: str) -> str | None:
     """A small file's top-level ``content_digest`` (a descriptor's), else ``None``."""
     try:
-        if os.path.getsize(path) > _DESCRIPTOR_MAX:
-            return None
-        with open(path, "rb") as fh:
-            return stated_binding(fh.read(_DESCRIPTOR_MAX + 1))[1]
-    except OSError:
+        fd, st = open_regular(path)  # (a FIFO or device beside it is refused, never read)
+        try:
+            if st.st_size > _DESCRIPTOR_MAX:
+                return None
+            data = read_fd(fd, _DESCRIPTOR_MAX + 1, st.st_size)
+        finally:
+            os.close(fd)
+        return stated_binding(data)[1]
+    except (OSError, ValueError):
         return None
 
 
@@ -190,7 +195,8 @@ def file_sha256(path: str, check=None) -> str | None:
     h = hashlib.sha256()
     left = MAX_CONTENT_BYTES + 1
     try:
-        with open(path, "rb") as fh:
+        fh, _st = open_file(path)  # (never a FIFO or device: refused without blocking, an OSError)
+        with fh:
             while left > 0:
                 chunk = fh.read(min(1 << 20, left))
                 if not chunk:
@@ -199,6 +205,6 @@ def file_sha256(path: str, check=None) -> str | None:
                 h.update(chunk)
                 if check is not None:
                     check()
-    except OSError:
+    except (OSError, ValueError):
         return None
     return "sha256:" + h.hexdigest()

@@ -168,10 +168,12 @@ class MainWindow(QMainWindow):
 
     # ==========================================================================================
     # actions the menus, tests and app call
-    def open_paths(self, paths: list[str], find_pair: bool = True) -> bool:
-        """Open one or two files, or one folder. Returns False when refused (message shown). ``find_pair``: a file
-        given alone opens with its other half when one beside it matches (not from the Open dialog)."""
-        return self.loader.open_paths(paths, find_pair)
+    def open_paths(self, paths: list[str], find_pair: bool = True, notes=()) -> bool:
+        """Open one or two files, or one folder, looked at on a worker first (:meth:`.LoadController.open_paths`).
+        Returns False when no path was given (a refusal is said in the window). ``find_pair``: a file given alone
+        opens with its other half when one beside it matches (not from the Open dialog). ``notes``: why other items
+        of the same action were not opened (said with the load)."""
+        return self.loader.open_paths(paths, find_pair, notes)
 
     def open_folder(self, folder: str) -> None:
         """List every checkpoint in ``folder`` with its verdict."""
@@ -528,6 +530,5 @@ class MainWindow(QMainWindow):
             self.loader.refuse("Nothing was opened: " + "; ".join(why or ["the drop carries no file"]) + ".",
                                "the dropped item")
             return
-        if self.open_paths(paths) and why:
-            self.doc.say("drop", "info", "Not opened: " + "; ".join(why) + ".")
+        self.open_paths(paths, notes=why)
 

@@ -10,16 +10,18 @@ same for the canonical diff view.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
 from inspector import checkpoint
+from inspector.checkpoint.safeopen import open_regular, read_fd
 
 from inspector.session.engine import PROCESS_THRESHOLD, Cancelled, UserError, ensure_worker
 from inspector.session.lazyjson import BIG, ScanError, SpanIndex, build_index
 from inspector.session.workers import ChildTask, child_index, read_file
 
-__all__ = ["CompareSide", "ChangeRow", "CompareResult", "compare_paths", "same_kind", "canonical_path",
+__all__ = ["CompareSide", "ChangeRow", "CompareResult", "compare_paths", "same_kind", "same_kind_as", "canonical_path",
            "MAX_ROWS"]
 
 #: At most this many changes are listed in the window (the summary counts them all).
@@ -86,26 +88,47 @@ class CompareResult:
 def same_kind(paths: list[str]) -> str | None:
     """``payload`` or ``descriptor`` when both files are clearly of that kind (their content
     decides, as for :func:`inspector.checkpoint.pair_inputs`, which refuses such a pair), else
-    ``None``. Cheap and bounded (a file over 1 MiB is a payload by its size; smaller ones are read
-    whole): used on the GUI thread to route two dropped files to the comparison view."""
-    import os
+    ``None`` (also when a file cannot be read, or is not a regular file: never blocks on a FIFO,
+    :mod:`inspector.checkpoint.safeopen`). Bounded (a file over 1 MiB is a payload by its size;
+    smaller ones are read whole). Worker thread only (it reads files): it routes two dropped
+    files to the comparison view (:func:`inspector.session.routing.route_paths`).
 
+    Raises:
+        RuntimeError: called on the GUI thread.
+    """
+    ensure_worker()
     roles = []
     for p in paths:
         try:
-            size = os.stat(p).st_size
-            if size > 1 << 20:
-                roles.append("payload")
-                continue
-            with open(p, "rb") as fh:
-                data = fh.read(1 << 20)
-        except OSError:
+            fd, st = open_regular(p)
+            try:
+                if st.st_size > 1 << 20:
+                    roles.append("payload")
+                    continue
+                data = read_fd(fd, 1 << 20, st.st_size)
+            finally:
+                os.close(fd)
+        except (OSError, ValueError):
             return None
         role, _hint, doubt = checkpoint.detect_role(data)
         roles.append(role if doubt is None else None)
     if len(roles) == 2 and roles[0] == roles[1] and roles[0] in ("payload", "descriptor"):
         return roles[0]
     return None
+
+
+def same_kind_as(first: str, second: str, open_files: list[str]) -> str:
+    """The file to compare ``second`` with: ``first`` when both are of one kind (:func:`same_kind`), else
+    the first of ``open_files`` (the window's open descriptor, then payload) of ``second``'s kind (a
+    descriptor picked while a pair is open is compared with the open descriptor, not refused as "payload
+    and descriptor"), else ``first``. Worker thread only (it reads files; raises ``RuntimeError`` on the
+    GUI thread)."""
+    if same_kind([first, second]) is not None:
+        return first
+    for other in open_files:
+        if other and other != first and same_kind([other, second]) is not None:
+            return other
+    return first
 
 
 def _verdict(role: str, data: bytes, size: int) -> tuple[str, bool | None, str | None]:

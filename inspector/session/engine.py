@@ -28,6 +28,7 @@ from inspector import checkpoint
 from inspector.checkpoint.artifact import InputFile, detect_role
 from inspector.checkpoint.jsontext.reader import RECURSION_LIMIT_EXCEEDED
 from inspector.checkpoint.pairing import find_sibling
+from inspector.checkpoint.safeopen import open_file
 
 from inspector.session.filebytes import FileBytes, file_identity
 from inspector.session.lazyjson import BIG, ScanError, SpanIndex, build_index
@@ -482,7 +483,8 @@ def _file_digest(path: str, opened: tuple) -> str | None:
     no buffer of the file's size, the GIL released while hashing); ``None`` when the file is not the one
     opened (:func:`_matches`) before and after the hash (or cannot be read)."""
     try:
-        with open(path, "rb") as fh:
+        fh, _st = open_file(path)  # (never a FIFO or device: refused without blocking)
+        with fh:
             before = file_identity(os.fstat(fh.fileno()))
             h = hashlib.file_digest(fh, "sha256")
             after = file_identity(os.fstat(fh.fileno()))

@@ -13,6 +13,8 @@ import os
 import threading
 import weakref
 
+from inspector.checkpoint.safeopen import open_regular
+
 __all__ = ["FileBytes", "file_identity"]
 
 
@@ -34,14 +36,15 @@ class FileBytes:
         path: the file. size: its length in bytes when opened (``len()`` stays this).
 
     Raises:
-        OSError: the file cannot be opened.
+        OSError: the file cannot be opened (:class:`~inspector.checkpoint.safeopen.NotAFile`, an ``OSError``,
+            when it is not a regular file).
     """
 
     def __init__(self, path: str | bytes, size: int):
-        self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        self._fd, st = open_regular(path)  # (a FIFO or device is refused without blocking: NotAFile)
         self._size = size
         #: The open file's :func:`file_identity` when it was opened.
-        self.identity = file_identity(os.fstat(self._fd))
+        self.identity = file_identity(st)
         #: True once a read came back short: the file shrank (or vanished) since it was opened.
         self.changed = False
         self._window = None

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from inspector import checkpoint
 from inspector.checkpoint.pairing import file_sha256, pair_by_digest, stated_binding
+from inspector.checkpoint.safeopen import open_file, read_regular
 from inspector.checkpoint.sdk_export import may_be_export
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
@@ -65,8 +66,8 @@ class _Found:
 def _classify_file(path: str) -> _Found:
     """Role of one file from a bounded read: the engine's ``classify`` on the whole file when it is
     small; a larger file is a payload by its size (as ``classify`` decides), unless it is gzip."""
-    st = os.stat(path)
-    with open(path, "rb") as fh:
+    fh, st = open_file(path)  # (a FIFO or device is refused without blocking: NotAFile, an OSError)
+    with fh:
         if may_be_export(fh.read(1 << 16)):  # an SDK export wrapper holds a pair of its own (FORMAT.md 1)
             return _Found(path, st.st_size, "export", None)
         fh.seek(0)
@@ -155,9 +156,8 @@ def _stated_digest(f: _Found) -> str | None:
     """A descriptor's ``content_digest`` (its bytes read now when the classification did not keep them)."""
     if f.data is None:
         try:
-            with open(f.path, "rb") as fh:
-                f.data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)
-        except OSError:
+            f.data = read_regular(f.path)[0]
+        except (OSError, ValueError):
             f.data = b""
     return stated_binding(f.data)[1]
 

@@ -23,6 +23,7 @@ import time
 from inspector import checkpoint
 from inspector.checkpoint.verify import attach_views
 from inspector.checkpoint.analysis.views import PackedViews
+from inspector.checkpoint.safeopen import open_file
 
 from inspector.session.filebytes import file_identity
 from inspector.session.lazyjson import ScanError, SpanIndex, fast_index
@@ -269,8 +270,10 @@ _ONE_JOB = False
 def read_file(path: str) -> tuple[bytes, tuple | None]:
     """The file's bytes (never more than the ceiling plus one) and its :func:`file_identity` (device, inode,
     size in bytes, modification time in ns), ``None`` when the file changed while it was read (a worker's
-    read, compared with the window's). Raises ``OSError`` when it cannot be read."""
-    with open(path, "rb") as fh:
+    read, compared with the window's). Raises ``OSError`` when it cannot be read (also
+    :class:`~inspector.checkpoint.safeopen.NotAFile`: never a FIFO or device, which would block the worker)."""
+    fh, _st = open_file(path)
+    with fh:
         before = file_identity(os.fstat(fh.fileno()))
         data = fh.read(checkpoint.MAX_CONTENT_BYTES + 1)  # never more than the ceiling
         after = file_identity(os.fstat(fh.fileno()))

@@ -16,6 +16,7 @@ from dataclasses import asdict, is_dataclass
 
 from inspector import __version__
 from inspector.checkpoint import InputFile, Report, Verdict, display_path
+from inspector.checkpoint.safeopen import open_file
 from inspector.checkpoint.rules.catalogue import REFERENCE_PIN as _REFERENCE_PIN, catalogue_version, plain_texts
 
 from .gate import CREDENTIAL_ID, TAG_NOTE, Gate
@@ -52,7 +53,8 @@ def _file_sha256(f: InputFile, known: str | None = None) -> str:
         return f.sha256()
     h = hashlib.sha256()  # over the ceiling: hashed in 1 MiB steps, never held whole
     try:
-        with open(f.path, "rb") as fh:
+        fh, _st = open_file(f.path)  # (never a FIFO or device: refused without blocking)
+        with fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 h.update(chunk)
     except OSError:

@@ -265,3 +265,34 @@ def test_version_names_the_pinned_reference_and_the_rule_catalogue(capsys):
     assert capsys.readouterr().out == (
         "checkpoint-inspector 0.1.0\nreference A3S Code 8.3.0 (commit 06c82e911df5ab16292cf16c3359f6656daf6e81), "
         f"serde_json 1.0.151; rule catalogue {catalogue_version()}\n")
+
+
+# ------------------------------------------------------------------ a FIFO never blocks a command
+fifo_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+
+
+@fifo_only
+@pytest.mark.parametrize("order", ["fifo-alone", "payload-first", "fifo-first"])
+def test_verify_of_a_fifo_exits_2_at_once_with_the_reason(tmp_path, order):
+    """A FIFO nobody writes to: opening it without O_NONBLOCK would wait for good (the 60 s timeout of
+    ``cli`` would fail the test); it is refused by name, exit 2, nothing on stdout."""
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    args = {"fifo-alone": [fifo], "payload-first": [GP, fifo], "fifo-first": [fifo, GP]}[order]
+    r = cli("verify", *map(str, args))
+    assert (r.returncode, r.stdout) == (2, b"")
+    assert r.stderr.decode() == f"checkpoint-inspector: {fifo}: is a FIFO (named pipe), not a file\n"
+
+
+@fifo_only
+def test_compare_and_scan_pass_a_fifo_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    r = cli("diff", str(GP), str(fifo))
+    assert (r.returncode, r.stdout) == (2, b"")
+    assert r.stderr.decode() == f"checkpoint-inspector: {fifo}: is a FIFO (named pipe), not a file\n"
+    shutil.copyfile(GP, tmp_path / GP.name)
+    shutil.copyfile(GD, tmp_path / GD.name)
+    r = cli("scan", str(tmp_path), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert "pipe.json" not in r.stdout.decode()  # (not a file: not listed, as a subfolder is not)

@@ -15,6 +15,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from inspector.session import compare_loading as compare_engine
+from ..jobs import start_job
 from ..roles import ObjectRole
 
 __all__ = ["CompareController"]
@@ -65,10 +66,6 @@ class CompareController(QObject):
         return (resolve_chosen_path(path) or path) if path else None  # exact bytes of the name (see pathnames)
 
     # -- comparison ---------------------------------------------------------------------------------
-    def wants(self, paths: list[str]) -> bool:
-        """True when ``paths`` are two files of the same kind (two payloads or two descriptors)."""
-        return len(paths) == 2 and compare_engine.same_kind(paths) is not None
-
     def compare(self, paths: list[str]):
         """Open a comparison window on ``paths`` (A, B); returns it."""
         from ..compare_view import CompareWindow
@@ -94,20 +91,20 @@ class CompareController(QObject):
             return
         second = self.pick_file("Compare with: choose the second (new) file")
         if second:
-            self.compare([self._same_kind_as(first, second), second])
+            self._compare_with_same_kind(first, second)
 
-    def _same_kind_as(self, first: str, second: str) -> str:
-        """The open file of the same kind as ``second`` when ``first`` is not (a descriptor picked
-        while a pair is open is compared with the open descriptor, not refused as "payload and
-        descriptor"); else ``first``."""
+    def _compare_with_same_kind(self, first: str, second: str) -> None:
+        """Compare ``second`` with the open file of its kind (:func:`.compare_loading.same_kind_as`, which reads
+        both files: on a worker, never on the GUI thread): a descriptor picked while a pair is open is compared
+        with the open descriptor, not refused as "payload and descriptor"."""
         doc = self.w.doc
-        if compare_engine.same_kind([first, second]) is not None:
-            return first
-        for side in (doc.descriptor, doc.payload):
-            if side is not None and side.path and side.path != first \
-                    and compare_engine.same_kind([side.path, second]) is not None:
-                return side.path
-        return first
+        others = [s.path for s in (doc.descriptor, doc.payload) if s is not None and s.path]
+        job = doc.jobs.new(lambda ctx: compare_engine.same_kind_as(first, second, others),
+                           "choosing the file to compare with", lane="route")
+        cur = doc.jobs.current
+        job.signals.finished.connect(lambda a, j=job: cur(j) and self.compare([a, second]))
+        job.signals.failed.connect(lambda _msg, j=job: cur(j) and self.compare([first, second]))
+        start_job(job)
 
     def folder_menu(self, pos) -> None:
         """The folder table's context menu at ``pos`` (a right click or the Menu key)."""

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import threading
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from inspector.session import engine
+from inspector.session import engine, routing
 from ..document import Document, display_name
 from ..jobs import Job, start_job
 from ..qtcompat import emit
@@ -32,6 +31,7 @@ class LoadController(QObject):
         comparer: the :class:`~.comparing.CompareController` two payloads (or two descriptors) are
             handed to, to be compared instead of refused (set by the window).
         job: the running load, or None.
+        route_job: the worker deciding where the paths of an open go (:func:`.routing.route_paths`), or None.
 
     Signals:
         ended(): a load ended (shown, failed or cancelled); edits made meanwhile wait for it.
@@ -46,42 +46,100 @@ class LoadController(QObject):
         self.folders = None
         self.comparer = None
         self.job: Job | None = None
+        self.route_job: Job | None = None
+        self._prewarm_owed = False  # a cancelled load's warm worker, not started while the next open was routed
         # the verifying process of the first large open, started (imports done) before it: one per
         # process, whatever the number of windows (engine.prewarm does nothing when one is waiting);
         # started from a thread: spawning it took 10-25 ms of the window's first turn
         QTimer.singleShot(0, self, _prewarm_in_background)
 
-    def open_paths(self, paths: list[str], find_pair: bool = True) -> bool:
-        """Open one or two files, or one folder. Returns False when refused (the reason is said).
-        ``find_pair``: a file given alone opens with its other half when one beside it matches (issue 26; not
-        for a file the user chose alone in the Open dialog, where both can be chosen)."""
+    def open_paths(self, paths: list[str], find_pair: bool = True, notes=()) -> bool:
+        """Open one or two files, or one folder (a drop, the command line, a hand-off, Open Recent...).
+
+        Nothing touches the file system here: a worker looks at the paths (:func:`.routing.route_paths`: is it a
+        folder, are both payloads, is one a FIFO?) and the window then scans the folder, compares, loads, or says
+        why not (a banner and the verdict bar). A path that is not a file (a FIFO, a device) is left out with its
+        reason (``"<path>: is a FIFO (named pipe), not a file"``) and the other file still opens.
+
+        Args:
+            paths: the paths as given. find_pair: a file given alone opens with its other half when one beside it
+                matches (issue 26; not for a file the user chose alone in the Open dialog, where both can be chosen).
+            notes: reasons items of the same action were not opened (a drop's remote URLs), said with the load.
+
+        Returns:
+            False when no path was given; else True (a refusal is said once the worker has looked). A load still
+            running is cancelled at once (the new open supersedes it, whatever the worker then decides).
+        """
         paths = [str(p) for p in paths]
         if not paths:
             return False
-        if len(paths) == 1 and os.path.isdir(paths[0]) and self.folders is not None:
-            self.folders.open_folder(paths[0])
-            return True
-        if any(os.path.isdir(p) for p in paths):
-            return self.refuse("Drop either one folder or one or two files, not a mix.")
-        if len(paths) > 2:
-            return self.refuse(f"{len(paths)} files were given; open one payload and its descriptor "
-                               "(or drop the folder that holds them).")
-        if self.comparer is not None and self.comparer.wants(paths):
-            self.comparer.compare(paths)
-            return True
-        if self.doc.edited and not self.confirm_discard():
-            return False
-        self.start(paths, find_pair)
+        doc = self.doc
+        doc.jobs.cancel(self.route_job)  # (superseded: a warm worker it owed is owed by this one, _routed)
+        self.route_job = None
+        # a new open supersedes a load still running (as Open Folder does): cancelled now, so its result, even one
+        # already on its way, is never shown while the worker looks at the new paths
+        if self.cancel():
+            self.job = None
+            self.after_abandoned_load()  # no "Opening …" left behind
+        job = doc.jobs.new(lambda ctx: routing.route_paths(paths), "looking at the files", lane="route")
+        self.route_job = job
+        cur = doc.jobs.current
+        notes = list(notes)
+        job.signals.finished.connect(lambda route, j=job: cur(j) and not j.is_cancelled
+                                     and self._routed(route, paths, find_pair, notes))
+        job.signals.failed.connect(lambda msg, j=job: cur(j) and self._route_failed(msg))
+        start_job(job)
         return True
+
+    def _route_failed(self, msg: str) -> None:
+        self.route_job = None
+        if self._prewarm_owed:
+            self._prewarm_owed = False
+            _prewarm_in_background()
+        self.refuse(msg)
+
+    def _routed(self, route, given: list[str], find_pair: bool, notes: list[str]) -> None:
+        """The worker said where the paths go (:class:`.routing.Route`): do it (GUI thread)."""
+        self.route_job = None
+        owed, self._prewarm_owed = self._prewarm_owed, False
+        if owed and route.action != "load":  # (a load's end starts one)
+            _prewarm_in_background()
+        paths = route.paths
+        if route.action == "refuse":
+            what = " + ".join(display_name(p) for p in given) if route.left_out and len(route.left_out) == len(given) \
+                else "the dropped files"
+            self.refuse(route.message, what)
+            return
+        said = (route.left_out, notes)
+        if route.action == "folder" and self.folders is not None:
+            self.folders.open_folder(paths[0])
+            return
+        if route.action == "compare" and self.comparer is not None:
+            self.comparer.compare(paths)
+            self._say_left_out(*said)
+            return
+        if self.doc.edited and not self.confirm_discard():
+            if owed:
+                _prewarm_in_background()
+            return
+        self.start(paths, find_pair, said)
+
+    def _say_left_out(self, left_out: list[str], notes: list[str]) -> None:
+        """Say what of an open was not opened: the paths that are not files (an error) and the action's other
+        ``notes`` (a drop's remote URLs), in one notice that stays with the document the open shows."""
+        why = list(left_out) + list(notes)
+        if why:
+            self.doc.say("drop", "error" if left_out else "info", "Not opened: " + "; ".join(why) + ".")
 
     def refuse(self, text: str, what: str = "the dropped files") -> bool:
         """Refuse an open: say ``text`` in the verdict bar and a banner; returns False."""
         self.doc.open_failed(what, text)
         return False
 
-    def start(self, paths: list[str], find_pair: bool = True) -> None:
+    def start(self, paths: list[str], find_pair: bool = True, said=((), ())) -> None:
         """Load ``paths`` in the background (a folder scan may go on: its rows can still be opened); ``find_pair``
-        as :meth:`open_paths`."""
+        as :meth:`open_paths`; ``said``: ``(left_out, notes)`` of the open, said once the load has started
+        (:meth:`_say_left_out`)."""
         doc = self.doc
         self.cancel()
         doc.unsay("drop")
@@ -102,6 +160,7 @@ class LoadController(QObject):
         job.signals.cancelled.connect(lambda j=job: cur(j) and self._cancelled())
         doc.set_busy(True, "Opening…", -1)
         emit(doc.opening, " + ".join(display_name(p) for p in paths))
+        self._say_left_out(*said)  # (after `opening`: it stays with the document this load shows)
         start_job(job)
 
     def _finished(self, a, paths):
@@ -111,7 +170,13 @@ class LoadController(QObject):
         emit(self.ended)
 
     def cancel(self) -> bool:
-        """Cancel a running load (its worker processes are terminated); True if one was running."""
+        """Cancel a running load (its worker processes are terminated), and an open still deciding where its
+        paths go; True if a load was running."""
+        if self.doc.jobs.cancel(self.route_job):
+            self.route_job = None
+            if self._prewarm_owed:  # (nothing else will start it now)
+                self._prewarm_owed = False
+                _prewarm_in_background()
         running = self.doc.jobs.cancel(self.job)
         return running
 
@@ -131,7 +196,10 @@ class LoadController(QObject):
     def _cancelled(self):
         self.job = None
         self.doc.set_busy(False)
-        _prewarm_in_background()  # the next open's verifier (a cancelled large open's was stopped)
+        if self.route_job is None:
+            _prewarm_in_background()  # the next open's verifier (a cancelled large open's was stopped)
+        else:  # the open that cancelled it is on its way: not while it starts (see _routed)
+            self._prewarm_owed = True
         self.after_abandoned_load()
         self.doc.say("info", "info", "Loading was cancelled.")
         emit(self.ended)
