@@ -1,0 +1,368 @@
+"""Where checkpoints live: one seam for a local folder, any fsspec URL and a JSON Lines file of SDK exports.
+
+A :class:`Source` lists :class:`Entry` records (location, name, size, change token), reads an entry's
+head or its whole bytes (bounded by the 256 MiB v1 content ceiling, FORMAT.md 6.2 P-BOUND: one byte
+more is read so a longer file is seen, never read whole) and says an entry's current change token, so a
+caller can tell that a file changed. The engine is given bytes, never a path or a URL.
+
+Three kinds, chosen by :func:`open_source` from the location:
+
+* :class:`LocalFolder`: a folder on this machine (recursive as an option); files are read through
+  :mod:`inspector.checkpoint.safeopen` (never blocking on a FIFO or a device).
+* :class:`FsspecSource`: any fsspec URL prefix: ``file://``, ``http(s)://``, ``s3://``, ``gs://``, ``az://``,
+  ``memory://``. fsspec and its filesystems (s3fs, gcsfs, adlfs, aiohttp for HTTP) are optional extras
+  (``pip install 'checkpoint-inspector[sources]'``); credentials come from where each filesystem reads
+  them (environment variables, its config files; for S3 also ``AWS_ENDPOINT_URL``, and fsspec's
+  ``FSSPEC_S3_*`` variables). Nothing here logs or prints a credential: a URL is shown without its
+  user, password and query (:func:`shown_location`).
+* :class:`ExportLines`: a JSON Lines file (local or a URL) in which each line is one SDK export wrapper
+  ``{"descriptor": ..., "contentBase64": ...}`` (FORMAT.md 8), as a host's sink appends them; each line
+  is an entry named ``FILE:LINE``.
+
+Qt-free. Network calls block: the window calls these on a worker (``inspector.gui.jobs``), the CLI in
+its own thread of control.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import urllib.parse
+from dataclasses import dataclass
+
+from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.safeopen import NotAFile, read_regular
+
+__all__ = ["Entry", "Source", "SourceError", "LocalFolder", "FsspecSource", "ExportLines", "open_source", "is_url",
+           "read_location", "shown_location", "EXPORT_LINES_SUFFIXES"]
+
+#: A location with one of these suffixes is a JSON Lines file of SDK export wrappers.
+EXPORT_LINES_SUFFIXES = (".jsonl", ".ndjson")
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+://")
+
+
+class SourceError(Exception):
+    """A source or one of its entries cannot be listed or read. ``reason`` is a sentence for the user
+    that names the location as :func:`shown_location` shows it (no credential)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file (or one line of an :class:`ExportLines` file) of a source.
+
+    Attributes:
+        location: what :meth:`Source.read` reads: a path, a URL, or ``FILE:LINE`` (1-based) for a line.
+        name: the file's base name (``FILE:LINE`` for a line), as shown to the user.
+        size: its size in bytes, or ``None`` when the source does not say.
+        token: the change token when it was listed (size and modification time, an ETag...): a later
+            :meth:`Source.token` that differs means the file changed.
+    """
+
+    location: str
+    name: str
+    size: int | None
+    token: str
+
+
+def is_url(location: str) -> bool:
+    """True when ``location`` is a URL (``scheme://...``) rather than a path of this machine; a Windows
+    drive letter (``C:\\\\x``) is a path."""
+    return bool(_URL.match(location))
+
+
+def shown_location(location: str) -> str:
+    """``location`` as it may be shown or logged: a URL without its user, password, query and fragment
+    (where credentials and signatures live); a path as it is."""
+    if not is_url(location):
+        return location
+    parts = urllib.parse.urlsplit(location)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+class Source:
+    """The seam (see the module's text). Subclasses implement :meth:`entries`, :meth:`read`,
+    :meth:`head` and :meth:`token`. ``location`` is what the source was opened on."""
+
+    location: str = ""
+
+    def entries(self) -> list[Entry]:
+        """Every entry, sorted by location. Raises :class:`SourceError` when the source cannot be listed."""
+        raise NotImplementedError
+
+    def read(self, entry: Entry, limit: int = MAX_CONTENT_BYTES) -> bytes:
+        """The entry's bytes, at most ``limit`` plus one (so ``len(result) > limit`` says it is larger).
+        Raises :class:`SourceError`."""
+        raise NotImplementedError
+
+    def head(self, entry: Entry, n: int) -> bytes:
+        """The entry's first ``n`` bytes (fewer when it is shorter). Raises :class:`SourceError`."""
+        return self.read(entry, n)[:n]
+
+    def token(self, entry: Entry) -> str | None:
+        """The entry's change token now (``None`` when it is gone). Raises :class:`SourceError` when the
+        source cannot be reached."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({shown_location(self.location)!r})"
+
+
+# ---------------------------------------------------------------------------------------- local
+class LocalFolder(Source):
+    """A folder of this machine.
+
+    Args:
+        folder: its path. recursive: list files in every folder below it too (links to folders are not
+            followed, so a loop of links cannot trap the walk).
+    """
+
+    def __init__(self, folder: str, *, recursive: bool = False):
+        self.location = folder
+        self.recursive = recursive
+
+    def entries(self) -> list[Entry]:
+        out, stack = [], [self.location]
+        while stack:
+            folder = stack.pop()
+            try:
+                with os.scandir(folder) as it:
+                    items = list(it)
+            except OSError as e:
+                raise SourceError(f"{folder}: cannot list ({e.strerror or e})") from None
+            for d in items:
+                try:
+                    if d.is_dir(follow_symlinks=False):
+                        if self.recursive:
+                            stack.append(d.path)
+                        continue
+                    if not d.is_file():  # FIFOs, devices, sockets, dangling links: never opened
+                        continue
+                    st = d.stat()
+                except OSError:
+                    continue
+                out.append(Entry(d.path, d.name, st.st_size, _stat_token(st)))
+        return sorted(out, key=lambda e: e.location)
+
+    def read(self, entry: Entry, limit: int = MAX_CONTENT_BYTES) -> bytes:
+        try:
+            return read_regular(entry.location, limit)[0]
+        except NotAFile as e:
+            raise SourceError(f"{entry.location}: {e.reason}") from None
+        except OSError as e:
+            raise SourceError(f"{entry.location}: cannot read ({e.strerror or e})") from None
+
+    def token(self, entry: Entry) -> str | None:
+        try:
+            return _stat_token(os.stat(entry.location))
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise SourceError(f"{entry.location}: cannot look at it ({e.strerror or e})") from None
+
+
+def _stat_token(st: os.stat_result) -> str:
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+
+
+# --------------------------------------------------------------------------------------- fsspec
+def _fsspec():
+    try:
+        import fsspec
+    except ImportError:
+        raise SourceError("reading a URL needs fsspec, an optional extra: pip install 'checkpoint-inspector[sources]'"
+                          ) from None
+    return fsspec
+
+
+def _url_to_fs(url: str):
+    fsspec = _fsspec()
+    try:
+        return fsspec.core.url_to_fs(url)
+    except (ImportError, ValueError) as e:
+        # a filesystem whose package is missing (s3fs, gcsfs, adlfs, aiohttp...) says which in its message
+        why = str(e).split("\n", 1)[0]
+        raise SourceError(f"{shown_location(url)}: cannot open ({why})") from None
+
+
+def _info_token(info: dict) -> str:
+    for key in ("ETag", "etag", "md5Hash", "generation", "LastModified", "mtime", "last_modified", "created"):
+        if info.get(key) is not None:
+            return f"{info.get('size')}:{key}={info[key]}"
+    return f"{info.get('size')}"
+
+
+class FsspecSource(Source):
+    """Every file under an fsspec URL prefix (``s3://bucket/prefix/``, ``http://host/folder/``...).
+
+    Args:
+        url: the prefix. recursive: list every file below it (``find``), else only the files directly in it.
+    """
+
+    def __init__(self, url: str, *, recursive: bool = False):
+        self.location = url
+        self.recursive = recursive
+        self.fs, self.root = _url_to_fs(url)
+
+    def _url(self, path: str) -> str:
+        protocol = self.fs.protocol[0] if isinstance(self.fs.protocol, (tuple, list)) else self.fs.protocol
+        return path if is_url(path) else f"{protocol}://{path.lstrip('/') if protocol != 'file' else path}"
+
+    def entries(self) -> list[Entry]:
+        try:
+            if self.recursive:
+                found = self.fs.find(self.root, detail=True)
+                infos = list(found.values()) if isinstance(found, dict) else found
+            else:
+                infos = self.fs.ls(self.root, detail=True)
+        except FileNotFoundError:
+            raise SourceError(f"{shown_location(self.location)}: no such folder or prefix") from None
+        except Exception as e:  # noqa: BLE001 - every filesystem raises its own errors (aiohttp, botocore...)
+            raise SourceError(f"{shown_location(self.location)}: cannot list ({type(e).__name__})") from None
+        out = []
+        for info in infos:
+            if info.get("type") not in (None, "file"):
+                continue
+            path = info["name"]
+            name = path.rstrip("/").rsplit("/", 1)[-1]
+            out.append(Entry(self._url(path), name, info.get("size"), _info_token(info)))
+        return sorted(out, key=lambda e: e.location)
+
+    def read(self, entry: Entry, limit: int = MAX_CONTENT_BYTES) -> bytes:
+        return _read_url(self.fs, _strip(self.fs, entry.location), entry.location, limit)
+
+    def token(self, entry: Entry) -> str | None:
+        try:
+            return _info_token(self.fs.info(_strip(self.fs, entry.location)))
+        except FileNotFoundError:
+            return None
+        except Exception as e:  # noqa: BLE001
+            raise SourceError(f"{shown_location(entry.location)}: cannot look at it ({type(e).__name__})") from None
+
+
+def _strip(fs, url: str) -> str:
+    return fs._strip_protocol(url) if is_url(url) else url
+
+
+def _is_local(fs) -> bool:
+    protocol = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
+    return "file" in protocol or "local" in protocol
+
+
+def _read_url(fs, path: str, location: str, limit: int) -> bytes:
+    """At most ``limit`` + 1 bytes of ``path`` on ``fs``, read in pieces (a server that sends more than it
+    said is cut off at the bound). A ``file://`` URL is read with the safe reader (never blocking on a FIFO)."""
+    if _is_local(fs):
+        try:
+            return read_regular(path, limit)[0]
+        except NotAFile as e:
+            raise SourceError(f"{shown_location(location)}: {e.reason}") from None
+        except FileNotFoundError:
+            raise SourceError(f"{shown_location(location)}: no such file") from None
+        except OSError as e:
+            raise SourceError(f"{shown_location(location)}: cannot read ({e.strerror or e})") from None
+    try:
+        with fs.open(path, "rb", block_size=1 << 20) as fh:
+            chunks, got = [], 0
+            while got <= limit:
+                piece = fh.read(min(1 << 20, limit + 1 - got))
+                if not piece:
+                    break
+                chunks.append(piece)
+                got += len(piece)
+            return b"".join(chunks)
+    except FileNotFoundError:
+        raise SourceError(f"{shown_location(location)}: no such file") from None
+    except IsADirectoryError:
+        raise SourceError(f"{shown_location(location)}: is a folder, not a checkpoint file") from None
+    except Exception as e:  # noqa: BLE001 - every filesystem raises its own errors
+        raise SourceError(f"{shown_location(location)}: cannot read ({type(e).__name__})") from None
+
+
+def read_location(location: str, limit: int = MAX_CONTENT_BYTES) -> tuple[bytes, str]:
+    """The bytes of one file given by path or URL (at most ``limit`` + 1) and its change token.
+
+    Raises:
+        SourceError: it cannot be reached or read (the reason names it as :func:`shown_location` does).
+    """
+    if not is_url(location):
+        src = LocalFolder(os.path.dirname(location) or ".")
+        entry = Entry(location, os.path.basename(location), None, "")
+        data = src.read(entry, limit)
+        return data, src.token(entry) or ""
+    fs, path = _url_to_fs(location)
+    data = _read_url(fs, path, location, limit)
+    try:
+        token = _info_token(fs.info(path))
+    except Exception:  # noqa: BLE001 - a server that answers GET but not HEAD
+        token = "sha256:" + hashlib.sha256(data).hexdigest()
+    return data, token
+
+
+# ------------------------------------------------------------------------------------ JSON Lines
+class ExportLines(Source):
+    """A JSON Lines file of SDK export wrappers, one per line (FORMAT.md 8): each non-blank line is an
+    entry ``FILE:LINE``. The file is read once per :meth:`entries` (bounded by the content ceiling);
+    an entry's bytes are its line."""
+
+    def __init__(self, location: str):
+        self.location = location
+        self._lines: dict[int, bytes] = {}
+
+    def entries(self) -> list[Entry]:
+        data, token = read_location(self.location)
+        if len(data) > MAX_CONTENT_BYTES:
+            raise SourceError(f"{shown_location(self.location)}: larger than {MAX_CONTENT_BYTES} bytes")
+        base = shown_location(self.location).rstrip("/").rsplit("/", 1)[-1]
+        self._lines, out = {}, []
+        for n, line in enumerate(data.split(b"\n"), 1):
+            line = line.rstrip(b"\r")
+            if not line.strip():
+                continue
+            self._lines[n] = line
+            digest = hashlib.sha256(line).hexdigest()[:16]
+            out.append(Entry(f"{self.location}:{n}", f"{base}:{n}", len(line), f"{token}:{digest}"))
+        return out
+
+    def _line(self, entry: Entry) -> bytes:
+        n = int(entry.location.rsplit(":", 1)[1])
+        if n not in self._lines:
+            self.entries()
+        if n not in self._lines:
+            raise SourceError(f"{entry.name}: the line is gone")
+        return self._lines[n]
+
+    def read(self, entry: Entry, limit: int = MAX_CONTENT_BYTES) -> bytes:
+        return self._line(entry)[:limit + 1]
+
+    def token(self, entry: Entry) -> str | None:
+        for e in self.entries():
+            if e.location == entry.location:
+                return e.token
+        return None
+
+
+# ----------------------------------------------------------------------------------------- open
+def open_source(location: str, *, recursive: bool = False) -> Source:
+    """The :class:`Source` for ``location``: a JSON Lines file of exports (``.jsonl``, ``.ndjson``), a URL
+    prefix (fsspec), or a local folder.
+
+    Raises:
+        SourceError: a local path that is not a folder or a ``.jsonl`` file; a URL whose filesystem is not
+            installed.
+    """
+    bare = shown_location(location).lower()
+    if bare.endswith(EXPORT_LINES_SUFFIXES):
+        return ExportLines(location)
+    if is_url(location):
+        return FsspecSource(location, recursive=recursive)
+    if not os.path.isdir(location):
+        raise SourceError(f"{location}: not a folder, a URL or a .jsonl file of exports")
+    return LocalFolder(location, recursive=recursive)
