@@ -220,8 +220,17 @@ class UsageError(Exception):
 
 
 def read_file(path: str):
-    """The :class:`~inspector.checkpoint.InputFile` at ``path`` (bytes up to the 256 MiB ceiling, else its size
-    only). Raises :class:`UsageError` (exit 2) for a file that cannot be read, with the reason."""
+    """The :class:`~inspector.checkpoint.InputFile` at ``path``, a local path or a URL (``http(s)://``,
+    ``s3://``... through :mod:`inspector.session.sources`; its ``path`` is then the URL without credentials),
+    with its bytes up to the 256 MiB ceiling, else its size only. Raises :class:`UsageError` (exit 2) for a
+    file that cannot be read, with the reason."""
+    from inspector.session import sources
+
+    if sources.is_url(path):
+        try:
+            return sources.read_input_at(path)
+        except sources.SourceError as e:
+            raise UsageError(e.reason) from None
     try:
         return read_input(path)
     except UnreadableInput as e:

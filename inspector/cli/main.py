@@ -22,6 +22,7 @@ from inspector.checkpoint import (
 from inspector.checkpoint import catalogue
 from inspector.checkpoint.artifact import expand_exports
 from inspector.checkpoint.pairing import find_sibling
+from inspector.session.sources import is_url
 from inspector.checkpoint.sdk_export import wrap as wrap_export
 from inspector.checkpoint.rules.catalogue import reference_line
 
@@ -170,7 +171,8 @@ def cmd_verify(args) -> int:
     for problem in report.internal_errors:
         _err(terminal_safe(f"checkpoint-inspector: internal error, please report it: {problem}"))
     alone = payload if descriptor is None else descriptor if payload is None else None
-    sibling = None if alone is None or alone.form else find_sibling(alone.path, alone.role, alone.data, alone.size)
+    sibling = None if alone is None or alone.form or is_url(alone.path) else find_sibling(
+        alone.path, alone.role, alone.data, alone.size)
     if args.format == "json":
         _out(render.to_json(report, payload, descriptor, sibling))
     elif args.format == "sarif":

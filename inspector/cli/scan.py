@@ -1,20 +1,22 @@
-"""``checkpoint-inspector scan DIR [--format text|json]``: a folder's checkpoints grouped into sessions, each
-series in order of history (FORMAT.md 4.18, never a clock) with its gaps, forks, same-export copies and the
-latest resumable export (none when the head is a fork) (:mod:`inspector.session.series`).
+"""``checkpoint-inspector scan SOURCE [--format text|json] [--recursive] [--watch [--format jsonl] [--interval S]]``:
+a source's checkpoints grouped into sessions, each series in order of history (FORMAT.md 4.18, never a clock)
+with its gaps, forks, same-export copies and the latest resumable export (none when the head is a fork)
+(:mod:`inspector.session.series`). SOURCE is a folder, an fsspec URL prefix (``s3://bucket/exports/``,
+``http://host/folder/``) or a JSON Lines file of SDK export wrappers (:mod:`inspector.session.sources`).
 
-Exit 0: every checkpoint found verifies; 1: some checkpoint does not (or none was found); 2: the folder
-cannot be read.
+Exit 0: every checkpoint found verifies; 1: some checkpoint does not (or none was found); 2: the source
+cannot be read. With ``--watch``: runs until SIGINT or SIGTERM, then exits 0 (:mod:`.watch`).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import threading
 
 from inspector.checkpoint import display_path
-from inspector.session.folderscan import scan_folder
+from inspector.session.folderscan import scan_source
 from inspector.session.series import group_series, series_json, series_text
+from inspector.session.sources import SourceError, open_source, shown_location
 
 from .common import EXIT_FAIL, EXIT_OK, NOT_REDACTED, UsageError, out
 from .termsafe import terminal_safe
@@ -29,28 +31,56 @@ def add_parser(sub) -> None:
                        description="List a folder's checkpoints by session, each series in order of history "
                                    "(FORMAT.md 4.18: run-event sequences, never checkpoint_ms): gaps, forks, "
                                    "same-export copies, the latest resumable (none at a fork head). " + NOT_REDACTED)
-    s.add_argument("folder")
-    s.add_argument("--format", choices=("text", "json"), default="text")
+    s.add_argument("folder", metavar="SOURCE",
+                   help="a folder, an fsspec URL prefix (s3://, gs://, az://, http(s)://, memory://; needs the "
+                        "'sources' extra) or a .jsonl file of SDK export wrappers")
+    s.add_argument("--format", choices=("text", "json", "jsonl"), default="text",
+                   help="jsonl (with --watch): one JSON line per export as it appears and per change of a session's "
+                        "latest resumable export")
+    s.add_argument("-r", "--recursive", action="store_true", help="also the folders (prefixes) below SOURCE")
+    s.add_argument("--watch", action="store_true",
+                   help="keep watching: a local folder through the operating system's notifications (watchdog), "
+                        "a URL by polling; a file is judged once its size and change token stay the same for "
+                        "--settle seconds; exits 0 on Ctrl+C or SIGTERM")
+    s.add_argument("--interval", type=float, default=None, metavar="SECONDS",
+                   help="with --watch: seconds between looks (default 1 for a local folder, 10 for a URL)")
+    s.add_argument("--settle", type=float, default=1.0, metavar="SECONDS",
+                   help="with --watch: how long a file must stay unchanged before it is judged (default 1)")
+
+
+def _source(args):
+    try:
+        return open_source(args.folder, recursive=args.recursive)
+    except SourceError as e:
+        raise UsageError(e.reason) from None
 
 
 def cmd_scan(args) -> int:
     """Scan, group and print (see the module docstring for exit codes)."""
-    if not os.path.isdir(args.folder):
-        raise UsageError(f"{display_path(args.folder)}: not a folder")
+    if args.format == "jsonl" and not args.watch:
+        raise UsageError("--format jsonl is the output of --watch; use --format json for one scan")
+    source = _source(args)
+    if args.watch:
+        from .watch import watch
+
+        return watch(source, args)
     result: list = []
     failure: list = []
 
     def run() -> None:  # the scan runs off the main thread, as in the window (inspector.session.engine)
         try:
-            result.extend(scan_folder(args.folder))
+            result.extend(scan_source(source))
         except BaseException as e:  # re-raised below, on the main thread (an internal error exits 3 there)
             failure.append(e)
 
     worker = threading.Thread(target=run, name="scan")
     worker.start()
     worker.join()
+    if failure and isinstance(failure[0], SourceError):
+        raise UsageError(failure[0].reason)
     if failure and isinstance(failure[0], OSError):
-        raise UsageError(f"{display_path(args.folder)}: cannot read ({failure[0].strerror or failure[0]})")
+        raise UsageError(f"{display_path(shown_location(args.folder))}: cannot read "
+                         f"({failure[0].strerror or failure[0]})")
     if failure:
         raise failure[0]
     series, rest = group_series(result)

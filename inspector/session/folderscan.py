@@ -1,13 +1,14 @@
-"""Folder scans for the GUI (no Qt; runs on a worker thread): every checkpoint in a folder with its verdict.
+"""Folder scans for the GUI and ``scan`` (no Qt; runs on a worker thread): every checkpoint in a source with its
+verdict.
 
-Files are classified from a bounded read, payloads are paired with descriptors by digest and
-then by name, and each pair is verified by the engine (``inspector.checkpoint.verify``).
+A source is a local folder, an fsspec URL prefix or a JSON Lines file of SDK export wrappers
+(:mod:`.sources`). Files are classified from a bounded read, payloads are paired with descriptors by digest and
+then by name, and each pair is verified by the engine (``inspector.checkpoint.verify``), which is given bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 
 from inspector import checkpoint
@@ -16,9 +17,10 @@ from inspector.checkpoint.safeopen import open_file, read_regular
 from inspector.checkpoint.sdk_export import may_be_export
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
+from inspector.session.sources import LocalFolder, Source, SourceError
 from inspector.session.workers import ChildTask, read_file
 
-__all__ = ["FolderRow", "CheckpointFacts", "scan_folder", "CLASSIFY_WHOLE"]
+__all__ = ["FolderRow", "CheckpointFacts", "scan_folder", "scan_source", "CLASSIFY_WHOLE"]
 
 
 @dataclass
@@ -61,6 +63,8 @@ class _Found:
     hint: str | None
     data: bytes | None = None  # kept for descriptors (small) only
     sha256: str | None = None
+    entry: object = None  # the source's Entry when the file is not a local path (a URL, a line of a .jsonl)
+    source: object = None
 
 
 def _classify_file(path: str) -> _Found:
@@ -85,8 +89,40 @@ def _classify_file(path: str) -> _Found:
     return _Found(path, st.st_size, "payload", None)  # by size, as the engine's classify does
 
 
-def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> list[FolderRow]:
-    """Find every checkpoint in ``folder`` (not recursive) and verify each (worker thread).
+def _classify_entry(source: Source, entry) -> _Found:
+    """:func:`_classify_file` for an entry of a source that is not a local folder (a URL, a line of a JSON
+    Lines file): the same decisions from the same bounded reads, made through the source."""
+    head = source.head(entry, 1 << 16)
+    if may_be_export(head):
+        return _Found(entry.location, entry.size or 0, "export", None, entry=entry, source=source)
+    if entry.size is not None and entry.size > checkpoint.MAX_CONTENT_BYTES:
+        return _Found(entry.location, entry.size, "payload", None, entry=entry, source=source)
+    data = source.read(entry, CLASSIFY_WHOLE)
+    if len(data) > CLASSIFY_WHOLE:
+        if data[:2] == b"\x1f\x8b":
+            return _Found(entry.location, entry.size or len(data), *checkpoint.classify(data[:_HEAD]),
+                          entry=entry, source=source)
+        return _Found(entry.location, entry.size or len(data), "payload", None, entry=entry, source=source)
+    role, hint = checkpoint.classify(data)
+    return _Found(entry.location, len(data), role, hint, data if role == "descriptor" else None, entry=entry,
+                  source=source)
+
+
+def _read_found(f: _Found) -> bytes:
+    """The whole bytes of a found file (at most the 256 MiB ceiling plus one), through its source or the safe
+    reader. Raises ``OSError`` or :class:`~.sources.SourceError`."""
+    if f.source is not None:
+        return f.source.read(f.entry)
+    return read_regular(f.path)[0]
+
+
+def scan_folder(folder: str, *, progress=None, partial=None, cancel=None, recursive: bool = False) -> list[FolderRow]:
+    """:func:`scan_source` of the local folder ``folder`` (its subfolders too when ``recursive``)."""
+    return scan_source(LocalFolder(folder, recursive=recursive), progress=progress, partial=partial, cancel=cancel)
+
+
+def scan_source(source: Source, *, progress=None, partial=None, cancel=None) -> list[FolderRow]:
+    """Find every checkpoint in ``source`` (:mod:`.sources`) and verify each (worker thread).
 
     Files are classified from a bounded read (whole when at most :data:`CLASSIFY_WHOLE` bytes,
     else the head); only descriptors are kept in memory. Payloads and descriptors are paired by
@@ -98,13 +134,19 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
     """
     ensure_worker()
     cancel = cancel or (lambda: False)
-    files, others = _classify_folder(folder, progress, cancel)
+    files, others = _classify_folder(source, progress, cancel)
     payloads = [f for f in files if f.role == "payload"]
     for i, f in enumerate(payloads):
         if progress:
-            progress(30 + int(20 * i / max(len(payloads), 1)), f"Hashing {os.path.basename(f.path)}…")
+            progress(30 + int(20 * i / max(len(payloads), 1)), f"Hashing {_base(f.path)}…")
         if f.size <= checkpoint.MAX_CONTENT_BYTES:
-            f.sha256 = file_sha256(f.path, lambda: _stop_if(cancel))
+            if f.source is None:
+                f.sha256 = file_sha256(f.path, lambda: _stop_if(cancel))
+            else:
+                try:
+                    f.sha256 = "sha256:" + hashlib.sha256(f.source.read(f.entry)).hexdigest()
+                except SourceError:
+                    f.sha256 = None
     descs = [(f, f.path, _stated_digest(f)) for f in files if f.role == "descriptor"]
     pairs = pair_by_digest([(f, f.path, f.sha256) for f in payloads], descs)
     pairs += [(f, f) for f in files if f.role == "export"]
@@ -114,7 +156,7 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
         if cancel():
             raise Cancelled()
         if progress:
-            progress(50 + int(50 * i / max(len(pairs), 1)), f"Verifying {os.path.basename((p or d).path)}…")
+            progress(50 + int(50 * i / max(len(pairs), 1)), f"Verifying {_base((p or d).path)}…")
         rows.append(_row(p, d, *_verify_pair(p, d, cancel)))
         if partial:
             partial(rows[-1])
@@ -125,22 +167,31 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None) -> lis
     return rows
 
 
-def _classify_folder(folder: str, progress, cancel) -> tuple[list[_Found], list[FolderRow]]:
-    """``(checkpoint files, rows of the other files)`` of ``folder`` (not recursive, hidden files skipped)."""
-    names = sorted(n for n in os.listdir(folder) if not n.startswith("."))
+def _base(location: str) -> str:
+    return location.rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _classify_folder(source: Source, progress, cancel) -> tuple[list[_Found], list[FolderRow]]:
+    """``(checkpoint files, rows of the other files)`` of ``source`` (hidden files skipped).
+
+    Raises:
+        SourceError: the source cannot be listed."""
+    entries = [e for e in source.entries() if not e.name.startswith(".")]
+    local = source.local_paths
     files: list[_Found] = []
     others: list[FolderRow] = []
-    for i, name in enumerate(names):
-        path = os.path.join(folder, name)
-        if not os.path.isfile(path):
-            continue
+    for i, entry in enumerate(entries):
+        path = entry.location
         if progress:
-            progress(int(30 * i / max(len(names), 1)), f"Reading {name}…")
+            progress(int(30 * i / max(len(entries), 1)), f"Reading {entry.name}…")
         try:
-            f = _classify_file(path)
+            f = _classify_file(path) if local else _classify_entry(source, entry)
         except OSError as e:
             others.append(FolderRow(None, None, False, False, None,
                                     f"not read: {e.strerror or type(e).__name__}", other=path))
+            continue
+        except SourceError as e:
+            others.append(FolderRow(None, None, False, False, None, f"not read: {e.reason}", other=path))
             continue
         if f.role == "unknown":
             why = f.hint or "neither a checkpoint payload nor a descriptor was recognised"
@@ -156,8 +207,8 @@ def _stated_digest(f: _Found) -> str | None:
     """A descriptor's ``content_digest`` (its bytes read now when the classification did not keep them)."""
     if f.data is None:
         try:
-            f.data = read_regular(f.path)[0]
-        except (OSError, ValueError):
+            f.data = _read_found(f)
+        except (OSError, ValueError, SourceError):
             f.data = b""
     return stated_binding(f.data)[1]
 
@@ -173,13 +224,21 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
     content cannot be taken out."""
     if p is not None and p.role == "export":
         try:
-            pay, desc = checkpoint.pair_inputs([checkpoint.read_input(p.path)])
+            if p.source is None:
+                wrapper = checkpoint.read_input(p.path)
+            else:
+                data = p.source.read(p.entry)
+                wrapper = checkpoint.InputFile(p.path, len(data), data, *checkpoint.detect_role(data)[:2])
+            pay, desc = checkpoint.pair_inputs([wrapper])
         except (checkpoint.UnreadableInput, checkpoint.PairingError) as e:
             return _Unreadable(str(e)), None
+        except SourceError as e:
+            return _Unreadable(e.reason), None
         return _verify_in_process(pay.data if pay else None, desc.data if desc else None,
                                   pay.size if pay else None)
     ddata = d.data if d else None
-    if p is not None and p.size > engine.PROCESS_THRESHOLD and p.size <= checkpoint.MAX_CONTENT_BYTES:
+    if (p is not None and p.source is None and p.size > engine.PROCESS_THRESHOLD
+            and p.size <= checkpoint.MAX_CONTENT_BYTES):
         task = ChildTask(child_verify_facts, (p.path, ddata, p.size))
         task.start()
         try:
@@ -191,7 +250,15 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
             task.terminate()
         return task.result()  # (report, facts): the same facts as in this process (FORMAT.md 4.18)
     pdata, psize = None, None
-    if p is not None:
+    if p is not None and p.source is not None:  # a URL or a line: read through its source, verified here
+        try:
+            pdata = p.source.read(p.entry)
+            psize = len(pdata)
+            if psize > checkpoint.MAX_CONTENT_BYTES:
+                pdata = None
+        except SourceError:
+            pdata, psize = b"", 0
+    elif p is not None:
         try:
             f = checkpoint.read_input(p.path)  # read now, dropped after this row
             pdata, psize = f.data, f.size

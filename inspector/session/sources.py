@@ -35,7 +35,7 @@ from inspector.checkpoint.digest import MAX_CONTENT_BYTES
 from inspector.checkpoint.safeopen import NotAFile, read_regular
 
 __all__ = ["Entry", "Source", "SourceError", "LocalFolder", "FsspecSource", "ExportLines", "open_source", "is_url",
-           "read_location", "shown_location", "EXPORT_LINES_SUFFIXES"]
+           "read_location", "read_input_at", "shown_location", "EXPORT_LINES_SUFFIXES"]
 
 #: A location with one of these suffixes is a JSON Lines file of SDK export wrappers.
 EXPORT_LINES_SUFFIXES = (".jsonl", ".ndjson")
@@ -92,6 +92,9 @@ class Source:
     :meth:`head` and :meth:`token`. ``location`` is what the source was opened on."""
 
     location: str = ""
+    #: True when each entry's ``location`` is a path of this machine (read with the safe reader; a large
+    #: payload may be verified in a worker process that opens it itself)
+    local_paths: bool = False
 
     def entries(self) -> list[Entry]:
         """Every entry, sorted by location. Raises :class:`SourceError` when the source cannot be listed."""
@@ -123,6 +126,8 @@ class LocalFolder(Source):
         folder: its path. recursive: list files in every folder below it too (links to folders are not
             followed, so a loop of links cannot trap the walk).
     """
+
+    local_paths = True
 
     def __init__(self, folder: str, *, recursive: bool = False):
         self.location = folder
@@ -217,6 +222,7 @@ class FsspecSource(Source):
 
     def entries(self) -> list[Entry]:
         try:
+            self.fs.invalidate_cache()  # (s3fs and others remember listings: a watch must see new objects)
             if self.recursive:
                 found = self.fs.find(self.root, detail=True)
                 infos = list(found.values()) if isinstance(found, dict) else found
@@ -278,12 +284,26 @@ def _read_url(fs, path: str, location: str, limit: int) -> bytes:
                 chunks.append(piece)
                 got += len(piece)
             return b"".join(chunks)
-    except FileNotFoundError:
-        raise SourceError(f"{shown_location(location)}: no such file") from None
+    except FileNotFoundError as e:
+        raise SourceError(f"{shown_location(location)}: {_not_found(e)}") from None
     except IsADirectoryError:
         raise SourceError(f"{shown_location(location)}: is a folder, not a checkpoint file") from None
     except Exception as e:  # noqa: BLE001 - every filesystem raises its own errors
         raise SourceError(f"{shown_location(location)}: cannot read ({type(e).__name__})") from None
+
+
+def _not_found(exc: BaseException) -> str:
+    """``no such file``, or why it could not be asked (fsspec's HTTP filesystem reports a refused or failed
+    connection as a missing file: the cause chain says which)."""
+    seen = set()
+    c = exc.__cause__ or exc.__context__
+    while c is not None and id(c) not in seen:
+        seen.add(id(c))
+        if isinstance(c, (ConnectionError, TimeoutError)) or type(c).__name__.startswith(("ClientConnector",
+                                                                                           "ServerTimeout")):
+            return f"cannot read (the server did not answer: {type(c).__name__})"
+        c = c.__cause__ or c.__context__
+    return "no such file"
 
 
 def read_location(location: str, limit: int = MAX_CONTENT_BYTES) -> tuple[bytes, str]:
@@ -366,3 +386,22 @@ def open_source(location: str, *, recursive: bool = False) -> Source:
     if not os.path.isdir(location):
         raise SourceError(f"{location}: not a folder, a URL or a .jsonl file of exports")
     return LocalFolder(location, recursive=recursive)
+
+
+def read_input_at(location: str):
+    """The :class:`~inspector.checkpoint.InputFile` of one file named by a URL (its role from its content,
+    as for a local file): ``path`` is the URL as :func:`shown_location` shows it (no credential), ``data``
+    its bytes, or ``None`` with a P-BOUND hint when it is over the 256 MiB ceiling (FORMAT.md 6.2).
+
+    Raises:
+        SourceError: it cannot be reached or read.
+    """
+    from inspector.checkpoint import InputFile, detect_role
+
+    data, _token = read_location(location)
+    shown = shown_location(location)
+    if len(data) > MAX_CONTENT_BYTES:
+        return InputFile(shown, len(data), None, "payload",
+                         f"over the {MAX_CONTENT_BYTES}-byte v1 ceiling; not read further")
+    role, hint, doubt = detect_role(data)
+    return InputFile(shown, len(data), data, role, hint, 0, doubt)

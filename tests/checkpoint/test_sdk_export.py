@@ -38,7 +38,7 @@ def test_the_golden_pair_wrapped_verifies_with_the_goldens_digests(tmp_path, cap
     assert report.verified and content_digest(payload.data) == GOLDEN_DIGEST
     code, out, err = run(capsys, "verify", w)
     assert (code, err) == (0, "")
-    assert out.splitlines()[:4] == [
+    assert out.splitlines()[1:5] == [
         f"payload:    {w} (2090 bytes)",
         "            note: decoded from the SDK export wrapper's contentBase64 in this file; byte offsets count in "
         "the decoded payload",

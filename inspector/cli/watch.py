@@ -1,0 +1,194 @@
+"""``checkpoint-inspector scan --watch SOURCE --format jsonl``: a live view of a source's exports.
+
+Each look lists the source (:mod:`inspector.session.sources`). A file is judged only once it is stable: its
+change token (size and modification time, an ETag) has not changed for ``--settle`` seconds, and it is not a
+writer's temporary file (a hidden name, or ``.tmp``, ``.part``, ``.partial``, ``.crdownload``, ``~``: an atomic
+rename by the writer makes the real name appear whole). A payload whose descriptor is not there yet is
+judged alone, and judged again when its descriptor appears. When the stable files changed, the source is
+scanned and grouped by FORMAT.md 4.18 (:mod:`inspector.session.series`), and one JSON line is printed and
+flushed for
+
+* each export that appeared or changed: ``{"event": "export", ...}`` with its session, files, run and pass,
+  verdict, root cause and resumability answer;
+* each change of a session's latest resumable export: ``{"event": "latest", "session_id", "latest_resumable",
+  "no_single_latest"}`` (``no_single_latest``: the fork at the head and its branches, FORMAT.md 4.18).
+
+A local folder is watched with the operating system's notifications (watchdog, an optional extra; without
+it, by polling); a URL is polled every ``--interval`` seconds. SIGINT and SIGTERM end the watch after the
+line being written: exit 0. A look that fails (a share that went away) prints ``{"event": "error",
+"reason"}`` once and the watch goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+
+from inspector.checkpoint import display_path
+from inspector.session.folderscan import scan_source
+from inspector.session.series import group_series, series_json
+from inspector.session.sources import Entry, LocalFolder, Source, SourceError, shown_location
+
+from .common import EXIT_OK, out
+
+__all__ = ["watch", "Stable", "TEMPORARY_SUFFIXES"]
+
+#: Names a writer uses while it writes, before an atomic rename to the real name: never judged.
+TEMPORARY_SUFFIXES = (".tmp", ".part", ".partial", ".crdownload", "~", ".swp")
+
+
+class Stable(Source):
+    """The entries of ``inner`` that are stable (see the module's text), as a source of its own: what one
+    scan of the watch sees. :meth:`look` lists ``inner`` and returns True when the stable set changed."""
+
+    def __init__(self, inner: Source, settle_s: float, clock=time.monotonic):
+        self.inner = inner
+        self.location = inner.location
+        self.local_paths = inner.local_paths
+        self.settle_s = settle_s
+        self.clock = clock
+        self._seen: dict[str, tuple[str, float]] = {}  # location -> (token, since when unchanged)
+        self._stable: dict[str, Entry] = {}
+
+    def look(self) -> bool:
+        """List the inner source; True when the set of stable entries (or a stable entry's token) changed.
+        Raises :class:`~inspector.session.sources.SourceError` when it cannot be listed."""
+        now = self.clock()
+        seen = {}
+        stable = {}
+        for e in self.inner.entries():
+            if e.name.startswith(".") or e.name.endswith(TEMPORARY_SUFFIXES):
+                continue
+            token, since = self._seen.get(e.location, (None, now))
+            if token != e.token:
+                since = now
+            seen[e.location] = (e.token, since)
+            if now - since >= self.settle_s:
+                stable[e.location] = e
+        changed = {k: v.token for k, v in stable.items()} != {k: v.token for k, v in self._stable.items()}
+        self._seen, self._stable = seen, stable
+        return changed
+
+    def pending(self) -> int:
+        """How many listed entries are not stable yet."""
+        return len(self._seen) - len(self._stable)
+
+    def entries(self) -> list[Entry]:
+        return sorted(self._stable.values(), key=lambda e: e.location)
+
+    def read(self, entry: Entry, limit: int = 0) -> bytes:
+        return self.inner.read(entry, limit) if limit else self.inner.read(entry)
+
+    def head(self, entry: Entry, n: int) -> bytes:
+        return self.inner.head(entry, n)
+
+    def token(self, entry: Entry) -> str | None:
+        return self.inner.token(entry)
+
+
+def _emit(obj: dict) -> None:
+    out(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")  # (written whole and flushed)
+
+
+def _wakeup(source: Source, wake: threading.Event):
+    """An observer that sets ``wake`` on any change in a local folder (watchdog), or ``None``."""
+    if not isinstance(source, LocalFolder):
+        return None
+    try:
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+    except ImportError:
+        return None
+
+    class _Handler(FileSystemEventHandler):
+        def on_any_event(self, event):  # noqa: D102 - watchdog's callback
+            wake.set()
+
+    observer = Observer()
+    observer.schedule(_Handler(), source.location, recursive=source.recursive)
+    observer.daemon = True
+    observer.start()
+    return observer
+
+
+def watch(source: Source, args) -> int:
+    """Watch ``source`` until SIGINT or SIGTERM (see the module's text); ``args`` has ``interval``, ``settle``
+    and ``format``. Returns :data:`EXIT_OK` once stopped."""
+    stop = threading.Event()
+    wake = threading.Event()
+
+    def on_signal(signum, frame):  # noqa: ARG001
+        stop.set()
+        wake.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    local = isinstance(source, LocalFolder)
+    interval = args.interval if args.interval is not None else (1.0 if local else 10.0)
+    stable = Stable(source, max(args.settle, 0.0))
+    observer = _wakeup(source, wake)
+    judged: dict[tuple, tuple] = {}  # (payload, descriptor) -> what was said of it
+    latest: dict[str, tuple] = {}
+    failure: list = []
+
+    def loop() -> None:  # scans run off the main thread (inspector.session.engine), which takes the signals
+        failing = False
+        try:
+            while not stop.is_set():
+                try:
+                    changed = stable.look()
+                    failing = False
+                except SourceError as e:
+                    if not failing:
+                        _emit({"event": "error", "reason": e.reason})
+                    failing, changed = True, False
+                if changed:
+                    rows = scan_source(stable, cancel=stop.is_set)
+                    if not stop.is_set():
+                        _report(rows, judged, latest)
+                # a change wakes a local watch at once; a file still settling is looked at when it may be stable
+                wake.wait(min(interval, args.settle) if stable.pending() else interval)
+                wake.clear()
+        except BaseException as e:  # noqa: BLE001 - re-raised on the main thread (a scan cut short by a signal is not)
+            if not stop.is_set():
+                failure.append(e)
+            stop.set()
+
+    worker = threading.Thread(target=loop, name="watch", daemon=True)
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.2)
+    finally:
+        stop.set()
+        wake.set()
+        if observer is not None:
+            observer.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if failure:
+        raise failure[0]
+    return EXIT_OK
+
+
+def _report(rows, judged: dict, latest: dict) -> None:
+    series, _rest = group_series(rows)
+    shown = series_json(series, _rest)
+    for s, js in zip(series, shown["sessions"]):
+        for e, je in zip(s.entries, js["series"]):
+            key = (e.row.payload, e.row.descriptor)
+            said = (je["verified"], je["root_cause"], je["resumability"], je.get("content_digest"))
+            if judged.get(key) == said:
+                continue
+            judged[key] = said
+            _emit({"event": "export", "session_id": s.session_id, "name": je["name"],
+                   "payload": e.row.payload and display_path(shown_location(e.row.payload)),
+                   "descriptor": e.row.descriptor and display_path(shown_location(e.row.descriptor)),
+                   "run_id": je["run_id"], "pass": je["passes"], "verified": je["verified"],
+                   "root_cause": je["root_cause"], "resumability": je["resumability"]})
+        now = (js["latest_resumable"], json.dumps(js["no_single_latest"], sort_keys=True))
+        if latest.get(s.session_id) != now:
+            latest[s.session_id] = now
+            _emit({"event": "latest", "session_id": s.session_id, "latest_resumable": js["latest_resumable"],
+                   "no_single_latest": js["no_single_latest"]})

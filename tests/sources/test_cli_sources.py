@@ -1,0 +1,144 @@
+"""The commands on URLs and on a watch, run as a user runs them (a subprocess of the real CLI) against
+servers on loopback started by the tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import GOLDEN
+from tests.servers import S3_KEY, S3_SECRET, http_folder, s3_server, upload
+
+pytest.importorskip("fsspec", reason="the URL sources need fsspec (the sources extra)")
+
+P = (GOLDEN / "payload-with-resume.json").read_bytes()
+D = (GOLDEN / "descriptor-with-resume.json").read_bytes()
+
+
+def cli(*args, timeout=120):
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, timeout=timeout,
+                          env=env, stdin=subprocess.DEVNULL)
+
+
+def _pair(folder):
+    (folder / "p.json").write_bytes(P)
+    (folder / "d.json").write_bytes(D)
+    return folder
+
+
+def test_verify_and_report_read_urls_and_never_show_their_credentials(tmp_path):
+    with http_folder(_pair(tmp_path)) as base:
+        secret_url = base.replace("http://", "http://alice:hunter2@") + "/p.json?X-Amz-Signature=deadbeef99"
+        r = cli("verify", secret_url, base + "/d.json")
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.decode().splitlines()
+        assert lines[1:3] == [f"payload:    {base}/p.json (2090 bytes)", f"descriptor: {base}/d.json (1185 bytes)"]
+        assert "VERIFIED: the reference accepts this checkpoint." in lines
+        r2 = cli("report", "--format", "json", secret_url, base + "/d.json")
+        assert r2.returncode == 0 and json.loads(r2.stdout)["verdict"] == "VERIFIED"
+        for out in (r.stdout + r.stderr, r2.stdout + r2.stderr):
+            assert b"hunter2" not in out and b"alice" not in out and b"deadbeef99" not in out
+        missing = cli("verify", base + "/gone.json")
+        assert (missing.returncode, missing.stderr.decode()) == (
+            2, f"checkpoint-inspector: {base}/gone.json: no such file\n")
+
+
+def test_verify_and_scan_a_bucket(monkeypatch):
+    with s3_server(monkeypatch) as endpoint:
+        upload(endpoint, "exports", {"sink/p.json": P, "sink/d.json": D, "sink/broken.json": P[:-1]})
+        r = cli("verify", "s3://exports/sink/p.json", "s3://exports/sink/d.json")
+        assert r.returncode == 0, r.stderr
+        s = cli("scan", "--format", "json", "s3://exports/sink/")
+        assert s.returncode == 1, s.stderr  # (the truncated copy does not verify)
+        doc = json.loads(s.stdout)
+        assert [(x["session_id"], x["latest_resumable"]) for x in doc["sessions"]] == [("session-checkpoint-1", "p.json")]
+        for out in (r.stdout, r.stderr, s.stdout, s.stderr):
+            assert S3_SECRET.encode() not in out and S3_KEY.encode() not in out
+
+
+def test_scan_of_a_json_lines_file_of_exports(tmp_path):
+    wrapper = cli("describe", "--sdk-export", str(GOLDEN / "payload-with-resume.json")).stdout
+    line = json.dumps(json.loads(wrapper), separators=(",", ":")).encode()
+    (tmp_path / "sink.jsonl").write_bytes(line + b"\n")
+    r = cli("scan", str(tmp_path / "sink.jsonl"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.decode().splitlines()[0] == ("session session-checkpoint-1: 1 checkpoint, 1 verified; "
+                                                 "latest resumable: sink.jsonl:1 (run source-run pass 3)")
+
+
+def _watch(*args):
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-m", "inspector", "scan", "--watch", "--format", "jsonl", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, stdin=subprocess.DEVNULL)
+
+
+def _lines(proc, n, deadline_s=60):
+    """The next ``n`` JSON lines of a watch (failing after ``deadline_s`` seconds)."""
+    out, end = [], time.monotonic() + deadline_s
+    os.set_blocking(proc.stdout.fileno(), False)
+    buf = b""
+    while len(out) < n:
+        assert time.monotonic() < end, f"only {out} within {deadline_s} s"
+        chunk = proc.stdout.read()
+        if chunk:
+            buf += chunk
+            *full, buf = buf.split(b"\n")
+            out += [json.loads(x) for x in full if x]
+        else:
+            time.sleep(0.05)
+    return out
+
+
+def test_watch_a_local_folder_judges_stable_files_and_stops_on_sigterm(tmp_path):
+    proc = _watch(str(tmp_path), "--settle", "0.5")
+    try:
+        time.sleep(1.5)
+        # a writer's temporary name, then an atomic rename: judged once, under its real name
+        (tmp_path / "p.json.part").write_bytes(P)
+        os.rename(tmp_path / "p.json.part", tmp_path / "p.json")
+        first = _lines(proc, 2)
+        assert first == [
+            {"event": "export", "session_id": "session-checkpoint-1", "name": "p.json", "payload": str(tmp_path / "p.json"),
+             "descriptor": None, "run_id": "source-run", "pass": 3, "verified": False, "root_cause": None,
+             "resumability": first[0]["resumability"]},
+            {"event": "latest", "session_id": "session-checkpoint-1", "latest_resumable": None, "no_single_latest": None},
+        ]
+        shutil.copy(GOLDEN / "descriptor-with-resume.json", tmp_path / "d.json")
+        second = _lines(proc, 2)
+        assert second[0]["verified"] is True and second[0]["descriptor"] == str(tmp_path / "d.json")
+        assert second[1] == {"event": "latest", "session_id": "session-checkpoint-1", "latest_resumable": "p.json",
+                             "no_single_latest": None}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(30)
+    assert code == 0, proc.stderr.read()
+
+
+def test_watch_polls_a_url_and_stops_on_sigint(tmp_path):
+    with http_folder(tmp_path) as base:
+        proc = _watch(base + "/", "--interval", "0.3", "--settle", "0.3")
+        try:
+            time.sleep(1.0)
+            _pair(tmp_path)
+            lines = _lines(proc, 2)
+            assert lines[0]["event"] == "export" and lines[0]["verified"] is True
+            assert lines[0]["payload"] == f"{base}/p.json"
+            assert lines[1]["latest_resumable"] == "p.json"
+        finally:
+            proc.send_signal(signal.SIGINT)
+            code = proc.wait(30)
+        assert code == 0, proc.stderr.read()
+
+
+def test_jsonl_is_the_watch_format_only(tmp_path):
+    r = cli("scan", "--format", "jsonl", str(tmp_path))
+    assert (r.returncode, r.stderr.decode()) == (
+        2, "checkpoint-inspector: --format jsonl is the output of --watch; use --format json for one scan\n")
