@@ -37,6 +37,10 @@ class FolderModel(RowsTableModel):
         self._rows = []
         self.endResetModel()
 
+    def rows_snapshot(self) -> list:
+        """The rows shown now (a copy), in order."""
+        return list(self._rows)
+
     def add_row(self, row) -> None:
         n = len(self._rows)
         self.beginInsertRows(QModelIndex(), n, n)
