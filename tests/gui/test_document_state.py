@@ -77,13 +77,13 @@ def test_sessions_alt_left_gives_back_the_scroll_positions_selection_and_history
     hexp.setFocus()
     _page_down(hexp, 4)
     left = _state(window)
-    assert left["snapshot"][0] == "/snapshot/session/config/tool_result_transform_policy/head_bytes"
+    assert left["snapshot"][0] == "/snapshot/run_records/0/events/3/timestamp_ms"
     assert left["descriptor"][0] == "/logical_resume/evidence_digest"
     assert left["snapshot"][1] > 0 and left["descriptor"][1] > 0 and left["payload bytes"] > 0
     history = list(window.selection.history.entries)
     assert [(e.source, e.pointer) for e in history[-2:]] == [
         ("descriptor", "/logical_resume/evidence_digest"),
-        ("payload", "/snapshot/session/config/tool_result_transform_policy/head_bytes")]
+        ("payload", "/snapshot/run_records/0/events/3/timestamp_ms")]
 
     # alpha-2 (Alt+Right in the Sessions tab): its own state, none of alpha-1's; no history of alpha-1
     _step(qtbot, window, sessions, Qt.Key.Key_Right)
