@@ -141,8 +141,28 @@ def _view_menu(w, v) -> None:
     rp.dock.toggleViewAction().setText("Resume (timeline, transcript, lint)")
     v.addSeparator()
     _act(w, v, "&Canonical Diff", lambda: w.comparer.canonical_diff(), "Ctrl+Shift+K", "canonicalDiff")
+    watch = _act(w, v, "&Watch Folder", lambda: None, "Ctrl+Shift+W", "watchFolder")
+    watch.setCheckable(True)
+    watch.triggered.disconnect()
+    watch.toggled.connect(lambda on: _toggle_watch(w, on))
+    w.watch.changed.connect(lambda on: watch.isChecked() != on and watch.setChecked(on))
+    w.act_watch = watch
     v.addSeparator()
     _act(w, v, "Reset &Layout", w.reset_layout, None, "resetLayout")
+
+
+def _toggle_watch(w, on: bool) -> None:
+    """View ▸ Watch Folder: watch the folder shown in the folder table (open one first), or stop."""
+    if not on:
+        w.watch.stop()
+        return
+    folder = w.folder_model.folder
+    if not folder:
+        w.act_watch.setChecked(False)
+        w.statusBar().showMessage("Open a folder first (File ▸ Open Folder…), then watch it.", 8000)
+        return
+    if not w.watch.watching:
+        w.watch.start(folder)
 
 
 def _goto_offset(w, mode: str = "offset") -> None:

@@ -25,6 +25,7 @@ from .copying import CopyService
 from .expand import TreeExpander
 from .find import FindController
 from .controllers.folder import FolderController
+from .controllers.watching import FolderWatch
 from .controllers.loading import LoadController
 from inspector.session.drops import paths_from_mime
 from .docstate import DocumentStates
@@ -88,6 +89,7 @@ class MainWindow(QMainWindow):
         build_layout(self)
         self.folders = FolderController(self.doc, self.folder_model, self.loader, self, self.sessions_model)
         self.loader.folders = self.folders
+        self.watch = FolderWatch(self.doc, self.folder_model, self.sessions_model, self)  # View ▸ Watch Folder
         self.editor.loader = self.loader  # (an edit made while a load still runs waits for its end)
         self.loader.ended.connect(self.editor.load_ended)
         self.comparer = CompareController(self)
@@ -411,6 +413,8 @@ class MainWindow(QMainWindow):
     # ==========================================================================================
     # folders
     def _folder_started(self, folder: str):
+        if self.watch.watching and self.watch.folder != folder:
+            self.watch.stop()  # (another folder: its watch is asked for again)
         self.folder_dock.setWindowTitle(f"Folder — {display_path(folder)}")
         was_visible = self.folder_dock.isVisible()
         self.folder_dock.show()
