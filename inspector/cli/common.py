@@ -105,16 +105,21 @@ def not_a_checkpoint_error(reason: str) -> UsageError:
     return UsageError(f"{reason}\n{texts['what_checkpoints_look_like']}")
 
 
-def verified(files, on_stage=None):
+def verified(files, on_stage=None, *, retain: bool = True):
     """(payload, descriptor, report) of recognised input files; the report is always computed on
-    the original bytes. Raises UsageError for two payloads or two descriptors."""
+    the original bytes. Raises UsageError for two payloads or two descriptors.
+
+    ``retain=False``: the parsed payload is freed even when :func:`retain_parsed_payloads` asked to
+    keep it, for a command with more work to do after the verification (``report`` parses the files
+    again for its gate: both parses at once would hold about twice the memory)."""
     try:
         payload, descriptor = pair_inputs(files)
     except (PairingError, UnreadableInput) as e:  # (an SDK export wrapper whose content cannot be taken out)
         raise UsageError(str(e)) from None
     report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
-                    payload_size=payload.size if payload else None, on_stage=on_stage, keep=_retained)
-    if _retained:
+                    payload_size=payload.size if payload else None, on_stage=on_stage,
+                    keep=_retained if retain else None)
+    if _retained and retain:
         gc.freeze()  # the kept objects would otherwise be scanned by every later collection
     return payload, descriptor, report
 
@@ -126,10 +131,11 @@ def exit_code(report) -> int:
     return EXIT_INCONCLUSIVE if report.inconclusive else EXIT_FAIL
 
 
-def write_new(path: str, data: bytes) -> None:
-    """Write ``data`` to a file that must not exist yet (O_EXCL: never overwrites, inputs included).
-    A write that does not complete (disk full, Ctrl+C, ...) removes the file it created: no partial
-    file is left. Raises :class:`UsageError` (the file exists, or cannot be written)."""
+def write_new(path: str, data) -> None:
+    """Write ``data`` (``bytes``, or an iterable of ``bytes`` chunks written as they come) to a file that
+    must not exist yet (O_EXCL: never overwrites, inputs included). A write that does not complete (disk
+    full, Ctrl+C, an error while the chunks are made, ...) removes the file it created: no partial file is
+    left. Raises :class:`UsageError` (the file exists, or cannot be written)."""
     try:
         fh = open(path, "xb")
     except FileExistsError:
@@ -138,7 +144,11 @@ def write_new(path: str, data: bytes) -> None:
         raise UsageError(f"{display_path(path)}: cannot write ({e.strerror or type(e).__name__})") from None
     try:
         with fh:
-            fh.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                fh.write(data)
+            else:
+                for chunk in data:
+                    fh.write(chunk)
     except BaseException as e:
         remove_new([path])  # created just now with O_EXCL: ours
         if isinstance(e, OSError):

@@ -19,6 +19,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring as _encode_str
 
+import msgspec
+import orjson
+
 from inspector.checkpoint.schema.kinds import Tagged
 
 from . import jsonstack
@@ -73,25 +76,33 @@ class _Walk:
     beyond the chunk being filled; the stack holds one frame per open container (explicit stack: no
     recursion per nesting level).
 
-    Each place's types are carried down from its parent (never looked up from the root again), and
-    :func:`.gate.child_types`, :func:`.gate.declares` and :func:`.gate.is_struct` are asked once per distinct
-    question: their answers depend on the parent's types, the key, and the parent's tag values only (the tag
-    of each tagged union among its types); tests/ticket/test_redact_walk.py checks that against the gate."""
+    Each place's types are carried down from its parent (never looked up from the root again), and the
+    gate's pure functions are asked once per distinct question: :func:`.gate.child_types`,
+    :func:`.gate.declares` and :func:`.gate.is_struct` by the parent's types, the key and the parent's tag
+    values (the tag of each tagged union among its types: all of the parent they read);
+    :func:`.gate.scalar_shown` and :meth:`.gate.Gate.kind` by the place's *shape* (its pointer with every
+    array index written 0), as :meth:`.allowlist.AllowList.allows_shape` asks the allow-list: the
+    allow-list's patterns name array indices only as ``*``. tests/ticket/test_redact_walk.py checks these
+    answers against the gate's own at every place of the fixtures."""
 
-    def __init__(self, value, source: str, gate: Gate, hash_prefix: bool, reps: list):
+    def __init__(self, value, source: str, gate: Gate, hash_prefix: bool, reps: list, pieces: "_Pieces | None" = None):
         if hash_prefix:
             gate.tags = True
-        self.value, self.source, self.gate, self.reps = value, source, gate, reps
+        self.value, self.source, self.gate, self.reps, self.pieces = value, source, gate, reps, pieces
         self.allow = gate.allow
         self.n_keys = 0
         self._child: dict = {}
         self._declares: dict = {}
         self._struct: dict = {}
         self._tags: dict = {}
+        self._shown: dict = {}
+        self._kinds: dict = {}
+        self._keys: dict = {}
         self._keep: list = []  # every types tuple answered, so that their ids stay theirs for the walk
 
     # -- the gate's answers, asked once each ------------------------------------------------------------------
-    def _tag_values(self, types: tuple, node) -> tuple:
+    def tag_values(self, types: tuple, node) -> tuple:
+        """The values of ``node``'s tags (one per tagged union among ``types``) as a memo key."""
         tags = self._tags.get(id(types))
         if tags is None:
             tags = self._tags[id(types)] = tuple(t.tag for t in _flat(types) if isinstance(t, Tagged))
@@ -100,98 +111,146 @@ class _Walk:
             return ()
         return tuple(_hashable(node.get(tag)) for tag in tags)
 
-    def child_types(self, types: tuple, key: str, node) -> tuple:
-        memo = (id(types), key, self._tag_values(types, node))
+    def child_types(self, types: tuple, key: str, node, tagv: tuple) -> tuple:
+        """:func:`.gate.child_types`; ``tagv``: :meth:`tag_values` of ``types`` and ``node``."""
+        memo = (id(types), key, tagv)
         got = self._child.get(memo)
         if got is None:
             got = self._child[memo] = child_types(types, key, node)
             self._keep.append(got)
         return got
 
-    def declares(self, types: tuple, key: str, node) -> bool:
-        memo = (id(types), key, self._tag_values(types, node))
+    def declares(self, types: tuple, key: str, node, tagv: tuple) -> bool:
+        """:func:`.gate.declares`; ``tagv`` as for :meth:`child_types`."""
+        memo = (id(types), key, tagv)
         got = self._declares.get(memo)
         if got is None:
             got = self._declares[memo] = declares(types, key, node)
         return got
 
     def is_struct(self, types: tuple) -> bool:
+        """:func:`.gate.is_struct`."""
         got = self._struct.get(id(types))
         if got is None:
             got = self._struct[id(types)] = is_struct(types)
             self._keep.append(types)
         return got
 
+    def scalar_shown(self, types: tuple, ptr: str, shape: str, v) -> bool:
+        """:func:`.gate.scalar_shown`'s verdict for the scalar ``v`` at ``ptr`` (of that ``shape``)."""
+        memo = (id(types), shape, type(v), v)
+        got = self._shown.get(memo)
+        if got is None:
+            if len(self._shown) >= _MEMO:
+                self._shown.clear()  # distinct values (ids, sequence numbers) would grow it with the document
+            got = self._shown[memo] = scalar_shown(types, ptr, v, self.allow.vocabulary)[0]
+        return got
+
+    def kind(self, ptr: str, shape: str) -> str:
+        """:meth:`.gate.Gate.kind` at ``ptr`` (of that ``shape``)."""
+        got = self._kinds.get(shape)
+        if got is None:
+            got = self._kinds[shape] = self.gate.kind(self.source, ptr)
+        return got
+
     # -- the walk ------------------------------------------------------------------------------------------------
     def chunks(self):
         """Yield the redacted copy as UTF-8 ``bytes`` chunks (lone surrogates kept: ``surrogatepass``)."""
-        source, gate, allow, reps = self.source, self.gate, self.allow, self.reps
-        vocab = allow.vocabulary
+        source, gate, allow, reps, pieces = self.source, self.gate, self.allow, self.reps, self.pieces
+        allows_shape, shown_scalar, shown_memo = allow.allows_shape, self.scalar_shown, self._shown
+        shape_ok: dict = {}
         buf: list[str] = []
         emit = buf.append
-        # frames: [kind, members, position, ptr, shape, shown, types, node]; members of a dict: (key, shown key, value)
+        # frames: [is a dict, members, next position, ptr, shape, shown, element types (lists)];
+        # members of a dict: (key, key as shown, value, the value's types). A value's own pointer and shown
+        # pointer are made only when needed: from its parent's frame and its segment (``seg``, ``sseg``).
         stack: list[list] = []
-        pending = [(self.value, "", "", "", _ROOTS.get(source, ()), False)]
+        v, types, forced, shape = self.value, _ROOTS.get(source, ()), False, ""
+        parent, seg, sseg = None, "", ""
         while True:
-            if pending:
-                v, ptr, shape, shown, types, forced = pending.pop()
-                container = isinstance(v, (dict, list))
-                if v is None:
-                    emit("null")
-                elif container and not v:
+            ok = shape_ok.get(shape)
+            if ok is None:
+                ok = shape_ok[shape] = allows_shape(source, shape)
+            t = type(v)
+            if t is _RAW:  # a large member of a file read in pieces: split now, or decoded whole to be marked
+                v = pieces.whole(memoryview(v)) if forced or not ok else pieces.split(memoryview(v))
+                t = type(v)
+            if v is None:
+                emit("null")
+            elif t is str and ok and not forced:
+                got = shown_memo.get((id(types), shape, t, v))
+                if got is None:
+                    got = shown_scalar(types, _ptr(parent, seg), shape, v)
+                emit(_encode_str(v) if got else self._mark(v, types, parent, seg, sseg, shape))
+            elif t is dict or t is list or isinstance(v, (dict, list)):
+                if not v:
                     emit("{}" if isinstance(v, dict) else "[]")  # carry no content: kept, so the structure stays readable
-                elif forced or not allow.allows_shape(source, shape) or (
-                        not container and not scalar_shown(types, ptr, v, vocab)[0]):
-                    kind = gate.kind(source, ptr)
-                    emit(_encode_str(gate.mark(v, kind)))
-                    reps.append(_replacement(gate, v, shown, kind, "value"))
-                elif isinstance(v, dict):
-                    emit("{")
-                    stack.append(["{", self._members(v, ptr, shape, shown, types), 0, ptr, shape, shown, types, v])
-                elif isinstance(v, list):
-                    emit("[")
-                    stack.append(["[", v, 0, ptr, shape, shown, types, v])
+                elif forced or not ok:
+                    emit(self._mark(v, types, parent, seg, sseg, shape))
                 else:
-                    emit(_scalar(v))
-                if len(buf) >= _CHUNK:
-                    yield "".join(buf).encode("utf-8", "surrogatepass")
-                    buf.clear()
-            if not stack:
-                break
-            frame = stack[-1]
-            kind, members, i = frame[0], frame[1], frame[2]
-            if i == len(members):
-                emit("}" if kind == "{" else "]")
+                    ptr, shown = _ptr(parent, seg), ("" if parent is None else f"{parent[5]}/{sseg}")
+                    if isinstance(v, dict):
+                        emit("{")
+                        stack.append([True, self._members(v, shape, shown, types), 0, ptr, shape, shown, None])
+                    else:
+                        emit("[")
+                        stack.append([False, v, 0, ptr, shape + "/0", shown, self.child_types(types, "0", v, ())])
+            elif forced or not ok or not shown_scalar(types, _ptr(parent, seg), shape, v):
+                emit(self._mark(v, types, parent, seg, sseg, shape))
+            else:
+                emit(_scalar(v))
+            if len(buf) >= _CHUNK:
+                yield "".join(buf).encode("utf-8", "surrogatepass")
+                buf.clear()
+            # the next value: the next member of the innermost open container, closing those that are done
+            while stack:
+                parent = stack[-1]
+                members, i = parent[1], parent[2]
+                if i < len(members):
+                    break
+                emit("}" if parent[0] else "]")
                 stack.pop()
-                continue
-            frame[2] = i + 1
+            else:
+                break
+            parent[2] = i + 1
             if i:
                 emit(",")
-            ptr, shape, shown, types, node = frame[3:8]
-            if kind == "{":
-                k, key, child = members[i]
-                ek = _esc(k)
+            if parent[0]:
+                k, key, v, types = members[i]
+                seg = _esc(k) if "~" in k or "/" in k else k
                 emit(_encode_str(key) + ":")
-                pending.append((child, f"{ptr}/{ek}", f"{shape}/{ek}", f"{shown}/{_esc(key)}",
-                                self.child_types(types, k, node), key != k))
+                shape = f"{parent[4]}/{seg}"
+                forced = key != k
+                sseg = _esc(key) if forced else seg
             else:
-                pending.append((members[i], f"{ptr}/{i}", shape + "/0", f"{shown}/{i}",
-                                self.child_types(types, "0", node), False))
+                v, types, forced, shape = members[i], parent[6], False, parent[4]
+                seg = sseg = str(i)
         if buf:
             yield "".join(buf).encode("utf-8", "surrogatepass")
 
-    def _members(self, v: dict, ptr: str, shape: str, shown: str, types: tuple) -> list:
-        """The object's members as ``(key, key as shown, value)``: every key judged (and each redacted key
-        numbered and listed) when the object is reached, before any of its values, as the copy has always
-        numbered them."""
-        source, gate, allow = self.source, self.gate, self.allow
-        struct = self.is_struct(types)
+    def _mark(self, v, types: tuple, parent, seg: str, sseg: str, shape: str) -> str:
+        """The marker (as JSON text) replacing ``v``, listed as a replacement."""
+        kind = self.kind(_ptr(parent, seg), shape)
+        self.reps.append(_replacement(self.gate, v, "" if parent is None else f"{parent[5]}/{sseg}", kind, "value"))
+        return _encode_str(self.gate.mark(v, kind))
+
+    def _members(self, v: dict, shape: str, shown: str, types: tuple) -> list:
+        """The object's members as ``(key, key as shown, value, its types)``: every key judged (and each
+        redacted key numbered and listed) when the object is reached, before any of its values, as the copy
+        has always numbered them."""
+        gate = self.gate
+        tagv = self.tag_values(types, v)
+        memo, ident = self._keys, id(types)
         out = []
         for k, child in v.items():
-            ek = _esc(k)
-            # a key that reads as an array index is never a field name (the allow-list's `*` is an index)
-            if not _INDEX.fullmatch(k) and not k.isdigit() and (allow.allows_shape(source, f"{shape}/{ek}") or self.declares(
-                    types, k, v) or (struct and k in allow.known_keys)):
+            question = (ident, shape, k, tagv)
+            answer = memo.get(question)
+            if answer is None:
+                if len(memo) >= _MEMO:
+                    memo.clear()  # the keys of maps (free-form keys) would grow it with the document
+                answer = memo[question] = (self._key_shown(types, shape, k, v, tagv),
+                                           self.child_types(types, k, v, tagv))
+            if answer[0]:
                 key = k
             else:
                 self.n_keys += 1
@@ -201,8 +260,26 @@ class _Walk:
                 key = f"[redacted key #{self.n_keys}: {len(raw)} bytes" + (f", tag {tag}" if tag else "") + "]"
                 self.reps.append(Replacement(f"{shown}/{_esc(key)}", "key", len(raw), "key",
                                              f"tag {tag}" if tag else None))
-            out.append((k, key, child))
+            out.append((k, key, child, answer[1]))
         return out
+
+    def _key_shown(self, types: tuple, shape: str, k: str, v: dict, tagv: tuple) -> bool:
+        """True when the key ``k`` of the object ``v`` (of ``types``, at ``shape``) is shown: allow-listed there, a
+        field its types declare, or a known field name of a struct."""
+        ek = _esc(k) if "~" in k or "/" in k else k
+        # a key that reads as an array index is never a field name (the allow-list's `*` is an index)
+        return not _INDEX.fullmatch(k) and not k.isdigit() and (
+            self.allow.allows_shape(self.source, f"{shape}/{ek}") or self.declares(types, k, v, tagv)
+            or (self.is_struct(types) and k in self.allow.known_keys))
+
+
+def _ptr(parent, seg: str) -> str:
+    """The pointer of a member ``seg`` of the container of frame ``parent`` (``""``: the root)."""
+    return "" if parent is None else f"{parent[3]}/{seg}"
+
+
+#: Distinct scalar questions remembered at most (then forgotten, and asked again).
+_MEMO = 1 << 16
 
 
 #: Pieces of JSON text gathered before a chunk is encoded and handed on.
@@ -235,6 +312,7 @@ def _scalar(v) -> str:
 
 
 _INF = float("inf")
+_RAW = msgspec.Raw
 
 
 def _replacement(gate: Gate, v, shown: str, kind: str, what: str) -> Replacement:
@@ -249,8 +327,6 @@ def parse_lenient(data: bytes):
     Raises:
         ValueError: not JSON (``not valid JSON (<reason> at character N)``).
     """
-    import orjson
-
     body = data[3:] if data[:3] == b"\xef\xbb\xbf" else data
     try:
         return orjson.loads(body)
@@ -295,14 +371,76 @@ def redacted_chunks(data: bytes, *, source: str = "payload", hash_prefix: bool =
     Raises:
         ValueError: the file is not JSON, so no redacted copy can be made (raised here, before any chunk).
     """
+    return _redacted_chunks(data, source, hash_prefix, gate, _PIECE)
+
+
+def _redacted_chunks(data: bytes, source: str, hash_prefix: bool, gate: Gate | None, piece: int):
+    """:func:`redacted_chunks`, where a file the gate did not parse is read in pieces: containers of
+    ``piece`` bytes or more are split into their members (their text kept as :class:`msgspec.Raw`, split or
+    decoded when the walk reaches them), smaller values decoded whole. So the walk never holds the whole
+    parsed document: only the members of the large containers on its path and one small value's tree."""
     gate = gate or Gate(tags=hash_prefix)
     parsed = _PARSED.get(gate, {})
+    pieces = None
     if parsed.get(source) is data and source in gate.docs:
         value = gate.docs[source]
     else:
-        value = parse_lenient(data)
+        body = memoryview(data)[3:] if data[:3] == b"\xef\xbb\xbf" else memoryview(data)
+        pieces = _Pieces(data, piece)
+        # (a root that is not allow-listed is marked whole, from its whole value)
+        split = len(body) >= piece and gate.allow.allows_shape(source, "")
+        value = pieces.split(body) if split else parse_lenient(data)
     reps: list[Replacement] = []
-    return _Walk(value, source, gate, hash_prefix, reps).chunks(), reps
+    return _Walk(value, source, gate, hash_prefix, reps, pieces).chunks(), reps
+
+
+#: Containers of at least this many bytes, in a file the gate did not parse, are split into their members
+#: instead of being decoded whole (:func:`_redacted_chunks`).
+_PIECE = 1 << 20
+
+
+class _Pieces:
+    """Reads a file's values piece by piece: the same values as :func:`parse_lenient` of the whole file
+    (object keys in file order, the last of a duplicated key at the place of its first, by msgspec as by
+    orjson), or the same error."""
+
+    def __init__(self, data: bytes, piece: int):
+        self.data, self.piece = data, piece
+
+    def split(self, text):
+        """The value of ``text`` (a buffer holding one JSON value): a container of :attr:`piece` bytes or more
+        as a ``dict``/``list`` whose large container members are :class:`msgspec.Raw`, anything else decoded
+        whole."""
+        first = text[0] if len(text) else 0
+        if len(text) >= self.piece and first in (0x7B, 0x5B):
+            try:
+                members = msgspec.json.decode(text, type=dict[str, msgspec.Raw] if first == 0x7B else list[msgspec.Raw])
+            except (msgspec.DecodeError, RecursionError):
+                return self.whole(text)  # what msgspec refuses (NaN, a lone surrogate, depth) the lenient reader may take
+            keep = self._kept
+            if first == 0x7B:
+                return {k: m if keep(m) else self.whole(memoryview(m)) for k, m in members.items()}
+            return [m if keep(m) else self.whole(memoryview(m)) for m in members]
+        return self.whole(text)
+
+    def _kept(self, member) -> bool:
+        """True for a member kept as its text until the walk reaches it: a container of :attr:`piece` bytes or
+        more. Scalars are always decoded (a tag's value must be one, to name its variant)."""
+        return len(member) >= self.piece and memoryview(member)[0] in (0x7B, 0x5B)
+
+    def whole(self, text):
+        """The value of ``text`` decoded whole, as :func:`parse_lenient` decodes (orjson, else the explicit-stack
+        reader); a piece that neither reads makes the whole file invalid: its error is the whole file's."""
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+        try:
+            return jsonstack.loads(bytes(text).decode("utf-8"))
+        except ValueError:
+            pass
+        parse_lenient(self.data)  # raises the whole file's own error
+        raise ValueError("not valid JSON")  # (never reached: a value that does not read cannot be in a file that does)
 
 
 def _esc(key: str) -> str:
