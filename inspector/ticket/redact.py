@@ -156,7 +156,7 @@ class _Walk:
     # -- the walk ------------------------------------------------------------------------------------------------
     def chunks(self):
         """Yield the redacted copy as UTF-8 ``bytes`` chunks (lone surrogates kept: ``surrogatepass``)."""
-        source, gate, allow, reps, pieces = self.source, self.gate, self.allow, self.reps, self.pieces
+        source, allow, pieces = self.source, self.allow, self.pieces
         allows_shape, shown_scalar, shown_memo = allow.allows_shape, self.scalar_shown, self._shown
         shape_ok: dict = {}
         buf: list[str] = []
