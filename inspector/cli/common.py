@@ -244,16 +244,21 @@ def not_a_checkpoint_error(reason: str) -> UsageError:
     return UsageError(f"{reason}\n{texts['what_checkpoints_look_like']}")
 
 
-def verified(files, on_stage=None):
+def verified(files, on_stage=None, *, retain: bool = True):
     """(payload, descriptor, report) of recognised input files; the report is always computed on
-    the original bytes. Raises UsageError for two payloads or two descriptors."""
+    the original bytes. Raises UsageError for two payloads or two descriptors.
+
+    ``retain=False``: the parsed payload is freed even when :func:`retain_parsed_payloads` asked to
+    keep it, for a command with more work to do after the verification (``report`` parses the files
+    again for its gate: both parses at once would hold about twice the memory)."""
     try:
         payload, descriptor = pair_inputs(files)
     except (PairingError, UnreadableInput) as e:  # (an SDK export wrapper whose content cannot be taken out)
         raise UsageError(str(e)) from None
     report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
-                    payload_size=payload.size if payload else None, on_stage=on_stage, keep=_retained)
-    if _retained:
+                    payload_size=payload.size if payload else None, on_stage=on_stage,
+                    keep=_retained if retain else None)
+    if _retained and retain:
         gc.freeze()  # the kept objects would otherwise be scanned by every later collection
     return payload, descriptor, report
 
@@ -265,8 +270,8 @@ def exit_code(report) -> int:
     return EXIT_INCONCLUSIVE if report.inconclusive else EXIT_FAIL
 
 
-def write_new(path: str, data: bytes) -> None:
-    """Write ``data`` to a file that must not exist yet (``O_EXCL``: never overwrites, inputs included;
+def write_new(path: str, data) -> None:
+    """Write ``data`` (``bytes``, or an iterable of ``bytes`` chunks written as they come) to a file that must not exist yet (``O_EXCL``: never overwrites, inputs included;
     an existing FIFO or device is refused without being opened), every byte, flushed to the disk
     (:func:`inspector.session.writing.write_new_file`). A write that does not complete (disk full,
     a ``close`` that fails, Ctrl+C, ...) removes the file it created: no partial file is left.

@@ -22,7 +22,7 @@ __all__ = ["cmd_report", "CHECK_UNCHANGED", "CHECK_EDITED"]
 def cmd_report(args) -> int:
     """``report FILE...``: the ticket report (redacted) in the chosen format; exit codes as ``verify``
     (2 for files that are not checkpoint files: the report then says so)."""
-    from inspector.ticket import build_ticket, check_report, gate_for, redact_payload, render as render_ticket
+    from inspector.ticket import build_ticket, check_report, gate_for, redacted_chunks, render as render_ticket
 
     if args.check:
         return _check_report(args.check, check_report)
@@ -37,7 +37,7 @@ def cmd_report(args) -> int:
         _emit(render_ticket(ticket, args.format), args.output)
         _err(f"checkpoint-inspector: {reason}")
         return EXIT_USAGE
-    payload, descriptor, report = _verified(files)
+    payload, descriptor, report = _verified(files, retain=False)  # the gate parses them again below
     for problem in report.internal_errors:
         _err(terminal_safe(f"checkpoint-inspector: internal error, please report it: {problem}"))
     facts = None
@@ -45,7 +45,7 @@ def cmd_report(args) -> int:
     gate = gate_for(payload.data if payload else None, descriptor.data if descriptor else None,
                     tags=args.sha256_prefixes)
     if args.redacted_payload:
-        data, replacements = _write_redacted_copy(args, payload, gate, redact_payload)
+        size, digest, replacements = _write_redacted_copy(args, payload, gate, redacted_chunks)
     # No half-done job: from here on, any failure (the report cannot be written, stdout closed or
     # full, a reader gone before the end, a crash while rendering, Ctrl+C) removes the redacted copy
     # and a report file written so far. Both were created by this command (O_EXCL), so they are ours.
@@ -53,7 +53,7 @@ def cmd_report(args) -> int:
     try:
         if args.redacted_payload:
             facts = {"name": display_path(os.path.basename(os.fspath(args.redacted_payload))),
-                     "size_bytes": len(data), "sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
+                     "size_bytes": size, "sha256": digest,
                      "replacements": len(replacements)}
             _err(f"redacted payload written to {display_path(args.redacted_payload)}: {len(replacements)} "
                  "replacements (review them before sharing):")
@@ -104,17 +104,27 @@ def _refuse_existing_targets(args) -> None:
         raise UsageError("the report and the redacted payload need two different new files")
 
 
-def _write_redacted_copy(args, payload, gate, redact_payload) -> tuple[bytes, list]:
-    """Write ``--redacted-payload`` (a new file) through the report's gate; ``(bytes, replacements)``."""
+def _write_redacted_copy(args, payload, gate, redacted_chunks) -> tuple[int, str, list]:
+    """Write ``--redacted-payload`` (a new file) through the report's gate, as the redaction walk makes it
+    (the copy is never held whole); ``(size in bytes, "sha256:<hex>", replacements)``."""
     if payload is None or payload.data is None:
         raise UsageError("--redacted-payload needs a payload that could be read")
     try:
-        data, replacements = redact_payload(payload.data, hash_prefix=args.sha256_prefixes, gate=gate)
+        chunks, replacements = redacted_chunks(payload.data, hash_prefix=args.sha256_prefixes, gate=gate)
     except ValueError as e:
         raise UsageError(f"{display_path(payload.path)}: no redacted copy can be made: the payload is "
                          f"{terminal_safe(str(e))}") from None
-    _write_new(args.redacted_payload, data)
-    return data, replacements
+    h, size = hashlib.sha256(), 0
+
+    def counted():
+        nonlocal size
+        for chunk in chunks:
+            h.update(chunk)
+            size += len(chunk)
+            yield chunk
+
+    _write_new(args.redacted_payload, counted())
+    return size, "sha256:" + h.hexdigest(), replacements
 
 
 #: ``report --check``: what a matching report-sha256 shows, and what it does not.

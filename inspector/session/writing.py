@@ -58,8 +58,9 @@ def write_all(fd: int, data: bytes | bytearray | memoryview) -> int:
     return total
 
 
-def write_new_file(path: str | bytes | os.PathLike, data: bytes | bytearray | memoryview) -> tuple[int, int]:
-    """Create the new file ``path`` and write every byte of ``data`` to it, or leave nothing there;
+def write_new_file(path: str | bytes | os.PathLike, data) -> tuple[int, int]:
+    """Create the new file ``path`` and write every byte of ``data`` (``bytes``, or an iterable of ``bytes``
+    chunks written as they come: an error while they are made leaves nothing either) to it, or leave nothing there;
     returns the new file's ``(st_dev, st_ino)``, for a caller that may have to undo it later
     (:func:`remove_if_ours`).
 
@@ -81,7 +82,11 @@ def write_new_file(path: str | bytes | os.PathLike, data: bytes | bytearray | me
     try:
         st = os.fstat(fd)
         ident = (st.st_dev, st.st_ino)
-        write_all(fd, data)
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            write_all(fd, data)
+        else:
+            for chunk in data:
+                write_all(fd, chunk)
         try:
             os.fsync(fd)
         except OSError as e:

@@ -144,9 +144,10 @@ class Tagged:
     tag: str
     variants: tuple  # ((wire name, Struct named "Enum::RustVariant"), ...)
 
-    @property
+    @cached_property
     def names(self) -> tuple:
-        """Wire names in declaration order (``expected one of`` list; index = variant index)."""
+        """Wire names in declaration order (``expected one of`` list; index = variant index). Computed
+        once: the redaction walk asks for it per value and per variant."""
         return tuple(n for n, _ in self.variants)
 
 

@@ -6,6 +6,8 @@ ever written over an input."""
 from __future__ import annotations
 
 import gzip
+import struct
+import zlib
 import json
 
 import orjson
@@ -107,3 +109,82 @@ def test_a_descriptor_over_the_ceiling_is_refused_not_a_crash(tmp_path, capsys):
     assert cli_main(["restore", str(src), str(big), "-o", str(out)]) == 2 and not out.exists()
     assert capsys.readouterr().err == (f"checkpoint-inspector: {big}: 268435457 bytes is over the 268435456-byte v1 "
                                        "ceiling; not read\n")
+
+
+# -- gzip bombs and large gzip content: read as a stream (benchmarks/README.md has the memory figures) --------------
+def _gzip_repeating(head: bytes, block: bytes, times: int, tail: bytes = b"") -> bytes:
+    """A valid gzip file of ``head + block * times + tail``, made in milliseconds: after a full flush deflate starts
+    afresh, so the compressed form of ``block`` is the same bytes each time and is repeated; then a final empty
+    block and the gzip trailer (CRC-32 and size of the whole content)."""
+    c = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    first = c.compress(head + block) + c.flush(zlib.Z_FULL_FLUSH)
+    again = c.compress(block) + c.flush(zlib.Z_FULL_FLUSH)
+    last = c.compress(tail) + c.flush(zlib.Z_FULL_FLUSH) if tail else b""
+    crc = zlib.crc32(head + block)
+    for _ in range(times - 1):
+        crc = zlib.crc32(block, crc)
+    crc = zlib.crc32(tail, crc)
+    size = len(head) + len(block) * times + len(tail)
+    return first + again * (times - 1) + last + b"\x03\x00" + struct.pack("<II", crc, size & 0xFFFFFFFF)
+
+
+MIB = 1 << 20
+
+
+def test_the_bomb_helper_makes_real_gzip():
+    assert gzip.decompress(_gzip_repeating(b"[", b" " * 1000, 5, b"1]")) == b"[" + b" " * 5000 + b"1]"
+
+
+def test_a_bomb_of_zeros_is_refused_at_its_first_byte():
+    # 1 GiB of zeros in 1 MB: the first byte already proves it does not decode
+    bomb = _gzip_repeating(b"", bytes(MIB), 1024)
+    assert len(bomb) < 1_100_000
+    with pytest.raises(NoProof) as e:
+        restore_original(bomb, DESC)
+    assert str(e.value) == ("what the file holds does not decode (P-PARSE: expected value at line 1 column 1), so "
+                            "there is nothing to re-encode")
+    assert verify(bomb, D).restoration is None
+
+
+def test_a_bomb_of_whitespace_over_the_ceiling_is_refused_by_its_size():
+    bomb = _gzip_repeating(b"[", b" " * MIB, 257, b"]")
+    with pytest.raises(NoProof) as e:
+        restore_original(bomb, DESC)
+    assert str(e.value) == "the file is gzip-compressed and decompresses to more than 268435456 bytes"
+
+
+def test_a_bomb_of_json_under_the_ceiling_that_is_not_the_export_is_refused():
+    # 100 MiB of valid JSON in about 100 KB: too large to re-encode here, and not the bound bytes themselves
+    bomb = _gzip_repeating(b'{"schema":', b" " * MIB, 100, b'"x"}')
+    with pytest.raises(NoProof) as e:
+        restore_original(bomb, DESC)
+    assert str(e.value) == ("the file is gzip-compressed and decompresses to 104857614 bytes, which are not the 2090 "
+                            f"bytes with {DIGEST} that the descriptor binds; a re-saved copy that large (over the file's "
+                            "own size plus 12 MiB) is not re-encoded here, so the original cannot be proven")
+    assert verify(bomb, D).restoration is None
+
+
+def _exported_with_long_prompt(mib: int) -> tuple[bytes, bytes]:
+    """The golden payload with a ``prompt`` of ``mib`` MiB of one letter, exported: ``(payload, descriptor)``."""
+    payload = P.replace(b'"prompt":"continue"', b'"prompt":"' + b"c" * (mib * MIB) + b'"')
+    return payload, encode(build_descriptor(decode(payload), payload))
+
+
+def test_a_large_gzip_export_is_proven_by_its_size_and_digest_as_it_streams():
+    payload, descriptor = _exported_with_long_prompt(20)
+    desc = json.loads(descriptor)
+    head, rest = payload.split(b"c" * MIB, 1)
+    block_times = 20
+    tail = rest[(block_times - 1) * MIB:]
+    assert rest[:(block_times - 1) * MIB] == b"c" * ((block_times - 1) * MIB)
+    packed = _gzip_repeating(head, b"c" * MIB, block_times, tail)
+    assert gzip.decompress(packed) == payload and len(packed) < 200_000
+    original, proof = restore_original(packed, desc)
+    assert original == payload
+    assert (proof.changes, proof.size_bytes, proof.content_digest) == (("gzip compression",), len(payload),
+                                                                       desc["content_digest"])
+    assert verify(packed, descriptor).restoration == proof
+    # one byte changed: the content is not the export, and it is too large to re-encode here
+    changed = _gzip_repeating(head.replace(b'"prompt":"', b'"prompt":"C'), b"c" * MIB, block_times, tail[1:])
+    with pytest.raises(NoProof, match=f"decompresses to {len(payload)} bytes, which are not the {len(payload)} bytes"):
+        restore_original(changed, desc)
