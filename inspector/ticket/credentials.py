@@ -176,6 +176,33 @@ def _luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
+@lru_cache(maxsize=1)
+def _bare_rules() -> re.Pattern:
+    """One pattern that matches where a rule without keywords matches (a prefilter: most ids match none, so
+    one search replaces one per rule). Each rule's leading flags become a scoped group."""
+    alts = []
+    for rule in rules():
+        if rule.keywords:
+            continue
+        src = rule.pattern.pattern
+        m = re.match(r"\(\?([aiLmsux]+)\)", src)
+        alts.append(f"(?{m.group(1)}:{src[m.end():]})" if m else f"(?:{src})")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return re.compile("|".join(alts))
+
+
+@lru_cache(maxsize=1)
+def _by_keyword() -> tuple[tuple[str, frozenset], ...]:
+    """``(keyword, indices of the rules it enables)`` for every distinct keyword (one substring test per
+    keyword, not per rule and keyword)."""
+    index: dict[str, set] = {}
+    for i, rule in enumerate(rules()):
+        for k in rule.keywords:
+            index.setdefault(k, set()).add(i)
+    return tuple((k, frozenset(v)) for k, v in index.items())
+
+
 @lru_cache(maxsize=65536)
 def credential_reason(token: str) -> str | None:
     """Why ``token`` (an id-shaped string) must not be shown: ``"gitleaks:RULE-ID"``, ``"high
@@ -183,8 +210,13 @@ def credential_reason(token: str) -> str | None:
     looks like an ordinary id. Pure; remembered per token."""
     parts = [token] + [token[m.end():] for m in re.finditer(r"[-_.]", token) if m.end() < len(token)]
     low = token.lower()
-    for rule in rules():
-        if rule.keywords and not any(k in low for k in rule.keywords):
+    enabled: set = set()
+    for k, which in _by_keyword():
+        if k in low:
+            enabled |= which
+    bare = any(_bare_rules().search(part) for part in parts)
+    for i, rule in enumerate(rules()):
+        if (i not in enabled) if rule.keywords else not bare:
             continue
         for part in parts:
             m = rule.pattern.search(part)
