@@ -206,7 +206,7 @@ def expand_exports(files: list[InputFile]) -> list[InputFile]:
     out: list[InputFile] = []
     for f in files:
         try:
-            pair = unwrap(f.data[:]) if f.data is not None and may_be_export(f.data[:1 << 16]) else None
+            pair = unwrap(f.data[:]) if f.data is not None and may_be_export(f.data) else None
         except ExportError as e:
             raise UnreadableInput(f"{display_path(f.path)}: {e}", f.path) from None
         if pair is None:
@@ -262,8 +262,11 @@ def detect_role(data: bytes) -> tuple[str, str | None, str | None]:
             "it is gzip-compressed"
     if data[:3] == b"\xef\xbb\xbf":
         hint = "the file starts with a UTF-8 byte order mark, which the reference rejects"
-    elif looks_like_export(data[:256]):  # an SDK export wrapper: the payload and its descriptor (FORMAT.md 1)
-        return "payload", None, None
+    elif looks_like_export(data[:256]):  # an SDK export wrapper: the payload and its descriptor (FORMAT.md 1);
+        # given alone it is unwrapped (pair_inputs); beside another file it is a guess, so that the two
+        # files take the roles the reference's import gives them and get its verdict (issue 33 item 6)
+        return "payload", None, "it is an SDK export wrapper, not a payload or a descriptor"
+
     if len(data) > _DESCRIPTOR_MAX:
         return "payload", hint, None  # descriptors are small
     role, doubt = _role_from_keys(data)
@@ -350,17 +353,18 @@ def pair_inputs(files: list[InputFile]) -> tuple[InputFile | None, InputFile | N
     them. A file whose role was not its own content's is returned as a copy with ``role`` set and
     ``role_note`` saying why (shown to the user). A single unrecognised file is taken as the payload.
 
-    An SDK export wrapper (FORMAT.md 1) is first replaced by the pair it holds (:func:`expand_exports`).
+    An SDK export wrapper (FORMAT.md 1) given alone is replaced by the pair it holds
+    (:func:`expand_exports`); given beside another file it is one of the two files, in the role the
+    reference's import gives it (so it gets P-PARSE or D-PARSE, as the reference says).
 
     Raises:
         PairingError: more than two files, or two files that are both clearly payloads (or both
             clearly descriptors).
         UnreadableInput: an SDK export wrapper whose content cannot be taken out.
     """
-    files = expand_exports(files)
+    if len(files) == 1:
+        files = expand_exports(files)
     if len(files) > 2:
-        if any(f.form for f in files):
-            raise PairingError("an SDK export wrapper holds a payload and its descriptor: give it alone")
         raise PairingError("give at most one payload and one descriptor")
     if len(files) < 2:
         f = files[0] if files else None

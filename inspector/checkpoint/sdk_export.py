@@ -67,10 +67,12 @@ def looks_like_export(head: bytes) -> bool:
     return _HEAD.match(head) is not None
 
 
-def may_be_export(head: bytes) -> bool:
-    """Could a file starting with ``head`` (up to its first 64 KiB) be an SDK export wrapper: it opens like one, or
-    names ``contentBase64`` (a wrapper whose first member is another one; serde ignores unknown members)."""
-    return looks_like_export(head[:256]) or b'"contentBase64"' in head[:1 << 16]
+def may_be_export(data: bytes) -> bool:
+    """Could a file holding ``data`` (the whole file, or the first bytes of it that a caller has) be an SDK export
+    wrapper: it opens like one, or names ``contentBase64`` anywhere (a wrapper whose first member is another one,
+    of any size; serde ignores unknown members). Only the unescaped key ``"contentBase64"`` counts: text that
+    mentions it inside a string is escaped (``\\"contentBase64\\"``) and is not searched for."""
+    return looks_like_export(data[:256]) or b'"contentBase64"' in data
 
 
 def unwrap(data: bytes) -> Unwrapped | None:
@@ -86,7 +88,7 @@ def unwrap(data: bytes) -> Unwrapped | None:
             wrapper (its first member is one of the two) but is not complete JSON, or lacks a member.
     """
     opens_as_one = looks_like_export(data[:256])
-    if not opens_as_one and not may_be_export(data[:1 << 16]):
+    if not opens_as_one and not may_be_export(data):
         return None
     try:
         value, root = parse_value(data, nodes=True)

@@ -100,6 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="give each redacted value a tag: HMAC-SHA256 under a random key made for this report and "
                         "never written, 8 hex digits (equal values in one report share a tag; no tag can be checked "
                         "against a guessed value)")
+    t.add_argument("--file-digests", action="store_true",
+                   help="show the files' SHA-256 and the descriptor's content, evidence and descriptor digests in "
+                        "clear (default: a tagged marker each). Beside a redacted payload each such digest lets "
+                        "anyone test guesses at short redacted values (a PIN, a code), so ask for them only for "
+                        "someone who may see the payload")
     t.add_argument("--check", metavar="REPORT",
                    help="check whether a report file is unchanged since it was written (its report-sha256; not a "
                         "signature: anyone who edits a report can recompute it)")
@@ -135,7 +140,7 @@ def _stage_printer(t0: float):
     not), and every line is terminal-safe."""
     from inspector.ticket import Gate
 
-    gate = Gate()
+    gate = Gate(file_digests=True)  # (verify's own output shows the files' digests: so does its progress)
     said = []
 
     def show(stage) -> None:

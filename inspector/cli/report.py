@@ -33,7 +33,8 @@ def cmd_report(args) -> int:
     reason = not_a_checkpoint(files)
     if reason:
         ticket = build_ticket(None, not_a_checkpoint=files, not_a_checkpoint_text=reason,
-                              hash_prefix=args.sha256_prefixes)
+                              hash_prefix=args.sha256_prefixes,
+                              gate=gate_for(None, None, tags=args.sha256_prefixes, file_digests=args.file_digests))
         _emit(render_ticket(ticket, args.format), args.output)
         _err(f"checkpoint-inspector: {reason}")
         return EXIT_USAGE
@@ -43,7 +44,7 @@ def cmd_report(args) -> int:
     facts = None
     # one gate for the redacted copy and the report: one tag key, so their tags can be compared
     gate = gate_for(payload.data if payload else None, descriptor.data if descriptor else None,
-                    tags=args.sha256_prefixes)
+                    tags=args.sha256_prefixes, file_digests=args.file_digests)
     if args.redacted_payload:
         size, digest, replacements = _write_redacted_copy(args, payload, gate, redacted_chunks)
     # No half-done job: from here on, any failure (the report cannot be written, stdout closed or

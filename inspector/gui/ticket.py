@@ -101,8 +101,11 @@ def _remove_new(written: list[tuple[str, tuple[int, int]]]) -> None:
 
 
 def write_export(report, payload, descriptor, fmt: str, path: str, *, redacted_path: str | None = None,
-                 hash_prefix: bool = False) -> list[str]:
+                 hash_prefix: bool = False, file_digests: bool = False) -> list[str]:
     """Write the report (and, with ``redacted_path``, a redacted copy of the payload) to new files.
+
+    ``file_digests``: the files' own digests in clear (``report --file-digests``); by default each is a
+    tagged marker (allowlist.toml ``[[digest]]`` treatment ``file``, issue 32).
 
     An export either completes or leaves nothing behind: if anything fails once the redacted copy
     is written (the report cannot be rendered or written, a crash, an interrupt), the copy and any
@@ -119,7 +122,8 @@ def write_export(report, payload, descriptor, fmt: str, path: str, *, redacted_p
             raise FileExistsError(target)
     facts = None
     written = []
-    gate = gate_for(payload.data if payload else None, descriptor.data if descriptor else None, tags=hash_prefix)
+    gate = gate_for(payload.data if payload else None, descriptor.data if descriptor else None, tags=hash_prefix,
+                    file_digests=file_digests)
     try:
         if redacted_path:
             data, reps = redact_payload(payload.data, hash_prefix=hash_prefix, gate=gate)
@@ -138,7 +142,7 @@ class ExportReportDialog(QDialog):
     """File ▸ Export Report…: format, redacted payload (with every replacement listed before
     saving), opt-in tags (keyed per report), and the allow-list: "What leaves this machine".
 
-    The dialog only chooses; :meth:`accepted_choice` gives ``(fmt, redacted, hash_prefix)``.
+    The dialog only chooses; :meth:`accepted_choice` gives ``(fmt, redacted, hash_prefix, file_digests)``.
     """
 
     def __init__(self, report, payload, descriptor, parent=None):
@@ -147,8 +151,8 @@ class ExportReportDialog(QDialog):
         self.setObjectName("exportReportDialog")
         self._inputs = (report, payload, descriptor)
         lay = QVBoxLayout(self)
-        intro = QLabel("A report for a support ticket: the verdict, its root cause in plain words, file names, "
-                       "sizes and digests. A value from the checkpoint is shown only where the list below allows "
+        intro = QLabel("A report for a support ticket: the verdict, its root cause in plain words, file names "
+                       "and sizes (the files' digests as tags, unless asked below). A value from the checkpoint is shown only where the list below allows "
                        "it and only when it is of its field's kind (an id, a number, a digest, a listed value); "
                        "everything else is redacted. Verification ran on the original files.")
         intro.setWordWrap(True)
@@ -168,6 +172,10 @@ class ExportReportDialog(QDialog):
                                   "keyed with a random key that is never saved, so no tag reveals a value)")
         self.prefixes.setObjectName("exportPrefixes")
         lay.addWidget(self.prefixes)
+        self.file_digests = QCheckBox("Show the files' own digests in clear (to match the report to the files; "
+                                      "beside a redacted copy each one can test guesses at a short redacted value)")
+        self.file_digests.setObjectName("exportFileDigests")
+        lay.addWidget(self.file_digests)
         self.replacements = QPlainTextEdit()
         self.replacements.setObjectName("exportReplacements")
         self.replacements.setReadOnly(True)
@@ -186,9 +194,11 @@ class ExportReportDialog(QDialog):
                 QTreeWidgetItem(item, [p or "(the document itself)"])
             self.allow.addTopLevelItem(item)
         for d in allowlist().digests:  # a digest or size over redacted content is that content: never shown
-            if d.treatment != "tag":
+            if d.treatment not in ("tag", "file"):
                 continue
-            item = QTreeWidgetItem([f"{d.source}: never shown, a tagged marker instead ({d.kind}): {d.digests}"])
+            shown = ("a tagged marker unless the box above is ticked" if d.treatment == "file"
+                     else "never shown, a tagged marker instead")
+            item = QTreeWidgetItem([f"{d.source}: {shown} ({d.kind}): {d.digests}"])
             item.setToolTip(0, d.digests)
             for p in d.paths:
                 QTreeWidgetItem(item, [p])
@@ -221,9 +231,10 @@ class ExportReportDialog(QDialog):
                                                  f"{', ' + r.digest if r.digest else ''})" for r in reps]
         self.replacements.setPlainText("\n".join(lines))
 
-    def accepted_choice(self) -> tuple[str, bool, bool]:
-        """``(format name, write a redacted payload, tags)``."""
-        return self.format.currentData(), self.redacted.isChecked(), self.prefixes.isChecked()
+    def accepted_choice(self) -> tuple[str, bool, bool, bool]:
+        """``(format name, write a redacted payload, tags, the files' digests in clear)``."""
+        return (self.format.currentData(), self.redacted.isChecked(), self.prefixes.isChecked(),
+                self.file_digests.isChecked())
 
 
 def ask_export_path(w, suggested: str) -> str:
@@ -248,7 +259,7 @@ def export_dialog(w) -> None:
     dlg.open()
 
 
-def _save_export(w, inputs, fmt: str, redacted: bool, prefixes: bool) -> None:
+def _save_export(w, inputs, fmt: str, redacted: bool, prefixes: bool, file_digests: bool = False) -> None:
     suffix = next(s for _l, n, s in EXPORT_FORMATS if n == fmt)
     from .dialogs import save_start
 
@@ -259,7 +270,8 @@ def _save_export(w, inputs, fmt: str, redacted: bool, prefixes: bool) -> None:
         return
     redacted_path = os.path.splitext(path)[0] + ".redacted-payload.json" if redacted else None
     try:
-        written = write_export(*inputs, fmt, path, redacted_path=redacted_path, hash_prefix=prefixes)
+        written = write_export(*inputs, fmt, path, redacted_path=redacted_path, hash_prefix=prefixes,
+                               file_digests=file_digests)
     except FileExistsError as e:
         _warn(w, f"{e.filename or e.args[0]} exists; the inspector never overwrites a file. Choose a new name.")
         return

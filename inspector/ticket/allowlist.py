@@ -32,8 +32,9 @@ class AllowGroup:
 @dataclass(frozen=True)
 class DigestGroup:
     """One ``[[digest]]`` table of ``allowlist.toml``: digest, size and token-estimate places classified
-    by what they were computed over. ``treatment`` is ``clear`` (shown as its place and class allow)
-    or ``tag`` (never shown: a marker of KIND ``kind``, always with the report's keyed tag);
+    by what they were computed over. ``treatment`` is ``clear`` (shown as its place and class allow),
+    ``file`` (a digest of the files themselves: tagged like ``tag`` unless the gate is asked for the
+    files' digests, :attr:`Gate.file_digests <inspector.ticket.gate.Gate>`) or ``tag`` (never shown: a marker of KIND ``kind``, always with the report's keyed tag);
     ``digests`` says what they digest or measure; ``paths`` are patterns."""
 
     source: str
@@ -90,15 +91,23 @@ class AllowList:
         self.digests = tuple(DigestGroup(d["source"], d["treatment"], d["digests"], tuple(d["paths"]), d.get("kind"))
                              for d in raw.get("digest", []))
         for d in self.digests:
-            if d.treatment not in ("clear", "tag") or (d.treatment == "tag") != bool(d.kind):
-                raise ValueError(f"allow-list [[digest]] {d.digests!r}: treatment must be clear, or tag with a kind")
+            if d.treatment not in ("clear", "file", "tag") or (d.treatment != "clear") != bool(d.kind):
+                raise ValueError(f"allow-list [[digest]] {d.digests!r}: treatment must be clear, or file or tag "
+                                 "with a kind")
         self._withheld = {}
         for source in ("payload", "descriptor"):
             pats = [compile_pattern(p) for d in self.digests if d.source == source and d.treatment == "tag"
                     for p in d.paths]
             self._withheld[source] = re.compile("(?:" + "|".join(pats) + ")") if pats else None
+        self._file = {}
+        for source in ("payload", "descriptor"):
+            pats = [compile_pattern(p) for d in self.digests if d.source == source and d.treatment == "file"
+                    for p in d.paths]
+            self._file[source] = re.compile("(?:" + "|".join(pats) + ")") if pats else None
         self._digest_kinds = [(d.source, d.kind, re.compile("(?:" + "|".join(compile_pattern(p) for p in d.paths) + ")"))
-                              for d in self.digests if d.treatment == "tag"]
+                              for d in self.digests if d.treatment != "clear"]
+        #: the marker KIND of a digest of the files themselves (``[[digest]]`` treatment ``file``)
+        self.file_kind = next((d.kind for d in self.digests if d.treatment == "file"), "digest of the files")
         #: marker KINDs that always carry the report's keyed tag (a digest or size of redacted content)
         self.tagged_kinds = frozenset(d.kind for d in self.digests if d.kind)
         self._kinds = [(k["kind"], re.compile("(?:" + "|".join(compile_pattern(p) for p in k["paths"]) + ")"))
@@ -128,6 +137,12 @@ class AllowList:
         """True when ``pointer`` is a digest or size place whose ``[[digest]]`` treatment is ``tag``:
         never shown in clear, whatever the allow-list's ``[[allow]]`` patterns say."""
         pat = self._withheld.get(source)
+        return pat is not None and pat.fullmatch(pointer) is not None
+
+    def file_digest(self, source: str, pointer: str) -> bool:
+        """True when ``pointer`` is a digest of the files themselves (``[[digest]]`` treatment ``file``):
+        shown in clear only when the report is asked for the files' digests."""
+        pat = self._file.get(source)
         return pat is not None and pat.fullmatch(pointer) is not None
 
     def allows_shape(self, source: str, shape: str) -> bool:

@@ -17,8 +17,17 @@ Three checks, any one of which redacts the value:
    pieces). UUIDs, ULIDs, hex digests and the tool-call ids model providers make (``toolu_`` + 24,
    ``call_`` + 24) are below it; a JWT piece (``eyJ…``, base64 of ``{"``) is redacted wherever a part
    of the token starts with it.
-3. **Personal numbers**: 13 to 19 digits (spaces or dashes between groups allowed) that pass the
-   Luhn check (a payment card number), and ``NNN-NN-NNNN`` (a US social-security number shape).
+   The entropy check also runs on the token with its ``-``, ``_`` and ``.`` taken out (a key cut into
+   pieces; there the run must also mix cases as random text does and hold a digit, so words joined by
+   dashes in title case stay readable), and does not judge a model provider's own call or message id (``call_``/``toolu_``/``msg_``
+   and a random part of 8 to 48 characters).
+3. **Personal numbers**: 13 to 19 digits (a space, ``.``, ``-`` or ``_`` between any two allowed) that
+   start as a card network's numbers do (2 to 6; a millisecond clock starts with 1) and pass the Luhn
+   check (a payment card number), and nine digits as a US social-security number is written
+   (``NNN-NN-NNNN`` with ``-``, ``.``, ``_``, a space or nothing between, in the SSA's ranges).
+4. **A named secret**: a part of the token that starts with a secret's name (``password``, ``pin``,
+   ``otp``, ``cvv``, ``secret``, ``apikey`` ...) followed by a separator or a digit and a value
+   (``pin-4821``, ``toolu_otp_123456``).
 
 What it cannot catch: a person's name, an e-mail's local part without its ``@`` or a customer's own
 word used as an id cannot be told from an id; a secret of a format no rule knows and too short or
@@ -48,8 +57,21 @@ _PREFIX = re.compile(r"(?:[A-Za-z0-9]|\\[.-])+")
 _ENTROPY_RUN = re.compile(r"[A-Za-z0-9]{32,}")
 _ENTROPY_FLOOR = 4.2
 _JWT_PIECE = re.compile(r"(?:^|[-_.])eyJ[A-Za-z0-9]")
-_CARD = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])")
-_SSN = re.compile(r"(?<![0-9])[0-9]{3}-[0-9]{2}-[0-9]{4}(?![0-9])")
+#: a payment card's digits: 13 to 19, a space, dot, dash or underscore allowed between any two, and a first
+#: digit a card network issues (2 to 6: Mastercard, Visa, Amex, Discover, JCB, UnionPay...). A first 1 is
+#: left out on purpose: millisecond and microsecond clocks (``1700000000004``) start with it.
+_CARD = re.compile(r"(?<![0-9])[2-6](?:[ ._-]?[0-9]){12,18}(?![0-9])")
+#: a US social-security number: ``NNN-NN-NNNN`` with the same separator twice (``-``, ``.``, ``_``, a
+#: space) or none, area not 000, 666 or 9xx, group not 00, serial not 0000 (the SSA's own rules)
+_SSN = re.compile(r"(?<![0-9])(?!000|666|9)[0-9]{3}([-._ ]?)(?!00)[0-9]{2}\1(?!0000)[0-9]{4}(?![0-9])")
+#: a secret's own name at the start of a part of the token, then its value: ``pin-4821``, ``otp_123456``,
+#: ``password.hunter2`` (the name must be followed by a separator or a digit: ``pinned`` is not one)
+_SECRET_WORD = re.compile(r"(?i)(?:^|[-_.:])(?:password|passwd|passcode|pwd|secret|pin|otp|cvv|cvc|ssn|apikey)"
+                          r"(?:[-_.:=]+|(?=[0-9]))[A-Za-z0-9]")
+#: the tool-call and message ids model providers make (``call_`` + 24 to 40, ``toolu_`` + 24, ``msg_`` ...):
+#: random by design, so the entropy check does not judge them (the gitleaks rules still do)
+_PROVIDER_ID = re.compile(r"(?:(?:call|toolu|msg|fc|resp|run|thread|asst|req|item)_|(?:chatcmpl|file)-)[A-Za-z0-9]{8,48}")
+_SEPARATORS = re.compile(r"[-_.]")
 
 
 @dataclass(frozen=True)
@@ -146,6 +168,9 @@ def rules() -> tuple[Rule, ...]:
         if secret is None and _ASSIGN in rx:
             continue
         src = go_to_python(secret if secret is not None else rx)
+        # anywhere in the token, not only at a word's start: gitleaks' leading \b would miss the secret
+        # of ``runAKIA…`` or ``idghp_…`` (an id has no spaces to make a word boundary before it)
+        src = re.sub(r"^((?:\(\?[a-z]+\))?)\\b", r"\1", src)
         try:
             with warnings.catch_warnings():  # Go's "[[" is a literal bracket; Python warns of a future set syntax
                 warnings.simplefilter("ignore", FutureWarning)
@@ -164,6 +189,15 @@ def shannon(s: str) -> float:
         return 0.0
     n = len(s)
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _random_case(run: str) -> bool:
+    """True when ``run``'s letters change case as random text's do (a quarter to four fifths of them
+    upper case) and it holds a digit: words joined in title case (``MyProjectSessionAlpha``) have a capital
+    only at each word's start, a random key about every second letter."""
+    letters = [c for c in run if c.isalpha()]
+    upper = sum(c.isupper() for c in letters)
+    return bool(letters) and 0.25 <= upper / len(letters) <= 0.8 and any(c.isdigit() for c in run)
 
 
 def _luhn(digits: str) -> bool:
@@ -206,7 +240,8 @@ def _by_keyword() -> tuple[tuple[str, frozenset], ...]:
 @lru_cache(maxsize=65536)
 def credential_reason(token: str) -> str | None:
     """Why ``token`` (an id-shaped string) must not be shown: ``"gitleaks:RULE-ID"``, ``"high
-    entropy"``, ``"JWT piece"``, ``"card number"`` or ``"social-security number"``; ``None`` when it
+    entropy"``, ``"JWT piece"``, ``"card number"``, ``"social-security number"`` or ``"named secret"``
+    (the module's text says what each check finds); ``None`` when it
     looks like an ordinary id. Pure; remembered per token."""
     parts = [token] + [token[m.end():] for m in re.finditer(r"[-_.]", token) if m.end() < len(token)]
     low = token.lower()
@@ -228,17 +263,23 @@ def credential_reason(token: str) -> str | None:
             if rule.stopwords and any(w in secret.lower() for w in rule.stopwords):
                 continue
             return f"gitleaks:{rule.id}"
-    for m in _ENTROPY_RUN.finditer(token):
-        run = m.group(0)
-        if (any(c.islower() for c in run) and any(c.isupper() for c in run)
-                and shannon(run) >= _ENTROPY_FLOOR):
-            return "high entropy"
+    if not _PROVIDER_ID.fullmatch(token):
+        # the token as it is, and with its separators taken out (a key cut into pieces by dashes)
+        joined = _SEPARATORS.sub("", token)
+        for text in (token, joined) if joined != token else (token,):
+            for m in _ENTROPY_RUN.finditer(text):
+                run = m.group(0)
+                if (any(c.islower() for c in run) and any(c.isupper() for c in run)
+                        and shannon(run) >= _ENTROPY_FLOOR and (text is token or _random_case(run))):
+                    return "high entropy"
     if _JWT_PIECE.search(token):
         return "JWT piece"
     for m in _CARD.finditer(token):
-        digits = re.sub(r"[ -]", "", m.group(0))
+        digits = re.sub(r"[ ._-]", "", m.group(0))
         if 13 <= len(digits) <= 19 and _luhn(digits):
             return "card number"
     if _SSN.search(token):
         return "social-security number"
+    if _SECRET_WORD.search(token):
+        return "named secret"
     return None

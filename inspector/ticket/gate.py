@@ -315,6 +315,11 @@ class Gate:
         tags: give each marker a tag (:data:`TAG_NOTE`): HMAC-SHA256 under ``key``.
         key: the tag key (random per gate when ``None``); never written anywhere.
         allow: the allow-list (default the packaged one).
+        file_digests: show the digests of the files themselves (the payload's and the descriptor's
+            SHA-256, the descriptor's content, evidence and descriptor digests, and the same values
+            recomputed) in clear. Default ``False``: each is a tagged marker of KIND ``digest of the
+            files``, because beside a redacted payload each one tests a guess at every short redacted
+            value (``allowlist.toml`` ``[[digest]]`` treatment ``file``; issue 32).
 
     Attributes:
         count: markers written so far.
@@ -323,8 +328,9 @@ class Gate:
     """
 
     def __init__(self, docs: dict | None = None, *, tags: bool = False, key: bytes | None = None,
-                 allow: AllowList | None = None):
+                 allow: AllowList | None = None, file_digests: bool = False):
         self.allow = allow or allowlist()
+        self.file_digests = file_digests
         self.docs = dict(docs or {})
         self.tags = tags
         self.key = key if key is not None else secrets.token_bytes(32)
@@ -363,6 +369,8 @@ class Gate:
             return v is None or isinstance(v, bool), None
         if not self.allow.allows(source, pointer) or self._digit_key_in_object(source, pointer):
             return False, None
+        if not self.file_digests and self.allow.file_digest(source, pointer):
+            return False, self.allow.file_kind
         types = types_at(source, pointer, self.docs.get(source))
         if isinstance(v, (dict, list)):
             return self._container_shown(source, pointer, v, types), None
@@ -426,6 +434,14 @@ class Gate:
         if ok:
             return v
         return self.mark(v, own or kind or self.kind(source, pointer))
+
+    def file_value(self, v: str | None) -> str | None:
+        """A digest of the files themselves that was computed here rather than read at a place (a file's
+        SHA-256, a recomputed content or evidence digest): ``v`` when :attr:`file_digests`, else its
+        tagged marker (the same tag as the descriptor's stated value when the two are equal)."""
+        if v is None or self.file_digests:
+            return v
+        return self.mark(v, self.allow.file_kind)
 
     def kind(self, source: str | None, pointer: str | None) -> str:
         """The marker's KIND for a value at that place (``allowlist.toml`` ``[[kind]]``)."""

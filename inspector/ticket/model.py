@@ -62,7 +62,7 @@ def _file_sha256(f: InputFile, known: str | None = None) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def _files(payload, descriptor, others, payload_digest) -> list[dict]:
+def _files(payload, descriptor, others, payload_digest, gate: Gate | None = None) -> list[dict]:
     """The input files: name (the file's own name, not its folder; not a value from a file), role,
     size, SHA-256 and the inspector's note on it (our words: :mod:`inspector.checkpoint.artifact`
     says what a file looks like without quoting its content)."""
@@ -72,9 +72,18 @@ def _files(payload, descriptor, others, payload_digest) -> list[dict]:
             continue
         name = display_path(os.path.basename(os.fspath(f.path)) or f.path)
         out.append({"role": role, "name": name,
-                    "size_bytes": f.size, "sha256": _file_sha256(f, payload_digest if role == "payload" else None),
+                    "size_bytes": f.size,
+                    "sha256": _shown_file_digest(gate, _file_sha256(f, payload_digest if role == "payload" else None)),
                     "note": _note(f)})
     return out
+
+
+def _shown_file_digest(gate: Gate | None, digest: str) -> str:
+    """A file's SHA-256 for the ticket: through ``gate`` (:meth:`~.gate.Gate.file_value`: a tagged marker
+    unless the report shows the files' digests); a file that could not be read again keeps our words."""
+    if gate is None or not digest.startswith("sha256:"):
+        return digest
+    return gate.file_value(digest)
 
 
 def _note(f: InputFile) -> str | None:
@@ -193,7 +202,7 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
         gate = gate_for(payload.data if payload else None, descriptor.data if descriptor else None, tags=hash_prefix)
     ticket = {"schema": TICKET_SCHEMA}
     if report is None:
-        ticket.update(_not_a_checkpoint_fields(texts, files_data, not_a_checkpoint_text))
+        ticket.update(_not_a_checkpoint_fields(texts, files_data, not_a_checkpoint_text, gate))
     else:
         ticket.update(_verdict_fields(report, payload, descriptor, gate))
     ticket.update({
@@ -203,14 +212,19 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
         "redaction": {
             "policy": "allow-list and value checks, fail closed: a value from the files is shown only where the "
                       "allow-list names its place and it passes that place's check (an integer in a count, limit, "
-                      "sequence or timestamp field, a size or digest of the files themselves or of values shown, "
+                      "sequence or timestamp field, a size of the files themselves, a digest of values shown, "
                       "a variant the format lists, an id that passes the id check and does not look like a "
                       "credential or a personal number); message text, tool inputs and outputs, tool results, "
                       "file contents, prompts, memory contents, paths and environment values never are, nor a "
-                      "digest or size computed over any of them (a tagged marker stands in its place)",
+                      "digest or size computed over any of them (a tagged marker stands in its place); the files' own "
+                      "digests are tagged too unless asked for (report --file-digests), since beside a "
+                      "redacted payload each would test guesses at short redacted values",
             "values_redacted": gate.count,
             "credential_shaped_ids": gate.redacted[CREDENTIAL_ID],
-            "digests_and_sizes_withheld": sum(gate.redacted[k] for k in gate.allow.tagged_kinds),
+            "digests_and_sizes_withheld": sum(gate.redacted[k] for k in gate.allow.tagged_kinds
+                                              if k != gate.allow.file_kind),
+            "file_digests_withheld": gate.redacted[gate.allow.file_kind],
+            "file_digests": gate.file_digests,
             "sha256_prefixes": hash_prefix,
             "tags": TAG_NOTE if hash_prefix or any(gate.redacted[k] for k in gate.allow.tagged_kinds) else None,
             "redacted_payload": redacted_payload,
@@ -219,12 +233,13 @@ def build_ticket(report: Report | None, payload: InputFile | None = None, descri
     return ticket
 
 
-def _not_a_checkpoint_fields(texts: dict, files_data: list, not_a_checkpoint_text: str | None) -> dict:
+def _not_a_checkpoint_fields(texts: dict, files_data: list, not_a_checkpoint_text: str | None,
+                             gate: Gate | None = None) -> dict:
     """The ticket's fields when no given file is a checkpoint file: the files and why, no verdict."""
     return {"verdict": "NOT A CHECKPOINT",
             "headline": texts["not_a_checkpoint"],
             "next_step": texts["what_checkpoints_look_like"],
-            "files": [{**f, "note": None} for f in _files(None, None, files_data, None)],
+            "files": [{**f, "note": None} for f in _files(None, None, files_data, None, gate)],
             "reasons": [line for line in (not_a_checkpoint_text or "").splitlines()],
             "root_cause": None, "consequences": [], "digests": [], "rules": None, "generation": None,
             "notes": [], "resumability": None, "lint": []}
@@ -241,7 +256,7 @@ def _verdict_fields(report: Report, payload, descriptor, gate: Gate) -> dict:
         counts[f.verdict.value] += 1
     return {
         "verdict": word, "headline": headline, "next_step": next_step,
-        "files": _files(payload, descriptor, (), payload_digest),
+        "files": _files(payload, descriptor, (), payload_digest, gate),
         "root_cause": None if rc is None else _finding(rc, gate, full=True),
         # every other failure, each with its relation to the root cause (consequences.toml)
         "consequences": [{**_finding(f, gate, full=False), "relation": report.relation(f).kind,
@@ -249,7 +264,8 @@ def _verdict_fields(report: Report, payload, descriptor, gate: Gate) -> dict:
                          for f in report.failed() if f is not rc],
         # stated: the descriptor's value through the gate; recomputed: computed here (sizes, digests)
         "digests": [{"label": d.label, "stated": gate.value(d.stated, "descriptor", d.pointer),
-                     "recomputed": d.recomputed if isinstance(d.recomputed, (int, type(None))) else str(d.recomputed),
+                     "recomputed": d.recomputed if isinstance(d.recomputed, (int, type(None)))
+                     else gate.file_value(str(d.recomputed)),
                      "matches": d.matches} for d in report.digests],
         "rules": counts,
         "internal_errors": list(report.internal_errors),

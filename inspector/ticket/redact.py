@@ -158,6 +158,7 @@ class _Walk:
         """Yield the redacted copy as UTF-8 ``bytes`` chunks (lone surrogates kept: ``surrogatepass``)."""
         source, allow, pieces = self.source, self.allow, self.pieces
         allows_shape, shown_scalar, shown_memo = allow.allows_shape, self.scalar_shown, self._shown
+        file_digests, file_digest = self.gate.file_digests, allow.file_digest  # (a descriptor's own digests)
         shape_ok: dict = {}
         buf: list[str] = []
         emit = buf.append
@@ -170,7 +171,7 @@ class _Walk:
         while True:
             ok = shape_ok.get(shape)
             if ok is None:
-                ok = shape_ok[shape] = allows_shape(source, shape)
+                ok = shape_ok[shape] = allows_shape(source, shape) and (file_digests or not file_digest(source, shape))
             t = type(v)
             if t is _RAW:  # a large member of a file read in pieces: split now, or decoded whole to be marked
                 v = pieces.whole(memoryview(v)) if forced or not ok else pieces.split(memoryview(v))
@@ -452,7 +453,7 @@ def _esc(key: str) -> str:
 
 
 def gate_for(payload: bytes | None, descriptor: bytes | None, *, tags: bool = False, key: bytes | None = None,
-             allow: AllowList | None = None) -> Gate:
+             allow: AllowList | None = None, file_digests: bool = False) -> Gate:
     """The gate of one report over these file bytes: each file parsed (when it is JSON and at most
     :data:`PARSE_LIMIT` bytes) so the tags of its tagged unions narrow each place's types."""
     docs = {}
@@ -463,7 +464,7 @@ def gate_for(payload: bytes | None, descriptor: bytes | None, *, tags: bool = Fa
             docs[source] = parse_lenient(data)
         except ValueError:
             continue
-    gate = Gate(docs, tags=tags, key=key, allow=allow)
+    gate = Gate(docs, tags=tags, key=key, allow=allow, file_digests=file_digests)
     _PARSED[gate] = {source: data for source, data in (("payload", payload), ("descriptor", descriptor))
                      if source in docs}
     return gate

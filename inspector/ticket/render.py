@@ -89,10 +89,13 @@ def _redaction_line(t: dict) -> str:
     n = r["values_redacted"]
     cred, withheld = r.get("credential_shaped_ids", 0), r.get("digests_and_sizes_withheld", 0)
     line = (f"Redaction: {n} value{'' if n == 1 else 's'} from the files redacted in this report "
-            f"({'with tags' if r['sha256_prefixes'] else 'digests and sizes tagged' if withheld else 'no tags'})"
+            f"({'with tags' if r['sha256_prefixes'] else 'digests and sizes tagged' if withheld or r.get('file_digests_withheld') else 'no tags'})"
             + (f"; {cred} id{'' if cred == 1 else 's'} redacted: {CREDENTIAL_SHAPED}" if cred else "")
             + (f"; {withheld} digest{'' if withheld == 1 else 's'} or size{'' if withheld == 1 else 's'} "
                f"of redacted content withheld" if withheld else "")
+            + (f"; {r['file_digests_withheld']} digest{'' if r['file_digests_withheld'] == 1 else 's'} of the files "
+               "tagged (ask for them in clear with report --file-digests)" if r.get("file_digests_withheld") else "")
+            + ("; the files' digests are shown in clear, as asked (--file-digests)" if r.get("file_digests") else "")
             + f"; {r['policy']}."
             + (f" Tags: {r['tags']}." if r.get("tags") else ""))
     rp = r.get("redacted_payload")

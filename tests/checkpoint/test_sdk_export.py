@@ -140,3 +140,38 @@ def test_diff_compares_the_payload_a_wrapper_holds(tmp_path, capsys):
     w.write_bytes(wrap(P, D))
     assert cli_main(["diff", str(w), str(GOLDEN / "payload-with-resume.json")]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "Same payload: the files are byte-identical"
+
+
+def test_a_wrapper_beside_another_file_is_one_of_the_two_and_gets_the_references_verdict(tmp_path, capsys):
+    """Issue 33 item 6: two files are taken as the reference's import takes them (payload, then descriptor,
+    unless content decides), so a wrapper given with another file is not unwrapped and not refused (exit 2): as
+    the descriptor it is D-PARSE with serde's own words; as the payload, X-BYTES (the sizes differ, checked
+    first)."""
+    w = tmp_path / "golden.export.json"
+    w.write_bytes(wrap(P, D))
+    p, d = tmp_path / "p.json", tmp_path / "d.json"
+    p.write_bytes(P)
+    d.write_bytes(D)
+    code, out, err = run(capsys, "verify", p, w, "--format", "json")
+    doc = json.loads(out)
+    assert (code, err, doc["root_cause"]["rule"]) == (1, "", "D-PARSE")
+    assert doc["root_cause"]["message"] == (
+        "unknown field `descriptor`, expected one of `schema`, `format`, `media_type`, `snapshot`, `logical_resume`, "
+        "`size_bytes`, `content_digest`, `descriptor_digest` at line 1 column 13")
+    code, out, err = run(capsys, "verify", w, d, "--format", "json")
+    assert (code, err, json.loads(out)["root_cause"]["rule"]) == (1, "", "X-BYTES")
+    code, out, err = run(capsys, "verify", w, w, "--format", "json")  # neither decides: first, then second
+    assert (code, err, json.loads(out)["root_cause"]["rule"]) == (1, "", "D-PARSE")
+
+
+def test_a_wrapper_whose_first_member_is_an_unknown_one_over_64_kib_is_recognised(tmp_path, capsys):
+    """serde ignores unknown members of the wrapper whatever their size: the role is decided from the whole
+    content, not from its first 64 KiB."""
+    w = tmp_path / "padded.export.json"
+    inner = json.loads(wrap(P, D))
+    w.write_text(json.dumps({"note": "x" * 70_000, **inner}))
+    payload, descriptor = pair_inputs([read_input(str(w))])
+    assert payload.data == P and payload.form == descriptor.form == "SDK export wrapper"
+    assert json.loads(descriptor.data) == json.loads(D)
+    code, out, err = run(capsys, "verify", w)
+    assert (code, err) == (0, "")

@@ -16,6 +16,7 @@ from inspector.gui.ticket import ExportReportDialog, ticket_inputs, write_export
 from inspector.ticket import allowlist, check_report
 from tests.conftest import GOLDEN, SAMPLES
 from tests.gui.conftest import open_and_wait
+from tests.ticket.test_report_cli import pinned_form
 
 BROKEN = [SAMPLES / "broken.payload.json", SAMPLES / "broken.descriptor.json"]
 GOLDEN_PAIR = [GOLDEN / "payload-with-resume.json", GOLDEN / "descriptor-with-resume.json"]
@@ -49,7 +50,8 @@ def test_copy_for_ticket_button_copies_exactly_the_cli_report(qtbot, window, pat
     button = window.header.ticket_button
     assert button.isVisible() and button.text() == "Copy for ticket"
     text = _clipboard_after(qtbot, window, lambda: QTest.mouseClick(button, Qt.MouseButton.LeftButton))
-    assert text == _cli_text(paths)
+    assert pinned_form(text) == pinned_form(_cli_text(paths))  # (tags: a random key per report)
+    assert check_report(text.encode()) is True
     assert check_report(text.encode()) is True
     assert "Ticket text copied" in window.statusBar().currentMessage()
 
@@ -59,7 +61,7 @@ def test_copy_for_ticket_shortcut_and_edit_menu(qtbot, window):
     window.findings_view.setFocus()
     text = _clipboard_after(qtbot, window, lambda: QTest.keyClick(
         window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier))
-    assert text == _cli_text(BROKEN)
+    assert pinned_form(text) == pinned_form(_cli_text(BROKEN))
     edit = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
     assert "Copy for &Ticket" in [a.text().split("\t")[0] for a in edit.actions()]
     assert ("Copy for Ticket", "Ctrl+Shift+T") in window.shortcut_rows()
@@ -101,8 +103,11 @@ def test_export_dialog_lists_what_leaves_and_every_replacement(qtbot, window, tm
     groups = [dlg.allow.topLevelItem(i).text(0) for i in range(dlg.allow.topLevelItemCount())]
     assert groups == [f"{g.source}: {g.what}" for g in allowlist().groups] + [
         f"{d.source}: never shown, a tagged marker instead ({d.kind}): {d.digests}"
-        for d in allowlist().digests if d.treatment == "tag"]
-    assert len(groups) == len(allowlist().groups) + 7
+        if d.treatment == "tag" else f"{d.source}: a tagged marker unless the box above is ticked ({d.kind}): {d.digests}"
+        for d in allowlist().digests if d.treatment in ("tag", "file")]
+    assert len(groups) == len(allowlist().groups) + 8
+    assert sum(g.startswith("descriptor: a tagged marker unless the box above is ticked (digest of the files)")
+               for g in groups) == 1
     assert not dlg.replacements.isVisible()
     QTest.mouseClick(dlg.redacted, Qt.MouseButton.LeftButton, pos=QPoint(8, dlg.redacted.height() // 2))
     assert dlg.redacted.isChecked() and dlg.replacements.isVisible()
@@ -115,13 +120,14 @@ def test_export_dialog_lists_what_leaves_and_every_replacement(qtbot, window, tm
         "/snapshot/session/messages/0/content/0/text: value (message text, 18 bytes)",
     ]
     dlg.format.setCurrentIndex(2)
-    assert dlg.accepted_choice() == ("html", True, False)
-    fmt, redacted, prefixes = dlg.accepted_choice()
+    assert dlg.accepted_choice() == ("html", True, False, False)
+    fmt, redacted, prefixes, _file_digests = dlg.accepted_choice()
     out, red = tmp_path / "t.report.html", tmp_path / "t.redacted-payload.json"
     assert write_export(*ticket_inputs(window.doc), fmt, str(out), redacted_path=str(red)) == [str(out), str(red)]
     html = out.read_text("utf-8")
     assert html.startswith("<!DOCTYPE html>") and check_report(html.encode()) is True
     assert "t.redacted-payload.json" in html and "Retain exact state" not in html
+    assert "7f8ca8cf" not in html and "digest of the files" in html  # the payload's SHA-256: tagged by default
     assert json.loads(red.read_bytes())["snapshot"]["session"]["config"]["workspace"] == \
         "[redacted: workspace path, 10 bytes]"
     with pytest.raises(FileExistsError):  # never over an existing file
@@ -144,6 +150,8 @@ def test_file_export_report_end_to_end_by_keyboard_and_clicks(qtbot, window, tmp
     dlg = window.export_dialog_widget
     dlg.format.setCurrentIndex(1)  # Markdown
     QTest.mouseClick(dlg.redacted, Qt.MouseButton.LeftButton, pos=QPoint(8, dlg.redacted.height() // 2))
+    QTest.mouseClick(dlg.file_digests, Qt.MouseButton.LeftButton, pos=QPoint(8, dlg.file_digests.height() // 2))
+    assert dlg.file_digests.isChecked()
     save = dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save)
     QTest.mouseClick(save, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: getattr(window, "exported", None) is not None, timeout=10000)
@@ -151,6 +159,8 @@ def test_file_export_report_end_to_end_by_keyboard_and_clicks(qtbot, window, tmp
     assert window.exported == [str(target), str(red)]
     text = target.read_text("utf-8")
     assert text.startswith("# Checkpoint Inspector report") and check_report(text.encode()) is True
+    # the files' digests in clear, as ticked
+    assert "sha256:7f8ca8cf0480a02b136a0795e4cd17797065a7d4846dd724d17c23b44b34dd0f" in text
     assert "Retain exact state" not in red.read_text("utf-8")
     # again with the same name: refused, nothing overwritten
     window.exported = None

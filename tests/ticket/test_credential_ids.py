@@ -24,6 +24,8 @@ from tests.conftest import CASES, CASES_PINNED, GOLDEN
 PLANTED = {
     "wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY": "high entropy",                      # AWS secret access key
     "je7MtGbClwBF2Zp9Utk4h3yCo8nvbEXAMPLEKEYz": "high entropy",                    # AWS secret access key
+    # behind an ordinary prefix with a hyphen: not a provider id (those take "_"), so judged by entropy
+    "run-wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY": "high entropy",
     "SKa1b2c3d4e5f60718293a4b5c6d7e8f90": "gitleaks:twilio-api-key",
     "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh": "gitleaks:huggingface-access-token",
     "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": "gitleaks:shopify-access-token",
@@ -39,13 +41,31 @@ PLANTED = {
     "glpat-aBcDeFgHiJkLmNoPqRsT": "gitleaks:gitlab-pat",
     "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q": "gitleaks:gcp-api-key",
     "npm_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789": "gitleaks:npm-access-token",
+    # the review's second look: a prefix glued on, a key cut by dashes, other separators, a named PIN
+    "runAKIAIOSFODNN7EXAMPLE": "gitleaks:aws-access-token",
+    "idghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789": "gitleaks:github-pat",
+    "wJalrXUtnFEMI-K7MDENGbPxRfiCY-EXAMPLEKEY": "high entropy",
+    "4111.1111.1111.1111": "card number",
+    "4111_1111_1111_1111": "card number",
+    "078051120": "social-security number",
+    "078.05.1120": "social-security number",
+    "user_078_05_1120": "social-security number",
+    "pin-4821": "named secret",
+    "toolu_pin_4821": "named secret",
+    "otp_123456": "named secret",
+    "password.hunter2": "named secret",
 }
 
 #: ordinary ids support needs to read: kept
 ORDINARY = ["session-1", "run-2", "source-run", "session-checkpoint-1", "7d2c1a9e-5b4f-4e0a-9c3d-1f2e3a4b5c6d",
             "01HZX8J4K5M6N7P8Q9R0S1T2V3", "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "call_aBcDeFgHiJkLmNoPqRsTuVwX",
             "msg_01XFDUDYJgAACzvnptvVoYEL", "claude-sonnet-4-20250514", "gpt-4o-mini", "read_file", "task-42",
-            "evt_1724000000000", "1724000000000", "a1b2c3d4e5f60718293a4b5c6d7e8f90"]
+            "evt_1724000000000", "1724000000000", "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+            # over-redaction the review found: a millisecond clock passes Luhn; a provider's 32-character call id
+            "run-1700000000004", "1700000000004", "evt_1724000000000123", "call_aBcDeFgHiJkLmNoPqRsTuVwXyZ012345",
+            # words joined in title case, and words that merely start like a secret's name
+            "My-Project-Session-Alpha-Beta-Gamma-2024", "Customer-Acme-Production-Cluster-West-42", "pinned-3",
+            "spinner-2", "secretary-desk", "000-12-3456", "666-12-3456"]
 
 
 @pytest.mark.parametrize("token", sorted(PLANTED))

@@ -246,8 +246,12 @@ def test_values_that_pass_their_class_stay_visible():
     assert s["messages"][0]["role"] == "user"
     assert out["schema"] == json.loads(payload)["schema"]
     descriptor = (GOLDEN / "descriptor-with-resume.json").read_bytes()
-    d = json.loads(redact_payload(descriptor, source="descriptor")[0])
+    d = json.loads(redact_payload(descriptor, source="descriptor", gate=gate_for(None, descriptor, file_digests=True))[0])
     assert d == json.loads(descriptor)  # the descriptor holds no content: every value passes its class
+    # by default its digests of the files are tagged (beside a redacted payload each tests guesses); sizes stay
+    d = json.loads(redact_payload(descriptor, source="descriptor")[0])
+    assert d["size_bytes"] == 2090 and d["snapshot"]["size_bytes"] == 1449
+    assert re.fullmatch(r"\[redacted: digest of the files, 71 bytes, tag [0-9a-f]{8}\]", d["snapshot"]["evidence_digest"])
 
 
 def test_serde_quoted_number_where_text_belongs_is_redacted_everywhere():

@@ -16,14 +16,14 @@ import re
 
 import pytest
 
-from inspector.checkpoint import encode
+from inspector.checkpoint import build_descriptor, decode, encode, verify
 from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.schema.kinds import Enum, Map, Opt, Prim, Set, Struct, Tagged, Untagged, Vec
 from inspector.ticket import gate_for, redact_payload
 from inspector.ticket.allowlist import allowlist, compile_pattern
 from inspector.ticket.gate import _EMBEDDED, _expand, _flat, child_types, types_at
 from tests.ticket.outputs import shareable_outputs
-from tests.conftest import GOLDEN
+from tests.conftest import CASES, GOLDEN
 
 PIN = "4821"
 #: a planted size: an integer from the customer's content (a 6-digit code) in a size field
@@ -172,15 +172,85 @@ def test_equal_withheld_digests_get_equal_tags_in_one_report():
     assert a == b and a.startswith("[redacted: digest of redacted content, 71 bytes, tag ")
 
 
-def test_the_descriptor_and_component_digests_stay_in_clear():
+def _file_digests(payload: bytes, descriptor: bytes) -> list[str]:
+    """Every digest of the files themselves, as 64 hex digits: the two files' SHA-256 and each digest
+    the descriptor states (content, evidence, descriptor digest)."""
+    d = json.loads(descriptor)
+    stated = [d["content_digest"], d["descriptor_digest"]] + [
+        d[c][k] for c in ("snapshot", "logical_resume") if d.get(c) for k in ("content_digest", "evidence_digest")]
+    return sorted({hashlib.sha256(payload).hexdigest(), hashlib.sha256(descriptor).hexdigest()}
+                  | {s.split(":", 1)[1] for s in stated})
+
+
+def test_no_digest_of_the_files_is_an_oracle_beside_the_redacted_payload():
+    """The review's attack on the component digests: the redacted payload shows every byte but the redacted
+    values (with their byte counts), so the payload's SHA-256 or the snapshot's content digest tests each
+    guess at a short redacted value. None of them (nor an 8-digit prefix of one) is in any output that
+    claims redaction; each stands as a tagged marker, equal values with equal tags."""
+    doc = _golden()
+    doc["snapshot"]["session"]["messages"][0]["content"].append(
+        {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"pin": PIN}})
+    payload = encode(doc)
+    descriptor = encode(build_descriptor(decode(payload), payload))
+    digests = _file_digests(payload, descriptor)
+    assert len(digests) == 7
+    outputs = shareable_outputs(payload, descriptor)
+    for name, text in outputs.items():
+        for h in digests:
+            assert h[:8] not in text, (name, h)
+    text = outputs["text"]
+    assert re.search(r"payload: p\.json \(\d+ bytes, \[redacted: digest of the files, 71 bytes, tag [0-9a-f]{8}\]\)",
+                     text), text
+    # the stated and recomputed payload digest are equal, and read as equal
+    js = json.loads(outputs["json"])
+    row = next(r for r in js["digests"] if r["label"] == "payload content_digest")
+    assert row["matches"] is True and row["stated"] == row["recomputed"] == js["files"][0]["sha256"]
+    assert js["redaction"]["file_digests_withheld"] >= 7 and js["redaction"]["file_digests"] is False
+
+
+def test_a_broken_pairs_digests_are_tagged_in_every_rule_text():
+    """X-BYTES computes the payload's SHA-256 for its expected value and its note; X-DESCRIPTOR and the evidence
+    rules rebuild the descriptor's digests: each stands for the place it is compared with, so none of them (nor
+    any stated one) is in any output that claims redaction."""
+    payload = (CASES / "25-p-flip-byte.payload.json").read_bytes()
+    descriptor = (CASES / "25-p-flip-byte.descriptor.json").read_bytes()
+    report = verify(payload, descriptor)
+    assert report.root_cause.rule.id == "X-BYTES"
+    computed = {hashlib.sha256(payload).hexdigest()} | {
+        h for h in _HEX64.findall(str(report.root_cause.expected) + " ".join(map(str, report.root_cause.notes)))}
+    digests = set(_file_digests(payload, descriptor)) | computed
+    assert hashlib.sha256(payload).hexdigest() in str(report.root_cause.expected)  # verify says it in clear
+    for name, text in shareable_outputs(payload, descriptor).items():
+        for h in digests:
+            assert h[:8] not in text, (name, h)
+
+
+def test_the_files_digests_are_in_clear_only_when_asked(tmp_path, capsys):
+    from inspector.cli.main import main
     payload = (GOLDEN / "payload-with-resume.json").read_bytes()
     descriptor = (GOLDEN / "descriptor-with-resume.json").read_bytes()
     d = json.loads(descriptor)
-    red, reps = redact_payload(descriptor, source="descriptor", gate=gate_for(payload, descriptor))
-    assert json.loads(red) == d and reps == []
-    text = shareable_outputs(payload, descriptor)["text"]
     assert d["content_digest"] == "sha256:" + hashlib.sha256(payload).hexdigest()
-    assert f"payload: p.json ({len(payload)} bytes, {d['content_digest']})" in text
+    (tmp_path / "p.json").write_bytes(payload)
+    (tmp_path / "d.json").write_bytes(descriptor)
+    args = ["report", str(tmp_path / "p.json"), str(tmp_path / "d.json")]
+    assert main(args) == 0
+    plain = capsys.readouterr().out
+    assert main(args + ["--file-digests"]) == 0
+    asked = capsys.readouterr().out
+    for h in _file_digests(payload, descriptor):
+        assert h[:8] not in plain, h
+    # a verified pair's text report lists the two files' SHA-256 only (no digests table)
+    assert hashlib.sha256(payload).hexdigest() in asked and hashlib.sha256(descriptor).hexdigest() in asked
+    assert f"payload: p.json ({len(payload)} bytes, {d['content_digest']})" in asked
+    assert "the files' digests are shown in clear, as asked (--file-digests)" in asked
+    # the descriptor's own digests as the redacted walk sees them: tagged, in clear only when asked
+    red, reps = redact_payload(descriptor, source="descriptor", gate=gate_for(payload, descriptor))
+    assert {r.pointer for r in reps} == {"/content_digest", "/descriptor_digest", "/snapshot/content_digest",
+                                         "/snapshot/evidence_digest", "/logical_resume/content_digest",
+                                         "/logical_resume/evidence_digest"}
+    red, reps = redact_payload(descriptor, source="descriptor", gate=gate_for(payload, descriptor, file_digests=True))
+    assert json.loads(red) == d and reps == []
 
 
 def test_transform_binding_digests_over_shown_values_stay_in_clear():

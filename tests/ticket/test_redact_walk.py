@@ -40,7 +40,8 @@ def plain_copy(value, source: str, gate: Gate) -> tuple[bytes, list]:
         container = isinstance(v, (dict, list))
         if v is None or (container and not v):
             out = v
-        elif forced or not allow.allows(source, ptr) or (not container and not scalar_shown(types, ptr, v, vocab)[0]):
+        elif (forced or not allow.allows(source, ptr) or (not gate.file_digests and allow.file_digest(source, shape))
+              or (not container and not scalar_shown(types, ptr, v, vocab)[0])):
             kind = gate.kind(source, ptr)
             out = gate.mark(v, kind)
             reps.append(_replacement(gate, v, shown, kind, "value"))
@@ -82,10 +83,10 @@ def _cases():
 @pytest.mark.parametrize("path, source", list(_cases()))
 def test_the_walk_gives_the_plain_copy(path, source):
     data = path.read_bytes()
-    for tags in (False, True):
-        expected = plain_copy(parse_lenient(data), source, Gate(tags=tags, key=KEY))
+    for tags, file_digests in ((False, False), (True, False), (True, True)):
+        expected = plain_copy(parse_lenient(data), source, Gate(tags=tags, key=KEY, file_digests=file_digests))
         for piece in (1 << 20, 1):  # whole, and every container split
-            gate = Gate(tags=tags, key=KEY)
+            gate = Gate(tags=tags, key=KEY, file_digests=file_digests)
             chunks, reps = _redacted_chunks(data, source, tags, gate, piece)
             assert (b"".join(chunks), reps) == expected, (tags, piece)
 

@@ -25,6 +25,16 @@ PINNED = {
 }
 
 
+_TAG = re.compile(r"tag [0-9a-f]{8}\b")
+_REPORT_DIGEST = re.compile(r"report-sha256:[0-9a-f]{64}")
+
+
+def pinned_form(out: str) -> str:
+    """The report as pinned: each keyed tag (a random key per report: the files' digests are tagged) written
+    ``tag ########``, and so the report's own digest, which covers the tags, written as 64 zeros."""
+    return _REPORT_DIGEST.sub("report-sha256:" + "0" * 64, _TAG.sub("tag ########", out))
+
+
 def run(capsysbinary, *argv):
     code = main(list(map(str, argv)))
     out, err = capsysbinary.readouterr()
@@ -41,10 +51,10 @@ def test_pinned_text_report(name, capsysbinary):
     payload, descriptor, want_code = PINNED[name]
     code, out, err = run(capsysbinary, "report", payload, descriptor)
     assert (code, err) == (want_code, "")
-    assert out == (DATA / f"{name}.report.txt").read_text("utf-8")
+    assert pinned_form(out) == (DATA / f"{name}.report.txt").read_text("utf-8")
     assert check_report(out.encode()) is True
     # either order gives the same report (files are recognised by content)
-    assert run(capsysbinary, "report", descriptor, payload)[1] == out
+    assert pinned_form(run(capsysbinary, "report", descriptor, payload)[1]) == pinned_form(out)
 
 
 def test_broken_sample_ticket_leads_with_plain_language_and_names_the_files(capsysbinary):
@@ -52,7 +62,11 @@ def test_broken_sample_ticket_leads_with_plain_language_and_names_the_files(caps
     lines = out.splitlines()
     assert lines[2] == ("Verdict: NOT VERIFIED. The payload file is not the one the descriptor was made for: it was "
                         "changed after export, or the two files come from different checkpoints.")
-    assert "  payload: broken.payload.json (2090 bytes, sha256:7f8ca8cf0480a02b136a0795e4cd17797065a7d4846dd724d17c23b44b34dd0f)" in lines
+    assert "  payload: broken.payload.json (2090 bytes, [redacted: digest of the files, 71 bytes, tag ########])" \
+        in pinned_form(out).splitlines()
+    _, asked, _ = run(capsysbinary, "report", *PINNED["broken"][:2], "--file-digests")
+    assert "  payload: broken.payload.json (2090 bytes, sha256:7f8ca8cf0480a02b136a0795e4cd17797065a7d4846dd724d17c23b44b34dd0f)" \
+        in asked.splitlines()
     assert "Root cause: X-BYTES (Descriptor size and content digest match the payload bytes)" in lines
     assert "  message:  session checkpoint content drift: descriptor does not match the exact supplied bytes" in lines
     assert "Date: 2026-01-01T00:00:00Z" in lines
@@ -89,7 +103,10 @@ def test_every_format_is_sealed_and_redacted(fmt, capsysbinary):
     code, out, _ = run(capsysbinary, "report", *PINNED["broken"][:2], "--format", fmt)
     assert code == 1
     assert check_report(out.encode()) is True
-    assert "7f8ca8cf0480a02b136a0795e4cd17797065a7d4846dd724d17c23b44b34dd0f" in out
+    # the payload's SHA-256 (X-BYTES' expected value) is a digest of the files: tagged unless asked for
+    assert "7f8ca8cf" not in out and "digest of the files" in out
+    asked = run(capsysbinary, "report", *PINNED["broken"][:2], "--format", fmt, "--file-digests")[1]
+    assert "7f8ca8cf0480a02b136a0795e4cd17797065a7d4846dd724d17c23b44b34dd0f" in asked
     assert "X-BYTES" in out and "Retain exact state" not in out and "checkpoint fixture" not in out
     if fmt in ("json", "sarif"):
         doc = json.loads(out)
@@ -196,6 +213,7 @@ def _record():  # pragma: no cover - maintenance helper
     for name, (payload, descriptor, _code) in PINNED.items():
         out = subprocess.run([sys.executable, "-m", "inspector", "report", str(payload), str(descriptor)],
                              capture_output=True, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH}).stdout
+        out = pinned_form(out.decode("utf-8")).encode("utf-8")
         (DATA / f"{name}.report.txt").write_bytes(out)
         print(f"recorded {name}.report.txt ({len(out)} bytes)")
 

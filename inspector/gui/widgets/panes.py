@@ -249,7 +249,8 @@ class VerdictHeader(QFrame):
         self.ticket_button = QPushButton("Copy for ticket")
         self.ticket_button.setObjectName("copyForTicket")
         self.ticket_button.setToolTip("Copy a short report for a support ticket: verdict, root cause in plain words, "
-                                      "file names, sizes and digests; no checkpoint content (Ctrl+Shift+T)")
+                                      "file names and sizes; no checkpoint content, the files' digests as tags "
+                                      "(Ctrl+Shift+T)")
         self.ticket_button.setVisible(False)
         lay.addWidget(self.ticket_button)
         self.proves_button = QPushButton("What VERIFIED proves…")
