@@ -8,7 +8,8 @@ controllers (:mod:`.controllers`) change it, and the window listens to its signa
 
 Messages for the user are *notices* (key, kind, text, actions): the window shows each as a
 banner. An action is ``(label, command)`` where ``command`` is ``"save"``, ``"discard"``,
-``"reload"``, ``"restore"`` or ``("open", [paths])``; the window maps commands to its controllers.
+``"reload"``, ``"restore"``, ``"stop-waiting"`` or ``("open", [paths])``; the window maps commands to its
+controllers.
 A notice belongs to the document it was said for: when the files of a load are shown, every notice
 said before that load started is removed, and what applies to the document shown is said again.
 """
@@ -16,19 +17,25 @@ said before that load started is removed, and what applies to the document shown
 from __future__ import annotations
 
 import functools
-
 import os
+import threading
 from dataclasses import dataclass, field
 from importlib import resources
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, Signal
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from inspector.session.engine import Analysis, Side
 from inspector.session.staged import StagedLoad
 from .jobs import JobRunner
 from .qtcompat import emit
 
-__all__ = ["Document", "Presentation", "sample_paths", "display_name", "display_path"]
+__all__ = ["Document", "Presentation", "sample_paths", "display_name", "display_path", "STALE_WAIT_MS"]
+
+#: How long (milliseconds) the stale check waits for the files' folder to answer before the window says it is
+#: waiting (issue 33 item 3: a share that takes 20 s a ``stat`` froze the window on every return to it).
+STALE_WAIT_MS = 2000
+#: The stale check's ``stat`` (a module name so that a test can make it wait as a dead share does).
+_stat = os.stat
 
 
 def sample_paths(name: str = "sample") -> list[str]:
@@ -102,6 +109,9 @@ class Document(QObject):
     opened = Signal(object)  # a list of paths: object keeps names that are not UTF-8 exact
     failed = Signal(str)
     opening = Signal(str)
+    #: the stale check answered: True when a file changed on disk (the "stale" notice is said)
+    staleChecked = Signal(bool)
+    _staleAnswer = Signal(int, object)  # (check number, changed paths): from the checking thread, queued
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -135,6 +145,12 @@ class Document(QObject):
         self.opening.connect(self._load_started)
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._file_changed)
+        self._stale_asked = 0  # the number of the latest stale check
+        self._stale_running = False  # a check's thread has not answered yet (a dead share: maybe never)
+        self._stale_again = False  # asked again while one ran: check once more when it answers
+        self._stale_ignored = 0  # checks up to this number were given up (Stop waiting)
+        self._stale_sides: list = []  # (path, mtime_ns, size) of the files the latest check looks at
+        self._staleAnswer.connect(self._stale_answered)
 
     # -- queries ---------------------------------------------------------------------------------
     @property
@@ -335,26 +351,68 @@ class Document(QObject):
 
     def _file_changed(self, path):
         self.check_stale()
-        if os.path.exists(path) and path not in self.watcher.files():
-            self.watcher.addPath(path)  # editors that save by rename drop the watch
 
-    def check_stale(self) -> bool:
-        """Compare the input files with what was read; say so (offering to reload). True if stale."""
-        changed = []
+    def check_stale(self) -> None:
+        """Compare the input files with what was read, off the GUI thread (issue 33 item 3); when a file
+        changed, say so (offering to reload). The answer comes as :attr:`staleChecked`.
+
+        The ``stat`` calls run on a thread of their own: a share that does not answer freezes nothing. After
+        :data:`STALE_WAIT_MS` without an answer the window says it is waiting, with Stop waiting; a check asked
+        for while one waits is made once that one answers (a dead share never piles up threads). A watched
+        file an editor replaced by a rename is watched again when the answer comes."""
         if self.is_sample():
-            return False  # the bundled sample is not a user file (an upgrade rewrites it)
-        for side in self.sides():
-            if not side.path:
-                continue
-            try:
-                st = os.stat(side.path)
-                same = st.st_mtime_ns == side.mtime_ns and (self.edited or st.st_size == side.size)
-            except OSError:
-                same = False
-            if not same:
-                changed.append(display_name(side.path))
-        if changed:
-            self.say("stale", "stale", f"STALE — {', '.join(changed)} changed on disk since it was opened; "
-                     "this view shows the earlier contents.", [("Reload", "reload")])
-            return True
-        return False
+            return  # the bundled sample is not a user file (an upgrade rewrites it)
+        sides = [(s.path, s.mtime_ns, s.size) for s in self.sides() if s.path]
+        if not sides:
+            return
+        if self._stale_running:
+            self._stale_again = True
+            return
+        self._stale_asked += 1
+        self._stale_running, number, edited = True, self._stale_asked, self.edited
+        self._stale_sides = sides  # (a reload while it waits: the answer is about other files, and is dropped)
+
+        def look() -> None:
+            changed, present = [], []
+            for path, mtime_ns, size in sides:
+                try:
+                    st = _stat(path)
+                    present.append(path)
+                    same = st.st_mtime_ns == mtime_ns and (edited or st.st_size == size)
+                except OSError:
+                    same = False
+                if not same:
+                    changed.append(path)
+            emit(self._staleAnswer, number, (changed, present))
+
+        threading.Thread(target=look, name="stale check", daemon=True).start()
+        QTimer.singleShot(STALE_WAIT_MS, lambda: self._say_waiting(number))
+
+    def _say_waiting(self, number: int) -> None:
+        if self._stale_running and number == self._stale_asked and number > self._stale_ignored:
+            names = ", ".join(self.names())
+            self.say("waiting", "info", f"Waiting for the folder of {names} to answer (checking whether the files "
+                     "changed on disk); the window goes on meanwhile.", [("Stop waiting", "stop-waiting")])
+
+    def stop_waiting(self) -> None:
+        """Give up the stale check that waits for a share (its answer, if it ever comes, is ignored)."""
+        self._stale_ignored = self._stale_asked
+        self.unsay("waiting")
+
+    def _stale_answered(self, number: int, answer) -> None:
+        changed, present = answer
+        self._stale_running = False
+        self.unsay("waiting")
+        current = [(s.path, s.mtime_ns, s.size) for s in self.sides() if s.path]
+        if number > self._stale_ignored and number == self._stale_asked and current == self._stale_sides:
+            watched = set(self.watcher.files())
+            for p in present:  # editors that save by rename drop the watch
+                if p not in watched and not self.is_sample():
+                    self.watcher.addPath(p)
+            if changed:
+                self.say("stale", "stale", f"STALE — {', '.join(display_name(p) for p in changed)} changed on disk "
+                         "since it was opened; this view shows the earlier contents.", [("Reload", "reload")])
+            emit(self.staleChecked, bool(changed))
+        if self._stale_again:
+            self._stale_again = False
+            self.check_stale()

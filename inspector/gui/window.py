@@ -214,8 +214,9 @@ class MainWindow(QMainWindow):
     def save_dialog(self) -> None:
         dialogs.save_dialog(self)
 
-    def check_stale(self) -> bool:
-        return self.doc.check_stale()
+    def check_stale(self) -> None:
+        """Start the stale-file check (off the GUI thread); the answer comes as ``doc.staleChecked``."""
+        self.doc.check_stale()
 
     def goto_root_cause(self) -> None:
         self.selection.goto_root_cause()
@@ -317,6 +318,8 @@ class MainWindow(QMainWindow):
             return lambda _=False: self.restore_original()
         if command == "reload":
             return self.reload
+        if command == "stop-waiting":
+            return lambda _=False: self.doc.stop_waiting()
         if isinstance(command, tuple) and command[0] == "open":
             return lambda _=False, p=list(command[1]): self.open_paths(p)
         raise ValueError(f"unknown notice command {command!r}")

@@ -66,6 +66,13 @@ def open_f2_editor(qtbot, window, pointer):
     return view, QApplication.focusWidget()
 
 
+def stale_now(qtbot, window, timeout=5000) -> bool:
+    """Start the window's stale check (it runs off the GUI thread) and return its answer."""
+    with qtbot.waitSignal(window.doc.staleChecked, timeout=timeout) as answered:
+        window.check_stale()
+    return answered.args[0]
+
+
 def open_and_wait(qtbot, window, paths, timeout=20000):
     """Open ``paths`` and wait until trees, verdicts and digests are shown."""
     with qtbot.waitSignal(window.analysisReady, timeout=timeout):

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox  # noqa: E402
 from inspector.session import engine
 from PySide6.QtWidgets import QApplication  # noqa: E402
 from inspector.gui import dialogs  # noqa: E402
-from .conftest import open_f2_editor  # noqa: E402
+from .conftest import open_f2_editor, stale_now  # noqa: E402
 
 
 def _start_slow_load(window, monkeypatch):
@@ -133,7 +133,7 @@ def test_after_saving_the_window_shows_the_saved_file_not_an_unsaved_edit(qtbot,
                                           "The window now shows new.payload.json + descriptor-with-resume.json.")
     assert "(edited)" not in window.snap_pane.caption.text()
     assert window.paths == [str(out), str(d)]
-    assert not window.check_stale()
+    assert not stale_now(qtbot, window)
 
 
 def test_after_saving_a_matching_pair_the_window_shows_the_pair(qtbot, window, copies, tmp_path):

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from inspector.checkpoint import Verdict  # noqa: E402
 from inspector.gui.roles import ObjectRole, PointerRole, VerdictRole  # noqa: E402
 
-from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
+from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait, stale_now  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from .conftest import open_f2_editor  # noqa: E402
 
@@ -231,11 +231,11 @@ def test_unreadable_and_unrecognised_inputs_give_messages_not_tracebacks(qtbot, 
 def test_stale_input_is_detected_and_reload_offered(qtbot, window, copies):
     p, d = copies(GOLDEN_P, GOLDEN_D)
     open_and_wait(qtbot, window, [p, d])
-    assert not window.check_stale()
+    assert not stale_now(qtbot, window)
     st = os.stat(p)
     p.write_bytes(p.read_bytes().replace(b"retain", b"Retain", 1))
     os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
-    assert window.check_stale()
+    assert stale_now(qtbot, window)
     assert "changed on disk" in window.banner_text("stale")
     with qtbot.waitSignal(window.analysisReady, timeout=20000):
         window.reload()
