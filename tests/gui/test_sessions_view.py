@@ -63,3 +63,30 @@ def test_compare_with_previous_compares_the_two_payloads(qtbot, window, tmp_path
     QTest.keyClick(view, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # the context menu, from the keyboard
     assert seen == [("Open", True), ("Compare with Previous (copy of beta-2.payload.json)", True)]
     assert compared == [[str(folder / "copy of beta-2.payload.json"), str(folder / "beta-3.payload.json")]]
+
+
+def test_pass_verdict_resumable_and_notes_are_in_view_at_1024_px(qtbot, window):
+    """Issue 33 item 5: in a 1024 px window with the default layout, the Sessions tab shows its Pass, Verdict,
+    Resumable and Notes columns without scrolling, each as wide as its longest text."""
+    from pathlib import Path
+
+    window.setGeometry(0, 0, 1024, 768)
+    window.reset_layout()
+    folder = Path(__file__).resolve().parents[1] / "session" / "data" / "series" / "fork-at-head"
+    _open_folder(qtbot, window, folder)
+    view = window.sessions_view
+    QTest.mouseClick(window.folder_tabs.tabBar(), Qt.MouseButton.LeftButton,
+                     pos=window.folder_tabs.tabBar().tabRect(window.folder_tabs.indexOf(view)).center())
+    assert window.folder_tabs.currentWidget() is view
+    qtbot.waitUntil(lambda: view.model().rowCount() == 1, timeout=5000)
+    header, fm = view.header(), view.fontMetrics()
+    viewport = view.viewport().width()
+    assert [header.model().headerData(c, Qt.Orientation.Horizontal) for c in range(6)] == [
+        "Session / checkpoint", "Pass", "Time (UTC)", "Verdict", "Resumable", "Notes"]
+    for col, longest in ((1, "Pass"), (3, "NOT VERIFIED"), (4, "no single latest (fork)"), (5, "fork at pass 2")):
+        left = header.sectionViewportPosition(col)
+        assert 0 <= left and left + fm.horizontalAdvance(longest) <= viewport, (col, left, viewport)
+        assert header.sectionSize(col) >= fm.horizontalAdvance(longest) or col == 5
+    session = view.model().index(0, 0)
+    assert view.model().index(0, 4).data() == "no single latest (fork)"
+    assert view.model().index(1, 5, session).data() == "fork at pass 2"

@@ -39,11 +39,16 @@ class SessionsView(QTreeView):
         # fixed widths from the font (sizing columns to their contents measures every row: seconds for 10,000)
         self.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.header().setStretchLastSection(True)
-        em = self.fontMetrics().horizontalAdvance("M")
-        for col, chars in enumerate((34, 5, 22, 14, 14)):
-            self.header().resizeSection(col, chars * em)
-        # the verdict column fits "FAIL " and the widest rule id of the catalogue (14 em cut it to "FAIL S-TOOLEND-EV…")
-        self.header().resizeSection(3, max(14 * em, style.rule_id_width(self.fontMetrics(), "FAIL ") + 16))
+        # Pass, Verdict, Resumable and Notes in view without scrolling at 1024 px (issue 33 item 5): each column
+        # as wide as the longest text it holds, measured on samples (the time, "no single latest (fork)"), not rows
+        fm = self.fontMetrics()
+        em, pad = fm.horizontalAdvance("M"), 2 * fm.horizontalAdvance("  ")
+        widths = (24 * em, fm.horizontalAdvance("Pass") + pad, fm.horizontalAdvance("2026-08-29 10:40:00.250") + pad,
+                  # the verdict column fits "FAIL " and the widest rule id of the catalogue
+                  max(fm.horizontalAdvance("NOT VERIFIED") + pad, style.rule_id_width(fm, "FAIL ") + 16),
+                  fm.horizontalAdvance("no single latest (fork)") + pad)
+        for col, width in enumerate(widths):
+            self.header().resizeSection(col, width)
         self.activated.connect(self._open)
         model.modelReset.connect(self.expandAll)
         self.menu: QMenu | None = None
