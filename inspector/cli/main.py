@@ -26,7 +26,7 @@ from inspector.session.sources import is_url
 from inspector.checkpoint.sdk_export import wrap as wrap_export
 from inspector.checkpoint.rules.catalogue import reference_line
 
-from . import compare, render, restore, scan, timeline
+from . import audit as audit_cli, compare, render, restore, scan, timeline
 from .common import (  # noqa: F401 (EXIT_* and the errors are the CLI's public names)
     EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, UsageError,
     out as _out, stdout_to_devnull as _stdout_to_devnull, flush_stdout as _flush_stdout,
@@ -38,7 +38,7 @@ from .common import NOT_REDACTED, retain_parsed_payloads  # noqa: F401 (inspecto
 from .report import CHECK_EDITED, CHECK_UNCHANGED, cmd_report  # noqa: F401 (re-exported)
 from .termsafe import terminal_safe, terminal_safe_lines
 
-SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff", "timeline", "restore", "scan")
+SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff", "timeline", "restore", "scan", "audit")
 
 
 _UNRECOGNIZED = "unrecognized arguments: "
@@ -126,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     timeline.add_parser(sub)
     restore.add_parser(sub)
     scan.add_parser(sub)
+    audit_cli.add_parser(sub)
     p.commands = dict(sub.choices)  # for _parse: verify/report take options between their files
     return p
 
@@ -327,7 +328,8 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
                "rules": cmd_rules, "explain": cmd_explain,
                "diff": lambda a: compare.cmd_diff(a, _read, UsageError, _out),
                "timeline": lambda a: timeline.cmd_timeline(a, _read, UsageError, _out, _err),
-               "restore": restore.cmd_restore, "scan": scan.cmd_scan}[args.command]
+               "restore": restore.cmd_restore, "scan": scan.cmd_scan,
+               "audit": audit_cli.cmd_audit}[args.command]
     try:
         return handler(args)
     except UsageError as e:

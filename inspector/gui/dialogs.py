@@ -16,7 +16,7 @@ from inspector.session.pathnames import qt_holdable, resolve_chosen_path, resolv
 
 from .jobs import start_job
 
-__all__ = ["open_dialog", "open_folder_dialog", "save_dialog", "save_descriptor_dialog", "confirm_discard", "save_start",
+__all__ = ["open_dialog", "open_folder_dialog", "open_url_dialog", "save_dialog", "save_descriptor_dialog", "confirm_discard", "save_start",
            "about", "no_dialogs"]
 
 
@@ -83,8 +83,28 @@ def open_dialog(w) -> None:
     dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     if no_dialogs():
         dlg.setOption(QFileDialog.Option.DontUseNativeDialog)
-    # (the files the user chose: one chosen alone is opened alone, both could have been chosen)
-    dlg.accepted.connect(lambda: dlg.chosen and w.open_paths(dlg.chosen, find_pair=False))
+    # a payload chosen alone opens with the descriptor beside it that matches, as the command line and a drop do
+    # (issue 33 item 5); the pairing notice says which file was taken
+    dlg.accepted.connect(lambda: dlg.chosen and w.open_paths(dlg.chosen))
+    dlg.open()
+
+
+def open_url_dialog(w) -> None:
+    """File ▸ Open URL… (Ctrl+Shift+U): one file by URL (``https://``, ``s3://``, ``gs://``, ``az://``,
+    ``memory://`` …, through fsspec, the ``sources`` extra); the window reads it off the GUI thread into a local
+    copy and opens that (:func:`inspector.session.routing.fetch_url`). The dialog opens window-modal, not
+    blocking; a value that is not a URL is opened as a path."""
+    from PySide6.QtWidgets import QInputDialog, QLineEdit
+
+    dlg = QInputDialog(w)
+    dlg.setObjectName("openUrlDialog")
+    dlg.setWindowTitle("Open URL")
+    dlg.setLabelText("The URL of a payload or an SDK export wrapper (https://, s3://, gs://, az://; credentials "
+                     "come from the usual places of each store, never from this box):")
+    dlg.setTextEchoMode(QLineEdit.EchoMode.Normal)
+    dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    w.open_url_widget = dlg
+    dlg.textValueSelected.connect(lambda text: text.strip() and w.open_paths([text.strip()]))
     dlg.open()
 
 

@@ -383,10 +383,13 @@ class Document(QObject):
                     same = False
                 if not same:
                     changed.append(path)
-            emit(self._staleAnswer, number, (changed, present))
+            try:
+                emit(self._staleAnswer, number, (changed, present))
+            except RuntimeError:  # the window closed while the share kept it waiting: nobody to tell
+                pass
 
         threading.Thread(target=look, name="stale check", daemon=True).start()
-        QTimer.singleShot(STALE_WAIT_MS, lambda: self._say_waiting(number))
+        QTimer.singleShot(STALE_WAIT_MS, self, lambda: self._say_waiting(number))  # (dies with the document)
 
     def _say_waiting(self, number: int) -> None:
         if self._stale_running and number == self._stale_asked and number > self._stale_ignored:

@@ -67,6 +67,7 @@ def build_menus(w) -> None:
 def _file_menu(w, m) -> None:
     w.act_open = _act(w, m, "&Open…", lambda: dialogs.open_dialog(w), QKeySequence.StandardKey.Open, "open")
     _act(w, m, "Open &Folder…", lambda: dialogs.open_folder_dialog(w), "Ctrl+Shift+O", "openFolder")
+    _act(w, m, "Open &URL…", lambda: dialogs.open_url_dialog(w), "Ctrl+Shift+U", "openUrl")
     w.recent_menu = m.addMenu("Open &Recent")
     sm = m.addMenu("Open &Sample")
     _act(w, sm, "Intact checkpoint (verifies)", lambda: w.open_paths(sample_paths("sample")))

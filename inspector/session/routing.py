@@ -9,16 +9,22 @@ thread, never on the GUI thread, and never opens anything but a regular file
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import hashlib
 import os
 import stat
+import tempfile
 from dataclasses import dataclass, field
 
 from inspector.checkpoint.artifact import display_path
 from inspector.checkpoint.safeopen import what_it_is_not
 from inspector.session.compare_loading import same_kind
 from inspector.session.engine import ensure_worker
+from inspector.session.sources import SourceError, is_url, read_location, shown_location
+from inspector.session.writing import write_all
 
-__all__ = ["Route", "route_paths", "MIX", "too_many"]
+__all__ = ["Route", "route_paths", "fetch_url", "MIX", "too_many"]
 
 #: The refusal of a folder given together with anything else.
 MIX = "Drop either one folder or one or two files, not a mix."
@@ -41,12 +47,14 @@ class Route:
         left_out: one sentence per path given that is not a file and was left out while the rest opens,
             e.g. ``"/tmp/p.json: is a FIFO (named pipe), not a file"`` (path shown by ``display_path``).
         message: the refusal (``action == "refuse"``), else ``None``.
+        notes: what the window says beside the load (a URL read into a local copy: where the copy is).
     """
 
     action: str
     paths: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
     message: str | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 def _kind(path: str) -> tuple[str, str | None]:
@@ -86,6 +94,62 @@ def route_paths(paths: list[str]) -> Route:
     """
     ensure_worker()
     paths = [str(p) for p in paths]
+    notes = []
+    if any(is_url(p) for p in paths):  # File ▸ Open URL…, a URL on the command line or from another instance
+        fetched = []
+        for p in paths:
+            if not is_url(p):
+                fetched.append(p)
+                continue
+            try:
+                local = fetch_url(p)
+            except SourceError as e:
+                return Route("refuse", message=e.reason)
+            fetched.append(local)
+            notes.append(f"{shown_location(p)} was read into a copy on this machine: {display_path(local)}")
+        paths = fetched
+    return dataclasses.replace(_route_local(paths), notes=notes)
+
+
+def fetch_url(url: str, folder: str | None = None) -> str:
+    """Read the file at ``url`` through the source seam (:func:`.sources.read_location`: fsspec, bounded by
+    the 256 MiB ceiling plus one byte, credentials from the filesystem's usual places) into a new private
+    file and return its path (worker thread only).
+
+    The copy is ``<folder>/<first 16 hex of SHA-256 of the URL as shown>/<the URL's last name>``, made with
+    mode 0600 in a folder of mode 0700 (``folder``: by default ``checkpoint-inspector-urls`` in the system's
+    temporary folder); a copy already there is replaced only by a complete new one (written to a temporary
+    name, then renamed). The URL's query and credentials are never part of the name.
+
+    Raises:
+        SourceError: the URL cannot be reached or read (the reason names it without credentials), or the
+            copy cannot be written.
+    """
+    data, _token = read_location(url)
+    shown = shown_location(url)
+    name = os.path.basename(shown.rstrip("/")) or "download.json"
+    base = folder or os.path.join(tempfile.gettempdir(), f"checkpoint-inspector-urls-{os.getuid()}"
+                                  if hasattr(os, "getuid") else "checkpoint-inspector-urls")
+    where = os.path.join(base, hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()[:16])
+    try:
+        os.makedirs(where, mode=0o700, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".part-", dir=where)
+        try:
+            try:
+                write_all(fd, data)
+            finally:
+                os.close(fd)
+            os.replace(tmp, os.path.join(where, name))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as e:
+        raise SourceError(f"{shown}: read, but no copy could be written on this machine ({e.strerror or e})") from None
+    return os.path.join(where, name)
+
+
+def _route_local(paths: list[str]) -> Route:
     kinds = [_kind(p) for p in paths]
     if len(paths) == 1 and kinds[0][0] == "folder":
         return Route("folder", paths)

@@ -43,8 +43,8 @@ def test_mistyped_subcommand_suggests_the_command_and_exits_2():
     assert p.stdout == b""
     assert err.startswith(USAGE_HEAD)
     assert err.endswith("checkpoint-inspector: error: unknown command 'verfy', did you mean 'verify'? "
-                        "(commands: verify, report, describe, canon, rules, explain, diff, timeline, restore, scan; or give files to "
-                        "open in the window)\n")
+                        "(commands: verify, report, describe, canon, rules, explain, diff, timeline, restore, scan, audit; "
+                        "or give files to open in the window)\n")
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -63,7 +63,7 @@ class LoadController(QObject):
 
         Args:
             paths: the paths as given. find_pair: a file given alone opens with its other half when one beside it
-                matches (issue 26; not for a file the user chose alone in the Open dialog, where both can be chosen).
+                matches (issue 26; File ▸ Open too, issue 33 item 5).
             notes: reasons items of the same action were not opened (a drop's remote URLs), said with the load.
 
         Returns:
@@ -110,7 +110,7 @@ class LoadController(QObject):
                 else "the dropped files"
             self.refuse(route.message, what)
             return
-        said = (route.left_out, notes)
+        said = (route.left_out, notes, route.notes)
         if route.action == "folder" and self.folders is not None:
             self.folders.open_folder(paths[0])
             return
@@ -124,12 +124,15 @@ class LoadController(QObject):
             return
         self.start(paths, find_pair, said)
 
-    def _say_left_out(self, left_out: list[str], notes: list[str]) -> None:
+    def _say_left_out(self, left_out: list[str], notes: list[str], copies: list[str] = ()) -> None:
         """Say what of an open was not opened: the paths that are not files (an error) and the action's other
-        ``notes`` (a drop's remote URLs), in one notice that stays with the document the open shows."""
+        ``notes`` (a drop's remote URLs), in one notice that stays with the document the open shows; and where
+        a URL was read to (``copies``, :attr:`.routing.Route.notes`)."""
         why = list(left_out) + list(notes)
         if why:
             self.doc.say("drop", "error" if left_out else "info", "Not opened: " + "; ".join(why) + ".")
+        if copies:
+            self.doc.say("url", "info", "; ".join(copies) + ". Its verdict is the copy's: the bytes as read.")
 
     def refuse(self, text: str, what: str = "the dropped files") -> bool:
         """Refuse an open: say ``text`` in the verdict bar and a banner; returns False."""
