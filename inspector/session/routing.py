@@ -15,6 +15,7 @@ import hashlib
 import os
 import stat
 import tempfile
+import urllib.parse
 from dataclasses import dataclass, field
 
 from inspector.checkpoint.artifact import display_path
@@ -24,7 +25,7 @@ from inspector.session.engine import ensure_worker
 from inspector.session.sources import SourceError, is_url, read_location, shown_location
 from inspector.session.writing import write_all
 
-__all__ = ["Route", "route_paths", "fetch_url", "MIX", "too_many"]
+__all__ = ["Route", "route_paths", "fetch_url", "copy_name", "MIX", "too_many"]
 
 #: The refusal of a folder given together with anything else.
 MIX = "Drop either one folder or one or two files, not a mix."
@@ -111,6 +112,15 @@ def route_paths(paths: list[str]) -> Route:
     return dataclasses.replace(_route_local(paths), notes=notes)
 
 
+def copy_name(shown: str) -> str:
+    """The file name of a URL's local copy: the last segment of ``shown`` (a URL as :func:`.sources.shown_location`
+    gives it, without query or credentials), or ``download.json`` when that is empty, ``.``, ``..`` or holds a
+    backslash (never a name that leaves the copy's folder)."""
+    path = urllib.parse.urlsplit(shown).path if is_url(shown) else shown
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return "download.json" if name in ("", ".", "..") or "\\" in name or "\0" in name else name
+
+
 def fetch_url(url: str, folder: str | None = None) -> str:
     """Read the file at ``url`` through the source seam (:func:`.sources.read_location`: fsspec, bounded by
     the 256 MiB ceiling plus one byte, credentials from the filesystem's usual places) into a new private
@@ -127,7 +137,7 @@ def fetch_url(url: str, folder: str | None = None) -> str:
     """
     data, _token = read_location(url)
     shown = shown_location(url)
-    name = os.path.basename(shown.rstrip("/")) or "download.json"
+    name = copy_name(shown)
     base = folder or os.path.join(tempfile.gettempdir(), f"checkpoint-inspector-urls-{os.getuid()}"
                                   if hasattr(os, "getuid") else "checkpoint-inspector-urls")
     where = os.path.join(base, hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()[:16])

@@ -59,3 +59,12 @@ def test_a_url_that_cannot_be_read_is_refused_with_its_reason(qtbot, window, tmp
     qtbot.waitUntil(lambda: window.banner_text("error") is not None, timeout=30000)
     assert f"{base}/p.json: cannot read (" in window.banner_text("error")
     assert not (tmp_path / "tmp").exists()
+
+
+@pytest.mark.parametrize("url, name", [
+    ("https://h/exports/p.json?sig=x", "p.json"), ("https://h/exports/..", "download.json"),
+    ("https://h/", "download.json"), ("https://h/a/.", "download.json"), ("https://h/a\\..\\b", "download.json")])
+def test_a_copys_name_never_leaves_its_folder(url, name):
+    from inspector.session.sources import shown_location
+
+    assert routing.copy_name(shown_location(url)) == name
