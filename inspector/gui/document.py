@@ -400,6 +400,7 @@ class Document(QObject):
     def stop_waiting(self) -> None:
         """Give up the stale check that waits for a share (its answer, if it ever comes, is ignored)."""
         self._stale_ignored = self._stale_asked
+        self._stale_running = self._stale_again = False  # (later checks may start: that answer is ignored)
         self.unsay("waiting")
 
     def _stale_answered(self, number: int, answer) -> None:

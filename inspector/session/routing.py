@@ -142,7 +142,15 @@ def fetch_url(url: str, folder: str | None = None) -> str:
                                   if hasattr(os, "getuid") else "checkpoint-inspector-urls")
     where = os.path.join(base, hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()[:16])
     try:
-        os.makedirs(where, mode=0o700, exist_ok=True)
+        os.makedirs(os.path.dirname(base), exist_ok=True)  # (the system's temporary folder: there already)
+        for d in (base, where):  # each ours alone: a folder another user made (or a link) is refused
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(d, 0o700)
+            st = os.lstat(d)
+            if not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()) \
+                    or st.st_mode & 0o077:
+                raise SourceError(f"{shown}: read, but {display_path(d)} is not a private folder of this user; "
+                                  "no copy was written")
         fd, tmp = tempfile.mkstemp(prefix=".part-", dir=where)
         try:
             try:
