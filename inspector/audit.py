@@ -1,4 +1,4 @@
-"""``checkpoint-inspector audit``: verify every checkpoint under a source on Dask (issue 34, first part).
+"""``checkpoint-inspector audit``: verify every checkpoint under a source on Dask.
 
 The source is anything the source seam reads (:func:`inspector.session.sources.open_source`: a local folder,
 an fsspec URL prefix, a JSON Lines file of SDK export wrappers). Its entries are listed once, grouped by folder

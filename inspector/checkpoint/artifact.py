@@ -264,7 +264,7 @@ def detect_role(data: bytes) -> tuple[str, str | None, str | None]:
         hint = "the file starts with a UTF-8 byte order mark, which the reference rejects"
     elif looks_like_export(data[:256]):  # an SDK export wrapper: the payload and its descriptor (FORMAT.md 1);
         # given alone it is unwrapped (pair_inputs); beside another file it is a guess, so that the two
-        # files take the roles the reference's import gives them and get its verdict (issue 33 item 6)
+        # files take the roles the reference's import gives them and get its verdict
         return "payload", None, "it is an SDK export wrapper, not a payload or a descriptor"
 
     if len(data) > _DESCRIPTOR_MAX:

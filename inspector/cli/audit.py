@@ -1,5 +1,5 @@
 """``checkpoint-inspector audit SOURCE --out RESULTS``: every checkpoint under a source verified on Dask
-(issue 34, first part; :mod:`inspector.audit`).
+(:mod:`inspector.audit`).
 
 RESULTS (JSON Lines, one record per checkpoint and per file that is none) and ``--summary FILE.json`` are new
 files, each written whole or not at all (exit 3, ``cannot write the output``); the summary is printed on

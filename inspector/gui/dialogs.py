@@ -84,7 +84,7 @@ def open_dialog(w) -> None:
     if no_dialogs():
         dlg.setOption(QFileDialog.Option.DontUseNativeDialog)
     # a payload chosen alone opens with the descriptor beside it that matches, as the command line and a drop do
-    # (issue 33 item 5); the pairing notice says which file was taken
+    # the pairing notice says which file was taken
     dlg.accepted.connect(lambda: dlg.chosen and w.open_paths(dlg.chosen))
     dlg.open()
 

@@ -32,7 +32,7 @@ from .qtcompat import emit
 __all__ = ["Document", "Presentation", "sample_paths", "display_name", "display_path", "STALE_WAIT_MS"]
 
 #: How long (milliseconds) the stale check waits for the files' folder to answer before the window says it is
-#: waiting (issue 33 item 3: a share that takes 20 s a ``stat`` froze the window on every return to it).
+#: waiting (a share that takes 20 s a ``stat`` must not freeze the window on every return to it).
 STALE_WAIT_MS = 2000
 #: The stale check's ``stat`` (a module name so that a test can make it wait as a dead share does).
 _stat = os.stat
@@ -353,7 +353,7 @@ class Document(QObject):
         self.check_stale()
 
     def check_stale(self) -> None:
-        """Compare the input files with what was read, off the GUI thread (issue 33 item 3); when a file
+        """Compare the input files with what was read, off the GUI thread; when a file
         changed, say so (offering to reload). The answer comes as :attr:`staleChecked`.
 
         The ``stat`` calls run on a thread of their own: a share that does not answer freezes nothing. After

@@ -105,7 +105,7 @@ def write_export(report, payload, descriptor, fmt: str, path: str, *, redacted_p
     """Write the report (and, with ``redacted_path``, a redacted copy of the payload) to new files.
 
     ``file_digests``: the files' own digests in clear (``report --file-digests``); by default each is a
-    tagged marker (allowlist.toml ``[[digest]]`` treatment ``file``, issue 32).
+    tagged marker (allowlist.toml ``[[digest]]`` treatment ``file``).
 
     An export either completes or leaves nothing behind: if anything fails once the redacted copy
     is written (the report cannot be rendered or written, a crash, an interrupt), the copy and any

@@ -319,7 +319,7 @@ class Gate:
             SHA-256, the descriptor's content, evidence and descriptor digests, and the same values
             recomputed) in clear. Default ``False``: each is a tagged marker of KIND ``digest of the
             files``, because beside a redacted payload each one tests a guess at every short redacted
-            value (``allowlist.toml`` ``[[digest]]`` treatment ``file``; issue 32).
+            value (``allowlist.toml`` ``[[digest]]`` treatment ``file``).
 
     Attributes:
         count: markers written so far.

@@ -63,7 +63,7 @@ class LoadController(QObject):
 
         Args:
             paths: the paths as given. find_pair: a file given alone opens with its other half when one beside it
-                matches (issue 26; File ▸ Open too, issue 33 item 5).
+                matches (File ▸ Open too).
             notes: reasons items of the same action were not opened (a drop's remote URLs), said with the load.
 
         Returns:

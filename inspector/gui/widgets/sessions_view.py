@@ -39,7 +39,7 @@ class SessionsView(QTreeView):
         # fixed widths from the font (sizing columns to their contents measures every row: seconds for 10,000)
         self.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.header().setStretchLastSection(True)
-        # Pass, Verdict, Resumable and Notes in view without scrolling at 1024 px (issue 33 item 5): each column
+        # Pass, Verdict, Resumable and Notes in view without scrolling at 1024 px: each column
         # as wide as the longest text it holds, measured on samples (the time, "no single latest (fork)"), not rows
         fm = self.fontMetrics()
         em, pad = fm.horizontalAdvance("M"), 2 * fm.horizontalAdvance("  ")
