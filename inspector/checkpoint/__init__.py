@@ -11,7 +11,7 @@ verdicts (:class:`Report`) -> front-ends. See FORMAT.md for the format and the r
 """
 
 from .artifact import (
-    InputFile, PairingError, UnreadableInput, classify, detect_role, display_path, display_text, file_uri,
+    InputFile, PairingError, UnreadableInput, classify, detect_role, display_path, file_role, display_text, file_uri,
     not_a_checkpoint, pair_inputs, read_input,
 )
 from inspector.checkpoint.jsontext.canonical import CanonicalError, canonicalize, encode, format_f64
@@ -34,6 +34,6 @@ __all__ = [
     "content_digest", "domain_digest", "domain_preimage", "SNAPSHOT_DOMAIN", "LOGICAL_DOMAIN", "DESCRIPTOR_DOMAIN",
     "MAX_CONTENT_BYTES", "Rule", "catalogue", "rule", "Context", "build_descriptor",
     "CanonicalDiagnosis", "Difference", "diagnose_canonical", "Generation", "GenerationSign", "detect_generation",
-    "InputFile", "UnreadableInput", "PairingError", "read_input", "classify", "detect_role", "pair_inputs", "not_a_checkpoint",
-    "display_path", "display_text", "file_uri",
+    "InputFile", "UnreadableInput", "PairingError", "read_input", "classify", "detect_role", "file_role", "pair_inputs",
+    "not_a_checkpoint", "display_path", "display_text", "file_uri",
 ]

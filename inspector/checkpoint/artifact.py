@@ -14,9 +14,11 @@ from dataclasses import dataclass, replace
 
 from inspector.checkpoint.digest import MAX_CONTENT_BYTES
 from inspector.checkpoint.safeopen import NotAFile, open_regular, read_fd
-from inspector.checkpoint.sdk_export import FORM, WRAPPER_MAX_BYTES, ExportError, looks_like_export, may_be_export, unwrap
+from inspector.checkpoint.sdk_export import (FORM, WRAPPER_MAX_BYTES, ExportError, is_export, looks_like_export,
+                                             may_be_export, unwrap)
 
-__all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "detect_role", "pair_inputs", "PairingError",
+__all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "detect_role", "file_role", "pair_inputs",
+           "PairingError",
            "expand_exports",
            "display_path", "display_text", "file_uri", "not_a_checkpoint", "what_it_is"]
 
@@ -281,6 +283,20 @@ def detect_role(data: bytes) -> tuple[str, str | None, str | None]:
         return "unknown", hint or "neither a checkpoint payload nor a descriptor was recognised", \
             doubt or "neither a payload nor a descriptor was recognised"
     return role, hint, doubt
+
+
+def file_role(data: bytes) -> tuple[str, str | None]:
+    """The role of one file among many (a folder, a bucket, a file opened beside others) from its whole content:
+    the one place the folder scan, the audit and the pairing of a file opened alone decide it.
+
+    Returns:
+        ``(role, hint)``: ``"export"`` (an SDK export wrapper, FORMAT.md 1: it holds a pair of its own, whatever
+        its first member and however large that member is; :func:`.sdk_export.is_export`) with hint ``None``,
+        else :func:`classify`'s ``payload``, ``descriptor`` or ``unknown`` with its hint.
+    """
+    if is_export(data):
+        return "export", None
+    return classify(data)
 
 
 _DESCRIPTOR_ONLY_KEYS = {"descriptor_digest", "media_type", "format", "content_digest", "size_bytes"}

@@ -4,7 +4,7 @@ A descriptor binds its payload by the payload's SHA-256 (``content_digest``, FOR
 pair by digest first; a name stem breaks ties between copies of one payload; a descriptor whose digest
 matches nothing (drift, the interesting case) then pairs with the payload of the same name stem
 (``x.payload.json`` + ``x.descriptor.json``). The engine's input floor: the folder scan of the window and
-the CLI use the same policy, and :func:`find_sibling` finds the other half of a file opened alone (issue 26).
+the CLI use the same policy, and :func:`find_sibling` finds the other half of a file opened alone.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import orjson
 
 from inspector.checkpoint.digest import MAX_CONTENT_BYTES
 from inspector.checkpoint.safeopen import open_file, open_regular, read_fd
+from inspector.checkpoint.sdk_export import WRAPPER_MAX_BYTES, is_export
 
 __all__ = ["name_stem", "pair_by_digest", "Sibling", "find_sibling", "SIBLING_SCAN_LIMIT", "stated_binding",
            "file_sha256"]
@@ -155,9 +156,27 @@ def find_sibling(path: str, role: str, data: bytes | None, size: int) -> Sibling
             continue
         if stated is not None and psize == stated_size and file_sha256(p) == stated:
             return Sibling(p, "digest")
-        if named is None and name_stem(p) == stem and psize > 0 and _stated_digest(p) is None:
+        if named is None and name_stem(p) == stem and psize > 0 and _stated_digest(p) is None \
+                and not _is_wrapper(p, psize):
             named = p
     return Sibling(named, "name") if named else None
+
+
+def _is_wrapper(path: str, size: int) -> bool:
+    """Is the file at ``path`` (``size`` bytes) an SDK export wrapper (FORMAT.md 1)? It holds a pair of its own,
+    so it is never the payload beside a descriptor. Decided from its whole content
+    (:func:`.sdk_export.is_export`, the test :func:`.artifact.file_role` makes); unreadable: not one."""
+    if size > WRAPPER_MAX_BYTES:
+        return False
+    try:
+        fd, st = open_regular(path)
+        try:
+            data = read_fd(fd, WRAPPER_MAX_BYTES + 1, st.st_size)
+        finally:
+            os.close(fd)
+    except (OSError, ValueError):
+        return False
+    return is_export(data)
 
 
 def stated_binding(data: bytes | None) -> tuple[int | None, str | None]:

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from inspector.checkpoint.digest import MAX_CONTENT_BYTES
 from inspector.checkpoint.jsontext.reader import SerdeError, parse_value
 
-__all__ = ["FORM", "WRAPPER_MAX_BYTES", "ExportError", "Unwrapped", "looks_like_export", "may_be_export", "unwrap",
+__all__ = ["FORM", "WRAPPER_MAX_BYTES", "ExportError", "Unwrapped", "looks_like_export", "may_be_export", "is_export",
+           "unwrap",
            "wrap"]
 
 #: How the inputs name this form (``InputFile.form``).
@@ -73,6 +74,18 @@ def may_be_export(data: bytes) -> bool:
     of any size; serde ignores unknown members). Only the unescaped key ``"contentBase64"`` counts: text that
     mentions it inside a string is escaped (``\\"contentBase64\\"``) and is not searched for."""
     return looks_like_export(data[:256]) or b'"contentBase64"' in data
+
+
+def is_export(data: bytes) -> bool:
+    """Is ``data`` (a file's whole content) an SDK export wrapper (FORMAT.md 1): :func:`unwrap` takes a pair out of
+    it, or refuses it as that form (:class:`ExportError`)? A payload that names ``contentBase64`` only inside a
+    nested object is not one. Parses ``data`` only when :func:`may_be_export` says it could be one."""
+    if not may_be_export(data):
+        return False
+    try:
+        return unwrap(data) is not None
+    except ExportError:
+        return True
 
 
 def unwrap(data: bytes) -> Unwrapped | None:

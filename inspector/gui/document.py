@@ -22,10 +22,11 @@ import threading
 from dataclasses import dataclass, field
 from importlib import resources
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from inspector.session.engine import Analysis, Side
 from inspector.session.staged import StagedLoad
+from .filewatch import FileWatch
 from .jobs import JobRunner
 from .qtcompat import emit
 
@@ -143,7 +144,7 @@ class Document(QObject):
         self._loads = 0
         self._said: dict[str, int] = {}
         self.opening.connect(self._load_started)
-        self.watcher = QFileSystemWatcher(self)
+        self.watcher = FileWatch(self)  # (on a thread of its own: a dead share blocks no GUI call)
         self.watcher.fileChanged.connect(self._file_changed)
         self._stale_asked = 0  # the number of the latest stale check
         self._stale_running = False  # a check's thread has not answered yet (a dead share: maybe never)
@@ -339,15 +340,9 @@ class Document(QObject):
 
     # -- stale files -----------------------------------------------------------------------------
     def watch(self, paths: list[str]) -> None:
-        """Watch ``paths`` (and only them) for changes on disk."""
-        old = self.watcher.files()
-        if old:
-            self.watcher.removePaths(old)
-        if self.is_sample():
-            return  # read-only app files: a package upgrade replaces them, the user never edits them
-        for p in paths:
-            if os.path.isfile(p):
-                self.watcher.addPath(p)
+        """Watch ``paths`` (and only them) for changes on disk; the watch thread looks at them (:mod:`.filewatch`)."""
+        # (the bundled sample is read-only app files: a package upgrade replaces them, the user never edits them)
+        self.watcher.watch([] if self.is_sample() else list(paths))
 
     def _file_changed(self, path):
         self.check_stale()
@@ -392,8 +387,10 @@ class Document(QObject):
         QTimer.singleShot(STALE_WAIT_MS, self, lambda: self._say_waiting(number))  # (dies with the document)
 
     def _say_waiting(self, number: int) -> None:
-        if self._stale_running and number == self._stale_asked and number > self._stale_ignored:
-            names = ", ".join(self.names())
+        current = [(s.path, s.mtime_ns, s.size) for s in self.sides() if s.path]
+        if self._stale_running and number == self._stale_asked and number > self._stale_ignored \
+                and current == self._stale_sides:  # (files opened since are not what it waits for)
+            names = ", ".join(display_name(path) for path, _m, _s in self._stale_sides)
             self.say("waiting", "info", f"Waiting for the folder of {names} to answer (checking whether the files "
                      "changed on disk); the window goes on meanwhile.", [("Stop waiting", "stop-waiting")])
 
@@ -412,7 +409,7 @@ class Document(QObject):
             watched = set(self.watcher.files())
             for p in present:  # editors that save by rename drop the watch
                 if p not in watched and not self.is_sample():
-                    self.watcher.addPath(p)
+                    self.watcher.add(p)
             if changed:
                 self.say("stale", "stale", f"STALE — {', '.join(display_name(p) for p in changed)} changed on disk "
                          "since it was opened; this view shows the earlier contents.", [("Reload", "reload")])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from inspector import checkpoint
 from inspector.checkpoint.pairing import file_sha256, pair_by_digest, stated_binding
 from inspector.checkpoint.safeopen import open_file, read_regular
-from inspector.checkpoint.sdk_export import may_be_export
+from inspector.checkpoint.sdk_export import WRAPPER_MAX_BYTES, looks_like_export
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
 from inspector.session.sources import LocalFolder, Source, SourceError
@@ -68,44 +68,77 @@ class _Found:
 
 
 def _classify_file(path: str) -> _Found:
-    """Role of one file from a bounded read: the engine's ``classify`` on the whole file when it is
-    small; a larger file is a payload by its size (as ``classify`` decides), unless it is gzip."""
-    fh, st = open_file(path)  # (a FIFO or device is refused without blocking: NotAFile, an OSError)
+    """Role of one local file from its whole content (:func:`inspector.checkpoint.file_role`, the one place roles
+    are decided), read once: a file of at most :data:`CLASSIFY_WHOLE` bytes is read whole (a payload's SHA-256
+    taken from those bytes); a larger one is streamed once (:func:`_classify_stream`). A FIFO or device is refused
+    without blocking (``NotAFile``, an ``OSError``)."""
+    fh, st = open_file(path)
     with fh:
-        if may_be_export(fh.read(1 << 16)):  # an SDK export wrapper holds a pair of its own (FORMAT.md 1)
-            return _Found(path, st.st_size, "export", None)
-        fh.seek(0)
-        if st.st_size > checkpoint.MAX_CONTENT_BYTES:
-            return _Found(path, st.st_size, "payload", None)
         if st.st_size <= CLASSIFY_WHOLE:
             data = fh.read(CLASSIFY_WHOLE + 1)
-            role, hint = checkpoint.classify(data)
-            if len(data) > CLASSIFY_WHOLE:  # grew meanwhile
-                role = "descriptor" if role == "descriptor" else "payload"
-            return _Found(path, len(data), role, hint, data if role == "descriptor" else None)
-        head = fh.read(_HEAD)
+            if len(data) <= CLASSIFY_WHOLE:
+                return _found_whole(path, data)
+            fh.seek(0)  # (it grew meanwhile: a large file)
+        return _classify_stream(path, fh, st.st_size)
+
+
+def _found_whole(path: str, data: bytes, **where) -> _Found:
+    """A file classified from all of its bytes ``data``: descriptors keep them, payloads their SHA-256."""
+    role, hint = checkpoint.file_role(data)
+    return _Found(path, len(data), role, hint, data if role == "descriptor" else None,
+                  "sha256:" + hashlib.sha256(data).hexdigest() if role == "payload" else None, **where)
+
+
+#: The member an SDK export wrapper always has, as it appears unescaped in the wrapper's text (FORMAT.md 1).
+_WRAPPER_KEY = b'"contentBase64"'
+
+
+def _classify_stream(path: str, fh, size: int) -> _Found:
+    """A file over :data:`CLASSIFY_WHOLE` bytes, streamed once (1 MiB at a time, at most the wrapper ceiling):
+    hashed for pairing, and searched for :data:`_WRAPPER_KEY` (across chunk boundaries) so that a wrapper whose
+    first member is an unknown one of any size is still one (serde ignores it). Such a file is read again whole
+    and judged by :func:`inspector.checkpoint.file_role`; otherwise it is a payload (descriptors are small), or
+    not a checkpoint when it is gzip."""
+    h = hashlib.sha256()
+    head, tail, seen, named = b"", b"", 0, False
+    limit = WRAPPER_MAX_BYTES + 1
+    while seen < limit:
+        chunk = fh.read(min(1 << 20, limit - seen))
+        if not chunk:
+            break
+        if not seen:
+            head = chunk[:_HEAD]
+        if seen <= checkpoint.MAX_CONTENT_BYTES:
+            h.update(chunk[:checkpoint.MAX_CONTENT_BYTES + 1 - seen])
+        named = named or _WRAPPER_KEY in tail + chunk[:len(_WRAPPER_KEY)]
+        named = named or _WRAPPER_KEY in chunk
+        tail = chunk[-(len(_WRAPPER_KEY) - 1):]
+        seen += len(chunk)
     if head[:2] == b"\x1f\x8b":  # a large gzip file is still not a checkpoint
-        return _Found(path, st.st_size, *checkpoint.classify(head))
-    return _Found(path, st.st_size, "payload", None)  # by size, as the engine's classify does
+        return _Found(path, max(seen, size), *checkpoint.classify(head))
+    if named or looks_like_export(head[:256]):
+        fh.seek(0)
+        data = fh.read(WRAPPER_MAX_BYTES + 1)
+        if checkpoint.file_role(data)[0] == "export":
+            return _Found(path, len(data), "export", None)
+    digest = "sha256:" + h.hexdigest() if seen <= checkpoint.MAX_CONTENT_BYTES else None
+    return _Found(path, seen if seen < limit else max(seen, size), "payload", None, sha256=digest)
 
 
 def _classify_entry(source: Source, entry) -> _Found:
     """:func:`_classify_file` for an entry of a source that is not a local folder (a URL, a line of a JSON
-    Lines file): the same decisions from the same bounded reads, made through the source."""
-    head = source.head(entry, 1 << 16)
-    if may_be_export(head):
-        return _Found(entry.location, entry.size or 0, "export", None, entry=entry, source=source)
-    if entry.size is not None and entry.size > checkpoint.MAX_CONTENT_BYTES:
+    Lines file): its whole content (bounded by the content ceiling, the wrapper ceiling when its head opens as a
+    wrapper) read once through the source and judged by :func:`inspector.checkpoint.file_role`. An entry listed
+    as over the ceiling that does not open as a wrapper is a payload by its size, not downloaded."""
+    head = source.head(entry, 256)
+    opens_as_wrapper = looks_like_export(head)
+    if entry.size is not None and entry.size > checkpoint.MAX_CONTENT_BYTES and not opens_as_wrapper:
         return _Found(entry.location, entry.size, "payload", None, entry=entry, source=source)
-    data = source.read(entry, CLASSIFY_WHOLE)
-    if len(data) > CLASSIFY_WHOLE:
-        if data[:2] == b"\x1f\x8b":
-            return _Found(entry.location, entry.size or len(data), *checkpoint.classify(data[:_HEAD]),
-                          entry=entry, source=source)
+    ceiling = WRAPPER_MAX_BYTES if opens_as_wrapper else checkpoint.MAX_CONTENT_BYTES
+    data = source.read(entry, ceiling)
+    if len(data) > ceiling:
         return _Found(entry.location, entry.size or len(data), "payload", None, entry=entry, source=source)
-    role, hint = checkpoint.classify(data)
-    return _Found(entry.location, len(data), role, hint, data if role == "descriptor" else None, entry=entry,
-                  source=source)
+    return _found_whole(entry.location, data, entry=entry, source=source)
 
 
 def _read_found(f: _Found) -> bytes:
@@ -139,7 +172,7 @@ def scan_source(source: Source, *, progress=None, partial=None, cancel=None) -> 
     for i, f in enumerate(payloads):
         if progress:
             progress(30 + int(20 * i / max(len(payloads), 1)), f"Hashing {_base(f.path)}…")
-        if f.size <= checkpoint.MAX_CONTENT_BYTES:
+        if f.sha256 is None and f.size <= checkpoint.MAX_CONTENT_BYTES:  # (most were hashed as they were read)
             if f.source is None:
                 f.sha256 = file_sha256(f.path, lambda: _stop_if(cancel))
             else:

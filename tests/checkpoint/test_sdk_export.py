@@ -175,3 +175,68 @@ def test_a_wrapper_whose_first_member_is_an_unknown_one_over_64_kib_is_recognise
     assert json.loads(descriptor.data) == json.loads(D)
     code, out, err = run(capsys, "verify", w)
     assert (code, err) == (0, "")
+
+
+def _scan(folder):
+    from inspector.session.folderscan import scan_folder
+
+    rows = []
+    t = threading.Thread(target=lambda: rows.extend(scan_folder(str(folder))))
+    t.start()
+    t.join(120)
+    return rows
+
+
+@pytest.mark.parametrize("pad", [70_000, 1_200_000])
+def test_a_folder_scan_finds_a_wrapper_behind_an_unknown_first_member_of_any_size(tmp_path, pad):
+    """The folder scan decides roles where the CLI does (``file_role``, from the whole content): a wrapper whose
+    first member is an unknown one over 64 KiB, or over the 1 MiB a file is read whole up to, is the pair it holds
+    and verifies with the golden digests; it is not taken for a payload and paired with a descriptor."""
+    inner = json.loads(wrap(P, D))
+    (tmp_path / "padded.json").write_text(json.dumps({"note": "x" * pad, **inner}))
+    (tmp_path / "padded.descriptor.json").write_bytes(D)  # (a descriptor of the same name stem beside it)
+    rows = _scan(tmp_path)
+    by_file = {(r.payload, r.descriptor): (r.verified, r.summary, r.facts.content_digest if r.facts else None)
+               for r in rows}
+    wrapper, desc = str(tmp_path / "padded.json"), str(tmp_path / "padded.descriptor.json")
+    assert by_file == {(wrapper, wrapper): (True, "VERIFIED", GOLDEN_DIGEST),
+                       (None, desc): (False, "consistent (one file only)", GOLDEN_DIGEST)}
+
+
+def test_a_large_payload_naming_content_base64_inside_a_tool_input_is_a_payload_that_pairs(tmp_path, capsys):
+    """A payload over 1 MiB (streamed, not read whole to classify) whose tool input has a ``contentBase64`` key is
+    not an SDK export wrapper (``is_export``: that key is not the top level's): it pairs with its descriptor by
+    digest and verifies."""
+    from inspector.checkpoint import canonicalize
+
+    doc = json.loads(P)
+    doc["snapshot"]["session"]["messages"].append(
+        {"role": "assistant", "content": [{"type": "text", "text": "y" * 1_100_000},
+                                          {"type": "tool_use", "id": "t1", "name": "read",
+                                           "input": {"contentBase64": "AAAA"}}]})
+    payload = canonicalize(json.dumps(doc).encode())
+    assert len(payload) > 1 << 20 and b'"contentBase64"' in payload
+    p, d = tmp_path / "big.payload.json", tmp_path / "big.descriptor.json"
+    p.write_bytes(payload)
+    assert run(capsys, "describe", p, "-o", d)[0] == 0
+    rows = _scan(tmp_path)
+    assert [(r.payload, r.descriptor, r.verified, r.facts.content_digest) for r in rows] == [
+        (str(p), str(d), True, content_digest(payload))]
+
+
+def test_a_descriptor_opened_alone_is_not_paired_with_a_wrapper_of_its_name(tmp_path, capsys):
+    """``verify D`` looks for its payload beside it by digest, then by name; a wrapper of the same name stem holds
+    a pair of its own and is never that payload (else X-BYTES on the wrapper's bytes)."""
+    (tmp_path / "run.json").write_bytes(wrap(P, D))
+    (tmp_path / "run.descriptor.json").write_bytes(D)
+    code, out, err = run(capsys, "verify", tmp_path / "run.descriptor.json", "--format", "json")
+    doc = json.loads(out)
+    assert (code, err, doc["root_cause"], doc["verified"], "sibling" in doc["inputs"]) == (0, "", None, False, False)
+    from inspector.session.engine import load_paths
+
+    got = []
+    t = threading.Thread(target=lambda: got.append(load_paths([str(tmp_path / "run.descriptor.json")])))
+    t.start()
+    t.join(60)
+    assert (got[0].paths, got[0].pairing) == (
+        [str(tmp_path / "run.descriptor.json")], "No payload that matches run.descriptor.json was found beside it.")

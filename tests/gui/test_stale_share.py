@@ -51,3 +51,51 @@ def test_a_share_that_does_not_answer_freezes_nothing(qtbot, window, copies, mon
     assert answered.args == [True] and "changed on disk" in window.banner_text("stale")
     monkeypatch.setattr(document, "_stat", os.stat)
     assert stale_now(qtbot, window) is True
+
+
+def test_files_on_a_share_that_does_not_answer_open_and_are_watched_off_the_gui_thread(qtbot, window, copies,
+                                                                                    monkeypatch):
+    """Watching the opened files looks them up (``QFileSystemWatcher.addPath``, a ``stat`` or
+    ``inotify_add_watch``): that happens on the watch thread, so a share that does not answer there delays only
+    the watch, never the window; the files are watched once it answers."""
+    import inspector.gui.filewatch as filewatch
+
+    p, d = copies(GOLDEN_P, GOLDEN_D)
+    answer, on_gui_thread = threading.Event(), []
+
+    def dead_share_stat(path):
+        on_gui_thread.append(threading.current_thread() is threading.main_thread())
+        answer.wait(30)
+        return os.stat(path)
+
+    monkeypatch.setattr(filewatch, "_stat", dead_share_stat)
+    open_and_wait(qtbot, window, [p, d])  # (the verdicts are shown while the watch thread waits)
+    assert window.report.verified
+    assert window.doc.watcher.files() == [] and on_gui_thread == [False]
+    answer.set()
+    qtbot.waitUntil(lambda: sorted(window.doc.watcher.files()) == sorted([str(p), str(d)]), timeout=5000)
+    assert on_gui_thread == [False, False]
+    p.write_bytes(p.read_bytes() + b" ")  # a change of a watched file is noticed (the watch works on its thread)
+    qtbot.waitUntil(lambda: window.banner_text("stale") is not None, timeout=5000)
+    assert window.banner_text("stale").startswith(f"STALE — {p.name} changed on disk")
+
+
+def test_waiting_names_the_files_the_check_waits_for_not_files_opened_since(qtbot, window, copies, monkeypatch,
+                                                                            tmp_path):
+    """A stale check that waits for a share is about the files it was asked for: when other files are opened
+    meanwhile, the window does not say it waits for the folder of the new ones."""
+    p, d = copies(GOLDEN_P, GOLDEN_D)
+    open_and_wait(qtbot, window, [p, d])
+    answer = threading.Event()
+    monkeypatch.setattr(document, "_stat", lambda path: (answer.wait(30), os.stat(path))[1])
+    monkeypatch.setattr(document, "STALE_WAIT_MS", 400)
+    QCoreApplication.sendEvent(window, QEvent(QEvent.Type.WindowActivate))  # a check of p and d starts, and waits
+    monkeypatch.setattr(document, "_stat", os.stat)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    lone = other / "lone.payload.json"
+    lone.write_bytes(p.read_bytes())
+    open_and_wait(qtbot, window, [lone])  # another checkpoint, opened while the check of p and d waits
+    QTest.qWait(700)
+    assert window.banner_text("waiting") is None
+    answer.set()
