@@ -9,6 +9,7 @@ then by name, and each pair is verified by the engine (``inspector.checkpoint.ve
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 
 from inspector import checkpoint
@@ -17,8 +18,8 @@ from inspector.checkpoint.safeopen import open_file, read_regular
 from inspector.checkpoint.sdk_export import WRAPPER_MAX_BYTES, looks_like_export
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
-from inspector.session.sources import LocalFolder, Source, SourceError
-from inspector.session.workers import ChildTask, read_file
+from inspector.session.sources import Entry, FsspecSource, LocalFolder, Source, SourceError, fs_protocols
+from inspector.session.workers import ChildTask, WorkerError
 
 __all__ = ["FolderRow", "CheckpointFacts", "scan_folder", "scan_source", "CLASSIFY_WHOLE"]
 
@@ -254,7 +255,7 @@ def _stop_if(cancel) -> None:
 def _verify_pair(p: _Found | None, d: _Found | None, cancel):
     """``(report, facts)`` of one pair (a large payload in a worker process; one file's bytes held at a time;
     an SDK export wrapper is both, verified as the pair it holds); ``(_Unreadable, None)`` for a wrapper whose
-    content cannot be taken out."""
+    content cannot be taken out, and for a large payload the worker process could not read or finish."""
     if p is not None and p.role == "export":
         try:
             if p.source is None:
@@ -270,9 +271,10 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
         return _verify_in_process(pay.data if pay else None, desc.data if desc else None,
                                   pay.size if pay else None)
     ddata = d.data if d else None
-    if (p is not None and p.source is None and p.size > engine.PROCESS_THRESHOLD
-            and p.size <= checkpoint.MAX_CONTENT_BYTES):
-        task = ChildTask(child_verify_facts, (p.path, ddata, p.size))
+    where = _child_source(p) if (p is not None and engine.PROCESS_THRESHOLD < p.size
+                                 <= checkpoint.MAX_CONTENT_BYTES) else None
+    if where is not None:
+        task = ChildTask(child_verify_facts, (*where, ddata))
         task.start()
         try:
             while not task.done:
@@ -281,7 +283,10 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
                 task.pump(0.05)
         finally:
             task.terminate()
-        return task.result()  # (report, facts): the same facts as in this process (FORMAT.md 4.18)
+        try:
+            return task.result()  # (report, facts): the same facts as in this process (FORMAT.md 4.18)
+        except WorkerError as e:  # (the worker ran out of memory or was killed: this file only)
+            return _Unreadable(f"the worker process verifying it stopped ({e.error_type})"), None
     pdata, psize = None, None
     if p is not None and p.source is not None:  # a URL or a line: read through its source, verified here
         try:
@@ -306,12 +311,30 @@ def _verify_in_process(pdata: bytes | None, ddata: bytes | None, psize: int | No
     return report, _facts_of(kept[0], report, pdata is not None, ddata is not None)
 
 
-def child_verify_facts(conn, path: str, descriptor: bytes | None, size: int):
-    """Verify the payload file in a child process (folder scans of payloads over ``engine.PROCESS_THRESHOLD``
-    bytes) and return ``(report, CheckpointFacts)``: the facts are computed from the same parse, by the same
-    function as in the scanning process, so a file's size never changes what the scan says about it
-    (FORMAT.md 4.18). ``conn`` is the job's pipe (unused). Raises ``OSError`` when the file cannot be read."""
-    data, _seen = read_file(path)
+def _child_source(p: _Found) -> tuple[Source, Entry] | None:
+    """The source and entry a worker process reads the payload ``p`` through (it takes an entry, never a path
+    of its own), or ``None`` when ``p`` is verified in this process: a source that does not travel to another
+    process (a line of a JSON Lines file, a ``memory://`` store, a subset of a source)."""
+    if p.source is None:
+        return LocalFolder(os.path.dirname(p.path) or "."), Entry(p.path, os.path.basename(p.path), p.size, "")
+    if type(p.source) is LocalFolder:
+        return p.source, p.entry
+    if type(p.source) is FsspecSource and "memory" not in fs_protocols(p.source.fs):
+        return p.source, p.entry
+    return None
+
+
+def child_verify_facts(conn, source: Source, entry: Entry, descriptor: bytes | None):
+    """Verify the payload ``entry`` of ``source`` (read through it, at most the 256 MiB ceiling plus one byte)
+    in a child process (folder scans of payloads over ``engine.PROCESS_THRESHOLD`` bytes) and return
+    ``(report, CheckpointFacts)``: the facts are computed from the same parse, by the same function as in the
+    scanning process, so a file's size never changes what the scan says about it (FORMAT.md 4.18). ``conn`` is
+    the job's pipe (unused). Raises :class:`~.sources.SourceError` when the entry cannot be read (the scan
+    says the payload could not be read)."""
+    try:
+        data = source.read(entry)
+    except SourceError as e:  # (gone, or the share stopped answering, since the listing)
+        return _Unreadable(e.reason), None
     kept: list = []
     report = checkpoint.verify(data, descriptor, payload_size=len(data), views=False, keep=kept)
     facts = _facts_of(kept[0], report, True, descriptor is not None)

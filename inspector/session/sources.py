@@ -274,8 +274,11 @@ def _read_url(fs, path: str, location: str, limit: int) -> bytes:
             raise SourceError(f"{shown_location(location)}: no such file") from None
         except OSError as e:
             raise SourceError(f"{shown_location(location)}: cannot read ({e.strerror or e})") from None
+    # A whole read from the start streams over HTTP (block_size 0): fsspec's blocks after the first are range
+    # requests, which a server may not support (Python's own http.server does not; fsspec then raises).
+    streamed = fs_protocols(fs) & {"http", "https"}
     try:
-        with fs.open(path, "rb", block_size=1 << 20) as fh:
+        with fs.open(path, "rb", block_size=0 if streamed else 1 << 20) as fh:
             chunks, got = [], 0
             while got <= limit:
                 piece = fh.read(min(1 << 20, limit + 1 - got))
@@ -290,6 +293,12 @@ def _read_url(fs, path: str, location: str, limit: int) -> bytes:
         raise SourceError(f"{shown_location(location)}: is a folder, not a checkpoint file") from None
     except Exception as e:  # noqa: BLE001 - every filesystem raises its own errors
         raise SourceError(f"{shown_location(location)}: cannot read ({type(e).__name__})") from None
+
+
+def fs_protocols(fs) -> set[str]:
+    """The names of ``fs``'s protocol (fsspec gives a string or a tuple)."""
+    p = fs.protocol
+    return set(p) if isinstance(p, (tuple, list)) else {p}
 
 
 def _not_found(exc: BaseException) -> str:

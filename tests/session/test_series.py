@@ -228,15 +228,72 @@ def test_a_payload_over_4_mib_gets_the_same_facts_in_the_worker_process(tmp_path
     process computes of the same bytes."""
     from inspector.session import engine
     from inspector.session.folderscan import _verify_in_process, child_verify_facts
+    from inspector.session.sources import Entry, LocalFolder
 
     folder = write_case("large-alone", tmp_path / "large")
     path = folder / "p2 large.payload.json"
     data = path.read_bytes()
     assert len(data) > engine.PROCESS_THRESHOLD
     desc = descriptor(data)
+    entry = Entry(str(path), path.name, len(data), "")
     for d in (None, desc):
-        report, facts = child_verify_facts(None, str(path), d, len(data))
+        report, facts = child_verify_facts(None, LocalFolder(str(folder)), entry, d)
         assert facts == _verify_in_process(data, d, len(data))[1]
         assert (facts.session_id, facts.history, facts.pass_kinds) == (
             "s-large-alone", {"run-1": 16}, {"run-1": {1: "tools", 2: "tools"}})
         assert report.verified is (d is not None)
+
+
+def test_a_large_payload_on_a_url_is_verified_in_a_worker_process_that_reads_its_entry(tmp_path, monkeypatch):
+    """The worker takes the source and the entry, never a path of its own: a payload over 4 MiB served over
+    HTTP (a real server on loopback) is read by the worker process through the source, and gets the verdict and
+    the facts the scanning process gives the same bytes (FORMAT.md 4.18: size never changes the answer)."""
+    from inspector.session import engine, folderscan
+    from inspector.session.folderscan import _verify_in_process, scan_source
+    from inspector.session.sources import FsspecSource, open_source
+    from tests.servers import http_folder
+
+    folder = write_case("large-alone", tmp_path / "large")
+    path = folder / "p2 large.payload.json"
+    data = path.read_bytes()
+    (folder / "p2 large.descriptor.json").write_bytes(descriptor(data))
+    assert len(data) > engine.PROCESS_THRESHOLD
+    jobs = []
+
+    class Recorded(folderscan.ChildTask):  # the real worker process; only its job is written down
+        def __init__(self, fn, args, **kw):
+            jobs.append((fn.__name__, type(args[0]).__name__, args[1].location))
+            super().__init__(fn, args, **kw)
+
+    monkeypatch.setattr(folderscan, "ChildTask", Recorded)
+    with http_folder(folder) as base:
+        src = open_source(base + "/")
+        assert isinstance(src, FsspecSource)
+        rows = _in_thread(lambda: scan_source(src))
+    large = [r for r in rows if r.payload and r.payload.endswith("large.payload.json")]
+    assert jobs == [("child_verify_facts", "FsspecSource", base + "/p2%20large.payload.json")]
+    assert len(large) == 1 and large[0].verified is True and large[0].descriptor.endswith("large.descriptor.json")
+    assert large[0].facts == _verify_in_process(data, descriptor(data), len(data))[1]
+
+
+def test_a_large_payload_gone_before_the_worker_reads_it_is_one_row_not_read(tmp_path):
+    """A payload that vanishes between the listing and the worker's read costs its own row ("not read", with
+    the source's reason), never the scan."""
+    from inspector.session.folderscan import _row, _Unreadable, child_verify_facts
+    from inspector.session.sources import Entry, LocalFolder
+
+    gone = tmp_path / "gone.payload.json"
+    report, facts = child_verify_facts(None, LocalFolder(str(tmp_path)), Entry(str(gone), gone.name, 5 << 20, ""),
+                                       None)
+    assert facts is None and report == _Unreadable(f"{gone}: cannot read (No such file or directory)")
+    row = _row(None, None, report)
+    assert (row.verified, row.summary) == (False, f"not read: {gone}: cannot read (No such file or directory)")
+
+
+def _in_thread(fn):
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn()))
+    t.start()
+    t.join(120)
+    assert out, "the scan did not finish"
+    return out[0]

@@ -92,6 +92,19 @@ def test_an_http_folder_is_listed_and_read_exactly(tmp_path):
         assert len(pair) == 1 and pair[0].descriptor.endswith("/d.json") and pair[0].verified
 
 
+def test_a_file_larger_than_a_block_is_read_whole_from_a_server_without_range_requests(tmp_path):
+    """Python's http.server answers every GET whole (no ``Range``); fsspec's blocked reads ask for ranges after
+    the first MiB, so a whole read streams from the start instead, and the bound still holds."""
+    big = bytes(range(256)) * (12 * 1024 + 7)  # 3 MiB and 1,792 bytes, over three 1 MiB blocks
+    (tmp_path / "big.json").write_bytes(big)
+    with http_folder(tmp_path) as base:
+        src = open_source(base + "/")
+        entry = next(e for e in src.entries() if e.name == "big.json")
+        assert src.read(entry) == big
+        assert src.read(entry, limit=(1 << 20) + 5) == big[:(1 << 20) + 6]  # (the ceiling plus one)
+        assert read_location(base + "/big.json")[0] == big
+
+
 def test_a_dead_http_server_is_a_clear_error(tmp_path):
     with http_folder(tmp_path) as base:
         pass  # stopped: nothing listens there now
