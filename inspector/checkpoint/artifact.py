@@ -20,7 +20,7 @@ from inspector.checkpoint.sdk_export import (FORM, WRAPPER_MAX_BYTES, ExportErro
 __all__ = ["InputFile", "UnreadableInput", "read_input", "classify", "detect_role", "file_role", "pair_inputs",
            "PairingError",
            "expand_exports",
-           "display_path", "display_text", "file_uri", "not_a_checkpoint", "what_it_is"]
+           "display_path", "display_text", "escaped_char", "file_uri", "not_a_checkpoint", "what_it_is"]
 
 _DESCRIPTOR_MARKERS = (b'"descriptor_digest"', b"a3s.code.session-checkpoint-descriptor", b'"media_type"')
 _PAYLOAD_MARKERS = (b"a3s.code.session-checkpoint-payload", b'"snapshot":', b'"snapshot" :', b'"run_records"')
@@ -28,37 +28,36 @@ _PAYLOAD_MARKERS = (b"a3s.code.session-checkpoint-payload", b'"snapshot":', b'"s
 _DESCRIPTOR_MAX = 1 << 20
 
 
+def escaped_char(ch: str) -> str:
+    """The escape that shows one character ``ch`` that would not show as itself: a byte that was not valid
+    UTF-8 in a file name (a ``surrogateescape`` code point U+DC80..U+DCFF, as Python gives such names on POSIX)
+    becomes ``\\xNN`` with the original byte (so ``\\x80``..``\\xff`` always mean a raw byte); ``\\t``,
+    ``\\n``, ``\\r`` stay short; other ASCII controls become ``\\xNN``, all other characters ``\\uNNNN`` or
+    ``\\UNNNNNNNN``. The one escaping form of the CLI (:func:`display_text`) and the window
+    (:func:`inspector.session.visible.visible`)."""
+    o = ord(ch)
+    if 0xDC80 <= o <= 0xDCFF and os.name != "nt":
+        return "\\x%02x" % (o - 0xDC00)
+    if ch in "\t\n\r":
+        return {"\t": "\\t", "\n": "\\n", "\r": "\\r"}[ch]
+    if o < 0x80:
+        return "\\x%02x" % o
+    if o < 0x10000:
+        return "\\u%04x" % o
+    return "\\U%08x" % o
+
+
 def display_text(text: str) -> str:
-    """``text`` with every character that would not show visibly replaced by an escape.
+    """``text`` with every character that would not show visibly replaced by its :func:`escaped_char`.
 
     Escaped: characters ``str.isprintable`` rejects (controls, U+2028/U+2029, format characters
     such as bidi overrides and U+FEFF, separators other than the ASCII space, lone surrogates).
-    A byte that was not valid UTF-8 in a file name (a ``surrogateescape`` code point
-    U+DC80..U+DCFF, as Python gives such names on POSIX) becomes ``\\xNN`` with the original
-    byte (so ``\\x80``..``\\xff`` always mean a raw byte); ``\\t``, ``\\n``, ``\\r`` stay short;
-    other ASCII controls become ``\\xNN``, all other characters ``\\uNNNN`` or ``\\UNNNNNNNN``.
     Printable text is returned unchanged (so a backslash already in the text is not doubled).
     The result is always encodable as UTF-8. Shared by the CLI and the window.
     """
     if text.isprintable():
         return text
-    out = []
-    for ch in text:
-        if ch.isprintable():
-            out.append(ch)
-            continue
-        o = ord(ch)
-        if 0xDC80 <= o <= 0xDCFF and os.name != "nt":
-            out.append("\\x%02x" % (o - 0xDC00))
-        elif ch in "\t\n\r":
-            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r"}[ch])
-        elif o < 0x80:
-            out.append("\\x%02x" % o)
-        elif o < 0x10000:
-            out.append("\\u%04x" % o)
-        else:
-            out.append("\\U%08x" % o)
-    return "".join(out)
+    return "".join(ch if ch.isprintable() else escaped_char(ch) for ch in text)
 
 
 def display_path(path: "str | bytes | os.PathLike") -> str:

@@ -40,6 +40,9 @@ def create_app(argv: list[str] | None = None) -> QApplication:
         from . import fonts
 
         fonts.register_bundled_fonts()  # the portable bundle's fonts fill in missing scripts
+        from inspector.session.visible import use_pictures
+
+        use_pictures(fonts.control_pictures())  # (a control shows as ␛ only where the fonts draw it)
     return app
 
 

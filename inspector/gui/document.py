@@ -26,6 +26,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from inspector.session.engine import Analysis, Side
 from inspector.session.staged import StagedLoad
+from inspector.session.visible import visible
 from .filewatch import FileWatch
 from .jobs import JobRunner
 from .qtcompat import emit
@@ -52,18 +53,18 @@ def _sample_paths(name: str) -> tuple[str, str]:
 
 
 def display_name(path: str | None) -> str:
-    """The base name of ``path`` for display, with any byte that is not valid UTF-8 shown as ``\\xNN``.
-
-    (Python decodes such bytes to lone surrogates, U+DC80..U+DCFF, which Qt cannot show.)
-    """
+    """The base name of ``path`` for display, through the window's one escaping (:func:`.visible.visible`): a
+    byte that is not valid UTF-8 (a lone surrogate U+DC80..U+DCFF, as Python decodes it, which Qt cannot show)
+    as ``\\xNN``, a bidirectional override or a control as its escape."""
     if not path:
         return "(sandbox)"
-    return os.path.basename(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return visible(os.path.basename(path))
 
 
-def display_path(path: str) -> str:
-    """``path`` for display, with bytes that are not valid UTF-8 shown as ``\\xNN`` (see :func:`display_name`)."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+def display_path(path: str, *, lines: bool = False) -> str:
+    """``path`` (or, with ``lines``, a message of several lines that quotes paths) for display, through the
+    window's one escaping (see :func:`display_name`)."""
+    return visible(path, lines=lines)
 
 
 @dataclass
@@ -188,7 +189,7 @@ class Document(QObject):
         """Show a message (see the module docstring for ``actions``); bytes of a file name that
         are not UTF-8 are shown as ``\\xNN``."""
         self._said[key] = self._loads
-        emit(self.notice, key, kind, display_path(text), list(actions))
+        emit(self.notice, key, kind, display_path(text, lines=True), list(actions))
 
     def unsay(self, *keys: str) -> None:
         """Remove the messages ``keys``."""
@@ -208,11 +209,11 @@ class Document(QObject):
         self.unsay(*[k for k, n in self._said.items() if n < self._loads], "stale", "error", "info")
 
     def set_busy(self, busy: bool, text: str = "", pct: int = -1) -> None:
-        emit(self.busy, busy, text, pct)
+        emit(self.busy, busy, display_path(text), pct)  # (it names files: "Verifying x.payload.json…")
 
     def set_open_error(self, what: str, why: str) -> None:
         """Remember that ``what`` could not be opened (the verdict bar says so) and say ``why``."""
-        self.open_error = (display_path(what), display_path(why).rstrip("."))
+        self.open_error = (display_path(what), display_path(why, lines=True).rstrip("."))
         emit(self.changed)
 
     def open_failed(self, what: str, msg: str) -> None:
@@ -223,7 +224,7 @@ class Document(QObject):
             msg = msg.rstrip(".") + ". Still showing the checkpoint below."
         self.say("error", "error", msg)
         self.set_open_error(what, msg)
-        emit(self.failed, display_path(msg))
+        emit(self.failed, display_path(msg, lines=True))
 
     @property
     def stage(self):

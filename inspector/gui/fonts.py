@@ -25,7 +25,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Script", "SCRIPTS", "UI_SCRIPTS", "coverage_problems", "missing_characters", "notice_text",
+__all__ = ["Script", "SCRIPTS", "UI_SCRIPTS", "control_pictures", "coverage_problems", "missing_characters",
+           "notice_text",
            "register_bundled_fonts", "bundled_fonts_dir"]
 
 
@@ -94,6 +95,22 @@ def missing_characters(text: str, font=None) -> list[str]:
     # what the box looks like here: an unassigned code point (U+0378) can only be drawn as the box
     box = _glyphs(_UNASSIGNED, font, image)
     return [ch for ch in dict.fromkeys(c for c in text if not c.isspace()) if _is_box(_glyphs(ch, font, image), box)]
+
+
+def control_pictures(fonts=None) -> set[int]:
+    """The C0 controls and DEL (codes 0..31, 127) whose Unicode control picture (U+2400.., U+2421) every font
+    of ``fonts`` (default: the application font and the fixed-width font the trees use) draws, with Qt's
+    fallback, as a glyph and not the missing-glyph box: what :func:`inspector.session.visible.use_pictures`
+    is told, so that a control shows as ␛ where it can and as ``\\x1b`` where it would be a box."""
+    from PySide6.QtGui import QFontDatabase, QGuiApplication
+
+    fonts = fonts or (QGuiApplication.font(), QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    codes = {c: "\u2421" if c == 0x7F else chr(0x2400 + c) for c in (*range(0x20), 0x7F)}
+    sample = "".join(codes.values())
+    missing = set()
+    for font in fonts:
+        missing.update(missing_characters(sample, font))
+    return {c for c, pic in codes.items() if pic not in missing}
 
 
 #: A code point no Unicode version assigns: whatever Qt draws for it is the missing-glyph box.

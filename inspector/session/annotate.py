@@ -9,6 +9,7 @@ import datetime as _dt
 import re
 
 from inspector.session.visible import preview as _visible_preview
+from inspector.session.visible import visible as _visible
 
 __all__ = ["summary", "timestamp_text", "preview", "ToolPairs", "is_timestamp_key"]
 
@@ -99,7 +100,8 @@ def _usage(u: dict) -> str:
 
 def summary(source: str, pointer: str, key, value, *, pairs: ToolPairs | None = None,
             resume_run_id: str | None = None) -> str | None:
-    """A one-line description of a container row, or ``None`` for the generic one.
+    """A one-line description of a container row, or ``None`` for the generic one, shown through the window's
+    one escaping (:func:`.visible.visible`: the ids and names it quotes come from the file).
 
     Args:
         source: ``payload`` or ``descriptor``. pointer: the row's JSON Pointer. key: its key.
@@ -107,6 +109,11 @@ def summary(source: str, pointer: str, key, value, *, pairs: ToolPairs | None = 
         pairs: tool-call pairing for the messages array the row belongs to.
         resume_run_id: ``/logical_resume/run_id`` of the payload, to mark the resume source run.
     """
+    text = _summary(source, pointer, key, value, pairs, resume_run_id)
+    return None if text is None else _visible(text)
+
+
+def _summary(source: str, pointer: str, key, value, pairs: ToolPairs | None, resume_run_id: str | None):
     if not isinstance(value, (dict, list)):
         return None
     if source == "descriptor":

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from .table import RowsTableModel
 
 from inspector.checkpoint import Location
+from inspector.session.visible import visible
 
 from .. import style
 from ..roles import ACCESSIBLE as _ACCESSIBLE, DECORATION as _DECORATION, DISPLAY as _DISPLAY
@@ -21,7 +22,7 @@ _ROLES = frozenset({_DISPLAY, _DECORATION, _ACCESSIBLE, _FOREGROUND, _TOOLTIP, i
 def _fmt(v) -> str:
     if v is None:
         return "—"
-    return str(v)
+    return visible(str(v))  # (a stated value is the descriptor's, any text: the one escaping)
 
 
 def _short(v) -> str:

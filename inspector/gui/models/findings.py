@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 
 from inspector.checkpoint import Finding, Verdict
+from inspector.session.visible import visible
 
 from .. import style
 from ..roles import ACCESSIBLE as _ACCESSIBLE, DECORATION as _DECORATION, DISPLAY as _DISPLAY, FONT as _FONT
@@ -177,18 +178,18 @@ class FindingsModel(QAbstractItemModel):
             if col == 1:
                 return f.rule.id
             if f.failed:
-                return f.message
+                return visible(f.message)  # (the reference's message may quote the file: the one escaping)
             if f.verdict is Verdict.NOT_REACHED:
                 return f"{f.rule.title} — not reached: {f.blocked_by} failed first"
             if f.verdict in (Verdict.NOT_APPLICABLE, Verdict.NOT_EVALUATED):
-                return f"{f.rule.title} — {f.detail}"
+                return visible(f"{f.rule.title} — {f.detail}")
             return f.rule.title
         if role == _DECORATION and col == 0:
             return style.icon(f.verdict)
         if role == _FOREGROUND and col in (0, 1):
             return style.colour(f.verdict)
         if role == _TOOLTIP:
-            return self._tooltip(f)
+            return visible(self._tooltip(f), lines=True)
         if role == _ACCESSIBLE:  # each cell its own words (issue 25): verdict, rule, then what it says
             if col == 0:
                 return f"{self._label(f)}: {f.rule.id}"

@@ -9,6 +9,7 @@ from .table import RowsTableModel
 from inspector.checkpoint import Verdict
 
 from .. import style
+from inspector.session.visible import visible
 from ..document import display_name, display_path
 from ..roles import ObjectRole, VerdictRole
 
@@ -60,7 +61,7 @@ class FolderModel(RowsTableModel):
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 2:
-                return r.summary
+                return visible(r.summary)  # (the reference's message may quote the file: the one escaping)
             if col == 3:
                 return r.root_rule or ""
             other = getattr(r, "other", None)
@@ -72,7 +73,7 @@ class FolderModel(RowsTableModel):
             return style.icon(self._verdict(r))
         if role == Qt.ItemDataRole.ToolTipRole:
             paths = (r.payload, r.descriptor, getattr(r, "other", None))
-            return "\n".join([display_path(x) for x in paths if x] + ([r.summary] if r.summary else []))
+            return "\n".join([display_path(x) for x in paths if x] + ([visible(r.summary)] if r.summary else []))
         if role == VerdictRole:
             return self._verdict(r)
         if role == ObjectRole:

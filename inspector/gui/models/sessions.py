@@ -14,6 +14,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 
 from inspector.checkpoint import Verdict
 from inspector.session.series import Series, SeriesEntry
+from inspector.session.visible import visible
 
 from .. import style
 from ..roles import ACCESSIBLE, DISPLAY, FOREGROUND, TOOLTIP, ObjectRole
@@ -119,9 +120,12 @@ class SessionsModel(QAbstractItemModel):
         if not index.isValid():
             return None
         if index.internalId() == _TOP:
-            return self._session_data(self.series[index.row()], index.column(), role)
-        s = self.series[index.internalId()]
-        return self._entry_data(s.entries[index.row()], index.internalId(), index.column(), role)
+            value = self._session_data(self.series[index.row()], index.column(), role)
+        else:
+            s = self.series[index.internalId()]
+            value = self._entry_data(s.entries[index.row()], index.internalId(), index.column(), role)
+        # (session ids, file names and the reference's messages come from the files: the one escaping)
+        return visible(value) if isinstance(value, str) else value
 
     def _session_data(self, s: Series, col: int, role):
         if role == ObjectRole:

@@ -11,7 +11,7 @@ from inspector.session.lazyjson import find_span, load_value
 from ..roles import ACCESSIBLE as _ACCESSIBLE, DECORATION as _DECORATION, DISPLAY as _DISPLAY, EDIT as _EDIT
 from ..roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from ..roles import CopyValueRole, KindRole, LocationRole, PointerRole, SpanRole, VerdictRole
-from inspector.session.visible import visible
+from inspector.session.visible import mixed_scripts, visible
 from inspector.session.annotate import ToolPairs, is_timestamp_key, preview, summary, timestamp_text
 from inspector.session.tree_item import TreeItem, human_size
 
@@ -24,6 +24,14 @@ _ROLES = frozenset({_DISPLAY, _EDIT, _TOOLTIP, _DECORATION, _FOREGROUND, _ACCESS
 #: Roles answered by :meth:`TreeDisplay._span_data`.
 _SPAN_ROLES = frozenset({LocationRole, PointerRole, SpanRole, KindRole})
 
+
+
+def _mixed_id(key, value: str) -> list[str]:
+    """The scripts an id's value mixes (:func:`.visible.mixed_scripts`) when ``key`` names an id (``id``,
+    ``..._id``, ``...Id``), else ``[]``: the window flags such an id."""
+    if not isinstance(key, str) or not (key == "id" or key.endswith(("_id", "Id"))):
+        return []
+    return mixed_scripts(value[:512])
 
 class TreeDisplay:
     """Display helpers of the tree model; expects ``source``, ``_data``, ``_index``, ``_markers``,
@@ -88,7 +96,8 @@ class TreeDisplay:
             return self._container_summary(item)
         tag, v = self._scalar(item)
         if tag == "s":
-            return "“" + preview(v, _PREVIEW) + "”"
+            mixed = _mixed_id(item.key, v)
+            return "“" + preview(v, _PREVIEW) + "”" + (f"  ⚠ mixes {' and '.join(mixed)}" if mixed else "")
         unit = is_timestamp_key(item.key)
         if unit and item.kind == "number" and v.isdigit():
             ts = timestamp_text(int(v), unit)
@@ -156,6 +165,9 @@ class TreeDisplay:
             tag, v = self._scalar(item)
             text = visible(v if len(v) <= 600 else v[:600] + "…")
             lines.append(("“" + text + "”") if tag == "s" else text)
+            mixed = _mixed_id(item.key, v) if tag == "s" else []
+            if mixed:
+                lines.append(f"⚠ this id mixes {' and '.join(mixed)} letters: it can look like another id")
             unit = is_timestamp_key(item.key)
             if unit and tag == "r" and v.isdigit():
                 ts = timestamp_text(int(v), unit)

@@ -24,6 +24,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QRunnable,
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from inspector.checkpoint.analysis.views import EVENT_KINDS
+from inspector.session.visible import visible
 
 __all__ = ["EventsModel", "EventsPane"]
 
@@ -159,15 +160,15 @@ class EventsModel(QAbstractTableModel):
         if col == 1:
             return _time(lane.ts[e])
         if col == 2:
-            return lane.id
+            return visible(lane.id)  # (the run id, the kind and the summary come from the file: one escaping)
         if col == 3:
             p = self.passes[lane_i].of(e)
             return "–" if p is None else f"P{p}"
         if col == 4:
-            return lane.kind_name(e)
+            return visible(lane.kind_name(e))
         key = (lane_i, e)
         if key not in self._summaries:
-            self._summaries[key] = self.summary(lane, e) if self.summary is not None else ""
+            self._summaries[key] = visible(self.summary(lane, e)) if self.summary is not None else ""
         return self._summaries[key]
 
 

@@ -29,6 +29,7 @@ from PySide6.QtCore import QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip
 
+from inspector.session.visible import visible
 from .timeline_text import TimelineWords
 from .timeline_paint import (  # noqa: F401 (CATEGORY_COLOURS and the sizes are the view's too)
     _AXIS_H, _CAT, _HEADER_W, _LANE_H, _MARGIN, CATEGORY_COLOURS, _mark, _nice_step, colour_on, first_per_column,
@@ -536,7 +537,8 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         failing = self.rule_marks.get(i, {})
         col = pal.color(pal.ColorRole.WindowText)
         p.setPen(col)
-        name = fm.elidedText(("▶ " if lane.source else "") + lane.id, Qt.TextElideMode.ElideMiddle, _HEADER_W - 10)
+        name = fm.elidedText(("▶ " if lane.source else "") + visible(lane.id), Qt.TextElideMode.ElideMiddle,
+                             _HEADER_W - 10)
         p.drawText(6, top + fm.ascent() + 2, name)
         status = ("■ " if lane.terminal else "○ ") + lane.status
         if lane.source:

@@ -7,13 +7,15 @@ from __future__ import annotations
 import datetime
 from bisect import bisect_right
 
+from inspector.session.visible import visible
 from ..accessibility import content_changed
 
 __all__ = ["TimelineWords"]
 
 
 class TimelineWords:
-    """The timeline's words, mixed into :class:`.timeline.TimelineView`: reads its ``timeline``
+    """The timeline's words (every one through the window's one escaping, :func:`.visible.visible`: run ids,
+    statuses and kinds come from the file), mixed into :class:`.timeline.TimelineView`: reads its ``timeline``
     (:class:`~inspector.checkpoint.analysis.views.Timeline` or ``None``), ``selected`` (``(lane, event or None)``
     or ``None``), ``message``, ``rule_marks``/``lint_marks`` (lane -> event -> ids), ``describe`` and
     ``_is_sorted``/``_sorted``."""
@@ -30,7 +32,8 @@ class TimelineWords:
         lane, e = self.selected
         ln = self.timeline.lanes[lane]
         if e is None:
-            return f"{runs}; selected: run {ln.id}, {ln.status}, {len(ln.seq)} events retained of {ln.event_count}"
+            return visible(f"{runs}; selected: run {ln.id}, {ln.status}, {len(ln.seq)} events retained of "
+                           f"{ln.event_count}")
         return f"{runs}; selected: {self.event_line(lane, e)}"
 
     def event_line(self, lane: int, e: int) -> str:
@@ -45,8 +48,8 @@ class TimelineWords:
         pas = (f"pass P{ln.rounds[3 * k]}" if k >= 0 and (last < 0 or e <= last) and ln.rounds[3 * k] >= 0
                else "in no pass")
         rules = ", ".join(self.rule_marks.get(lane, {}).get(e, []))
-        return (f"{ln.kind_name(e)}, event #{ln.seq[e]} of run {ln.id}, {pas}, at {when} UTC"
-                + (f"; failing here: {rules}" if rules else ""))
+        return visible(f"{ln.kind_name(e)}, event #{ln.seq[e]} of run {ln.id}, {pas}, at {when} UTC"
+                       + (f"; failing here: {rules}" if rules else ""))
 
     def accessible_lines(self) -> tuple[list[str], int]:
         """The text a screen reader reads of the timeline (its accessible text interface, issue 25): the selected
@@ -108,4 +111,4 @@ class TimelineWords:
             lines.append(f"✖ rule {rid} fails here")
         for kind in self.lint_marks.get(lane, {}).get(e, []):
             lines.append(f"! lint: {kind}")
-        return "\n".join(lines)
+        return "\n".join(visible(line) for line in lines)  # (each line quotes the file: one escaping)
