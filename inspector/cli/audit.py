@@ -1,42 +1,86 @@
 """``checkpoint-inspector audit SOURCE --out RESULTS``: every checkpoint under a source verified on Dask
 (:mod:`inspector.audit`).
 
-RESULTS (JSON Lines, one record per checkpoint and per file that is none) and ``--summary FILE.json`` are new
-files, each written whole or not at all (exit 3, ``cannot write the output``); the summary is printed on
-stdout. Exit 0 when every checkpoint verifies, 1 when one does not, 2 for a usage error (a source that cannot
-be listed, Dask not installed).
+RESULTS (JSON Lines or Parquet, one record per checkpoint and per file that is none), ``--summary FILE.json``
+and ``--summary-html FILE`` are new files, each written whole or not at all (exit 3, ``cannot write the
+output``); none of them may exist when the audit starts (exit 2, before Dask starts). While it runs, the records
+are journaled in ``RESULTS.partial``; ``--resume`` continues an interrupted audit from it. The summary is printed
+on stdout. Exit 0 when every checkpoint verifies, 1 when one does not, 2 for a usage error (a source that cannot
+be listed, Dask or pyarrow not installed, a scheduler that cannot be reached), 3 when the cluster failed or an
+output cannot be written whole, 130 on Ctrl+C (the journal, a folder, stays for ``--resume``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from inspector.session.sources import SourceError
 from inspector.session.writing import write_new_file
-from .common import EXIT_FAIL, EXIT_OK, OutputError, UsageError, out
+from .common import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, OutputError, UsageError, err, out
+from .termsafe import terminal_safe_lines
 
-__all__ = ["add_parser", "cmd_audit"]
+__all__ = ["add_parser", "cmd_audit", "journal_path"]
 
 
 def add_parser(sub) -> None:
     """The ``audit`` subcommand's options."""
-    a = sub.add_parser("audit", help="verify every checkpoint under a folder, URL prefix or .jsonl file on Dask; "
-                                     "one JSON line per checkpoint, and a summary",
+    a = sub.add_parser("audit", help="verify every checkpoint under a folder, URL prefix, .jsonl file or manifest "
+                                     "on Dask; one record per checkpoint, and a summary",
                        description="Verify every checkpoint under SOURCE (a folder and the folders below it, an "
-                                   "fsspec URL prefix, a .jsonl file of SDK export wrappers) on a Dask cluster: "
-                                   "one JSON Lines record per checkpoint in RESULTS (locations, sizes, SHA-256, "
-                                   "ids, run and pass, verified, the root cause's rule, resumability: no "
-                                   "content), and a summary. Needs the 'audit' extra (dask[distributed]).")
+                                   "fsspec URL prefix, a .jsonl file of SDK export wrappers, a .jsonl manifest of "
+                                   "{\"payload\": URL, \"descriptor\": URL} lines) on a Dask cluster: one record "
+                                   "per checkpoint in RESULTS (locations, sizes, SHA-256, ids, run and pass, "
+                                   "verified, the root cause, generation, resumability, lint kinds, why a file "
+                                   "was not read: no content), and a summary. Needs the 'audit' extra.")
     a.add_argument("source", metavar="SOURCE")
-    a.add_argument("--out", required=True, metavar="RESULTS", help="the records, a new JSON Lines file")
+    a.add_argument("--out", required=True, metavar="RESULTS", help="the records, a new file")
+    a.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl",
+                   help="RESULTS as JSON Lines (default) or Parquet (needs pyarrow)")
     a.add_argument("--summary", metavar="FILE.json", help="also write the summary as JSON to this new file")
+    a.add_argument("--summary-html", metavar="FILE.html", help="also write the summary as an HTML page with plots")
     a.add_argument("--scheduler", metavar="ADDRESS",
                    help="a running Dask scheduler (tcp://HOST:8786); default: a local cluster on this machine")
     a.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default: cores)")
-    a.add_argument("--batch", type=int, default=200, metavar="FILES", help="about how many files one task verifies")
+    a.add_argument("--memory-limit", metavar="SIZE", help="memory per worker of the local cluster (e.g. 2GiB)")
+    a.add_argument("--batch", type=int, default=200, metavar="FILES", help="about how many files one task handles")
+    a.add_argument("--file-timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="give up a file whose verification takes longer (default 120)")
+    a.add_argument("--resume", action="store_true",
+                   help="continue an interrupted audit from RESULTS.partial (checkpoints recorded there are skipped)")
     a.add_argument("--no-recursive", dest="recursive", action="store_false",
                    help="only SOURCE itself, not the folders (prefixes) below it")
+
+
+def journal_path(results: str) -> str:
+    """The journal of an audit writing ``results``: ``RESULTS.partial``."""
+    return results + ".partial"
+
+
+def _bar_factory():
+    """A tqdm progress bar on stderr when it is a terminal, else ``None`` (quiet)."""
+    if not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return lambda **kw: tqdm(file=sys.stderr, dynamic_ncols=True, **kw)
+
+
+def _check_new(path: str | None) -> None:
+    if path and os.path.lexists(path):
+        raise UsageError(f"{path} exists; the inspector never overwrites a file")
+
+
+def _write(path: str, data: bytes) -> None:
+    try:
+        write_new_file(path, data)
+    except FileExistsError:
+        raise UsageError(f"{path} exists; the inspector never overwrites a file") from None
+    except OSError as e:
+        raise OutputError(f"{path}: {e.strerror or e}") from None
 
 
 def cmd_audit(args) -> int:
@@ -48,33 +92,54 @@ def cmd_audit(args) -> int:
         raise UsageError("audit needs Dask: pip install 'checkpoint-inspector[audit]'") from None
     if args.batch < 1:
         raise UsageError("--batch takes 1 or more files")
-    result = audit.AuditResult()
-    tty = sys.stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        if tty:
-            sys.stderr.write(f"\r{done}/{total} batches")
-            sys.stderr.flush()
-
-    lines = audit.run_audit(args.source, result, recursive=args.recursive, scheduler=args.scheduler,
-                            workers=args.workers, batch=args.batch, progress=progress)
+    if args.file_timeout <= 0:
+        raise UsageError("--file-timeout takes a number of seconds over 0")
+    if args.format == "parquet":
+        try:
+            audit.output.need_pyarrow()
+        except ImportError:
+            raise UsageError("--format parquet needs pyarrow: pip install 'checkpoint-inspector[audit]'") from None
+    for path in (args.out, args.summary, args.summary_html):  # (before Dask starts: nothing is overwritten)
+        _check_new(path)
+    journal_file = journal_path(args.out)
+    if os.path.lexists(journal_file) and not args.resume:
+        raise UsageError(f"{journal_file} exists: an interrupted audit; continue it with --resume, or remove it")
     try:
-        write_new_file(args.out, (line.encode("utf-8") for line in lines))
+        journal = audit.Journal(journal_file, resume=args.resume)
+    except NotADirectoryError:
+        raise UsageError(f"{journal_file} is not the journal of an audit (a folder)") from None
+    except OSError as e:
+        raise OutputError(f"{journal_file}: {e.strerror or e}") from None
+    try:
+        result = audit.run_audit(args.source, journal, recursive=args.recursive, scheduler=args.scheduler,
+                                 workers=args.workers, batch=args.batch, file_seconds=args.file_timeout,
+                                 memory_limit=args.memory_limit, bar=_bar_factory())
     except SourceError as e:
+        if not os.listdir(journal_file):  # (nothing was journaled: nothing to resume)
+            journal.remove()
         raise UsageError(e.reason) from None
+    except audit.AuditError as e:
+        if e.reason.startswith("cannot reach") and not os.listdir(journal_file):
+            journal.remove()
+            raise UsageError(e.reason) from None
+        err(f"checkpoint-inspector: {e.reason}")
+        return EXIT_INCONCLUSIVE
+    except OSError as e:
+        raise OutputError(f"{journal_file}: {e.strerror or e}") from None
+    finally:
+        journal.close()
+    try:
+        audit.write_results(args.out, args.format, (e[0] for e in result.entries))
     except FileExistsError:
         raise UsageError(f"{args.out} exists; the inspector never overwrites a file") from None
     except OSError as e:
         raise OutputError(f"{args.out}: {e.strerror or e}") from None
-    if tty:
-        sys.stderr.write("\n")
-    summary = audit.summarize(result)
+    summary = audit.summarize(result.entries, seconds=result.seconds, batches=result.batches, resumed=result.resumed,
+                              startup=result.startup)
     if args.summary:
-        try:
-            write_new_file(args.summary, (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-        except FileExistsError:
-            raise UsageError(f"{args.summary} exists; the inspector never overwrites a file") from None
-        except OSError as e:
-            raise OutputError(f"{args.summary}: {e.strerror or e}") from None
-    out(audit.summary_text(summary))
+        _write(args.summary, (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    if args.summary_html:
+        _write(args.summary_html, audit.summary_html(summary).encode("utf-8"))
+    journal.remove()  # (RESULTS is whole: the journal's work is done)
+    out(terminal_safe_lines(audit.summary_text(summary)))
     return EXIT_OK if summary["checkpoints"] and summary["not_verified"] == 0 else EXIT_FAIL  # (none: as scan)
