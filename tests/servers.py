@@ -71,3 +71,35 @@ def upload(endpoint: str, bucket: str, files: dict[str, bytes]) -> None:
 def env_for_subprocess() -> dict:
     """The environment for a CLI subprocess (the S3 variables the fixture set included)."""
     return dict(os.environ)
+
+
+@contextlib.contextmanager
+def silent_server():
+    """``http://127.0.0.1:PORT`` of a server that accepts each connection and never answers (a dead share, a
+    proxy that swallows requests), for the block's duration."""
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    held, stop = [], threading.Event()
+
+    def accept():
+        sock.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = sock.accept()
+                held.append(conn)  # (kept open, never read, never answered)
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(5)
+        for c in held:
+            c.close()
+        sock.close()

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import heapq
 import os
+import urllib.parse
 from dataclasses import dataclass, field
 
 from inspector.checkpoint import display_path
 from inspector.checkpoint.analysis.resumability import RESUMABLE
 from inspector.session.folderscan import FolderRow
+from inspector.session.sources import is_url, shown_location
 
 __all__ = ["Series", "SeriesEntry", "Gap", "Fork", "group_series", "later", "series_json", "series_text"]
 
@@ -100,8 +102,35 @@ class Series:
         return self.entries[entry.index - 1] if entry.index > 0 else None
 
 
-def _name(row: FolderRow) -> str:
-    return os.path.basename(row.payload or row.descriptor or "")
+def _location(row: FolderRow) -> str:
+    """The row's file as it may be shown: a URL without its credentials and query (:func:`.sources.shown_location`)."""
+    return shown_location(row.payload or row.descriptor or row.other or "")
+
+
+def _base(location: str) -> str:
+    """A file's base name as it may be shown (a URL's decoded, without its query)."""
+    loc = shown_location(location)
+    base = loc.rsplit("/", 1)[-1]
+    return urllib.parse.unquote(base) if is_url(loc) else os.path.basename(loc)
+
+
+def _names(rows: list[FolderRow]) -> dict[int, str]:
+    """Each row's name (by ``id``): its file's path below the folder all the rows share, so that files of
+    subfolders (a recursive scan) keep their subfolder (``a/p2.payload.json`` and ``b/p2.payload.json``, not two
+    ``p2.payload.json``); the base name when they are all in one folder. A URL's name is shown decoded
+    (``p 1.json``, not ``p%201.json``), never with its query."""
+    shown = {id(r): _location(r) for r in rows}
+    folders = {loc.rsplit("/", 1)[0] if "/" in loc else "" for loc in shown.values()}
+    common = os.path.commonprefix(sorted(folders)) if folders else ""
+    if folders and common not in folders and "/" in common:  # (cut back to a whole folder name)
+        common = common.rsplit("/", 1)[0]
+    if len(folders) <= 1:
+        common = next(iter(folders), "")
+    out = {}
+    for key, loc in shown.items():
+        rest = loc[len(common):].lstrip("/") if common and loc.startswith(common + "/") else loc.rsplit("/", 1)[-1]
+        out[key] = urllib.parse.unquote(rest) if is_url(loc) else rest
+    return out
 
 
 def later(b: dict, a: dict) -> bool:
@@ -131,9 +160,11 @@ class _Export:
     position: tuple | None  # (run, pass) of its loop checkpoint, else None
     kinds: dict
 
+    names: dict  # each row's name (by id: :func:`_names`)
+
     @property
     def name(self) -> str:
-        return _name(self.rows[0])
+        return self.names[id(self.rows[0])]
 
     def good(self) -> FolderRow | None:
         """Its first file that verifies and is resumable, else ``None``."""
@@ -168,16 +199,17 @@ def group_series(rows: list[FolderRow]) -> tuple[list[Series], list[FolderRow]]:
     by_session: dict[str, list[FolderRow]] = {}
     rest = []
     stated = {r.facts.stated_digest for r in rows if r.facts is not None and r.facts.stated_digest}
-    for row in sorted(rows, key=_name):
+    names = _names(rows)
+    for row in sorted(rows, key=lambda r: names[id(r)]):
         sid = row.facts.session_id if row.checkpoint and row.facts else None
         if isinstance(sid, str):
             by_session.setdefault(sid, []).append(row)
         else:
             rest.append(row)
-    return [_series(sid, members, stated) for sid, members in by_session.items()], rest
+    return [_series(sid, members, stated, names) for sid, members in by_session.items()], rest
 
 
-def _series(sid: str, members: list[FolderRow], stated: set) -> Series:
+def _series(sid: str, members: list[FolderRow], stated: set, names: dict) -> Series:
     groups: dict[str, _Export] = {}
     unplaced: list[FolderRow] = []
     for row in members:
@@ -190,9 +222,9 @@ def _series(sid: str, members: list[FolderRow], stated: set) -> Series:
             groups[ident].rows.append(row)
         else:
             pos = (f.run_id, f.passes) if isinstance(f.passes, int) else None
-            groups[ident] = _Export([row], f.history, pos, f.pass_kinds or {})
+            groups[ident] = _Export([row], f.history, pos, f.pass_kinds or {}, names)
     for x in groups.values():  # the files of one export: the verified ones first, then by name
-        x.rows.sort(key=lambda r: (not r.verified, _name(r)))
+        x.rows.sort(key=lambda r: (not r.verified, names[id(r)]))
     exports = _topological(list(groups.values()))
     s = Series(sid)
     at: dict[int, int] = {}
@@ -200,12 +232,12 @@ def _series(sid: str, members: list[FolderRow], stated: set) -> Series:
         for row in x.rows:
             at[id(row)] = n
     for row in [r for x in exports for r in x.rows] + unplaced:
-        s.entries.append(SeriesEntry(row, _name(row), len(s.entries), at.get(id(row))))
+        s.entries.append(SeriesEntry(row, names[id(row)], len(s.entries), at.get(id(row))))
     first = {}
     for e in s.entries:
         if e.export is not None:
             first.setdefault(e.export, e)
-    s.duplicates = [tuple(_name(r) for r in x.rows) for x in exports if len(x.rows) > 1]
+    s.duplicates = [tuple(names[id(r)] for r in x.rows) for x in exports if len(x.rows) > 1]
     s.forks = _forks(exports)
     s.gaps = _gaps(exports)
     heads = _heads(exports)
@@ -348,10 +380,12 @@ def series_json(series: list[Series], rest: list[FolderRow]) -> dict:
     """The ``scan --format json`` shape: ``sessions`` (each with its files in order and its findings; see
     :class:`Series`) and ``other_files`` (not checkpoints of any session, with why). ``no_single_latest`` is the
     head fork (its ``branches``) or ``None``; ``latest_resumable`` is then ``None``."""
+    names = _names(rest + [e.row for s in series for e in s.entries])
+
     def entry(e: SeriesEntry) -> dict:
         f = e.row.facts
-        return {"name": display_path(e.name), "payload": e.row.payload and display_path(os.path.basename(e.row.payload)),
-                "descriptor": e.row.descriptor and display_path(os.path.basename(e.row.descriptor)),
+        return {"name": display_path(e.name), "payload": e.row.payload and display_path(_base(e.row.payload)),
+                "descriptor": e.row.descriptor and display_path(_base(e.row.descriptor)),
                 "export": e.export, "run_id": f.run_id, "passes": f.passes, "history": f.history,
                 "checkpoint_ms": f.checkpoint_ms, "content_digest": f.content_digest,
                 "canonical_digest": f.canonical_digest, "verified": e.row.verified, "root_cause": e.row.root_rule,
@@ -370,8 +404,7 @@ def series_json(series: list[Series], rest: list[FolderRow]) -> dict:
             "forks": [_fork_json(k) for k in s.forks],
             "duplicates": [[display_path(n) for n in d] for d in s.duplicates],
         } for s in series],
-        "other_files": [{"name": display_path(os.path.basename(r.other or r.payload or r.descriptor or "")),
-                         "why": display_path(r.summary)} for r in rest],
+        "other_files": [{"name": display_path(names[id(r)]), "why": display_path(r.summary)} for r in rest],
     }
 
 
@@ -423,5 +456,6 @@ def series_text(series: list[Series], rest: list[FolderRow]) -> list[str]:
             out.append(f"  same export: {' = '.join(d)}")
     if rest:
         out.append("other files:")
-        out += [f"  {os.path.basename(r.other or r.payload or r.descriptor or '')}: {r.summary}" for r in rest]
+        names = _names(rest + [e.row for s in series for e in s.entries])
+        out += [f"  {names[id(r)]}: {r.summary}" for r in rest]
     return out

@@ -35,7 +35,8 @@ from inspector.checkpoint.digest import MAX_CONTENT_BYTES
 from inspector.checkpoint.safeopen import NotAFile, read_regular
 
 __all__ = ["Entry", "Source", "SourceError", "LocalFolder", "FsspecSource", "ExportLines", "open_source", "is_url",
-           "read_location", "read_input_at", "shown_location", "EXPORT_LINES_SUFFIXES"]
+           "read_location", "read_input_at", "shown_location", "EXPORT_LINES_SUFFIXES", "network_timeout",
+           "TIMEOUT_VARIABLE"]
 
 #: A location with one of these suffixes is a JSON Lines file of SDK export wrappers.
 EXPORT_LINES_SUFFIXES = (".jsonl", ".ndjson")
@@ -187,10 +188,56 @@ def _fsspec():
     return fsspec
 
 
+#: The environment variable that sets :func:`network_timeout` (seconds).
+TIMEOUT_VARIABLE = "CHECKPOINT_INSPECTOR_NETWORK_TIMEOUT"
+
+
+def network_timeout() -> float:
+    """Seconds a network filesystem may take to connect, or to send the next piece of an answer, before the
+    listing or read is given up with a :class:`SourceError` ("no answer after N s"): 30, or what
+    ``$CHECKPOINT_INSPECTOR_NETWORK_TIMEOUT`` says (a number of seconds, at least 0.1; anything else: 30)."""
+    try:
+        value = float(os.environ.get(TIMEOUT_VARIABLE, "30"))
+    except ValueError:
+        return 30.0
+    return value if 0.1 <= value < 1e6 else 30.0
+
+
+def _timeout_options(url: str) -> dict:
+    """The storage options that bound each network call of ``url``'s filesystem by :func:`network_timeout`
+    (aiohttp's defaults wait 300 s for an answer, botocore retries on top): HTTP's client timeouts, S3's
+    connect and read timeouts (s3fs makes two attempts). Other filesystems keep their own."""
+    protocol = url.split("://", 1)[0].lower()
+    t = network_timeout()
+    if protocol in ("http", "https"):
+        try:
+            import aiohttp
+        except ImportError:
+            return {}
+        return {"client_kwargs": {"timeout": aiohttp.ClientTimeout(total=None, connect=t, sock_connect=t,
+                                                                   sock_read=t)}}
+    if protocol in ("s3", "s3a"):
+        return {"config_kwargs": {"connect_timeout": t, "read_timeout": t,
+                                  "retries": {"max_attempts": 1, "mode": "standard"}}}
+    return {}
+
+
+def _failure(e: BaseException) -> str:
+    """Why a network call failed, for a :class:`SourceError`: the exception's type only (its text may quote a
+    URL with its credentials), and "no answer after N s" when it timed out."""
+    name = type(e).__name__
+    if isinstance(e, TimeoutError) or "Timeout" in name:
+        return f"no answer after {network_timeout():g} s: {name}"
+    return name
+
+
 def _url_to_fs(url: str):
     fsspec = _fsspec()
     try:
-        return fsspec.core.url_to_fs(url)
+        fs, path = fsspec.core.url_to_fs(url, **_timeout_options(url))
+        if "s3" in fs_protocols(fs) and getattr(fs, "retries", 0) > 2:
+            fs.retries = 2  # (s3fs tries 5 times with back-off on top of botocore: 2 attempts of the timeout each)
+        return fs, path
     except (ImportError, ValueError) as e:
         # a filesystem whose package is missing (s3fs, gcsfs, adlfs, aiohttp...) says which in its message
         why = str(e).split("\n", 1)[0]
@@ -231,14 +278,16 @@ class FsspecSource(Source):
         except FileNotFoundError:
             raise SourceError(f"{shown_location(self.location)}: no such folder or prefix") from None
         except Exception as e:  # noqa: BLE001 - every filesystem raises its own errors (aiohttp, botocore...)
-            raise SourceError(f"{shown_location(self.location)}: cannot list ({type(e).__name__})") from None
+            raise SourceError(f"{shown_location(self.location)}: cannot list ({_failure(e)})") from None
         out = []
+        web = bool(fs_protocols(self.fs) & {"http", "https"})
         for info in infos:
             if info.get("type") not in (None, "file"):
                 continue
-            path = info["name"]
-            name = path.rstrip("/").rsplit("/", 1)[-1]
-            out.append(Entry(self._url(path), name, info.get("size"), _info_token(info)))
+            path = info["name"] if not web else _web_location(self.root, info["name"])
+            name = path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+            out.append(Entry(self._url(path), urllib.parse.unquote(name) if web else name, info.get("size"),
+                             _info_token(info)))
         return sorted(out, key=lambda e: e.location)
 
     def read(self, entry: Entry, limit: int = MAX_CONTENT_BYTES) -> bytes:
@@ -250,7 +299,18 @@ class FsspecSource(Source):
         except FileNotFoundError:
             return None
         except Exception as e:  # noqa: BLE001
-            raise SourceError(f"{shown_location(entry.location)}: cannot look at it ({type(e).__name__})") from None
+            raise SourceError(f"{shown_location(entry.location)}: cannot look at it ({_failure(e)})") from None
+
+
+def _web_location(root: str, link: str) -> str:
+    """The URL of a file an HTTP listing of ``root`` links to. fsspec appends a relative link after the whole
+    root, query included (``/folder/?sig=X/p.json``): a prefix with a query (a pre-signed or SAS-style one) has
+    each file's URL rebuilt as the folder, the file, then the same query (``/folder/p.json?sig=X``)."""
+    base, sep, query = root.partition("?")
+    if not sep or not link.startswith(root):
+        return link
+    rest = link[len(root):].lstrip("/")
+    return base.rstrip("/") + "/" + rest + "?" + query
 
 
 def _strip(fs, url: str) -> str:
@@ -292,7 +352,7 @@ def _read_url(fs, path: str, location: str, limit: int) -> bytes:
     except IsADirectoryError:
         raise SourceError(f"{shown_location(location)}: is a folder, not a checkpoint file") from None
     except Exception as e:  # noqa: BLE001 - every filesystem raises its own errors
-        raise SourceError(f"{shown_location(location)}: cannot read ({type(e).__name__})") from None
+        raise SourceError(f"{shown_location(location)}: cannot read ({_failure(e)})") from None
 
 
 def fs_protocols(fs) -> set[str]:
@@ -310,7 +370,9 @@ def _not_found(exc: BaseException) -> str:
         seen.add(id(c))
         if isinstance(c, (ConnectionError, TimeoutError)) or type(c).__name__.startswith(("ClientConnector",
                                                                                            "ServerTimeout")):
-            return f"cannot read (the server did not answer: {type(c).__name__})"
+            why = _failure(c)
+            return f"cannot read ({why})" if why.startswith("no answer") else \
+                f"cannot read (the server did not answer: {why})"
         c = c.__cause__ or c.__context__
     return "no such file"
 

@@ -50,3 +50,28 @@ def test_gaps_missing_and_unknown_in_text(capsys):
     assert "  unknown: run run-1: pass 2 trimmed away (between passes 1 and 4)" in lines
     assert cli_main(["scan", str(OUT / "continuation")]) == 0
     assert not any("gap" in x or "unknown" in x for x in capsys.readouterr().out.splitlines())
+
+
+def test_a_recursive_scan_names_files_by_their_subfolder(tmp_path, capsys):
+    """The fork-at-head series split over two subfolders, each branch under the same file name: the fork's
+    branches and the other files are named by their path below the scanned folder (FORMAT.md 4.18 names the
+    fork and its branches), never two identical names."""
+    import shutil
+
+    src = OUT / "fork-at-head"
+    for sub, names in (("a", ("p1", "p2a")), ("b", ("p2b",))):
+        (tmp_path / sub).mkdir()
+        for n in names:
+            for half in ("payload", "descriptor"):
+                target = "p2a" if n == "p2b" else n  # (b/ holds the other branch under the same name)
+                shutil.copyfile(src / f"{n}.{half}.json", tmp_path / sub / f"{target}.{half}.json")
+    (tmp_path / "b" / "notes.txt").write_text("not a checkpoint")
+    assert cli_main(["scan", "-r", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "no single latest: fork at run run-1 pass 2 (branches a/p2a.payload.json, b/p2a.payload.json)" in out
+    assert "  b/notes.txt: " in out
+    assert cli_main(["scan", "-r", "--format", "json", str(tmp_path)]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert [e["name"] for e in s["sessions"][0]["series"]] == ["a/p1.payload.json", "a/p2a.payload.json",
+                                                                "b/p2a.payload.json"]
+    assert [o["name"] for o in s["other_files"]] == ["b/notes.txt"]

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from tests.conftest import GOLDEN
-from tests.servers import S3_KEY, S3_SECRET, http_folder, s3_server, upload
+from tests.servers import S3_KEY, S3_SECRET, http_folder, s3_server, silent_server, upload
 
 pytest.importorskip("fsspec", reason="the URL sources need fsspec (the sources extra)")
 
@@ -22,8 +22,8 @@ P = (GOLDEN / "payload-with-resume.json").read_bytes()
 D = (GOLDEN / "descriptor-with-resume.json").read_bytes()
 
 
-def cli(*args, timeout=120):
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+def cli(*args, timeout=120, **env_vars):
+    env = dict(os.environ, PYTHONUNBUFFERED="1", **env_vars)
     return subprocess.run([sys.executable, "-m", "inspector", *args], capture_output=True, timeout=timeout,
                           env=env, stdin=subprocess.DEVNULL)
 
@@ -142,3 +142,43 @@ def test_jsonl_is_the_watch_format_only(tmp_path):
     r = cli("scan", "--format", "jsonl", str(tmp_path))
     assert (r.returncode, r.stderr.decode()) == (
         2, "checkpoint-inspector: --format jsonl is the output of --watch; use --format json for one scan\n")
+
+
+def test_a_server_that_never_answers_is_given_up_after_the_network_timeout(tmp_path, monkeypatch):
+    """aiohttp waits 300 s for an answer and botocore retries on top: each network call is bounded by
+    $CHECKPOINT_INSPECTOR_NETWORK_TIMEOUT (30 s; 2 here) and the command says so, exit 2, never a verdict."""
+    with silent_server() as base:
+        t0 = time.monotonic()
+        r = cli("verify", base + "/x.json", CHECKPOINT_INSPECTOR_NETWORK_TIMEOUT="2")
+        took = time.monotonic() - t0
+        assert r.returncode == 2 and took < 60
+        assert r.stderr.decode() == (f"checkpoint-inspector: {base}/x.json: cannot read (no answer after 2 s: "
+                                     f"SocketTimeoutError)\n")
+        r = cli("scan", base + "/x/", CHECKPOINT_INSPECTOR_NETWORK_TIMEOUT="2")
+        assert r.returncode == 2 and "no answer after 2 s" in r.stderr.decode()
+        # an S3 endpoint that never answers: two attempts of 2 s each
+        monkeypatch.setenv("AWS_ENDPOINT_URL", base)
+        monkeypatch.setenv("AWS_ACCESS_KEY_ID", S3_KEY)
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", S3_SECRET)
+        monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+        pytest.importorskip("s3fs")
+        r = cli("scan", "s3://exports/prod/", CHECKPOINT_INSPECTOR_NETWORK_TIMEOUT="2")
+        assert r.returncode == 2 and "no answer after 2 s" in r.stderr.decode(), r.stderr.decode()
+        assert S3_SECRET not in r.stderr.decode() + r.stdout.decode()
+
+
+def test_scan_of_a_signed_prefix_never_prints_its_query(tmp_path):
+    """A pre-signed prefix's query is a credential: the files are read with it, and named without it (and
+    decoded: ``p 1.json``), in text and JSON."""
+    (tmp_path / "exports").mkdir()
+    (tmp_path / "exports" / "p 1.json").write_bytes(P)
+    (tmp_path / "exports" / "d.json").write_bytes(D)
+    with http_folder(tmp_path) as base:
+        r = cli("scan", base + "/exports/?sig=s3cr3t")
+        j = cli("scan", "--format", "json", base + "/exports/?sig=s3cr3t")
+    assert r.returncode == 0 and j.returncode == 0
+    assert "latest resumable: p 1.json (run source-run pass 3)" in r.stdout.decode()
+    entry = json.loads(j.stdout)["sessions"][0]["series"][0]
+    assert (entry["name"], entry["payload"], entry["descriptor"], entry["verified"]) == (
+        "p 1.json", "p 1.json", "d.json", True)
+    assert b"s3cr3t" not in r.stdout + r.stderr + j.stdout + j.stderr

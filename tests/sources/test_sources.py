@@ -105,6 +105,23 @@ def test_a_file_larger_than_a_block_is_read_whole_from_a_server_without_range_re
         assert read_location(base + "/big.json")[0] == big
 
 
+def test_an_http_prefix_with_a_query_keeps_it_after_each_files_path_and_names_are_decoded(tmp_path):
+    """A pre-signed (or SAS-style) prefix ``/folder/?sig=X``: each file is ``/folder/NAME?sig=X``, never
+    ``/folder/?sig=X/NAME`` (which is the listing again); a name with a space is shown with it, not ``%20``."""
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    (folder / "p 1.json").write_bytes(P)
+    (folder / "d.json").write_bytes(D)
+    with http_folder(tmp_path) as base:
+        src = open_source(base + "/exports/?sig=s3cr3t")
+        assert [(e.location, e.name) for e in src.entries()] == [
+            (f"{base}/exports/d.json?sig=s3cr3t", "d.json"), (f"{base}/exports/p%201.json?sig=s3cr3t", "p 1.json")]
+        assert src.read(src.entries()[1]) == P
+        rows = _in_worker(lambda: scan_source(src))
+        assert [(r.payload, r.descriptor, r.verified) for r in rows] == [
+            (f"{base}/exports/p%201.json?sig=s3cr3t", f"{base}/exports/d.json?sig=s3cr3t", True)]
+
+
 def test_a_dead_http_server_is_a_clear_error(tmp_path):
     with http_folder(tmp_path) as base:
         pass  # stopped: nothing listens there now
