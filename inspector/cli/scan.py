@@ -46,6 +46,9 @@ def add_parser(sub) -> None:
                    help="with --watch: seconds between looks (default 1 for a local folder, 10 for a URL)")
     s.add_argument("--settle", type=float, default=1.0, metavar="SECONDS",
                    help="with --watch: how long a file must stay unchanged before it is judged (default 1)")
+    s.add_argument("--pair-wait", type=float, default=10.0, metavar="SECONDS",
+                   help="with --watch: how long a payload or descriptor waits for the other half before it is "
+                        "judged alone (default 10)")
 
 
 def _source(args):
@@ -59,6 +62,10 @@ def cmd_scan(args) -> int:
     """Scan, group and print (see the module docstring for exit codes)."""
     if args.format == "jsonl" and not args.watch:
         raise UsageError("--format jsonl is the output of --watch; use --format json for one scan")
+    for name in ("interval", "settle", "pair_wait"):  # (--interval 0 sent thousands of listings a second)
+        value = getattr(args, name, None)
+        if value is not None and not (0.05 <= value <= 86400) and not (name != "interval" and value == 0):
+            raise UsageError(f"--{name.replace('_', '-')} takes a number of seconds from 0.05 to 86400")
     source = _source(args)
     if args.watch:
         from .watch import watch

@@ -3,8 +3,10 @@
 Each look lists the source (:mod:`inspector.session.sources`). A file is judged only once it is stable: its
 change token (size and modification time, an ETag) has not changed for ``--settle`` seconds, and it is not a
 writer's temporary file (a hidden name, or ``.tmp``, ``.part``, ``.partial``, ``.crdownload``, ``~``: an atomic
-rename by the writer makes the real name appear whole). A payload whose descriptor is not there yet is
-judged alone, and judged again when its descriptor appears. When the stable files changed, the source is
+rename by the writer makes the real name appear whole). A payload or a descriptor whose other half is not
+there yet waits ``--pair-wait`` seconds for it (writers put the two files one after the other, in either order)
+and is judged alone only after that (a large payload may have no descriptor); the session's latest is said
+once no file of it waits. When the stable files changed, the source is
 scanned and grouped by FORMAT.md 4.18 (:mod:`inspector.session.series`), and one JSON line is printed and
 flushed for
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import json
 import signal
 import threading
+import time
 
 from inspector.checkpoint import display_path
 from inspector.session.folderscan import scan_source
@@ -77,6 +80,8 @@ def watch(source: Source, args) -> int:
     observer = _wakeup(source, wake)
     judged: dict[tuple, tuple] = {}  # (payload, descriptor) -> what was said of it
     latest: dict[str, tuple] = {}
+    lone: dict[str, float | None] = {}  # a file without its other half -> when first seen so (None: waited)
+    pair_wait = max(getattr(args, "pair_wait", 10.0), 0.0)
     failure: list = []
 
     def loop() -> None:  # scans run off the main thread (inspector.session.engine), which takes the signals
@@ -90,12 +95,19 @@ def watch(source: Source, args) -> int:
                     if not failing:
                         _emit({"event": "error", "reason": e.reason})
                     failing, changed = True, False
-                if changed:
+                since = [t for t in lone.values() if t is not None]
+                due = min(since) + pair_wait if since else None
+                if changed or (due is not None and time.monotonic() >= due):
                     rows = scan_source(stable, cancel=stop.is_set)
                     if not stop.is_set():
-                        _report(rows, judged, latest)
-                # a change wakes a local watch at once; a file still settling is looked at when it may be stable
-                wake.wait(min(interval, args.settle) if stable.pending() else interval)
+                        _report(rows, judged, latest, lone, pair_wait)
+                # a change wakes a local watch at once; a file still settling is looked at when it may be stable,
+                # a file waiting for its other half when its wait ends
+                wait = min(interval, args.settle) if stable.pending() else interval
+                since = [t for t in lone.values() if t is not None]
+                if since:
+                    wait = min(wait, max(min(since) + pair_wait - time.monotonic(), 0.05))
+                wake.wait(wait)
                 wake.clear()
         except BaseException as e:  # noqa: BLE001 - re-raised on the main thread (a scan cut short by a signal is not)
             if not stop.is_set():
@@ -119,10 +131,25 @@ def watch(source: Source, args) -> int:
     return EXIT_OK
 
 
-def _report(rows, judged: dict, latest: dict) -> None:
+def _report(rows, judged: dict, latest: dict, lone: dict, pair_wait: float, clock=time.monotonic) -> None:
+    """Print what changed (see the module's text). ``lone``: each file seen without its other half and since
+    when (``clock`` seconds; ``None`` once its wait is over), updated here; such a file is not said before
+    ``pair_wait`` seconds have passed."""
     series, _rest = group_series(rows)
     shown = series_json(series, _rest)
+    now_s = clock()
+    alone = {r.payload or r.descriptor for r in rows if r.checkpoint and (r.payload is None) != (r.descriptor is None)}
+    for name in list(lone):
+        if name not in alone:
+            del lone[name]  # (paired now, or gone)
+    for name in alone:
+        lone.setdefault(name, now_s)
+    waiting = {name for name in alone if lone[name] is not None and now_s - lone[name] < pair_wait}
+    for name in alone - waiting:
+        lone[name] = None  # (its wait is over: judged alone from now on)
     for s, js in zip(series, shown["sessions"]):
+        if any((e.row.payload or e.row.descriptor) in waiting for e in s.entries):
+            continue  # (a file of this session waits for its other half: nothing of it is said yet)
         for e, je in zip(s.entries, js["series"]):
             key = (e.row.payload, e.row.descriptor)
             said = (je["verified"], je["root_cause"], je["resumability"], je.get("content_digest"))

@@ -8,7 +8,7 @@ controllers (:mod:`.controllers`) change it, and the window listens to its signa
 
 Messages for the user are *notices* (key, kind, text, actions): the window shows each as a
 banner. An action is ``(label, command)`` where ``command`` is ``"save"``, ``"discard"``,
-``"reload"``, ``"restore"``, ``"stop-waiting"`` or ``("open", [paths])``; the window maps commands to its
+``"reload"``, ``"restore"``, ``"stop-waiting"``, ``"stop-url"`` or ``("open", [paths])``; the window maps commands to its
 controllers.
 A notice belongs to the document it was said for: when the files of a load are shown, every notice
 said before that load started is removed, and what applies to the document shown is said again.

@@ -320,6 +320,8 @@ class MainWindow(QMainWindow):
             return self.reload
         if command == "stop-waiting":
             return lambda _=False: self.doc.stop_waiting()
+        if command == "stop-url":
+            return lambda _=False: self.loader.stop_waiting_for_url()
         if isinstance(command, tuple) and command[0] == "open":
             return lambda _=False, p=list(command[1]): self.open_paths(p)
         raise ValueError(f"unknown notice command {command!r}")

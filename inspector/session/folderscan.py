@@ -18,7 +18,8 @@ from inspector.checkpoint.safeopen import open_file, read_regular
 from inspector.checkpoint.sdk_export import WRAPPER_MAX_BYTES, looks_like_export
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
-from inspector.session.sources import Entry, FsspecSource, LocalFolder, Source, SourceError, fs_protocols
+from inspector.session.sources import (EXPORT_LINES_SUFFIXES, Entry, ExportLines, FsspecSource, LocalFolder, Source,
+                                       SourceError, fs_protocols)
 from inspector.session.workers import ChildTask, WorkerError
 
 __all__ = ["FolderRow", "CheckpointFacts", "scan_folder", "scan_source", "CLASSIFY_WHOLE"]
@@ -218,6 +219,9 @@ def _classify_folder(source: Source, progress, cancel) -> tuple[list[_Found], li
         path = entry.location
         if progress:
             progress(int(30 * i / max(len(entries), 1)), f"Reading {entry.name}…")
+        if entry.name.lower().endswith(EXPORT_LINES_SUFFIXES) and not isinstance(source, ExportLines):
+            files += _export_lines(entry, others)  # (a sink's exports.jsonl in the folder: its lines)
+            continue
         try:
             f = _classify_file(path) if local else _classify_entry(source, entry)
         except OSError as e:
@@ -235,6 +239,29 @@ def _classify_folder(source: Source, progress, cancel) -> tuple[list[_Found], li
         if cancel():
             raise Cancelled()
     return files, others
+
+
+def _export_lines(entry, others: list) -> list[_Found]:
+    """The SDK export wrappers of a JSON Lines file found in a folder (FORMAT.md 8: one per line, as a host's
+    sink appends them), each line ``FILE:LINE`` as :class:`.sources.ExportLines` reads it. A file none of whose
+    lines is an export is one other row (a ``cases.jsonl`` of test data is not hundreds of rows); a line that
+    is not one, beside lines that are, is its own other row."""
+    lines = ExportLines(entry.location)
+    try:
+        found = [_classify_entry(lines, e) for e in lines.entries()]
+    except SourceError as e:
+        others.append(FolderRow(None, None, False, False, None, f"not read: {e.reason}", other=entry.location))
+        return []
+    exports = [f for f in found if f.role == "export"]
+    if not exports:
+        others.append(FolderRow(None, None, False, False, None, "not a checkpoint: a JSON Lines file that holds "
+                                "no SDK export wrapper", other=entry.location))
+        return []
+    for f in found:
+        if f.role != "export":
+            others.append(FolderRow(None, None, False, False, None, "not a checkpoint: a line that is not an SDK "
+                                    "export wrapper", other=f.path))
+    return exports
 
 
 def _stated_digest(f: _Found) -> str | None:

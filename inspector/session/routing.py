@@ -25,7 +25,7 @@ from inspector.session.engine import ensure_worker
 from inspector.session.sources import SourceError, is_url, read_location, shown_location
 from inspector.session.writing import write_all
 
-__all__ = ["Route", "route_paths", "fetch_url", "copy_name", "MIX", "too_many"]
+__all__ = ["Route", "route_paths", "fetch_url", "url_sibling", "copy_name", "MIX", "too_many", "URL_SIBLING_TRIES"]
 
 #: The refusal of a folder given together with anything else.
 MIX = "Drop either one folder or one or two files, not a mix."
@@ -108,8 +108,68 @@ def route_paths(paths: list[str]) -> Route:
                 return Route("refuse", message=e.reason)
             fetched.append(local)
             notes.append(f"{shown_location(p)} was read into a copy on this machine: {display_path(local)}")
+        if len(paths) == 1 and is_url(paths[0]):  # a payload alone: the descriptor beside it on the server too
+            sibling = url_sibling(paths[0], fetched[0])
+            if sibling is not None:
+                try:
+                    fetched.append(fetch_url(sibling))
+                    notes.append(f"the descriptor beside it, {shown_location(sibling)}, was read too: "
+                                 f"{display_path(fetched[-1])}")
+                except SourceError:
+                    pass  # (the payload alone opens; the load says no descriptor was given)
         paths = fetched
     return dataclasses.replace(_route_local(paths), notes=notes)
+
+
+#: How many files beside a payload on a server are read to find its descriptor (those with its name stem).
+URL_SIBLING_TRIES = 8
+
+
+def url_sibling(url: str, local: str) -> str | None:
+    """The URL of the descriptor beside the payload at ``url`` on its server (the same folder or prefix, the
+    same query), as a file opened alone pairs with the descriptor beside it (:func:`.pairing.find_sibling`):
+    among the files of the same name stem (at most :data:`URL_SIBLING_TRIES`, each read up to 1 MiB), the one
+    whose ``content_digest`` is the payload's SHA-256, else the first descriptor of that stem; ``None`` when
+    ``local`` (the payload's copy) is not a payload, the folder has more than ``SIBLING_SCAN_LIMIT`` files or
+    cannot be listed, or nothing matches (worker thread only: network calls)."""
+    from inspector.checkpoint import classify, file_role
+    from inspector.checkpoint.pairing import SIBLING_SCAN_LIMIT, file_sha256, name_stem, stated_binding
+    from inspector.checkpoint.safeopen import read_regular
+    from inspector.session.sources import FsspecSource
+
+    try:
+        size = os.path.getsize(local)
+        head = read_regular(local, 1 << 20)[0]
+    except OSError:
+        return None
+    if (file_role(head)[0] if size <= 1 << 20 else classify(head[:256])[0]) != "payload":
+        return None
+    parts = urllib.parse.urlsplit(url)
+    folder, _, name = parts.path.rpartition("/")
+    prefix = urllib.parse.urlunsplit((parts.scheme, parts.netloc, folder + "/", parts.query, ""))
+    try:
+        src = FsspecSource(prefix)
+        entries = src.entries()
+    except SourceError:
+        return None
+    if len(entries) > SIBLING_SCAN_LIMIT:
+        return None
+    stem = name_stem(urllib.parse.unquote(name))
+    digest = file_sha256(local)
+    named = None
+    tries = [e for e in entries if e.name != urllib.parse.unquote(name) and name_stem(e.name) == stem
+             and (e.size is None or e.size <= 1 << 20)][:URL_SIBLING_TRIES]
+    for e in tries:
+        try:
+            data = src.read(e, 1 << 20)
+        except SourceError:
+            continue
+        if classify(data)[0] != "descriptor":
+            continue
+        if stated_binding(data)[1] == digest:
+            return e.location
+        named = named or e.location
+    return named
 
 
 def copy_name(shown: str) -> str:

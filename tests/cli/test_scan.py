@@ -75,3 +75,12 @@ def test_a_recursive_scan_names_files_by_their_subfolder(tmp_path, capsys):
     assert [e["name"] for e in s["sessions"][0]["series"]] == ["a/p1.payload.json", "a/p2a.payload.json",
                                                                 "b/p2a.payload.json"]
     assert [o["name"] for o in s["other_files"]] == ["b/notes.txt"]
+
+
+def test_watch_intervals_must_be_positive(capsys):
+    """--interval 0 on a URL sent thousands of listings a second: a usage error (exit 2) instead."""
+    for args in (["--interval", "0"], ["--interval", "-1"], ["--settle", "-5"], ["--pair-wait", "-1"]):
+        assert cli_main(["scan", "--watch", "--format", "jsonl", *args, str(OUT / "clock-skew")]) == 2
+        flag = args[0]
+        assert capsys.readouterr().err == (f"checkpoint-inspector: {flag} takes a number of seconds from 0.05 to "
+                                           "86400\n")

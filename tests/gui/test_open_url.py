@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLineEdit
 from inspector.checkpoint.sdk_export import wrap
 from inspector.session import routing
 from tests.conftest import GOLDEN
-from tests.servers import http_folder
+from tests.servers import http_folder, silent_server
 
 pytest.importorskip("fsspec", reason="URLs need fsspec (the sources extra)")
 pytest.importorskip("aiohttp", reason="http(s):// needs aiohttp (the sources extra)")
@@ -51,6 +51,27 @@ def test_open_url_reads_a_copy_off_the_gui_thread_and_verifies_it(qtbot, window,
     assert "secret" not in said and "secret" not in copy  # the query (where signatures live) is never shown
 
 
+def test_open_url_of_a_lone_payload_pairs_it_with_the_descriptor_beside_it_on_the_server(qtbot, window, tmp_path,
+                                                                                        monkeypatch):
+    """As File ▸ Open of a lone payload pairs it with the descriptor beside it: the descriptor of the same name
+    stem on the server (its content_digest the payload's SHA-256) is read too, and the pair verifies; another
+    file of that stem that is no descriptor is passed over."""
+    monkeypatch.setattr(routing.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "p2a.payload.json").write_bytes((GOLDEN / "payload-with-resume.json").read_bytes())
+    (served / "p2a.descriptor.json").write_bytes((GOLDEN / "descriptor-with-resume.json").read_bytes())
+    (served / "p2a.json").write_bytes(b"notes")
+    with http_folder(served) as base:
+        with qtbot.waitSignal(window.analysisReady, timeout=30000):
+            _type_url(qtbot, window, base + "/p2a.payload.json?sig=secret")
+    assert window.header.title.text() == "VERIFIED: the reference accepts this checkpoint"
+    assert [os.path.basename(p) for p in window.paths] == ["p2a.payload.json", "p2a.descriptor.json"]
+    said = window.banner_text("url")
+    assert f"the descriptor beside it, {base}/p2a.descriptor.json, was read too: " in said
+    assert "secret" not in said
+
+
 def test_a_url_that_cannot_be_read_is_refused_with_its_reason(qtbot, window, tmp_path, monkeypatch):
     monkeypatch.setattr(routing.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
     with http_folder(tmp_path) as base:
@@ -58,6 +79,24 @@ def test_a_url_that_cannot_be_read_is_refused_with_its_reason(qtbot, window, tmp
     _type_url(qtbot, window, base + "/p.json")
     qtbot.waitUntil(lambda: window.banner_text("error") is not None, timeout=30000)
     assert f"{base}/p.json: cannot read (" in window.banner_text("error")
+    assert not (tmp_path / "tmp").exists()
+
+
+def test_a_url_whose_server_does_not_answer_says_it_waits_and_stop_waiting_gives_it_up(qtbot, window, tmp_path,
+                                                                                      monkeypatch):
+    """A server that accepts and never answers: after 2 s the window says it waits for it (the window goes on),
+    with Stop waiting; clicking it gives the open up, and the answer (a timeout) is never shown."""
+    monkeypatch.setattr(routing.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    monkeypatch.setenv("CHECKPOINT_INSPECTOR_NETWORK_TIMEOUT", "3")
+    with silent_server() as base:
+        _type_url(qtbot, window, base + "/x.json?sig=secret")
+        qtbot.waitUntil(lambda: window.banner_text("waiting-url") is not None, timeout=5000)
+        assert window.banner_text("waiting-url") == (
+            f"Waiting for {base}/x.json to answer (at most 3 s for each answer); the window goes on meanwhile.")
+        QTest.mouseClick(window._banners["waiting-url"].buttons["Stop waiting"], Qt.MouseButton.LeftButton)
+        assert window.banner_text("waiting-url") is None
+        QTest.qWait(4500)  # (the read times out meanwhile: its refusal is not shown)
+    assert window.banner_text("error") is None and window.banner_text("waiting-url") is None
     assert not (tmp_path / "tmp").exists()
 
 

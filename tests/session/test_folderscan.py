@@ -45,7 +45,7 @@ def test_cases_folder_lists_cases_jsonl_as_not_a_checkpoint(monkeypatch):
     checkpoints = [r for r in rows if r.checkpoint]
     others = [r for r in rows if not r.checkpoint]
     assert [os.path.basename(r.other) for r in others] == ["cases.jsonl"]
-    assert others[0].summary == "not a checkpoint: neither a checkpoint payload nor a descriptor was recognised"
+    assert others[0].summary == "not a checkpoint: a JSON Lines file that holds no SDK export wrapper"
     assert len(checkpoints) == 54
     assert not any(r.payload and r.payload.endswith(".jsonl") for r in checkpoints)
     # each payload is read just before its own verification, never all up front

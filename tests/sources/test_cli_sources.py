@@ -74,6 +74,25 @@ def test_scan_of_a_json_lines_file_of_exports(tmp_path):
                                                  "latest resumable: sink.jsonl:1 (run source-run pass 3)")
 
 
+def test_a_json_lines_file_of_exports_in_a_folder_is_read_line_by_line(tmp_path):
+    """A sink's layout: a folder holding exports.jsonl (and test data that is JSON Lines too). Each line of the
+    exports is a checkpoint, ``exports.jsonl:N``; a JSON Lines file with no export is one other file."""
+    wrapper = cli("describe", "--sdk-export", str(GOLDEN / "payload-with-resume.json")).stdout
+    line = json.dumps(json.loads(wrapper), separators=(",", ":")).encode()
+    (tmp_path / "exports.jsonl").write_bytes(line + b"\n\n" + line + b"\n")
+    (tmp_path / "cases.jsonl").write_bytes(b'{"case": 1}\n{"case": 2}\n')
+    r = cli("scan", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.decode().splitlines() == [
+        "session session-checkpoint-1: 2 checkpoints, 2 verified; latest resumable: exports.jsonl:1 (run "
+        "source-run pass 3)",
+        "    1. exports.jsonl:1                          run source-run pass 3: VERIFIED, resumable",
+        "    2. exports.jsonl:3                          run source-run pass 3: VERIFIED, resumable",
+        "  same export: exports.jsonl:1 = exports.jsonl:3",
+        "other files:",
+        "  cases.jsonl: not a checkpoint: a JSON Lines file that holds no SDK export wrapper"]
+
+
 def _watch(*args):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     return subprocess.Popen([sys.executable, "-m", "inspector", "scan", "--watch", "--format", "jsonl", *args],
@@ -98,24 +117,29 @@ def _lines(proc, n, deadline_s=60):
 
 
 def test_watch_a_local_folder_judges_stable_files_and_stops_on_sigterm(tmp_path):
-    proc = _watch(str(tmp_path), "--settle", "0.5")
+    proc = _watch(str(tmp_path), "--settle", "0.5", "--pair-wait", "3")
     try:
         time.sleep(1.5)
-        # a writer's temporary name, then an atomic rename: judged once, under its real name
+        # the descriptor first, then the payload under a writer's temporary name and an atomic rename: the
+        # descriptor waits for its payload, and the pair is judged once, under its real names
+        shutil.copy(GOLDEN / "descriptor-with-resume.json", tmp_path / "d.json")
+        time.sleep(0.8)
         (tmp_path / "p.json.part").write_bytes(P)
         os.rename(tmp_path / "p.json.part", tmp_path / "p.json")
         first = _lines(proc, 2)
         assert first == [
             {"event": "export", "session_id": "session-checkpoint-1", "name": "p.json", "payload": str(tmp_path / "p.json"),
-             "descriptor": None, "run_id": "source-run", "pass": 3, "verified": False, "root_cause": None,
-             "resumability": first[0]["resumability"]},
-            {"event": "latest", "session_id": "session-checkpoint-1", "latest_resumable": None, "no_single_latest": None},
+             "descriptor": str(tmp_path / "d.json"), "run_id": "source-run", "pass": 3, "verified": True,
+             "root_cause": None, "resumability": first[0]["resumability"]},
+            {"event": "latest", "session_id": "session-checkpoint-1", "latest_resumable": "p.json", "no_single_latest": None},
         ]
-        shutil.copy(GOLDEN / "descriptor-with-resume.json", tmp_path / "d.json")
-        second = _lines(proc, 2)
-        assert second[0]["verified"] is True and second[0]["descriptor"] == str(tmp_path / "d.json")
-        assert second[1] == {"event": "latest", "session_id": "session-checkpoint-1", "latest_resumable": "p.json",
-                             "no_single_latest": None}
+        # a payload whose descriptor never comes is judged alone once its wait is over
+        t0 = time.monotonic()
+        shutil.copy(GOLDEN / "payload-semantic-only.json", tmp_path / "s.json")
+        second = _lines(proc, 1)
+        assert time.monotonic() - t0 >= 3.0
+        assert {k: second[0][k] for k in ("event", "name", "descriptor", "verified")} == {
+            "event": "export", "name": "s.json", "descriptor": None, "verified": False}
     finally:
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(30)

@@ -7,7 +7,8 @@ import threading
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from inspector.session import engine, routing
-from ..document import Document, display_name
+from inspector.session.sources import is_url, network_timeout, shown_location
+from ..document import STALE_WAIT_MS, Document, display_name
 from ..jobs import Job, start_job
 from ..qtcompat import emit
 
@@ -89,10 +90,28 @@ class LoadController(QObject):
                                      and self._routed(route, paths, find_pair, notes))
         job.signals.failed.connect(lambda msg, j=job: cur(j) and self._route_failed(msg))
         start_job(job)
+        urls = [shown_location(p) for p in paths if is_url(p)]
+        if urls:  # (a server that does not answer: say so after a while, with Stop waiting)
+            QTimer.singleShot(STALE_WAIT_MS, self, lambda j=job: self._say_waiting_for(j, urls))
         return True
+
+    def _say_waiting_for(self, job, urls: list[str]) -> None:
+        """The route job reading ``urls`` still runs: say the window waits for them, with Stop waiting."""
+        if self.route_job is job and not job.is_cancelled:
+            self.doc.say("waiting-url", "info", f"Waiting for {', '.join(urls)} to answer (at most "
+                         f"{network_timeout():g} s for each answer); the window goes on meanwhile.",
+                         [("Stop waiting", "stop-url")])
+
+    def stop_waiting_for_url(self) -> None:
+        """Give up the open that waits for a URL (Stop waiting): its answer, if it ever comes, is ignored."""
+        if self.route_job is not None:
+            self.doc.jobs.cancel(self.route_job)
+            self.route_job = None
+        self.doc.unsay("waiting-url")
 
     def _route_failed(self, msg: str) -> None:
         self.route_job = None
+        self.doc.unsay("waiting-url")
         if self._prewarm_owed:
             self._prewarm_owed = False
             _prewarm_in_background()
@@ -101,6 +120,7 @@ class LoadController(QObject):
     def _routed(self, route, given: list[str], find_pair: bool, notes: list[str]) -> None:
         """The worker said where the paths go (:class:`.routing.Route`): do it (GUI thread)."""
         self.route_job = None
+        self.doc.unsay("waiting-url")
         owed, self._prewarm_owed = self._prewarm_owed, False
         if owed and route.action != "load":  # (a load's end starts one)
             _prewarm_in_background()
