@@ -283,7 +283,8 @@ def _verify_one(src: Source, p: Found | None, d: Found | None) -> tuple[dict, di
         psize = pay.size if pay else None
     kept: list = []
     known = rec["payload_sha256"] if p is not None and p.role == "payload" and pdata is not None else None
-    report = checkpoint.verify(pdata, ddata, payload_size=psize, keep=kept, payload_digest=known)
+    report = checkpoint.verify(pdata, ddata, payload_size=psize, keep=kept, payload_digest=known,
+                                 lint_spans=False)  # (the record keeps the lint kinds, not their spans)
     facts = fs._facts_of(kept[0], report, pdata is not None, ddata is not None)
     rc = report.root_cause
     gate = _gate(pdata, ddata, rc is not None)

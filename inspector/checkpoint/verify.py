@@ -26,7 +26,8 @@ __all__ = ["verify", "first_stage", "attach_views"]
 
 def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int | None = None,
            views: bool = False, on_stage=None, payload_digest=None,
-           spans: dict | None = None, keep: list | None = None, parse_first: bool = False) -> Report:
+           spans: dict | None = None, keep: list | None = None, parse_first: bool = False,
+           lint_spans: bool = True) -> Report:
     """Verify a payload and/or descriptor against every rule.
 
     Args:
@@ -56,6 +57,10 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
             asked for only after the parse (a caller hashing the file meanwhile: the window, whose
             verifier no longer waits for its digest). The rules, their order and the stages are the
             same; :data:`STAGE_BYTES` is then sent after the parse.
+        lint_spans: give each lint finding's locations their byte spans (FORMAT.md 4.17 lint; the window
+            links a finding to its bytes). ``False``: the same findings, kinds, texts and pointers, with spans
+            ``None`` (a fleet audit records the kinds only; finding the spans re-encodes values, most of
+            the lint's time on a payload with many findings).
 
     Returns:
         a :class:`~.report.Report` with one finding per rule, the root cause, the digests
@@ -66,14 +71,17 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep, parse_first)
+        return _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep, parse_first,
+                       lint_spans)
     finally:
         if collecting:
             gc.enable()
 
 
-def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep, parse_first) -> Report:
+def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep, parse_first,
+            lint_spans=True) -> Report:
     ctx = Context(payload, descriptor, payload_size, payload_digest, spans, raw_text=True)
+    ctx.lint_spans = lint_spans
     if keep is not None:
         keep.append(ctx)
     if parse_first:

@@ -59,6 +59,8 @@ def _lint(ctx: Context, report: Report) -> list:
     pay = _payload(ctx)
     if pay is None:
         return report.lint
+    if not getattr(ctx, "lint_spans", True):  # (verify(lint_spans=False): the findings without their spans)
+        return lint_payload(pay, None, run_events_of(ctx))
     # element spans of the run records, once: every event's span then costs only its run
     ctx.item_spans("/snapshot/run_records", pay["snapshot"].get("run_records") or [])
     return lint_payload(pay, lambda p: ctx.span("payload", p), run_events_of(ctx))
