@@ -143,6 +143,7 @@ class ResumePanes(QObject):
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, d)
         self.dock = d
         self._report = self._data = None
+        self._events_paths: tuple = ()  # the files whose events the Events tab shows (its filter is theirs)
         self._follow = False  # the report shown is waiting for its views (a large payload's)
         self._pending = None
         window.doc.presented.connect(self._present)
@@ -315,7 +316,9 @@ class ResumePanes(QObject):
         rule_marks = marks_by_lane(tl, [(f.rule.id, loc) for f in report.failed() for loc in f.locations])
         lint_marks = marks_by_lane(tl, [(x.kind, loc) for x in report.lint for loc in x.locations])
         self.timeline.set_timeline(tl, rule_marks, lint_marks)
-        self.events.set_timeline(tl, self._summary)
+        same = tuple(self.w.doc.paths) == self._events_paths  # (the same files again: the filter stays)
+        self._events_paths = tuple(self.w.doc.paths)
+        self.events.set_timeline(tl, self._summary, keep_filter=same)
         src = next((x for x in tl.lanes if x.source), None)
         cap = f"{len(tl.lanes):,} run(s), {tl.event_total:,} event(s)."
         if tl.source_run is not None:

@@ -109,3 +109,31 @@ def test_zoom_sticks_through_a_resize_until_fit(qtbot, window):
     fit_button = next(b for b in panes.timeline_controls.findChildren(QPushButton) if b.text() == "Fit")
     QTest.mouseClick(fit_button, Qt.MouseButton.LeftButton)
     assert tl._scale == pytest.approx(tl._plot_width() / (tl._hi - tl._lo + 1))
+
+
+def test_each_word_of_the_filter_must_match_and_the_kind_list_has_the_kinds_present(qtbot, window):
+    """``run-1 p2 tool`` is the tool events of pass 2 of run-1 (each word its own test, not one substring);
+    the Kind list offers the kinds these events have, not every kind of the format."""
+    pane = _events(qtbot, window)
+    kinds = [pane.kind.itemText(i) for i in range(pane.kind.count())]
+    lane_kinds = {pane.model.timeline.lanes[0].kind_name(e) for e in range(pane.model.rowCount())}
+    assert kinds[0] == "All kinds" and sorted(kinds[1:]) == sorted(lane_kinds) and len(kinds) - 1 < 20
+    pane.text.setFocus()
+    QTest.keyClicks(pane.text, "run-1 p2 tool")
+    got = [(_cells(pane, r)[0], _cells(pane, r)[3], _cells(pane, r)[4]) for r in range(pane.model.rowCount())]
+    assert got and all(p == "P2" and "tool" in k for _s, p, k in got)
+    assert pane.count.text() == f"{len(got)} of 19 events"
+    QTest.keyClicks(pane.text, " nothing-has-this")
+    assert pane.model.rowCount() == 0
+
+
+def test_a_filter_set_on_one_checkpoint_is_cleared_for_the_next(qtbot, window):
+    pane = _events(qtbot, window)
+    pane.text.setFocus()
+    QTest.keyClicks(pane.text, "p2")
+    assert pane.model.rowCount() == 8
+    live = [SCENARIOS / "01-live-export-first-pass.payload.json", SCENARIOS / "01-live-export-first-pass.descriptor.json"]
+    open_and_wait(qtbot, window, live)
+    qtbot.waitUntil(lambda: pane.model.timeline is not None and pane.model.rowCount() > 0)
+    assert pane.text.text() == "" and pane.kind.currentIndex() == 0
+    assert pane.model.rowCount() == pane.model.timeline.event_total and pane.count.text().endswith(" events")

@@ -96,6 +96,7 @@ class Lane:
     ts_sorted: bool | None = None
     pass_seq: array | None = None
     pass_ts: array | None = None
+    kinds_present: bytes | None = None
 
     def compact(self) -> None:
         """Store ``rounds`` as ``array('q')`` triples and ``tools`` as ``(first, last)`` pairs (-1 for
@@ -104,9 +105,11 @@ class Lane:
         ``seq_sorted``/``ts_sorted``: whether the sequences and the timestamps never decrease (the timeline
         draws a sorted lane by bisection; found here, off the window's thread: 45 ms a million events), and
         ``pass_seq``/``pass_ts``: the sequence and the timestamp of each pass's first event (the timeline finds
-        a pixel column's first pass by bisection over them, in C)."""
+        a pixel column's first pass by bisection over them, in C), and ``kinds_present``: the kind codes its events
+        have, sorted (the Events tab offers those only)."""
         def n(x):
             return -1 if x is None else x
+        self.kinds_present = bytes(sorted(set(self.kind)))
         self.seq_sorted = all(map(operator.le, self.seq, islice(self.seq, 1, None)))
         self.ts_sorted = all(map(operator.le, self.ts, islice(self.ts, 1, None)))
         firsts = [a for _t, a, _b in self.rounds]
@@ -165,6 +168,14 @@ class Timeline:
     def event_total(self) -> int:
         """Number of events in all lanes."""
         return sum(len(x.seq) for x in self.lanes)
+
+    def kinds(self) -> list[int]:
+        """The kind codes (:data:`EVENT_KINDS` indexes; ``len(EVENT_KINDS)`` for an unknown type) the events of
+        any lane have, sorted (from :meth:`Lane.compact`, else counted here)."""
+        found: set[int] = set()
+        for lane in self.lanes:
+            found.update(lane.kinds_present if lane.kinds_present is not None else set(lane.kind))
+        return sorted(found)
 
 
 @dataclass

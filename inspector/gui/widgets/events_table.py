@@ -64,23 +64,24 @@ class _Passes:
 
 def filter_rows(timeline, passes: list, kind: int | None, text: str, cancelled=lambda: False) -> array | None:
     """The row keys (``lane << 32 | event``) that match ``kind`` (an :data:`EVENT_KINDS` code, or ``None``)
-    and ``text`` (a substring of the sequence, run id, ``P<pass>`` or kind, case-insensitive); ``None``
-    when cancelled."""
-    text = text.strip().lower()
+    and every word of ``text`` (each a substring of the sequence, the run id, ``P<pass>`` or the kind,
+    case-insensitive: ``run-2 P1`` is pass 1 of run-2); ``None`` when cancelled."""
+    words = text.lower().split()
     out = array("q")
     for i, lane in enumerate(timeline.lanes):
         run = lane.id.lower()
-        run_hit = bool(text) and text in run
+        left = [w for w in words if w not in run]  # (the words the run id does not answer, asked of each event)
         for e in range(len(lane.seq)):
             if e % 65536 == 0 and cancelled():
                 return None
             k = lane.kind[e]
             if kind is not None and k != kind:
                 continue
-            if text and not run_hit:
+            if left:
                 name = EVENT_KINDS[k] if k < len(EVENT_KINDS) else "?"
                 p = passes[i].of(e)
-                if not (text in name or text in str(lane.seq[e]) or (p is not None and text in f"p{p}")):
+                seq, pas = str(lane.seq[e]), "" if p is None else f"p{p}"
+                if not all(w in name or w in seq or w in pas for w in left):
                     continue
             out.append(i << 32 | e)
     return out
@@ -202,9 +203,7 @@ class EventsPane(QWidget):
         self.kind = QComboBox()
         self.kind.setObjectName("eventsKind")
         self.kind.setAccessibleName("Show events of kind")
-        self.kind.addItem("All kinds", None)
-        for code, name in sorted(enumerate(EVENT_KINDS), key=lambda x: x[1]):
-            self.kind.addItem(name, code)
+        self.kind.addItem("All kinds", None)  # (and the kinds of the events shown: set_timeline)
         self.text = QLineEdit()
         self.text.setObjectName("eventsFilter")
         self.text.setPlaceholderText("Filter: sequence, run, pass (P2) or kind")
@@ -243,9 +242,27 @@ class EventsPane(QWidget):
         self.view.selectionModel().currentRowChanged.connect(self._row_changed)
         self._quiet = False
 
-    def set_timeline(self, timeline, summary=None) -> None:
-        """Show ``timeline``'s events; ``summary(lane, event) -> str`` gives a row's summary."""
+    def set_timeline(self, timeline, summary=None, keep_filter: bool = False) -> None:
+        """Show ``timeline``'s events; ``summary(lane, event) -> str`` gives a row's summary. The Kind list
+        offers the kinds its events have; the filter is cleared unless ``keep_filter`` (the same files shown
+        again: an edit, a large load's final result), and then kept only if its kind is still there."""
         self.model.summary = summary
+        kept = self.kind.currentData() if keep_filter else None
+        self.kind.blockSignals(True)
+        self.text.blockSignals(True)
+        try:
+            self.kind.clear()
+            self.kind.addItem("All kinds", None)
+            codes = timeline.kinds() if timeline is not None else []
+            for code in sorted(codes, key=lambda c: EVENT_KINDS[c] if c < len(EVENT_KINDS) else "~"):
+                self.kind.addItem(EVENT_KINDS[code] if code < len(EVENT_KINDS) else "(unknown kind)", code)
+            at = self.kind.findData(kept) if kept is not None else 0
+            self.kind.setCurrentIndex(max(at, 0))
+            if not keep_filter:
+                self.text.clear()
+        finally:
+            self.kind.blockSignals(False)
+            self.text.blockSignals(False)
         self.model.set_timeline(timeline)
         for col, width in enumerate((70, 180, 110, 50, 170)):
             self.view.setColumnWidth(col, width)
