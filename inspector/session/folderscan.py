@@ -96,14 +96,23 @@ _WRAPPER_KEY = b'"contentBase64"'
 
 
 def _classify_stream(path: str, fh, size: int) -> _Found:
-    """A file over :data:`CLASSIFY_WHOLE` bytes, streamed once (1 MiB at a time, at most the wrapper ceiling):
+    """A file over :data:`CLASSIFY_WHOLE` bytes: gzip by its head, a payload by its size over the 256 MiB ceiling
+    (unless its head opens as a wrapper), else streamed once (1 MiB at a time, up to the ceiling plus one byte,
+    the wrapper ceiling when it opens as one):
     hashed for pairing, and searched for :data:`_WRAPPER_KEY` (across chunk boundaries) so that a wrapper whose
     first member is an unknown one of any size is still one (serde ignores it). Such a file is read again whole
     and judged by :func:`inspector.checkpoint.file_role`; otherwise it is a payload (descriptors are small), or
     not a checkpoint when it is gzip."""
+    head = fh.read(_HEAD)
+    if head[:2] == b"\x1f\x8b":  # a large gzip file is still not a checkpoint: its head says so
+        return _Found(path, size, *checkpoint.classify(head))
+    opens = looks_like_export(head[:256])
+    if size > checkpoint.MAX_CONTENT_BYTES and not opens:
+        return _Found(path, size, "payload", None)  # (over the ceiling: a payload by its size, never read: P-BOUND)
+    fh.seek(0)
     h = hashlib.sha256()
     head, tail, seen, named = b"", b"", 0, False
-    limit = WRAPPER_MAX_BYTES + 1
+    limit = (WRAPPER_MAX_BYTES if opens else checkpoint.MAX_CONTENT_BYTES) + 1
     while seen < limit:
         chunk = fh.read(min(1 << 20, limit - seen))
         if not chunk:

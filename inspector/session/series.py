@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import re
 import urllib.parse
 from dataclasses import dataclass, field
 
@@ -102,9 +103,20 @@ class Series:
         return self.entries[entry.index - 1] if entry.index > 0 else None
 
 
+_LINE = re.compile(r"^(.*):(\d+)$")
+
+
 def _location(row: FolderRow) -> str:
-    """The row's file as it may be shown: a URL without its credentials and query (:func:`.sources.shown_location`)."""
-    return shown_location(row.payload or row.descriptor or row.other or "")
+    """The row's file as it may be shown, ``/``-separated: a URL without its credentials and query
+    (:func:`.sources.shown_location`; a line ``URL?query:N`` of a JSON Lines file keeps its ``:N``), a path of
+    this machine with ``/`` for its separator."""
+    loc = row.payload or row.descriptor or row.other or ""
+    if is_url(loc):
+        m = _LINE.match(loc)
+        if m and "?" in m.group(1):  # (the line number after the query: keep it)
+            return shown_location(m.group(1)) + ":" + m.group(2)
+        return shown_location(loc)
+    return loc.replace(os.sep, "/") if os.sep != "/" else loc
 
 
 def _base(location: str) -> str:
@@ -120,15 +132,17 @@ def _names(rows: list[FolderRow]) -> dict[int, str]:
     ``p2.payload.json``); the base name when they are all in one folder. A URL's name is shown decoded
     (``p 1.json``, not ``p%201.json``), never with its query."""
     shown = {id(r): _location(r) for r in rows}
-    folders = {loc.rsplit("/", 1)[0] if "/" in loc else "" for loc in shown.values()}
-    common = os.path.commonprefix(sorted(folders)) if folders else ""
-    if folders and common not in folders and "/" in common:  # (cut back to a whole folder name)
-        common = common.rsplit("/", 1)[0]
-    if len(folders) <= 1:
-        common = next(iter(folders), "")
+    folders = [loc.split("/")[:-1] for loc in shown.values()]
+    common: list[str] = folders[0] if folders else []
+    for parts in folders[1:]:  # (the longest shared run of whole folder names)
+        n = 0
+        while n < min(len(common), len(parts)) and common[n] == parts[n]:
+            n += 1
+        common = common[:n]
     out = {}
     for key, loc in shown.items():
-        rest = loc[len(common):].lstrip("/") if common and loc.startswith(common + "/") else loc.rsplit("/", 1)[-1]
+        parts = loc.split("/")
+        rest = "/".join(parts[len(common):]) if len(parts) > len(common) else parts[-1]
         out[key] = urllib.parse.unquote(rest) if is_url(loc) else rest
     return out
 

@@ -194,7 +194,7 @@ TIMEOUT_VARIABLE = "CHECKPOINT_INSPECTOR_NETWORK_TIMEOUT"
 
 def network_timeout() -> float:
     """Seconds a network filesystem may take to connect, or to send the next piece of an answer, before the
-    listing or read is given up with a :class:`SourceError` ("no answer after N s"): 30, or what
+    try is given up (S3 makes two tries: :func:`_bound_retries`) and then the listing or read with a :class:`SourceError` ("no answer after N s"): 30, or what
     ``$CHECKPOINT_INSPECTOR_NETWORK_TIMEOUT`` says (a number of seconds, at least 0.1; anything else: 30)."""
     try:
         value = float(os.environ.get(TIMEOUT_VARIABLE, "30"))
@@ -218,7 +218,7 @@ def _timeout_options(url: str) -> dict:
                                                                    sock_read=t)}}
     if protocol in ("s3", "s3a"):
         return {"config_kwargs": {"connect_timeout": t, "read_timeout": t,
-                                  "retries": {"max_attempts": 1, "mode": "standard"}}}
+                                  "retries": {"total_max_attempts": 1, "mode": "standard"}}}
     return {}
 
 
@@ -231,12 +231,19 @@ def _failure(e: BaseException) -> str:
     return name
 
 
+def _bound_retries(fs) -> None:
+    """s3fs tries a call 5 times with back-off, each try a botocore call of its own: two tries, so that one
+    answer that never comes costs at most twice :func:`network_timeout` (an attribute of the instance, which
+    pickling to a worker process does not keep: :class:`FsspecSource` sets it again there)."""
+    if "s3" in fs_protocols(fs) and getattr(fs, "retries", 0) > 2:
+        fs.retries = 2
+
+
 def _url_to_fs(url: str):
     fsspec = _fsspec()
     try:
         fs, path = fsspec.core.url_to_fs(url, **_timeout_options(url))
-        if "s3" in fs_protocols(fs) and getattr(fs, "retries", 0) > 2:
-            fs.retries = 2  # (s3fs tries 5 times with back-off on top of botocore: 2 attempts of the timeout each)
+        _bound_retries(fs)
         return fs, path
     except (ImportError, ValueError) as e:
         # a filesystem whose package is missing (s3fs, gcsfs, adlfs, aiohttp...) says which in its message
@@ -262,6 +269,10 @@ class FsspecSource(Source):
         self.location = url
         self.recursive = recursive
         self.fs, self.root = _url_to_fs(url)
+
+    def __setstate__(self, state: dict) -> None:  # (unpickled in a worker process: its filesystem rebuilt)
+        self.__dict__.update(state)
+        _bound_retries(self.fs)
 
     def _url(self, path: str) -> str:
         protocol = self.fs.protocol[0] if isinstance(self.fs.protocol, (tuple, list)) else self.fs.protocol
@@ -310,7 +321,7 @@ def _web_location(root: str, link: str) -> str:
     if not sep or not link.startswith(root):
         return link
     rest = link[len(root):].lstrip("/")
-    return base.rstrip("/") + "/" + rest + "?" + query
+    return base.rstrip("/") + "/" + rest + ("&" if "?" in rest else "?") + query
 
 
 def _strip(fs, url: str) -> str:

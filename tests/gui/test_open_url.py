@@ -92,7 +92,7 @@ def test_a_url_whose_server_does_not_answer_says_it_waits_and_stop_waiting_gives
         _type_url(qtbot, window, base + "/x.json?sig=secret")
         qtbot.waitUntil(lambda: window.banner_text("waiting-url") is not None, timeout=5000)
         assert window.banner_text("waiting-url") == (
-            f"Waiting for {base}/x.json to answer (at most 3 s for each answer); the window goes on meanwhile.")
+            f"Waiting for {base}/x.json to answer (each try waits at most 3 s); the window goes on meanwhile.")
         QTest.mouseClick(window._banners["waiting-url"].buttons["Stop waiting"], Qt.MouseButton.LeftButton)
         assert window.banner_text("waiting-url") is None
         QTest.qWait(4500)  # (the read times out meanwhile: its refusal is not shown)

@@ -297,3 +297,23 @@ def _in_thread(fn):
     t.join(120)
     assert out, "the scan did not finish"
     return out[0]
+
+
+def test_names_are_paths_below_the_shared_folder_by_whole_folder_names():
+    """Names below the folder the rows share, cut at whole folder names (``run`` and ``run2`` are two folders,
+    not a shared ``run``); a line of a JSON Lines URL keeps its ``:N`` and loses the URL's query."""
+    from inspector.session.folderscan import FolderRow
+    from inspector.session.series import _names
+
+    def rows(*paths):
+        return [FolderRow(p, None, False, False, None, "") for p in paths]
+
+    for given, want in (
+            (("/r/run/p.json", "/r/run2/p.json"), ["run/p.json", "run2/p.json"]),
+            (("/r/a/p.json", "/r/a/q.json"), ["p.json", "q.json"]),
+            (("/r/a/p.json",), ["p.json"]),
+            (("https://h/f/e.jsonl?sig=1:3", "https://h/f/e.jsonl?sig=1:5"), ["e.jsonl:3", "e.jsonl:5"]),
+            (("http://h/f/p%201.json?sig=s3cr3t", "http://h/f/sub/d.json"), ["p 1.json", "sub/d.json"])):
+        r = rows(*given)
+        names = _names(r)
+        assert [names[id(x)] for x in r] == want

@@ -122,6 +122,15 @@ def test_an_http_prefix_with_a_query_keeps_it_after_each_files_path_and_names_ar
             (f"{base}/exports/p%201.json?sig=s3cr3t", f"{base}/exports/d.json?sig=s3cr3t", True)]
 
 
+def test_a_link_with_its_own_query_under_a_signed_prefix_gets_both():
+    from inspector.session.sources import _web_location
+
+    root = "http://h/f/?sig=X"
+    assert _web_location(root, root + "/p.json") == "http://h/f/p.json?sig=X"
+    assert _web_location(root, root + "/p.json?v=1") == "http://h/f/p.json?v=1&sig=X"
+    assert _web_location("http://h/f/", "http://h/f/p.json") == "http://h/f/p.json"
+
+
 def test_a_dead_http_server_is_a_clear_error(tmp_path):
     with http_folder(tmp_path) as base:
         pass  # stopped: nothing listens there now

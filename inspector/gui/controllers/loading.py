@@ -77,6 +77,7 @@ class LoadController(QObject):
         doc = self.doc
         doc.jobs.cancel(self.route_job)  # (superseded: a warm worker it owed is owed by this one, _routed)
         self.route_job = None
+        doc.unsay("waiting-url")  # (a wait for an open superseded by this one)
         # a new open supersedes a load still running (as Open Folder does): cancelled now, so its result, even one
         # already on its way, is never shown while the worker looks at the new paths
         if self.cancel():
@@ -98,8 +99,8 @@ class LoadController(QObject):
     def _say_waiting_for(self, job, urls: list[str]) -> None:
         """The route job reading ``urls`` still runs: say the window waits for them, with Stop waiting."""
         if self.route_job is job and not job.is_cancelled:
-            self.doc.say("waiting-url", "info", f"Waiting for {', '.join(urls)} to answer (at most "
-                         f"{network_timeout():g} s for each answer); the window goes on meanwhile.",
+            self.doc.say("waiting-url", "info", f"Waiting for {', '.join(urls)} to answer (each try waits at most "
+                         f"{network_timeout():g} s); the window goes on meanwhile.",
                          [("Stop waiting", "stop-url")])
 
     def stop_waiting_for_url(self) -> None:

@@ -540,7 +540,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         name = fm.elidedText(("▶ " if lane.source else "") + visible(lane.id), Qt.TextElideMode.ElideMiddle,
                              _HEADER_W - 10)
         p.drawText(6, top + fm.ascent() + 2, name)
-        status = ("■ " if lane.terminal else "○ ") + lane.status
+        status = ("■ " if lane.terminal else "○ ") + visible(lane.status)  # (the file's: one escaping)
         if lane.source:
             status += " · source run"
         if any(failing.values()):
