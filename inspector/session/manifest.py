@@ -13,10 +13,9 @@ Qt-free; nothing here parses a checkpoint.
 from __future__ import annotations
 
 import json
-import os
 
 from inspector.checkpoint.digest import MAX_CONTENT_BYTES
-from inspector.session.sources import (EXPORT_LINES_SUFFIXES, Entry, LocalFolder, Source, SourceError, _stat_token,
+from inspector.session.sources import (EXPORT_LINES_SUFFIXES, Entry, LocalFolder, Source, SourceError,
                                        open_source, read_location, shown_location)
 
 __all__ = ["Manifest", "AuditFolder", "is_manifest", "open_audit_source", "MANIFEST_KEYS"]
@@ -101,36 +100,11 @@ class Manifest(Source):
 
 
 class AuditFolder(LocalFolder):
-    """:class:`.sources.LocalFolder`, except that what is not a regular file and not a folder (a FIFO, a device,
-    a socket, a dangling link) is listed too (``size`` ``None``), so that the audit writes a record saying why
-    it was not read; it is never opened (the safe reader refuses it without blocking)."""
+    """:class:`.sources.LocalFolder` with :attr:`~.sources.LocalFolder.list_special` on: what is not a regular
+    file and not a folder (a FIFO, a device, a socket, a dangling link) is listed too (``size`` ``None``), so
+    that the audit writes a record saying why it was not read; it is never opened."""
 
-    def entries(self) -> list[Entry]:
-        out = list(super().entries())
-        listed = {e.location for e in out}
-        stack = [self.location]
-        while stack:
-            folder = stack.pop()
-            try:
-                with os.scandir(folder) as it:
-                    items = list(it)
-            except OSError:
-                continue
-            for d in items:
-                try:
-                    if d.is_dir(follow_symlinks=False):
-                        if self.recursive:
-                            stack.append(d.path)
-                        continue
-                except OSError:
-                    continue
-                if d.path not in listed:
-                    try:
-                        token = _stat_token(d.stat(follow_symlinks=False))
-                    except OSError:
-                        token = ""
-                    out.append(Entry(d.path, d.name, None, token))
-        return sorted(out, key=lambda e: e.location)
+    list_special = True
 
 
 def open_audit_source(location: str, *, recursive: bool = True) -> Source:

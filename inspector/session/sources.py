@@ -129,6 +129,10 @@ class LocalFolder(Source):
     """
 
     local_paths = True
+    #: List what is neither a regular file nor a folder too (a FIFO, a device, a socket, a dangling link), with
+    #: ``size`` ``None``: never opened (the safe reader refuses it without blocking), but named (the audit's
+    #: record says why it was not read). Off for ``scan`` and the window.
+    list_special = False
 
     def __init__(self, folder: str, *, recursive: bool = False):
         self.location = folder
@@ -150,6 +154,8 @@ class LocalFolder(Source):
                             stack.append(d.path)
                         continue
                     if not d.is_file():  # FIFOs, devices, sockets, dangling links: never opened
+                        if self.list_special:
+                            out.append(Entry(d.path, d.name, None, _stat_token(d.stat(follow_symlinks=False))))
                         continue
                     st = d.stat()
                 except OSError:
