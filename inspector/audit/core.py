@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import os
+import shutil
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -26,7 +28,7 @@ from inspector.session.manifest import open_audit_source
 from inspector.session.sources import Entry, Source, SourceError, shown_location
 
 __all__ = ["RECORD_SCHEMA", "Found", "classify_batch", "pair_found", "verify_batch", "other_record", "record_key",
-           "FILE_SECONDS", "PARSE_RULES"]
+           "FILE_SECONDS", "PARSE_RULES", "Pairing"]
 
 #: The name and version of one record of RESULTS (a change of its shape changes the version).
 RECORD_SCHEMA = "checkpoint-inspector.audit-record.v2"
@@ -130,20 +132,14 @@ def classify_batch(location: str, recursive: bool, entries: list[Entry], manifes
     return out, time.perf_counter() - t0
 
 
-def pair_found(found: list[Found]) -> tuple[list[tuple[Found | None, Found | None]], list[Found]]:
-    """Phase 2 (client): ``(pairs, others)``. ``pairs``: ``(payload, descriptor)`` paired over the whole source as
-    :func:`inspector.checkpoint.pairing.pair_by_digest` pairs them (rounds: same digest and name stem; same
-    digest; same name stem; each descriptor in listing order takes the first free payload that matches), plus
-    each export wrapper as ``(wrapper, wrapper)``, sorted by the payload's location (else the descriptor's), as
-    ``scan`` lists them. Indexed, so linear in the number of files (``pair_by_digest`` compares every payload with
-    every descriptor). ``others``: the files of role ``unknown`` or ``error``, in listing order."""
-    payloads = [f for f in found if f.role == "payload"]
-    descs = [f for f in found if f.role == "descriptor"]
+def _rounds(payloads: list[Found], descs: list[Found], rounds) -> tuple[list, list[Found], list[Found]]:
+    """``(pairs, payloads left, descriptors left)`` after ``rounds`` (``(key of a payload, key of a descriptor)``
+    functions, ``None`` for no key) of :func:`pair_found`, in turn: in each, each descriptor in listing order
+    takes the first free payload (in listing order) whose key equals its own. ``pairs``: ``(payload, descriptor)``."""
     used = [False] * len(payloads)
     taken = [False] * len(descs)
-    pairs: list[tuple[str, tuple]] = []
-
-    def round_(key_p, key_d) -> None:
+    pairs = []
+    for key_p, key_d in rounds:
         index: dict = collections.defaultdict(collections.deque)
         for i, p in enumerate(payloads):
             k = key_p(p)
@@ -159,18 +155,115 @@ def pair_found(found: list[Found]) -> tuple[list[tuple[Found | None, Found | Non
             if q:
                 i = q.popleft()
                 used[i], taken[j] = True, True
-                pairs.append((payloads[i].location, (payloads[i], d)))
+                pairs.append((payloads[i], d))
+    return (pairs, [p for i, p in enumerate(payloads) if not used[i]],
+            [d for j, d in enumerate(descs) if not taken[j]])
 
-    stem = {id(f): name_stem(f.location) for f in payloads + descs}
-    round_(lambda p: (p.sha256, stem[id(p)]) if p.sha256 else None,
-           lambda d: (d.stated, stem[id(d)]) if d.stated else None)
-    round_(lambda p: p.sha256, lambda d: d.stated)
-    round_(lambda p: stem[id(p)], lambda d: stem[id(d)])
-    pairs += [(d.location, (None, d)) for j, d in enumerate(descs) if not taken[j]]
-    pairs += [(p.location, (p, None)) for i, p in enumerate(payloads) if not used[i]]
+
+def _stem(f: Found) -> str:
+    return name_stem(f.location)
+
+
+#: The rounds by digest (:func:`pair_found`'s first two): same digest and name stem; same digest.
+_BY_DIGEST = ((lambda p: (p.sha256, _stem(p)) if p.sha256 else None,
+               lambda d: (d.stated, _stem(d)) if d.stated else None),
+              (lambda p: p.sha256, lambda d: d.stated))
+#: The round by name stem (the third).
+_BY_STEM = ((_stem, _stem),)
+
+
+def pair_found(found: list[Found]) -> tuple[list[tuple[Found | None, Found | None]], list[Found]]:
+    """Phase 2 (client): ``(pairs, others)``. ``pairs``: ``(payload, descriptor)`` paired over the whole source as
+    :func:`inspector.checkpoint.pairing.pair_by_digest` pairs them (rounds: same digest and name stem; same
+    digest; same name stem; each descriptor in listing order takes the first free payload that matches), plus
+    each export wrapper as ``(wrapper, wrapper)``, sorted by the payload's location (else the descriptor's), as
+    ``scan`` lists them. Indexed, so linear in the number of files (``pair_by_digest`` compares every payload with
+    every descriptor). ``others``: the files of role ``unknown`` or ``error``, in listing order. Holds every file
+    in memory: :class:`Pairing` gives the same pairs from partitions on the disk."""
+    payloads = [f for f in found if f.role == "payload"]
+    descs = [f for f in found if f.role == "descriptor"]
+    got, payloads, descs = _rounds(payloads, descs, _BY_DIGEST + _BY_STEM)
+    pairs = [(p.location, (p, d)) for p, d in got]
+    pairs += [(d.location, (None, d)) for d in descs]
+    pairs += [(p.location, (p, None)) for p in payloads]
     pairs += [(f.location, (f, f)) for f in found if f.role == "export"]
     pairs.sort(key=lambda kp: kp[0])
     return [pair for _, pair in pairs], [f for f in found if f.role in ("unknown", "error")]
+
+
+def found_row(f: Found) -> list:
+    """``f`` as a JSON list (``Found(*row)`` makes it again): how a file is spilled to the disk."""
+    return [f.location, f.name, f.size, f.role, f.sha256, f.stated, f.error]
+
+
+class Pairing:
+    """Phase 2 for a source too large to hold (:func:`pair_found`'s pairs, the same ones, order aside), in
+    bounded memory: files are spilled to the disk (:class:`.spill.Spill`, under the new folder ``folder``).
+
+    :meth:`add` takes each classified file; after the last, :meth:`pairs` gives every pair.
+    Why it is the same answer: the rounds by digest only ever pair files of one digest, so they are run one
+    partition by digest at a time; what they leave is spilled again by name stem, and the round by name stem
+    is run one partition by stem at a time; within a partition the files are sorted by location, which is the
+    listing order :func:`pair_found` is given (every source lists sorted by location).
+
+    Raises:
+        OSError: the folder cannot be made or written (a full disk).
+    """
+
+    def __init__(self, folder: str, partitions: int | None = None):
+        from .spill import PARTITIONS, Spill
+
+        self.folder = folder
+        self.partitions = partitions or PARTITIONS
+        os.mkdir(folder)
+        self._digest = Spill(os.path.join(folder, "digest"), self.partitions)
+        self._stem = Spill(os.path.join(folder, "stem"), self.partitions)
+        self._export = Spill(os.path.join(folder, "export"), 1)
+
+    def add(self, f: Found) -> None:
+        """Take one file of role ``payload``, ``descriptor`` or ``export`` (others are not pairs: the caller
+        records them). Raises ``ValueError`` for another role."""
+        if f.role == "export":
+            self._export.add("", found_row(f))
+            return None
+        key = f.sha256 if f.role == "payload" else f.stated if f.role == "descriptor" else None
+        if f.role not in ("payload", "descriptor"):
+            raise ValueError(f"not a payload, descriptor or export: {f.role}")
+        if key:
+            self._digest.add(key, found_row(f))
+        else:
+            self._stem.add(_stem(f), found_row(f))
+        return None
+
+    def pairs(self):
+        """Every pair: ``(payload, descriptor)``, ``(None, descriptor)``, ``(payload, None)`` or an export
+        wrapper's ``(wrapper, wrapper)``, partition by partition. Removes its folder when done."""
+        try:
+            for r in self._export.stream():
+                f = Found(*r)
+                yield (f, f)
+            for rows in self._digest.partitions():
+                files = sorted((Found(*r) for r in rows), key=lambda f: f.location)
+                got, payloads, descs = _rounds([f for f in files if f.role == "payload"],
+                                               [f for f in files if f.role == "descriptor"], _BY_DIGEST)
+                yield from got
+                for f in payloads + descs:
+                    self._stem.add(_stem(f), found_row(f))
+            for rows in self._stem.partitions():
+                files = sorted((Found(*r) for r in rows), key=lambda f: f.location)
+                got, payloads, descs = _rounds([f for f in files if f.role == "payload"],
+                                               [f for f in files if f.role == "descriptor"], _BY_STEM)
+                yield from got
+                yield from ((None, d) for d in descs)
+                yield from ((p, None) for p in payloads)
+        finally:
+            self.remove()
+
+    def remove(self) -> None:
+        """Remove the spilled files and the folder."""
+        for spill in (self._digest, self._stem, self._export):
+            spill.remove()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 # ----------------------------------------------------------------------------------------- phase 3

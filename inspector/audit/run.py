@@ -16,15 +16,21 @@ whose verification exceeds the time limit is given up (its record says so) and i
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
+import shutil
 import time
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from inspector.session.sources import Entry, shown_location
 
 from . import core
 
-__all__ = ["AuditError", "AuditResult", "Journal", "run_audit", "read_journal", "BATCH_FILES", "RETRIES"]
+__all__ = ["AuditError", "AuditResult", "Journal", "run_audit", "read_journal", "iter_journal", "BATCH_FILES",
+           "RETRIES"]
 
 #: About how many files (phase 1) or pairs (phase 3) one Dask task handles.
 BATCH_FILES = 200
@@ -43,12 +49,13 @@ class AuditError(Exception):
 
 @dataclass
 class AuditResult:
-    """What :func:`run_audit` did: ``entries`` (``(record, journal facts or None, seconds or None)`` per record,
-    the earlier run's included), ``resumed`` (how many came from the journal), ``seconds`` of wall time,
-    ``batches`` sent, ``restarts`` (workers restarted after a file over the time limit), ``startup``: seconds
-    until the cluster answered (listing the source and starting a local cluster)."""
+    """What :func:`run_audit` did: ``records`` (how many records the journal holds now, the earlier run's
+    included), ``resumed`` (how many came from the journal), ``seconds`` of wall time, ``batches`` sent
+    (listing, classifying, verifying), ``restarts`` (workers restarted after a file over the time limit),
+    ``startup``: seconds until the cluster answered (the source's first level listed, a local cluster started).
+    The records themselves are in the journal (:meth:`Journal.records`), never all in memory."""
 
-    entries: list = field(default_factory=list)
+    records: int = 0
     resumed: int = 0
     seconds: float = 0.0
     batches: int = 0
@@ -68,24 +75,31 @@ def _lines(data: bytes) -> list:
     return out
 
 
-def read_journal(path: str) -> list:
-    """Every ``(record, facts, seconds)`` journaled in the folder ``path`` (its parts in order; a part torn by a
-    crash gives its whole lines). Raises ``OSError`` (``NotAFile`` when ``path`` or a part is not what it
-    should be)."""
+def _parts(path: str) -> list[str]:
+    return sorted(n for n in os.listdir(path) if n.startswith("part-") and n.endswith(".jsonl"))
+
+
+def iter_journal(path: str) -> Iterator[tuple]:
+    """Every ``(record, facts, seconds)`` journaled in the folder ``path``, one part read at a time (its parts in
+    order; a part torn by a crash gives its whole lines). Raises ``OSError`` (``NotAFile`` when a part is not a
+    regular file)."""
     from inspector.checkpoint.safeopen import read_regular
 
-    out = []
-    for name in sorted(os.listdir(path)):
-        if name.startswith("part-") and name.endswith(".jsonl"):
-            out += _lines(read_regular(os.path.join(path, name))[0])
-    return out
+    for name in _parts(path):
+        yield from _lines(read_regular(os.path.join(path, name))[0])
+
+
+def read_journal(path: str) -> list:
+    """:func:`iter_journal` as a list (for a small journal: tests, tools)."""
+    return list(iter_journal(path))
 
 
 class Journal:
     """The journal ``RESULTS.partial``: a folder of parts ``part-NNNNNNNN.jsonl``, one per batch, each a new file
     written whole and flushed to the disk (:func:`inspector.session.writing.write_new_file`), one line per record
-    ``{"r": record, "f": facts, "s": seconds}``. Created new, or continued when ``resume`` (its entries read
-    first: :attr:`entries`).
+    ``{"r": record, "f": facts, "s": seconds}``; and ``work/``, the audit's files spilled to the disk while it runs
+    (:mod:`.spill`; made again by each run). Created new, or continued when ``resume``: then its records' keys
+    are read first (:attr:`keys`, a :class:`.spill.KeySet`; :attr:`count` records), never the records.
 
     Raises:
         FileExistsError: it exists and ``resume`` is False. OSError: it cannot be made, read or written
@@ -93,17 +107,34 @@ class Journal:
     """
 
     def __init__(self, path: str, *, resume: bool):
+        from .spill import KeySet
+
         self.path = path
-        self.entries: list = []
+        self.keys = KeySet()
+        self.count = 0
         if resume and os.path.lexists(path):
             if not os.path.isdir(path) or os.path.islink(path):
                 raise NotADirectoryError(20, "not an audit journal (a folder)", path)
-            self.entries = read_journal(path)
-            parts = [n for n in os.listdir(path) if n.startswith("part-") and n.endswith(".jsonl")]
+            for rec, _facts, _seconds in iter_journal(path):
+                self.keys.add(core.record_key(rec))
+                self.count += 1
+            parts = _parts(path)
             self.next = 1 + max((int(n[5:-6]) for n in parts if n[5:-6].isdigit()), default=0)
         else:
             os.mkdir(path)
             self.next = 1
+
+    def records(self) -> Iterator[tuple]:
+        """Every journaled ``(record, facts, seconds)``, read from the disk one part at a time."""
+        return iter_journal(self.path)
+
+    def work(self) -> str:
+        """A new, empty ``work/`` folder in the journal for the files spilled while it runs (an earlier run's,
+        left by a crash, removed first)."""
+        folder = os.path.join(self.path, "work")
+        shutil.rmtree(folder, ignore_errors=True)
+        os.mkdir(folder)
+        return folder
 
     def append(self, entries: list) -> None:
         """Write ``(record, facts, seconds)`` entries as the next part, whole."""
@@ -115,9 +146,11 @@ class Journal:
                         + b"\n" for r, f, s in entries)
         write_new_file(os.path.join(self.path, f"part-{self.next:08d}.jsonl"), data)
         self.next += 1
+        self.count += len(entries)
 
     def remove(self) -> None:
         """Remove the journal (once RESULTS is whole)."""
+        shutil.rmtree(os.path.join(self.path, "work"), ignore_errors=True)
         for name in os.listdir(self.path):
             os.unlink(os.path.join(self.path, name))
         os.rmdir(self.path)
@@ -127,11 +160,15 @@ class Journal:
 
 
 # ------------------------------------------------------------------------------------- the tasks
-def _classify_task(location, recursive, entries, manifest):
+def _list_task(sources):
+    return [e for src in sources for e in src.entries()]
+
+
+def _classify_task(location, recursive, manifest, entries):
     return core.classify_batch(location, recursive, entries, manifest)
 
 
-def _verify_task(location, recursive, pairs, file_seconds, manifest):
+def _verify_task(location, recursive, file_seconds, manifest, pairs):
     from distributed import get_worker
 
     out = core.verify_batch(location, recursive, pairs, file_seconds, manifest)
@@ -140,10 +177,6 @@ def _verify_task(location, recursive, pairs, file_seconds, manifest):
     except ValueError:  # (not on a worker)
         out["worker"] = None
     return out
-
-
-def _chunks(items: list, size: int) -> list[list]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 def _lost(exc: BaseException) -> str:
@@ -174,129 +207,210 @@ def _client(scheduler: str | None, workers: int | None, memory_limit: str | None
         raise AuditError(f"cannot reach {where} ({type(e).__name__})") from None
 
 
+def _drive(client, result: AuditResult, task, args: tuple, items, *, batch: int, inflight: int, retries: int,
+           done, lost) -> None:
+    """Send ``items`` (an iterable, read as it is needed) to Dask in batches of ``batch``, as
+    ``task(*args, batch_items)``, with at most ``inflight`` batches sent and not yet answered (so the client
+    holds a bounded number of items, however many the source has). ``done(batch_items, result)`` takes each
+    answer and returns items to send again (a batch cut short), or nothing; a batch that failed (after
+    ``retries``) is split and each item sent alone, and an item that fails alone is given to
+    ``lost(item, exception)``."""
+    from dask.distributed import as_completed
+
+    it = iter(items)
+    ac = as_completed()
+    futures: dict = {}
+
+    def send(part: list) -> None:
+        f = client.submit(task, *args, part, pure=False, retries=retries)
+        futures[f.key] = part
+        result.batches += 1
+        ac.add(f)
+
+    def fill() -> None:
+        while len(futures) < inflight:
+            part = list(itertools.islice(it, batch))
+            if not part:
+                return
+            send(part)
+
+    fill()
+    for future in ac:
+        part = futures.pop(future.key)
+        if future.status == "error":
+            exc = future.exception()
+            if len(part) > 1:
+                for item in part:
+                    send([item])
+            else:
+                lost(part[0], exc)
+        else:
+            answer = future.result()
+            future.release()  # (before a restart in done(): a result still wanted would be computed again)
+            again = done(part, answer)
+            if again:
+                send(list(again))
+        future.release()
+        fill()
+
+
+def _workers(client) -> int:
+    try:
+        return max(1, len(client.scheduler_info().get("workers", {})))
+    except Exception:  # noqa: BLE001 - a scheduler that does not say: assume one
+        return 1
+
+
+def _listing(client, result: AuditResult, src, first, spill, *, retries: int, workers: int) -> None:
+    """Every entry of ``src`` into ``spill`` (rows ``[location, name, size, token]``). ``first``: what
+    ``src.parts()`` gave (listed before the cluster started). Folders are split on the client, level by level,
+    until there are four for each worker (at most three levels); each is then listed whole on a worker, in
+    parallel. Raises :class:`SourceError` when a part cannot be listed."""
+
+    def keep(entries) -> None:
+        for e in entries:
+            spill.add("", [e.location, e.name, e.size, e.token])
+
+    if first is None:
+        keep(src.entries())
+        return
+    got, folders = first
+    keep(got)
+    for _level in range(2):
+        if not folders or len(folders) >= 4 * workers:
+            break
+        deeper = []
+        for sub in folders:
+            parts = sub.parts()
+            if parts is None:
+                deeper.append(sub)
+                continue
+            keep(parts[0])
+            deeper += parts[1]
+        folders = deeper
+    failed: list = []
+
+    def lost(sub, exc) -> None:
+        failed.append(exc)
+
+    _drive(client, result, _list_task, (), folders, batch=1, inflight=max(8, 4 * workers), retries=retries,
+           done=lambda part, entries: keep(entries), lost=lost)
+    for exc in failed:
+        if isinstance(exc, core.SourceError):
+            raise exc
+        raise core.SourceError(f"{shown_location(src.location)}: cannot list ({type(exc).__name__})")
+
+
 def run_audit(location: str, journal: Journal, *, recursive: bool = True, scheduler: str | None = None,
               workers: int | None = None, batch: int = BATCH_FILES, retries: int = RETRIES,
-              file_seconds: float = core.FILE_SECONDS, memory_limit: str | None = None, bar=None) -> AuditResult:
+              file_seconds: float = core.FILE_SECONDS, memory_limit: str | None = None, bar=None,
+              partitions: int | None = None) -> AuditResult:
     """Audit ``location`` (a folder, an fsspec URL prefix, a JSON Lines file of export wrappers or a manifest:
     :func:`.manifest.open_audit_source`) on Dask, appending every record to ``journal`` (the records already in
     it are not verified again). ``scheduler``: a running cluster (``tcp://HOST:8786``), else a ``LocalCluster``
     of ``workers`` processes (default: the cores, at most 4; ``memory_limit`` per worker, Dask's form such as
     ``"2GiB"``) started and stopped here. ``bar(total=, desc=, unit=)``: a tqdm-like progress bar factory.
+    ``partitions``: how many partitions the files spilled to the disk are cut in (:data:`.spill.PARTITIONS`).
+
+    Memory: the client holds the keys of the records written (:class:`.spill.KeySet`, about 80 bytes a record),
+    one partition of the files being paired, and the batches in flight; the listing, the classified files, the
+    pairs to verify and the records are on the disk (``work/`` in the journal, and the journal's parts). A
+    manifest's pairs are held whole (the manifest is at most 256 MiB).
 
     Raises:
         SourceError: the source cannot be listed.
         AuditError: the scheduler cannot be reached, or the cluster failed.
         ImportError: ``dask.distributed`` is not installed (the ``audit`` extra).
-        OSError: the journal cannot be written.
+        OSError: the journal cannot be written (a full disk).
     """
-    from dask.distributed import as_completed
-
     from inspector.session.manifest import Manifest, open_audit_source
 
+    from .spill import Spill
+
     t0 = time.perf_counter()
-    result = AuditResult(entries=list(journal.entries), resumed=len(journal.entries))
-    written = {core.record_key(e[0]) for e in result.entries}
+    result = AuditResult(records=journal.count, resumed=journal.count)
+    written = journal.keys
     src = open_audit_source(location, recursive=recursive)
-    entries = src.entries()
     manifest = isinstance(src, Manifest)
+    first = src.parts()  # (before the cluster starts: a source that is not there is said at once)
     client, cluster = _client(scheduler, workers, memory_limit)
     result.startup = time.perf_counter() - t0
+    inflight = 2 * _workers(client) + 2
+
+    def record(new: list) -> None:
+        kept = [e for e in new if written.add(core.record_key(e[0]))]  # (once per key, whatever ran twice)
+        journal.append(kept)
+
+    work = None
     try:
+        work = journal.work()
+        listing = Spill(os.path.join(work, "listing"), 1)
+        _listing(client, result, src, first, listing, retries=retries, workers=_workers(client))
         # phase 1: classify every entry, in batches
-        found: dict[str, core.Found] = {}
-        futures = {}
-        ac = as_completed()
+        pairing = None if manifest else core.Pairing(os.path.join(work, "pairs"), partitions)
+        by_loc: dict[str, core.Found] = {}
+        progress = bar(total=listing.count, desc="classify", unit="file") if bar else None
 
-        def send(kind, items, *args):
-            if kind == "classify":
-                f = client.submit(_classify_task, location, recursive, items, manifest, pure=False, retries=retries)
+        def take(f: core.Found) -> list:
+            if f.role in ("unknown", "error"):
+                return [(core.other_record(f), None, None)]
+            if manifest:
+                by_loc[f.location] = f
             else:
-                f = client.submit(_verify_task, location, recursive, items, file_seconds, manifest, pure=False,
-                                  retries=retries)
-            result.batches += 1
-            futures[f.key] = (kind, items)
-            ac.add(f)
+                pairing.add(f)
+            return []
 
-        for part in _chunks(entries, batch):
-            send("classify", part)
-        progress = bar(total=len(entries), desc="classify", unit="file") if bar else None
-        for future in ac:
-            kind, items = futures.pop(future.key)
-            if future.status == "error":
-                exc = future.exception()
-                if len(items) > 1:
-                    for e in items:
-                        send("classify", [e])
-                    continue
-                found[items[0].location] = core.Found(items[0].location, items[0].name, items[0].size, "error",
-                                                      error=_lost(exc))
-            else:
-                for f in future.result()[0]:
-                    found[f.location] = f
+        def classified(part, answer) -> None:
+            record([x for f in answer[0] for x in take(f)])
             if progress:
-                progress.update(len(items))
-            future.release()
+                progress.update(len(part))
+
+        def not_classified(e, exc) -> None:
+            classified([e], ([core.Found(e.location, e.name, e.size, "error", error=_lost(exc))], 0.0))
+
+        _drive(client, result, _classify_task, (location, recursive, manifest),
+               (Entry(*row) for row in listing.stream()), batch=batch, inflight=inflight, retries=retries,
+               done=classified, lost=not_classified)
         if progress:
             progress.close()
-        listed = [found[e.location] for e in entries if e.location in found]
-        # phase 2: pair on the client (the whole source: a payload and its descriptor always meet)
+        # phase 2: pair (the whole source: a payload and its descriptor always meet), the pairs to verify spilled
         if manifest:  # (its pairs as written; a file not read or no checkpoint is a record alone)
-            by_loc = {f.location: f for f in listed}
-            others = [f for f in listed if f.role in ("unknown", "error")]
-
             def kept(loc):
                 f = by_loc.get(loc) if loc else None
                 return None if f is None or f.role in ("unknown", "error") else f
 
-            pairs = [pd for pd in ((kept(p), kept(d)) for p, d in src.pairs()) if pd != (None, None)]
+            pairs = (pd for pd in ((kept(p), kept(d)) for p, d in src.pairs()) if pd != (None, None))
         else:
-            pairs, others = core.pair_found(listed)
-        new = []
-        for f in others:
-            rec = core.other_record(f)
-            if core.record_key(rec) not in written:
-                written.add(core.record_key(rec))
-                new.append((rec, None, None))
-        journal.append(new)
-        result.entries += new
-        todo = [pd for pd in pairs if core.pair_key(*pd) not in written]
+            pairs = pairing.pairs()
+        todo = Spill(os.path.join(work, "todo"), 1)
+        for p, d in pairs:
+            if core.pair_key(p, d) not in written:
+                todo.add("", [core.found_row(p) if p else None, core.found_row(d) if d else None])
+        by_loc.clear()
         # phase 3: verify the pairs, in batches
-        for part in _chunks(todo, batch):
-            send("verify", part)
-        progress = bar(total=len(todo), desc="verify", unit="checkpoint") if bar else None
-        for future in ac:
-            kind, items = futures.pop(future.key)
-            if future.status == "error":
-                exc = future.exception()
-                if len(items) > 1:
-                    for pd in items:
-                        send("verify", [pd])
-                    continue
-                got = [(core._given_up(*items[0], _lost(exc))[0], None, None)]
-            else:
-                out = future.result()
-                future.release()  # (before a restart below: a result still wanted would be computed again)
-                got = out["items"]
-                if out["stuck"]:
-                    result.restarts += 1
-                    if out.get("worker"):
-                        try:
-                            client.restart_workers([out["worker"]], timeout=60)
-                        except Exception:  # noqa: BLE001 - the worker may be gone already: Dask replaces it
-                            pass
-                    if out["rest"]:
-                        send("verify", out["rest"])
-            new = []
-            for rec, facts, seconds in got:
-                key = core.record_key(rec)
-                if key not in written:  # (once per key, whatever ran twice)
-                    written.add(key)
-                    new.append((rec, facts, seconds))
-            journal.append(new)
-            result.entries += new
+        progress = bar(total=todo.count, desc="verify", unit="checkpoint") if bar else None
+
+        def verified(part, out) -> list:
+            record(out["items"])
+            if out["stuck"]:
+                result.restarts += 1
+                if out.get("worker"):
+                    try:
+                        client.restart_workers([out["worker"]], timeout=60)
+                    except Exception:  # noqa: BLE001 - the worker may be gone already: Dask replaces it
+                        pass
             if progress:
-                progress.update(len(got))
-            future.release()
+                progress.update(len(out["items"]))
+            return out["rest"]
+
+        def not_verified(pd, exc) -> None:
+            record([(core._given_up(*pd, _lost(exc))[0], None, None)])
+            if progress:
+                progress.update(1)
+
+        _drive(client, result, _verify_task, (location, recursive, file_seconds, manifest),
+               ((core.Found(*p) if p else None, core.Found(*d) if d else None) for p, d in todo.stream()),
+               batch=batch, inflight=inflight, retries=retries, done=verified, lost=not_verified)
         if progress:
             progress.close()
     except (KeyboardInterrupt, OSError, core.SourceError, AuditError):
@@ -305,10 +419,13 @@ def run_audit(location: str, journal: Journal, *, recursive: bool = True, schedu
         raise AuditError(f"the Dask cluster failed ({type(e).__name__}); the records so far are in "
                          f"{journal.path} (run again with --resume)") from None
     finally:
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
         try:
             client.close(timeout=10)
         finally:
             if cluster is not None:
                 cluster.close(timeout=10)
+    result.records = journal.count
     result.seconds = time.perf_counter() - t0
     return result

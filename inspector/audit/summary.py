@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections
 import html
 import math
+import os
 
 __all__ = ["SUMMARY_SCHEMA", "summarize", "summary_text", "summary_html", "rows_for_series"]
 
@@ -34,65 +35,126 @@ def rows_for_series(entries) -> list:
     return rows
 
 
-def summarize(entries, *, seconds: float, batches: int, resumed: int = 0, startup: float | None = None) -> dict:
+def _session_of(rec: dict, facts: dict | None):
+    sid = facts.get("session_id") if facts is not None and rec.get("checkpoint") else None
+    return sid if isinstance(sid, str) else None
+
+
+def _kept(items: list, key) -> list:
+    """The first :data:`_TOP` of ``items`` by ``key``, duplicates dropped."""
+    return sorted(set(items), key=key)[:_TOP]
+
+
+def summarize(entries, *, seconds: float, batches: int, resumed: int = 0, startup: float | None = None,
+              spill: str | None = None, partitions: int | None = None) -> dict:
     """The summary (:data:`SUMMARY_SCHEMA`) of ``entries``: ``(record, journal facts or None, seconds or
-    None)`` per record of the audit (those of an earlier, interrupted run included).
+    None)`` per record of the audit (those of an earlier, interrupted run included), an iterable read once.
 
     Args:
         seconds: wall time of this run, in seconds. batches: Dask tasks sent in this run. startup: of
             ``seconds``, those until the cluster answered (listing the source, starting a local cluster).
         resumed: how many of the records an earlier run had written (``--resume``).
+        spill: a folder that does not exist yet, where the checkpoints are spilled by session
+            (:class:`.spill.Spill`, ``partitions`` files) so that a store of millions is grouped one partition
+            of sessions at a time; made and removed here (default: a temporary folder).
 
     Holds: totals by verdict, ``by_root_cause`` (rule id), ``by_generation`` (FORMAT.md 3.4: ``current`` when
-    the payload was read and parsed and says nothing else, ``unknown`` when it was not), ``by_resumability``, ``by_lint`` (kinds), ``by_error``; ``sessions``
-    (FORMAT.md 4.18, :func:`.series.group_series`: how many sessions, how many with a latest resumable
-    export, how many end in a fork); ``slowest_files`` (per file, seconds) and ``largest_files`` (bytes),
-    each at most 10; ``seconds`` and ``checkpoints_per_second``.
+    the payload was read and parsed and says nothing else, ``unknown`` when it was not), ``by_resumability``,
+    ``by_lint`` (kinds), ``by_error``; ``sessions`` (FORMAT.md 4.18, :func:`.series.group_series`, one partition
+    of sessions at a time: every checkpoint of a session is in one partition; a descriptor's stated digest
+    that makes a re-saved copy its original is of the same session, since the copy's canonical form is the
+    original's, or of a checkpoint whose session nothing says, whose stated digests are given to every
+    partition): how many sessions, how many with a latest resumable export, how many end in a fork;
+    ``slowest_files`` (per file, seconds) and ``largest_files`` (bytes), each at most 10; ``seconds`` and
+    ``checkpoints_per_second``.
+
+    Raises:
+        OSError: the spill folder cannot be made or written.
     """
+    import tempfile
+
     from inspector.session.series import group_series
 
-    entries = list(entries)
-    recs = [e[0] for e in entries]
-    cps = [r for r in recs if r["checkpoint"]]
-    series, _rest = group_series(rows_for_series((e[0], e[1]) for e in entries))
-    timed = sorted(((e[2], e[0]) for e in entries if e[2] is not None), key=lambda x: -x[0])[:_TOP]
+    from .spill import PARTITIONS, Spill
+
+    counts = {k: collections.Counter() for k in ("root_cause", "generation", "resumability", "lint", "error")}
+    n_recs = n_cps = n_verified = 0
+    timed: list = []  # (-seconds, order, location)
+    sizes: list = []  # (-bytes, location)
+    unsaid_stated: set = set()  # (stated digests of checkpoints whose session nothing says)
+    temp = None
+    if spill is None:
+        temp = tempfile.TemporaryDirectory(prefix="checkpoint-audit-")
+        spill = os.path.join(temp.name, "sessions")
+    sessions = Spill(spill, partitions or PARTITIONS)
 
     def where(r):
         return r.get("payload") or r.get("descriptor") or r.get("other")
 
-    sizes = []
-    for r in recs:
-        for k in ("payload", "descriptor", "other"):
-            if r.get(k) and r.get(k + "_bytes") is not None and (k != "descriptor" or r.get(k) != r.get("payload")):
-                sizes.append((r[k + "_bytes"], r[k]))
-    sizes = sorted(set(sizes), key=lambda x: (-x[0], x[1]))[:_TOP]
+    try:
+        for order, (r, facts, secs) in enumerate(entries):
+            n_recs += 1
+            if r["checkpoint"]:
+                n_cps += 1
+                n_verified += bool(r["verified"])
+                if r.get("root_cause"):
+                    counts["root_cause"][r["root_cause"]["rule"]] += 1
+                counts["generation"][(r.get("generation") or "current") if r.get("payload") and not r.get("error")
+                                     else "unknown"] += 1
+                counts["resumability"][r.get("resumability") or "unknown"] += 1
+                counts["lint"].update(r.get("lint") or ())
+            if r.get("error"):
+                counts["error"][r["error"]] += 1
+            if secs is not None:
+                timed.append((-secs, order, where(r)))
+            for k in ("payload", "descriptor", "other"):
+                if r.get(k) and r.get(k + "_bytes") is not None and (k != "descriptor" or r.get(k) != r.get("payload")):
+                    sizes.append((-r[k + "_bytes"], r[k]))
+            if len(timed) > 4096:
+                timed = _kept(timed, lambda x: x[:2])
+            if len(sizes) > 4096:
+                sizes = _kept(sizes, lambda x: x)
+            sid = _session_of(r, facts)
+            if sid is not None:
+                sessions.add(sid, [r, facts])
+            elif facts is not None and facts.get("stated_digest"):
+                unsaid_stated.add(facts["stated_digest"])
+        total = with_latest = fork = 0
+        for part in sessions.partitions():
+            series, _rest = group_series(rows_for_series((r, f) for r, f in part), frozenset(unsaid_stated))
+            total += len(series)
+            with_latest += sum(1 for s in series if s.latest_resumable is not None)
+            fork += sum(1 for s in series if s.head_fork is not None)
+    finally:
+        sessions.remove()
+        if temp is not None:
+            temp.cleanup()
+    timed = _kept(timed, lambda x: x[:2])
+    sizes = _kept(sizes, lambda x: x)
 
-    def count(values) -> dict:
-        return dict(sorted(collections.Counter(values).items()))
+    def count(c) -> dict:
+        return dict(sorted(c.items()))
 
     return {
         "schema": SUMMARY_SCHEMA,
-        "records": len(recs),
-        "checkpoints": len(cps),
-        "other_files": len(recs) - len(cps),
-        "verified": sum(1 for r in cps if r["verified"]),
-        "not_verified": sum(1 for r in cps if not r["verified"]),
-        "by_root_cause": count(r["root_cause"]["rule"] for r in cps if r.get("root_cause")),
-        "by_generation": count((r.get("generation") or "current") if r.get("payload") and not r.get("error")
-                               else "unknown" for r in cps),
-        "by_resumability": count((r.get("resumability") or "unknown") for r in cps),
-        "by_lint": count(k for r in cps for k in r.get("lint") or ()),
-        "by_error": count(r["error"] for r in recs if r.get("error")),
-        "sessions": {"total": len(series),
-                     "with_latest_resumable": sum(1 for s in series if s.latest_resumable is not None),
-                     "fork_at_head": sum(1 for s in series if s.head_fork is not None)},
-        "slowest_files": [{"seconds": s, "location": where(r)} for s, r in timed],
-        "largest_files": [{"bytes": b, "location": loc} for b, loc in sizes],
+        "records": n_recs,
+        "checkpoints": n_cps,
+        "other_files": n_recs - n_cps,
+        "verified": n_verified,
+        "not_verified": n_cps - n_verified,
+        "by_root_cause": count(counts["root_cause"]),
+        "by_generation": count(counts["generation"]),
+        "by_resumability": count(counts["resumability"]),
+        "by_lint": count(counts["lint"]),
+        "by_error": count(counts["error"]),
+        "sessions": {"total": total, "with_latest_resumable": with_latest, "fork_at_head": fork},
+        "slowest_files": [{"seconds": -s, "location": loc} for s, _o, loc in timed],
+        "largest_files": [{"bytes": -b, "location": loc} for b, loc in sizes],
         "resumed_records": resumed,
         "batches": batches,
         "seconds": round(seconds, 3),
         "startup_seconds": None if startup is None else round(startup, 3),
-        "checkpoints_per_second": round((len(cps) - resumed) / seconds, 1) if seconds and len(cps) > resumed
+        "checkpoints_per_second": round((n_cps - resumed) / seconds, 1) if seconds and n_cps > resumed
         else None,
     }
 

@@ -115,11 +115,11 @@ def cmd_audit(args) -> int:
                                  workers=args.workers, batch=args.batch, file_seconds=args.file_timeout,
                                  memory_limit=args.memory_limit, bar=_bar_factory())
     except SourceError as e:
-        if not os.listdir(journal_file):  # (nothing was journaled: nothing to resume)
+        if journal.count == 0:  # (nothing was journaled: nothing to resume)
             journal.remove()
         raise UsageError(e.reason) from None
     except audit.AuditError as e:
-        if e.reason.startswith("cannot reach") and not os.listdir(journal_file):
+        if e.reason.startswith("cannot reach") and journal.count == 0:
             journal.remove()
             raise UsageError(e.reason) from None
         err(f"checkpoint-inspector: {e.reason}")
@@ -128,18 +128,36 @@ def cmd_audit(args) -> int:
         raise OutputError(f"{journal_file}: {e.strerror or e}") from None
     finally:
         journal.close()
+    # (the outputs are written whole from the journal, never from memory; when one cannot be written, those
+    # written before it are removed and the journal is kept, so that --resume can write them all again)
+    made: list[str] = []
     try:
-        audit.write_results(args.out, args.format, (e[0] for e in result.entries))
-    except FileExistsError:
-        raise UsageError(f"{args.out} exists; the inspector never overwrites a file") from None
-    except OSError as e:
-        raise OutputError(f"{args.out}: {e.strerror or e}") from None
-    summary = audit.summarize(result.entries, seconds=result.seconds, batches=result.batches, resumed=result.resumed,
-                              startup=result.startup)
-    if args.summary:
-        _write(args.summary, (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-    if args.summary_html:
-        _write(args.summary_html, audit.summary_html(summary).encode("utf-8"))
+        summary = audit.summarize(journal.records(), seconds=result.seconds, batches=result.batches,
+                                  resumed=result.resumed, startup=result.startup,
+                                  spill=os.path.join(journal.work(), "sessions"))
+        if args.summary:
+            _write(args.summary, (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+            made.append(args.summary)
+        if args.summary_html:
+            _write(args.summary_html, audit.summary_html(summary).encode("utf-8"))
+            made.append(args.summary_html)
+        try:
+            audit.write_results(args.out, args.format, (e[0] for e in journal.records()))
+        except FileExistsError:
+            raise UsageError(f"{args.out} exists; the inspector never overwrites a file") from None
+        except OSError as e:
+            raise OutputError(f"{args.out}: {e.strerror or e}") from None
+    except (UsageError, OutputError, OSError) as e:
+        for path in made:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        if isinstance(e, (UsageError, OutputError)):
+            if isinstance(e, OutputError):
+                err(f"checkpoint-inspector: the records are kept in {journal_file}: write them with --resume")
+            raise
+        raise OutputError(f"{journal_file}: {e.strerror or e}") from None
     journal.remove()  # (RESULTS is whole: the journal's work is done)
     out(terminal_safe_lines(audit.summary_text(summary)))
     return EXIT_OK if summary["checkpoints"] and summary["not_verified"] == 0 else EXIT_FAIL  # (none: as scan)

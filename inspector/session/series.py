@@ -205,14 +205,17 @@ def _identity(row: FolderRow, stated: set) -> str | None:
     return f.content_digest
 
 
-def group_series(rows: list[FolderRow]) -> tuple[list[Series], list[FolderRow]]:
+def group_series(rows: list[FolderRow], stated_elsewhere: frozenset = frozenset()
+                 ) -> tuple[list[Series], list[FolderRow]]:
     """``(series by session, rows that are no checkpoint of any session)``: checkpoints grouped by session id (in
     order of first appearance by name), each series ordered as FORMAT.md 4.18 says (see the module docstring).
     A checkpoint whose session id nothing says (neither payload nor descriptor decodes) is left out with the
-    non-checkpoint rows."""
+    non-checkpoint rows. ``stated_elsewhere``: ``content_digest`` values stated by descriptors of the same
+    folder that are not among ``rows`` (a caller grouping one part of a folder at a time; "Same export")."""
     by_session: dict[str, list[FolderRow]] = {}
     rest = []
     stated = {r.facts.stated_digest for r in rows if r.facts is not None and r.facts.stated_digest}
+    stated |= stated_elsewhere
     names = _names(rows)
     for row in sorted(rows, key=lambda r: names[id(r)]):
         sid = row.facts.session_id if row.checkpoint and row.facts else None

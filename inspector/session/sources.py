@@ -25,6 +25,7 @@ its own thread of control.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import re
@@ -101,6 +102,13 @@ class Source:
         """Every entry, sorted by location. Raises :class:`SourceError` when the source cannot be listed."""
         raise NotImplementedError
 
+    def parts(self) -> tuple[list[Entry], list[Source]] | None:
+        """One level of a recursive listing, for a listing done in parallel (the audit): ``(the entries directly
+        in it, a source listing each folder below it recursively)``, whose entries together are :meth:`entries`'
+        (unsorted); ``None`` when this source is listed whole (not recursive, or no folders: a file of lines, a
+        web server's pages). Raises :class:`SourceError` as :meth:`entries` does."""
+        return None
+
     def read(self, entry: Entry, limit: int = MAX_CONTENT_BYTES) -> bytes:
         """The entry's bytes, at most ``limit`` plus one (so ``len(result) > limit`` says it is larger).
         Raises :class:`SourceError`."""
@@ -138,30 +146,48 @@ class LocalFolder(Source):
         self.location = folder
         self.recursive = recursive
 
+    def _level(self, folder: str) -> tuple[list[Entry], list[str]]:
+        """``(the entries directly in folder, the folders directly in it)``."""
+        out, folders = [], []
+        try:
+            with os.scandir(folder) as it:
+                items = list(it)
+        except OSError as e:
+            raise SourceError(f"{folder}: cannot list ({e.strerror or e})") from None
+        for d in items:
+            try:
+                if d.is_dir(follow_symlinks=False):
+                    folders.append(d.path)
+                    continue
+                if not d.is_file():  # FIFOs, devices, sockets, dangling links: never opened
+                    if self.list_special:
+                        out.append(Entry(d.path, d.name, None, _stat_token(d.stat(follow_symlinks=False))))
+                    continue
+                st = d.stat()
+            except OSError:
+                continue
+            out.append(Entry(d.path, d.name, st.st_size, _stat_token(st)))
+        return out, folders
+
     def entries(self) -> list[Entry]:
         out, stack = [], [self.location]
         while stack:
-            folder = stack.pop()
-            try:
-                with os.scandir(folder) as it:
-                    items = list(it)
-            except OSError as e:
-                raise SourceError(f"{folder}: cannot list ({e.strerror or e})") from None
-            for d in items:
-                try:
-                    if d.is_dir(follow_symlinks=False):
-                        if self.recursive:
-                            stack.append(d.path)
-                        continue
-                    if not d.is_file():  # FIFOs, devices, sockets, dangling links: never opened
-                        if self.list_special:
-                            out.append(Entry(d.path, d.name, None, _stat_token(d.stat(follow_symlinks=False))))
-                        continue
-                    st = d.stat()
-                except OSError:
-                    continue
-                out.append(Entry(d.path, d.name, st.st_size, _stat_token(st)))
+            got, folders = self._level(stack.pop())
+            out += got
+            if self.recursive:
+                stack += folders
         return sorted(out, key=lambda e: e.location)
+
+    def parts(self) -> tuple[list[Entry], list[Source]] | None:
+        if not self.recursive:
+            return None
+        got, folders = self._level(self.location)
+        subs = []
+        for path in folders:
+            sub = copy.copy(self)
+            sub.location = path
+            subs.append(sub)
+        return got, subs
 
     def read(self, entry: Entry, limit: int = MAX_CONTENT_BYTES) -> bytes:
         try:
@@ -296,16 +322,39 @@ class FsspecSource(Source):
             raise SourceError(f"{shown_location(self.location)}: no such folder or prefix") from None
         except Exception as e:  # noqa: BLE001 - every filesystem raises its own errors (aiohttp, botocore...)
             raise SourceError(f"{shown_location(self.location)}: cannot list ({_failure(e)})") from None
-        out = []
-        web = bool(fs_protocols(self.fs) & {"http", "https"})
+        return sorted((self._entry(info) for info in infos if info.get("type") in (None, "file")),
+                      key=lambda e: e.location)
+
+    def _web(self) -> bool:
+        return bool(fs_protocols(self.fs) & {"http", "https"})
+
+    def _entry(self, info: dict) -> Entry:
+        web = self._web()
+        path = info["name"] if not web else _web_location(self.root, info["name"])
+        name = path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+        return Entry(self._url(path), urllib.parse.unquote(name) if web else name, info.get("size"),
+                     _info_token(info))
+
+    def parts(self) -> tuple[list[Entry], list[Source]] | None:
+        if not self.recursive or self._web():  # (a web server's links are pages, not folders)
+            return None
+        try:
+            self.fs.invalidate_cache()
+            infos = self.fs.ls(self.root, detail=True)
+        except FileNotFoundError:
+            raise SourceError(f"{shown_location(self.location)}: no such folder or prefix") from None
+        except Exception as e:  # noqa: BLE001 - as entries()
+            raise SourceError(f"{shown_location(self.location)}: cannot list ({_failure(e)})") from None
+        got, subs = [], []
         for info in infos:
-            if info.get("type") not in (None, "file"):
-                continue
-            path = info["name"] if not web else _web_location(self.root, info["name"])
-            name = path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-            out.append(Entry(self._url(path), urllib.parse.unquote(name) if web else name, info.get("size"),
-                             _info_token(info)))
-        return sorted(out, key=lambda e: e.location)
+            if info.get("type") in (None, "file"):
+                got.append(self._entry(info))
+            elif info.get("type") == "directory" and info["name"].rstrip("/") != self.root.rstrip("/"):
+                sub = copy.copy(self)
+                sub.root = info["name"]
+                sub.location = self._url(info["name"])
+                subs.append(sub)
+        return got, subs
 
     def read(self, entry: Entry, limit: int = MAX_CONTENT_BYTES) -> bytes:
         return _read_url(self.fs, _strip(self.fs, entry.location), entry.location, limit)

@@ -178,6 +178,37 @@ def test_pairing_is_pair_by_digests_pairing_linear():
         assert pair_found(found)[0] == want
 
 
+def test_pairing_from_partitions_on_disk_is_pair_found(tmp_path):
+    """:class:`Pairing` (files spilled to the disk by digest, then by name stem) gives exactly the pairs
+    :func:`pair_found` gives with every file in memory, whatever the number of partitions, on random folders
+    with copies, drifted digests, payloads too large to hash, shared names in two folders and export wrappers."""
+    from inspector.audit.core import Pairing
+
+    rng = random.Random(11)
+    n = 0
+    for trial in range(200):
+        found = []
+        for i in range(rng.randint(0, 16)):
+            stem, sha, where = f"s{rng.randint(0, 4)}", f"sha256:{rng.randint(0, 4)}", rng.choice("ab")
+            r = rng.random()
+            if r < 0.45:
+                found.append(Found(f"/f/{where}/{stem}-{i}.payload.json", "n", 1, "payload",
+                                   None if rng.random() < .1 else sha))
+            elif r < 0.9:
+                found.append(Found(f"/f/{where}/{stem}.{i}.descriptor.json", "n", 1, "descriptor", None,
+                                   sha if rng.random() < .9 else None))
+            else:
+                found.append(Found(f"/f/{where}/{stem}.{i}.export.json", "n", 1, "export", sha))
+        rng.shuffle(found)  # (the order files come back from the workers)
+        want = sorted(pair_found(sorted(found, key=lambda f: f.location))[0], key=repr)
+        pairing = Pairing(str(tmp_path / f"p{trial}"), partitions=rng.choice((1, 2, 3, 64)))
+        got = [pd for pd in (pairing.add(f) for f in found) if pd is not None] + list(pairing.pairs())
+        assert sorted(got, key=repr) == want
+        assert not (tmp_path / f"p{trial}").exists()  # (its spilled files removed)
+        n += sum(1 for p, d in want if p is not None and d is not None and p is not d)
+    assert n > 200  # (the trials paired many files, not only strays: 262)
+
+
 def test_the_summary_page_is_self_contained_and_escapes_every_value():
     s = {"checkpoints": 2, "verified": 1, "not_verified": 1, "other_files": 1, "by_root_cause": {"X-BYTES": 1},
          "by_generation": {"current": 1, "<img src=x onerror=alert(1)>": 1}, "by_resumability": {},
