@@ -104,7 +104,7 @@ def timed(cmd: list[str], sample: bool = False) -> tuple[float, int, dict]:
     err = proc.stderr.read().decode(errors="replace")
     if proc.returncode not in (0, 1):
         print(err, file=sys.stderr)
-    peaks.pop(proc.pid, None)
+    peaks["client"] = peaks.pop(proc.pid, 0)
     return seconds, proc.returncode, peaks
 
 
@@ -118,8 +118,9 @@ def audit(store: Path, out: Path, workers: int, batch: int) -> dict:
     s = json.loads(summ.read_text())
     assert code == 0 and s["verified"] == s["checkpoints"], (code, s)
     # the worker processes are the large descendants (the nanny and the resource tracker are small)
+    client = peaks.pop("client")
     workers_rss = sorted(peaks.values(), reverse=True)[:workers]
-    return {"seconds": seconds, "inner_seconds": s["seconds"] - s["startup_seconds"], "checkpoints": s["checkpoints"],
+    return {"seconds": seconds, "peak_client_rss": client, "inner_seconds": s["seconds"] - s["startup_seconds"], "checkpoints": s["checkpoints"],
             "peak_worker_rss": workers_rss}
 
 
@@ -141,10 +142,19 @@ def main(argv=None) -> int:
     ap.add_argument("--kib", type=float, default=200)
     ap.add_argument("--batch", type=int, default=200)
     ap.add_argument("--out", type=Path, default=HERE / "out" / "audit")
+    ap.add_argument("--only-audit", action="store_true",
+                    help="time the audit only (no engine, scan or reference loop): for the client's memory at scale")
     args = ap.parse_args(argv)
     store = args.out / "store"
     n, total = generate(store, args.pairs, args.kib)
     print(f"cores: {os.cpu_count()}; {n} pairs, payloads {total / n / 1024:.0f} KiB on average", flush=True)
+    if args.only_audit:
+        for w in (2,):
+            r = audit(store, args.out, w, args.batch)
+            print(f"audit, {w} worker(s): {r['seconds']:.2f} s wall; client (the command) peak RSS "
+                  f"{r['peak_client_rss'] / 2**20:.0f} MiB; per worker "
+                  + ", ".join(f"{x / 2**20:.0f} MiB" for x in r["peak_worker_rss"]), flush=True)
+        return 0
     engine = engine_alone(store)
     print(f"engine alone (one process, reads included): {engine:.2f} s = {1000 * engine / n:.2f} ms/pair", flush=True)
     runs = {}
@@ -153,7 +163,8 @@ def main(argv=None) -> int:
         r = runs[w]
         print(f"audit, {w} worker(s): {r['seconds']:.2f} s wall ({r['inner_seconds']:.2f} s once the cluster answered), "
               f"{n / r['seconds']:.1f} pairs/s; peak RSS per worker "
-              + ", ".join(f"{x / 2**20:.0f} MiB" for x in r["peak_worker_rss"]), flush=True)
+              + ", ".join(f"{x / 2**20:.0f} MiB" for x in r["peak_worker_rss"])
+              + f"; client (the command) {r['peak_client_rss'] / 2**20:.0f} MiB", flush=True)
     scan_s, code, _ = timed(CLI + ["scan", str(store), "--format", "json"])
     print(f"scan (one process): {scan_s:.2f} s (exit {code})", flush=True)
     oracle = oracle_loop(store)

@@ -28,7 +28,7 @@ from inspector.session.manifest import open_audit_source
 from inspector.session.sources import Entry, Source, SourceError, shown_location
 
 __all__ = ["RECORD_SCHEMA", "Found", "classify_batch", "pair_found", "verify_batch", "other_record", "record_key",
-           "FILE_SECONDS", "PARSE_RULES", "Pairing"]
+           "FILE_SECONDS", "PARSE_RULES", "Pairing", "where"]
 
 #: The name and version of one record of RESULTS (a change of its shape changes the version).
 RECORD_SCHEMA = "checkpoint-inspector.audit-record.v2"
@@ -300,11 +300,21 @@ def _read(src: Source, f: Found) -> bytes:
     return src.read(Entry(f.location, f.name, f.size, ""))
 
 
+def where(location: str) -> str:
+    """A file's location as a record gives it: a URL without its credentials and query
+    (:func:`.sources.shown_location`), every character that would not show (a byte of a file name that is not
+    UTF-8, a control, a bidi override) escaped as the CLI escapes it (:func:`.artifact.display_text`: ``p\\xff.json``,
+    as ``verify`` and ``scan`` show the same name), so that a record is always UTF-8."""
+    from inspector.checkpoint.artifact import display_text
+
+    return display_text(shown_location(location))
+
+
 def other_record(f: Found) -> dict:
     """The record of a file that is no checkpoint (``error``: ``not a checkpoint file``) or was not read
     (``error``: why)."""
     rec = _blank()
-    rec.update(other=shown_location(f.location), other_bytes=f.size, other_sha256=f.sha256, checkpoint=False,
+    rec.update(other=where(f.location), other_bytes=f.size, other_sha256=f.sha256, checkpoint=False,
                error=f.error or "not a checkpoint file")
     return rec
 
@@ -325,13 +335,13 @@ def record_key(rec: dict) -> tuple:
 
 def pair_key(p: Found | None, d: Found | None) -> tuple:
     """:func:`record_key` of the record a pair will give, from phase 1 (before it is verified)."""
-    return (shown_location(p.location) if p else None, p.sha256 if p else None,
-            shown_location(d.location) if d else None, d.sha256 if d else None, None, None)
+    return (where(p.location) if p else None, p.sha256 if p else None,
+            where(d.location) if d else None, d.sha256 if d else None, None, None)
 
 
 def other_key(f: Found) -> tuple:
     """:func:`record_key` of :func:`other_record` ``(f)``."""
-    return (None, None, None, None, shown_location(f.location), f.sha256)
+    return (None, None, None, None, where(f.location), f.sha256)
 
 
 def _verify_one(src: Source, p: Found | None, d: Found | None) -> tuple[dict, dict | None]:
@@ -339,7 +349,7 @@ def _verify_one(src: Source, p: Found | None, d: Found | None) -> tuple[dict, di
     from inspector.session import folderscan as fs
 
     rec = _blank()
-    rec.update(payload=shown_location(p.location) if p else None, descriptor=shown_location(d.location) if d else None,
+    rec.update(payload=where(p.location) if p else None, descriptor=where(d.location) if d else None,
                payload_bytes=p.size if p else None, descriptor_bytes=d.size if d else None,
                payload_sha256=p.sha256 if p else None, descriptor_sha256=d.sha256 if d else None)
     errors = []
@@ -454,7 +464,7 @@ def verify_batch(location: str, recursive: bool, pairs: list[tuple[Found | None,
 
 def _given_up(p: Found | None, d: Found | None, why: str) -> tuple[dict, None]:
     rec = _blank()
-    rec.update(payload=shown_location(p.location) if p else None, descriptor=shown_location(d.location) if d else None,
+    rec.update(payload=where(p.location) if p else None, descriptor=where(d.location) if d else None,
                payload_bytes=p.size if p else None, descriptor_bytes=d.size if d else None,
                payload_sha256=p.sha256 if p else None, descriptor_sha256=d.sha256 if d else None, error=why)
     return rec, None

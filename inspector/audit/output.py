@@ -12,7 +12,7 @@ __all__ = ["FORMATS", "write_results", "parquet_schema", "need_pyarrow"]
 
 #: The formats of RESULTS.
 FORMATS = ("jsonl", "parquet")
-_ROWS = 65536
+_ROWS = 16384  # (rows per row group: the rows of one group are held as dicts, about 25 MiB)
 
 
 def need_pyarrow():
@@ -37,9 +37,18 @@ def parquet_schema():
         ("generation", s), ("resumability", s), ("lint", pa.list_(s)), ("error", s)])
 
 
+def _line(rec: dict) -> bytes:
+    """One record as a line of UTF-8 JSON; a string that is no Unicode text (a lone surrogate from a JSON
+    ``\\udc80`` escape in an id) is written as that escape, never as bytes that are not UTF-8."""
+    try:
+        return (json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(rec, sort_keys=True) + "\n").encode("ascii")
+
+
 def _jsonl(records):
     for rec in records:
-        yield (json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+        yield _line(rec)
 
 
 class _Chunks:

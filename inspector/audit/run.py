@@ -36,6 +36,9 @@ __all__ = ["AuditError", "AuditResult", "Journal", "run_audit", "read_journal", 
 BATCH_FILES = 200
 #: How many times a task that raised is sent again before it is split.
 RETRIES = 2
+#: How many recent messages and transitions a local cluster's scheduler keeps for its logs (Dask's 1,000 would
+#: keep a thousand batches of files in the command's memory).
+LOG_LENGTH = 16
 
 
 class AuditError(Exception):
@@ -142,7 +145,7 @@ class Journal:
 
         if not entries:
             return
-        data = b"".join(json.dumps({"r": r, "f": f, "s": s}, ensure_ascii=False, sort_keys=True).encode("utf-8")
+        data = b"".join(json.dumps({"r": r, "f": f, "s": s}, sort_keys=True).encode("ascii")  # (any str as it is)
                         + b"\n" for r, f, s in entries)
         write_new_file(os.path.join(self.path, f"part-{self.next:08d}.jsonl"), data)
         self.next += 1
@@ -188,11 +191,15 @@ def _lost(exc: BaseException) -> str:
 
 def _client(scheduler: str | None, workers: int | None, memory_limit: str | None):
     """``(client, cluster or None)``; raises :class:`AuditError` when the scheduler cannot be reached."""
+    import dask
     from dask.distributed import Client, LocalCluster
 
     cluster = None
     try:
         if scheduler is None:
+            # (the scheduler runs in this process: its logs of recent messages would keep the last 1,000 tasks'
+            # arguments, 200 files each, alive: about 5 KiB a pair measured at 20,000 pairs)
+            dask.config.set({"distributed.admin.low-level-log-length": LOG_LENGTH})
             cluster = LocalCluster(n_workers=workers or max(1, min(os.cpu_count() or 1, 4)), threads_per_worker=1,
                                    processes=True, dashboard_address=None, memory_limit=memory_limit or "auto",
                                    # (no dashboard; the scheduler's own HTTP routes on loopback, any free port)
@@ -276,6 +283,7 @@ def _listing(client, result: AuditResult, src, first, spill, *, retries: int, wo
         return
     got, folders = first
     keep(got)
+    got.clear()  # (the caller's too: a flat folder of millions has its entries on the disk now, not in memory)
     for _level in range(2):
         if not folders or len(folders) >= 4 * workers:
             break
@@ -310,7 +318,8 @@ def run_audit(location: str, journal: Journal, *, recursive: bool = True, schedu
     it are not verified again). ``scheduler``: a running cluster (``tcp://HOST:8786``), else a ``LocalCluster``
     of ``workers`` processes (default: the cores, at most 4; ``memory_limit`` per worker, Dask's form such as
     ``"2GiB"``) started and stopped here. ``bar(total=, desc=, unit=)``: a tqdm-like progress bar factory.
-    ``partitions``: how many partitions the files spilled to the disk are cut in (:data:`.spill.PARTITIONS`).
+    ``partitions``: how many partitions the files spilled to the disk are cut in (default:
+    :func:`.spill.partitions_for` the number of files listed).
 
     Memory: the client holds the keys of the records written (:class:`.spill.KeySet`, about 80 bytes a record),
     one partition of the files being paired, and the batches in flight; the listing, the classified files, the
@@ -325,7 +334,7 @@ def run_audit(location: str, journal: Journal, *, recursive: bool = True, schedu
     """
     from inspector.session.manifest import Manifest, open_audit_source
 
-    from .spill import Spill
+    from .spill import Spill, partitions_for
 
     t0 = time.perf_counter()
     result = AuditResult(records=journal.count, resumed=journal.count)
@@ -347,7 +356,8 @@ def run_audit(location: str, journal: Journal, *, recursive: bool = True, schedu
         listing = Spill(os.path.join(work, "listing"), 1)
         _listing(client, result, src, first, listing, retries=retries, workers=_workers(client))
         # phase 1: classify every entry, in batches
-        pairing = None if manifest else core.Pairing(os.path.join(work, "pairs"), partitions)
+        pairing = None if manifest else core.Pairing(os.path.join(work, "pairs"),
+                                                     partitions or partitions_for(listing.count))
         by_loc: dict[str, core.Found] = {}
         progress = bar(total=listing.count, desc="classify", unit="file") if bar else None
 

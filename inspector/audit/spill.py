@@ -15,12 +15,22 @@ import os
 import shutil
 from collections.abc import Iterator
 
-__all__ = ["Spill", "KeySet", "PARTITIONS"]
+__all__ = ["Spill", "KeySet", "PARTITIONS", "MAX_PARTITIONS", "partitions_for"]
 
-#: How many partitions a :class:`Spill` has by default. With 20 million files (ten million pairs) a partition
-#: holds about 300,000 values: tens of MiB in memory while it is worked on.
+#: How many partitions a :class:`Spill` has at least (:func:`partitions_for`).
 PARTITIONS = 64
-_BUFFER = 1 << 16
+#: How many it has at most: each is an open file while values are added (with a 16 KiB buffer).
+MAX_PARTITIONS = 512
+#: About how many values a partition should hold (a few MiB while it is worked on).
+PARTITION_VALUES = 10_000
+_BUFFER = 1 << 14
+
+
+def partitions_for(values: int) -> int:
+    """How many partitions to cut ``values`` values into: one per :data:`PARTITION_VALUES`, at least
+    :data:`PARTITIONS` and at most :data:`MAX_PARTITIONS` (10 million pairs, 20 million files: 512 partitions
+    of about 40,000 files each; 10 million records of sessions: 512 of about 20,000)."""
+    return min(MAX_PARTITIONS, max(PARTITIONS, values // PARTITION_VALUES))
 
 
 def _bucket(key: str, n: int) -> int:
@@ -54,8 +64,8 @@ class Spill:
         fh = self._files.get(i)
         if fh is None:
             fh = self._files[i] = open(self._path(i), "ab", buffering=_BUFFER)  # noqa: SIM115 - kept open
-        fh.write(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-                 + b"\n")
+        # (ASCII with escapes: a file name's undecodable byte, a surrogate, comes back as it went)
+        fh.write(json.dumps(value, separators=(",", ":")).encode("ascii") + b"\n")
         self.count += 1
 
     def partitions(self) -> Iterator[list]:

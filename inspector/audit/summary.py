@@ -55,8 +55,9 @@ def summarize(entries, *, seconds: float, batches: int, resumed: int = 0, startu
             ``seconds``, those until the cluster answered (listing the source, starting a local cluster).
         resumed: how many of the records an earlier run had written (``--resume``).
         spill: a folder that does not exist yet, where the checkpoints are spilled by session
-            (:class:`.spill.Spill`, ``partitions`` files) so that a store of millions is grouped one partition
-            of sessions at a time; made and removed here (default: a temporary folder).
+            (:class:`.spill.Spill`, ``partitions`` files, default :data:`.spill.PARTITIONS`: a caller that knows
+            how many records there are gives :func:`.spill.partitions_for` of it) so that a store of millions is
+            grouped one partition of sessions at a time; made and removed here (default: a temporary folder).
 
     Holds: totals by verdict, ``by_root_cause`` (rule id), ``by_generation`` (FORMAT.md 3.4: ``current`` when
     the payload was read and parsed and says nothing else, ``unknown`` when it was not), ``by_resumability``,
@@ -115,8 +116,11 @@ def summarize(entries, *, seconds: float, batches: int, resumed: int = 0, startu
             if len(sizes) > 4096:
                 sizes = _kept(sizes, lambda x: x)
             sid = _session_of(r, facts)
-            if sid is not None:
-                sessions.add(sid, [r, facts])
+            if sid is not None:  # (what rows_for_series reads of the record, no more)
+                rc = r.get("root_cause")
+                sessions.add(sid, [{"payload": r.get("payload"), "descriptor": r.get("descriptor"),
+                                    "other": r.get("other"), "verified": r.get("verified"), "ok": r.get("ok"),
+                                    "root_cause": {"rule": rc.get("rule")} if rc else None}, facts])
             elif facts is not None and facts.get("stated_digest"):
                 unsaid_stated.add(facts["stated_digest"])
         total = with_latest = fork = 0

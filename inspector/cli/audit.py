@@ -134,7 +134,8 @@ def cmd_audit(args) -> int:
     try:
         summary = audit.summarize(journal.records(), seconds=result.seconds, batches=result.batches,
                                   resumed=result.resumed, startup=result.startup,
-                                  spill=os.path.join(journal.work(), "sessions"))
+                                  spill=os.path.join(journal.work(), "sessions"),
+                                  partitions=audit.spill.partitions_for(journal.count))
         if args.summary:
             _write(args.summary, (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
             made.append(args.summary)

@@ -159,3 +159,32 @@ def test_record_keys_are_kept_once_in_sixteen_bytes():
     a = ("/p.json", "sha256:1", "/d.json", "sha256:2", None, None)
     assert keys.add(a) and not keys.add(tuple(a)) and a in keys and len(keys) == 1
     assert ("/p.json", "sha256:1", "/d.json", "sha256:3", None, None) not in keys
+
+
+def test_a_file_name_that_is_not_utf8_is_audited_and_shown_as_verify_shows_it(tmp_path, capsys):
+    """A pair named with a byte that is not UTF-8 (``p\\xff``) and a right-to-left override: the audit (which
+    failed on the journal's encoding, ending in "the Dask cluster failed") verifies it, and its record names the
+    files as ``verify`` and ``scan`` show them, escaped; ``--resume`` finds the record by that name."""
+    import os
+
+    from tests.conftest import GOLDEN
+
+    store = tmp_path / "store"
+    store.mkdir()
+    for stem in (b"p\xff", "q\u202etxt".encode()):
+        (store / os.fsdecode(stem + b".payload.json")).write_bytes((GOLDEN / "payload-with-resume.json").read_bytes())
+        (store / os.fsdecode(stem + b".descriptor.json")).write_bytes(
+            (GOLDEN / "descriptor-with-resume.json").read_bytes())
+    out = tmp_path / "r.jsonl"
+    assert main(["audit", str(store), "--out", str(out), "--workers", "1"]) == 0
+    recs = records(out)
+    assert sorted(r["payload"] for r in recs) == [f"{store}/p\\xff.payload.json", f"{store}/q\\u202etxt.payload.json"]
+    assert all(r["verified"] for r in recs) and out.read_bytes().decode("utf-8")
+    printed = capsys.readouterr().out
+    assert "p\\xff.payload.json" in printed and "\u202e" not in printed
+    # an interrupted run's journal with these records: --resume verifies nothing again
+    journal = run.Journal(str(tmp_path / "again.jsonl.partial"), resume=False)
+    journal.append([(r, None, 0.0) for r in recs])
+    assert main(["audit", str(store), "--out", str(tmp_path / "again.jsonl"), "--workers", "1", "--resume"]) == 0
+    assert by_key(records(tmp_path / "again.jsonl")) == by_key(recs)
+    assert "; 2 record(s) from the interrupted run" in capsys.readouterr().out
