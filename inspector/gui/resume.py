@@ -329,7 +329,7 @@ class ResumePanes(QObject):
         else:
             cap += " No loop checkpoint: nothing to resume."
         self.timeline_row.set_caption(cap)
-        self.transcript.set_transcript(tr, data)
+        self.transcript.set_transcript(tr, data, lint=report.lint)
 
     def _show_lint(self, report) -> None:
         self.lint_list.clear()
@@ -358,6 +358,7 @@ class ResumePanes(QObject):
         if f is not None and f.locations:
             self.w.selection.relay(f.locations[0], "lint", ("lint", row))
             self.timeline.select_pointer(f.locations[0].pointer)
+            self.transcript.select_pointer(f.locations[0].pointer)
 
     def _tree_changed(self, current, _previous) -> None:
         if not current.isValid():
@@ -368,7 +369,7 @@ class ResumePanes(QObject):
         if pointer.startswith(_RUNS):
             self.timeline.select_pointer(pointer)
             self._select_event_row(pointer)
-        elif pointer.startswith("/snapshot/session/messages/"):
+        elif pointer.startswith(("/snapshot/session/messages/", "/logical_resume/messages/")):
             self.transcript.select_pointer(pointer)
 
     @staticmethod

@@ -224,6 +224,12 @@ class Roles:
     __hash__ = None  # mutable: no hash
 
 
+#: The JSON Pointer of the session's messages.
+SESSION_MESSAGES = "/snapshot/session/messages"
+#: The JSON Pointer of the loop checkpoint's own messages.
+RESUME_MESSAGES = "/logical_resume/messages"
+
+
 @dataclass
 class Transcript:
     """The session's messages, read lazily: ``roles`` per message, ``starts``/``ends`` their byte
@@ -240,13 +246,28 @@ class Transcript:
     boundary: int | None = None
     boundary_note: str = ""
     previews: dict = field(default_factory=dict)
+    #: the JSON Pointer of the message list: the session's (``/snapshot/session/messages``) or the loop
+    #: checkpoint's own (``/logical_resume/messages``, FORMAT.md 4: what the resumed run sends first)
+    base: str = SESSION_MESSAGES
+    #: the loop checkpoint's own messages as a transcript of their own (on the session's transcript, when the
+    #: payload has a loop checkpoint), else ``None``
+    resume_point: Transcript | None = None
 
     def __len__(self) -> int:
         return len(self.roles)
 
     def pointer(self, i: int) -> str:
         """JSON Pointer of message ``i``."""
-        return f"/snapshot/session/messages/{i}"
+        return f"{self.base}/{i}"
+
+    def index_of(self, pointer: str) -> int | None:
+        """The message ``pointer`` is at or inside (``/logical_resume/messages/2/content/0`` -> 2), or ``None``
+        when it is not in this list."""
+        prefix = self.base + "/"
+        if not pointer.startswith(prefix):
+            return None
+        tok = pointer[len(prefix):].split("/", 1)[0]
+        return int(tok) if tok.isdigit() and int(tok) < len(self.roles) else None
 
 
 def build_timeline(pay: dict, item_spans=None) -> Timeline:
@@ -336,12 +357,12 @@ def bounded_blocks(msg: dict, base: str) -> list:
     return blocks
 
 
-def build_transcript(pay: dict, item_spans=None) -> Transcript:
-    """The :class:`Transcript` of a decoded payload's session messages."""
-    session = ((pay.get("snapshot") or {}).get("session")) or {}
-    msgs = session.get("messages") or []
-    spans = item_spans("/snapshot/session/messages", msgs) if item_spans is not None else None
-    tr = Transcript(Roles([str(m.get("role")) for m in msgs]), *(spans or (None, None)))
+def _transcript(msgs: list, base: str, item_spans) -> Transcript:
+    """The :class:`Transcript` of the message list ``msgs`` at JSON Pointer ``base``: roles, spans, the previews
+    of large messages, and each tool call paired with its result by tool-call id."""
+    spans = item_spans(base, msgs) if item_spans is not None else None
+    msgs = [m if isinstance(m, dict) else {} for m in msgs]  # (a message that is no object: no role, no block)
+    tr = Transcript(Roles([str(m.get("role")) for m in msgs]), *(spans or (None, None)), base=base)
     if spans is not None:
         starts, ends = spans
         for i, m in enumerate(msgs):
@@ -357,9 +378,30 @@ def build_transcript(pay: dict, item_spans=None) -> Transcript:
                 c = tr.calls.get(b.get("tool_use_id"))
                 if c is not None and c[1] < 0:
                     tr.calls[b.get("tool_use_id")] = (c[0], i)
+    return tr
+
+
+def build_transcript(pay: dict, item_spans=None) -> Transcript:
+    """The :class:`Transcript` of a decoded payload's session messages, with the resume boundary placed in it
+    (FORMAT.md 4: the loop checkpoint's messages are what the resumed run sends first), and, when there is a
+    loop checkpoint, its own messages as :attr:`Transcript.resume_point` (boundary after the last of them: the
+    resume continues after them). A live export's session holds no message yet (they are only in the loop
+    checkpoint), so the window shows the resume point's list for it."""
+    session = ((pay.get("snapshot") or {}).get("session")) or {}
+    msgs = session.get("messages") or []
+    if not isinstance(msgs, list):
+        msgs = []
+    tr = _transcript(msgs, SESSION_MESSAGES, item_spans)
     lr = pay.get("logical_resume")
-    if lr is not None:
+    if isinstance(lr, dict):
         lm = lr.get("messages") or []
+        if not isinstance(lm, list):
+            lm = []
+        rp = _transcript(lm, RESUME_MESSAGES, item_spans)
+        rp.boundary = len(lm)
+        rp.boundary_note = (f"the resume continues after the last of these {len(lm)} message(s): the resumed run "
+                            "sends them first" if lm else "the loop checkpoint holds no message")
+        tr.resume_point = rp
         n = len(lm)
         if n <= len(msgs) and lm == msgs[:n]:
             tr.boundary = n
@@ -398,22 +440,34 @@ class PackedViews:
         import pickle
         tl, tr = views
         head = Timeline([], tl.source_run, tl.boundary_turn, tl.checkpoint_ms)
-        calls, tr.calls = tr.calls, {}
-        previews, tr.previews = tr.previews, {}
+        rp, tr.resume_point = tr.resume_point, None
         try:
-            self.chunks = [pickle.dumps((head, tr), protocol=pickle.HIGHEST_PROTOCOL)]
+            self.chunks = []
+            self._pack_transcript(pickle, tr, (head, tr), "")
+            if rp is not None:  # (the loop checkpoint's own messages: as long as the session's, at worst)
+                self._pack_transcript(pickle, rp, ("resume_point", rp), "resume_point ")
         finally:
-            tr.calls, tr.previews = calls, previews
-        items = list(calls.items())
-        self.chunks += [pickle.dumps(("calls", items[i:i + 4096]), protocol=pickle.HIGHEST_PROTOCOL)
-                        for i in range(0, len(items), 4096)]
-        # a large message's preview holds up to SHOWN_CHARS characters a block: a few messages a chunk
-        shown = list(previews.items())
-        self.chunks += [pickle.dumps(("previews", shown[i:i + 4]), protocol=pickle.HIGHEST_PROTOCOL)
-                        for i in range(0, len(shown), 4)]
+            tr.resume_point = rp
         n = self.LANES_PER_CHUNK
         for i in range(0, len(tl.lanes), n):
             self._pack_lanes(pickle, tl.lanes[i:i + n], i)
+
+    def _pack_transcript(self, pickle, tr, first, tag: str) -> None:
+        """``first`` (what holds ``tr``) as one chunk without ``tr``'s calls and previews, then those in chunks
+        of their own, tagged ``tag + "calls"`` and ``tag + "previews"``."""
+        calls, tr.calls = tr.calls, {}
+        previews, tr.previews = tr.previews, {}
+        try:
+            self.chunks.append(pickle.dumps(first, protocol=pickle.HIGHEST_PROTOCOL))
+        finally:
+            tr.calls, tr.previews = calls, previews
+        items = list(calls.items())
+        self.chunks += [pickle.dumps((tag + "calls", items[i:i + 4096]), protocol=pickle.HIGHEST_PROTOCOL)
+                        for i in range(0, len(items), 4096)]
+        # a large message's preview holds up to SHOWN_CHARS characters a block: a few messages a chunk
+        shown = list(previews.items())
+        self.chunks += [pickle.dumps((tag + "previews", shown[i:i + 4]), protocol=pickle.HIGHEST_PROTOCOL)
+                        for i in range(0, len(shown), 4)]
 
     def _pack_lanes(self, pickle, group: list, first: int) -> None:
         """One chunk for the lanes ``group`` (``first``: the first one's index), their long arrays left out and
@@ -458,8 +512,12 @@ class PackedViews:
                     setattr(lane, name, piece)
                 else:
                     getattr(lane, name).extend(piece)
+            elif isinstance(part, tuple) and part[0] == "resume_point":
+                tr.resume_point = part[1]
             elif isinstance(part, tuple):
-                (tr.calls if part[0] == "calls" else tr.previews).update(part[1])
+                tag, _sep, what = part[0].rpartition(" ")
+                t = tr.resume_point if tag == "resume_point" else tr
+                (t.calls if what == "calls" else t.previews).update(part[1])
             else:
                 head.lanes.extend(part)
         return head, tr

@@ -1,4 +1,4 @@
-"""The transcript pane: the session's messages as a conversation (issue 11).
+"""The transcript pane: the session's messages, or the loop checkpoint's own, as a conversation.
 
 A :class:`TranscriptModel` (one row per message, plus one row for the resume boundary) over a
 :class:`inspector.checkpoint.analysis.views.Transcript`; a message is read from the payload bytes only when
@@ -19,10 +19,14 @@ import orjson
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import (
-    QAbstractItemView, QLabel, QListView, QSplitter, QStyle, QStyledItemDelegate, QTextBrowser, QVBoxLayout, QWidget,
+    QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QListView, QSplitter, QStyle, QStyledItemDelegate, QTextBrowser,
+    QVBoxLayout, QWidget,
 )
 
-from inspector.checkpoint.analysis.views import LARGE_MESSAGE, PREVIEW_CHARS, SHOWN_CHARS, bounded_blocks
+from inspector.checkpoint.analysis.views import (
+    LARGE_MESSAGE, PREVIEW_CHARS, RESUME_MESSAGES, SESSION_MESSAGES, SHOWN_CHARS, bounded_blocks,
+)
+from inspector.session.visible import visible
 
 __all__ = ["TranscriptModel", "TranscriptDelegate", "TranscriptPane", "RowRole", "BOUNDARY"]
 
@@ -44,12 +48,15 @@ class TranscriptModel(QAbstractListModel):
         self.tr = None
         self.data_bytes: bytes | None = None
         self._cache: OrderedDict = OrderedDict()
+        self.marks: dict[int, list[tuple[str, bool]]] = {}
 
-    def set_transcript(self, transcript, data: bytes | None) -> None:
-        """Show ``transcript`` over the payload bytes ``data``."""
+    def set_transcript(self, transcript, data: bytes | None, marks: dict | None = None) -> None:
+        """Show ``transcript`` over the payload bytes ``data``; ``marks``: per message index, the integrity-lint
+        findings that point at it or inside it, as ``(title, blocks resume)``."""
         self.beginResetModel()
         self.tr = transcript
         self.data_bytes = data
+        self.marks = marks or {}
         self._cache.clear()
         self._rows = 0 if transcript is None else len(transcript) + (1 if transcript.boundary is not None else 0)
         self.endResetModel()
@@ -117,8 +124,28 @@ class TranscriptModel(QAbstractListModel):
             return (i, self.tr.roles[i], self.blocks(i))
         if role == Qt.ItemDataRole.DisplayRole:
             blocks = self.blocks(i) or []
-            return f"[{i}] {self.tr.roles[i]}: " + " | ".join(_summary(self.tr, i, b) for b in blocks)
+            text = f"[{i}] {visible(self.tr.roles[i])}: " + " | ".join(_summary(self.tr, i, b) for b in blocks)
+            return text + "".join(f" — {mark_text(m)}" for m in self.marks.get(i, ()))
         return None
+
+
+def _marks(tr, lint) -> dict[int, list[tuple[str, bool]]]:
+    """Per message of ``tr``, the ``(title, blocks resume)`` of each lint finding with a location at or inside it."""
+    out: dict[int, list] = {}
+    for f in lint:
+        seen = set()
+        for loc in f.locations:
+            i = tr.index_of(loc.pointer) if loc.source == "payload" else None
+            if i is not None and i not in seen:
+                seen.add(i)
+                out.setdefault(i, []).append((f.title, f.blocks_resume))
+    return out
+
+
+def mark_text(mark: tuple[str, bool]) -> str:
+    """A lint mark on a message as words: ``⚠ lint, blocks resume: Orphan tool result``."""
+    title, blocks = mark
+    return f"⚠ lint{', blocks resume' if blocks else ''}: {title}"
 
 
 def _first_lines(text: str, n: int = 2) -> str:
@@ -150,7 +177,12 @@ def _heading(tr, i: int, b) -> str:
 
 
 def _summary(tr, i: int, b) -> str:
-    """One line for a block: its heading, then the first line(s) of its text."""
+    """One line for a block: its heading, then the first line(s) of its text, every character that would not
+    show made visible (:func:`inspector.session.visible.visible`)."""
+    return visible(_summary_raw(tr, i, b))
+
+
+def _summary_raw(tr, i: int, b) -> str:
     head = _heading(tr, i, b)
     if b.kind == "text":
         return _first_lines(b.text)
@@ -203,7 +235,7 @@ class TranscriptDelegate(QStyledItemDelegate):
         badge = QRect(r.left() + 4, r.top() + 4, 90, fm.height() + 4)
         p.fillRect(badge, QColor(_ROLE_COLOURS.get(role, "#555555")))
         p.setPen(QColor("white"))
-        p.drawText(badge, Qt.AlignmentFlag.AlignCenter, fm.elidedText(role.upper(), Qt.TextElideMode.ElideRight, 86))
+        p.drawText(badge, Qt.AlignmentFlag.AlignCenter, fm.elidedText(visible(role).upper(), Qt.TextElideMode.ElideRight, 86))
         p.setPen(text_col if selected else pal.placeholderText().color())
         p.drawText(QRect(r.left() + 4, badge.bottom() + 2, 90, fm.height()), Qt.AlignmentFlag.AlignCenter, f"[{i}]")
         x = r.left() + 102
@@ -215,15 +247,23 @@ class TranscriptDelegate(QStyledItemDelegate):
             p.restore()
             return
         lines = [(b, _summary(model.tr, i, b)) for b in blocks]
-        shown = lines[:_LINES]
-        for b, line in shown:
+        marks = model.marks.get(i, ())
+        room = _LINES - 1 if marks else _LINES  # (a marked message's last line says what lint found there)
+        for n, (b, line) in enumerate(lines[:room]):
+            if n == room - 1 and len(lines) > room:
+                line += f"  … {len(lines) - n - 1} more block(s)"
             bad = "NO RESULT" in line or "NO MATCHING CALL" in line or (b.kind == "tool_result" and b.is_error)
             p.setPen(QColor("#c62828") if bad and not selected else text_col)
             p.drawText(x, y, fm.elidedText(line, Qt.TextElideMode.ElideRight, width))
             y += fm.height()
-        if len(lines) > _LINES:
-            p.setPen(pal.placeholderText().color() if not selected else text_col)
-            p.drawText(x, y, f"… {len(lines) - _LINES} more block(s)")
+        if marks:
+            p.setPen(QColor("#c62828") if not selected else text_col)
+            f = p.font()
+            f.setBold(True)
+            p.setFont(f)
+            y = r.top() + 3 + fm.ascent() + fm.height() * (_LINES - 1)
+            p.drawText(x, y, fm.elidedText("; ".join(mark_text(m) for m in marks), Qt.TextElideMode.ElideRight,
+                                           width))
         p.restore()
 
 
@@ -240,9 +280,25 @@ class TranscriptPane(QWidget):
         super().__init__(parent)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        # which list is shown: the session's messages or the loop checkpoint's own (a live export's session has
+        # none yet: they are only in the loop checkpoint)
+        row = QHBoxLayout()
+        self.list_label = QLabel("Messages:")
+        self.lists = QComboBox()
+        self.lists.setObjectName("transcriptList")
+        self.lists.setAccessibleName("Transcript: which messages")
+        self.lists.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.list_label.setBuddy(self.lists)
+        row.addWidget(self.list_label)
+        row.addWidget(self.lists)
+        row.addStretch(1)
+        lay.addLayout(row)
         self.caption = QLabel("")
         self.caption.setWordWrap(True)  # (one line, it made the Resume dock 584 px wide at least)
         lay.addWidget(self.caption)
+        self._lists: list = []  # (transcript, marks) per entry of self.lists
+        self._data: bytes | None = None
+        self.lists.currentIndexChanged.connect(self._list_chosen)
         self.model = TranscriptModel(self)
         self.view = QListView()
         self.view.setObjectName("transcriptView")
@@ -277,18 +333,66 @@ class TranscriptPane(QWidget):
         self.view.selectionModel().currentChanged.connect(self._current_changed)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
 
-    def set_transcript(self, transcript, data: bytes | None, message: str = "") -> None:
-        """Show ``transcript`` (or ``message`` when it is ``None``)."""
-        self.model.set_transcript(transcript, data)
-        self.detail.clear()
+    def set_transcript(self, transcript, data: bytes | None, message: str = "", lint=()) -> None:
+        """Show ``transcript`` (or ``message`` when it is ``None``), with the integrity-lint findings ``lint``
+        (:class:`~inspector.checkpoint.analysis.lint.LintFinding`) marked on the messages they point at. With a
+        loop checkpoint, :attr:`lists` offers the session's messages and the resume point's
+        (``transcript.resume_point``); the resume point's is shown first when the session has no message (a
+        live export) or when only its messages are marked (an orphan tool result the resumed request would
+        send)."""
+        self._data = data
+        self._lists = []
+        if transcript is not None:
+            self._lists.append((transcript, _marks(transcript, lint)))
+            rp = getattr(transcript, "resume_point", None)
+            if rp is not None:
+                self._lists.append((rp, _marks(rp, lint)))
+        first = 0
+        if len(self._lists) == 2:
+            (tr, m0), (rp, m1) = self._lists
+            if (len(tr) == 0 and len(rp)) or (m1 and not m0):
+                first = 1
+        self.lists.blockSignals(True)
+        self.lists.clear()
+        for tr, marks in self._lists:
+            n = sum(len(v) for v in marks.values())
+            self.lists.addItem(("Session messages" if tr.base == SESSION_MESSAGES else "Resume point messages")
+                               + f" ({len(tr):,})" + (f", {n} lint mark(s)" if n else ""))
+        self.lists.setCurrentIndex(first if self._lists else -1)
+        self.lists.blockSignals(False)
+        self.lists.setVisible(len(self._lists) > 1)
+        self.list_label.setVisible(len(self._lists) > 1)
         if transcript is None:
+            self.model.set_transcript(None, data)
+            self.detail.clear()
             self.caption.setText(message)
             return
-        n = len(transcript)
-        b = transcript.boundary
-        where = ("; no loop checkpoint" if b is None else "; resume boundary before message [0]" if b == 0
-                 else f"; resume boundary after message [{b - 1}] (the first {b:,})")
-        self.caption.setText(f"{n:,} message(s){where}. Select a message to see it in full.")
+        self._list_chosen(first)
+
+    def _list_chosen(self, k: int) -> None:
+        if not 0 <= k < len(self._lists):
+            return
+        tr, marks = self._lists[k]
+        self.model.set_transcript(tr, self._data, marks)
+        self.detail.clear()
+        n = len(tr)
+        b = tr.boundary
+        if tr.base == RESUME_MESSAGES:
+            head = (f"The loop checkpoint's own messages (logical_resume.messages): {n:,}, what the resumed run "
+                    "sends first; " + ("the resume continues after the last, [" + str(n - 1) + "]" if n
+                                       else "there are none"))
+        else:
+            where = ("; no loop checkpoint" if b is None else "; resume boundary before message [0]" if b == 0
+                     else f"; resume boundary after message [{b - 1}] (the first {b:,})")
+            head = f"{n:,} message(s){where}"
+            if len(self._lists) > 1 and n == 0:
+                head += " (a live export: the messages are the resume point's)"
+        marked = sum(len(v) for v in marks.values())
+        other = sum(len(v) for j, (_t, m) in enumerate(self._lists) if j != k for v in m.values())
+        tail = f" {marked} lint finding(s) marked ⚠." if marked else ""
+        if other:
+            tail += f" {other} more in the other list (Messages)."
+        self.caption.setText(f"{head}.{tail} Select a message to see it in full.")
 
     def select_message(self, i: int, *, notify: bool = False) -> None:
         """Select message ``i`` (and scroll to it)."""
@@ -302,15 +406,16 @@ class TranscriptPane(QWidget):
         self._detail_timer.start()
 
     def select_pointer(self, pointer: str) -> bool:
-        """Select the message at or containing ``pointer``; False when none."""
-        prefix = "/snapshot/session/messages/"
-        if not pointer.startswith(prefix):
-            return False
-        tok = pointer[len(prefix):].split("/", 1)[0]
-        if not tok.isdigit():
-            return False
-        self.select_message(int(tok))
-        return True
+        """Select the message at or containing ``pointer`` (in the session's messages or the loop checkpoint's
+        own: the list shown changes to it); False when none."""
+        for k, (tr, _marks_k) in enumerate(self._lists):
+            i = tr.index_of(pointer)
+            if i is not None:
+                if self.lists.currentIndex() != k:
+                    self.lists.setCurrentIndex(k)  # (shows that list: _list_chosen)
+                self.select_message(i)
+                return True
+        return False
 
     def _current_changed(self, current, _previous):
         self._full = False
@@ -339,7 +444,7 @@ class TranscriptPane(QWidget):
             self.detail.setHtml(f"<h3>Resume boundary</h3><p>{html.escape(row[1])}.</p>")
             return
         i, role, blocks = row
-        parts = [f"<h3>[{i}] {html.escape(role)}</h3>"]
+        parts = [f"<h3>[{i}] {html.escape(visible(role))}</h3>"]
         elided = False
         for b in blocks or []:
             head = _heading(self.model.tr, i, b)  # the text itself follows in full: not repeated here
@@ -348,7 +453,7 @@ class TranscriptPane(QWidget):
                 head, _, where = head.rpartition(" →")
                 after = f"<p>→{html.escape(where)}</p>"
             if head:
-                parts.append(f"<p><b>{html.escape(head[:200])}</b></p>")
+                parts.append(f"<p><b>{html.escape(visible(head[:200]))}</b></p>")
             if b.kind in ("text", "reasoning", "tool_use", "tool_result") and b.text:
                 whole = b.whole_chars or len(b.text)
                 if not self._full and whole > PREVIEW_CHARS:
@@ -361,7 +466,7 @@ class TranscriptPane(QWidget):
                             "text is in the snapshot tree (Copy Value)</i>")
                 else:
                     text, more = b.text, ""
-                parts.append(f"<pre style='white-space: pre-wrap'>{html.escape(text)}</pre>{more}")
+                parts.append(f"<pre style='white-space: pre-wrap'>{html.escape(visible(text, lines=True))}</pre>{more}")
             parts.append(after)
         if elided:
             parts.insert(1, "<p><a href='show-all'>Show all</a> (long content is shortened)</p>")
