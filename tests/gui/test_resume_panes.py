@@ -379,3 +379,59 @@ def test_a_run_of_arrow_keys_writes_the_message_pane_once_for_where_it_stops(qtb
         QTest.keyClick(tp.view, Qt.Key.Key_Down)  # three keys in one turn: nothing written yet
     assert writes == [] and tp.view.currentIndex().row() == 3
     assert _detail_text(qtbot, tp).startswith("[3] ") and writes == ["[3] "]
+
+
+ORPHAN = [SCENARIOS / "09-orphan-result.payload.json", SCENARIOS / "09-orphan-result.descriptor.json"]
+EARLIER_RUN = [SCENARIOS / "06-earlier-run-finished.payload.json", SCENARIOS / "06-earlier-run-finished.descriptor.json"]
+
+
+def test_a_live_exports_transcript_is_the_resume_points_messages_with_the_lint_marked(qtbot, window):
+    """scenarios/09 (a live export: the session holds no message, the loop checkpoint 3): Alt+8 lands on the
+    transcript of the loop checkpoint's own messages, whose [2] carries the blocking orphan result, marked;
+    Shift+Tab and Up show the session's (empty) list instead, and a click on the lint finding brings the resume
+    point's list back with [2] selected."""
+    open_and_wait(qtbot, window, ORPHAN)
+    rp = window.resume_panes
+    window.activateWindow()
+    QTest.keyClick(window, Qt.Key.Key_8, ALT)
+    tp = rp.transcript
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is tp.view)
+    assert tp.lists.isVisible() and tp.lists.currentText() == "Resume point messages (3), 1 lint mark(s)"
+    assert [tp.lists.itemText(i) for i in range(tp.lists.count())] == [
+        "Session messages (0)", "Resume point messages (3), 1 lint mark(s)"]
+    assert tp.caption.text() == ("The loop checkpoint's own messages (logical_resume.messages): 3, what the resumed "
+                                 "run sends first; the resume continues after the last, [2]. 1 lint finding(s) "
+                                 "marked ⚠. Select a message to see it in full.")
+    m = tp.model
+    rows = [m.data(m.index(r)) for r in range(m.rowCount())]
+    assert rows[0] == "[0] user: Parser errors should carry byte offsets."
+    assert rows[2].endswith(" — ⚠ lint, blocks resume: Tool result without a tool call")
+    assert "result for toolu_99 (NO MATCHING CALL)" in rows[2]
+    assert rows[3].startswith("Resume boundary: the resume continues after the last of these 3 message(s)")
+    assert [r for r in range(3) if m.marks.get(r)] == [2]
+    # the keyboard: Shift+Tab from the list to Messages, Up to the session's list
+    QTest.keyClick(tp.view, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is tp.lists)
+    QTest.keyClick(tp.lists, Qt.Key.Key_Up)
+    assert tp.lists.currentIndex() == 0 and m.tr.base == "/snapshot/session/messages"
+    assert tp.caption.text() == ("0 message(s); resume boundary before message [0] (a live export: the messages "
+                                 "are the resume point's). 1 more in the other list (Messages). Select a message "
+                                 "to see it in full.")
+    assert m.rowCount() == 1  # (the boundary row alone)
+    # the lint finding, clicked, brings its message back into view
+    panes = _show_tab(window, 2)
+    lst = panes.lint_list
+    _click(lst.viewport(), lst.visualItemRect(lst.item(0)).center())
+    assert tp.lists.currentIndex() == 1 and m.message_index(tp.view.currentIndex().row()) == 2
+
+
+def test_a_session_with_messages_shows_them_first_and_the_resume_points_on_request(qtbot, window):
+    """scenarios/06: the session holds 4 messages and the loop checkpoint 3 of its own; the session's are shown
+    first (no lint marks either), the resume point's are one Down away."""
+    open_and_wait(qtbot, window, EARLIER_RUN)
+    tp = _show_tab(window, 1).transcript
+    assert tp.lists.currentText() == "Session messages (4)" and tp.model.rowCount() == 5
+    tp.lists.setFocus()
+    QTest.keyClick(tp.lists, Qt.Key.Key_Down)
+    assert tp.lists.currentText() == "Resume point messages (3)" and tp.model.tr.base == "/logical_resume/messages"
+    assert tp.model.rowCount() == 4 and tp.model.boundary_row() == 3

@@ -108,3 +108,33 @@ def test_packed_views_send_a_long_run_in_pieces_and_put_it_back_whole():
     back, _ = packed.unpack()
     assert back.lanes == [big, small] and back.lanes[0].seq == big.seq and len(back.lanes[0].kind) == n
     assert big.seq is not None and len(big.seq) == n  # the sender's lanes are left as they were
+
+
+def test_every_scenarios_transcript_has_the_loop_checkpoints_own_messages_and_09s_lint_points_into_them():
+    """The ten reference scenarios (FORMAT.md 4.17): the session's transcript and, beside it, the loop
+    checkpoint's own messages (``logical_resume.messages``) with the boundary after the last of them; the
+    blocking orphan tool result of scenario 09 points at its message [2] of the resume point's list, not at any
+    message of the session's (which has none)."""
+    import json as _json
+
+    from inspector.checkpoint import verify
+    from tests.conftest import SCENARIOS
+
+    seen = {}
+    for p in sorted(SCENARIOS.glob("*.payload.json")):
+        pay = _json.loads(p.read_bytes())
+        tr = build_transcript(pay)
+        rp = tr.resume_point
+        lm = pay["logical_resume"]["messages"]
+        assert (rp.base, len(rp), rp.boundary) == ("/logical_resume/messages", len(lm), len(lm))
+        assert [rp.roles[i] for i in range(len(rp))] == [m["role"] for m in lm]
+        seen[p.name[:2]] = (len(tr), len(rp))
+    assert seen == {"01": (0, 3), "02": (0, 5), "03": (0, 5), "04": (0, 5), "05": (0, 3), "06": (4, 3),
+                    "07": (0, 3), "08": (4, 3), "09": (0, 3), "10": (0, 3)}
+    p = SCENARIOS / "09-orphan-result.payload.json"
+    report = verify(p.read_bytes(), p.with_name("09-orphan-result.descriptor.json").read_bytes())
+    tr = build_transcript(_json.loads(p.read_bytes()))
+    orphan = [f for f in report.lint if f.kind == "orphan-tool-result"]
+    assert len(orphan) == 1 and orphan[0].blocks_resume
+    assert [tr.resume_point.index_of(x.pointer) for x in orphan[0].locations] == [2]
+    assert [tr.index_of(x.pointer) for x in orphan[0].locations] == [None]
