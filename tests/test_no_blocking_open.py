@@ -16,6 +16,8 @@ PACKAGE = ROOT / "inspector"
 
 #: (module path under inspector/, enclosing function, call) -> why it is safe. Nothing else may open a file.
 ALLOWED = {
+    ("audit/spill.py", "add", "open"): "a spill file the audit made itself in its own new work folder (append)",
+    ("audit/spill.py", "_lines", "open"): "a spill file the audit wrote itself, read back",
     ("checkpoint/safeopen.py", "open_regular", "os.open"): "the safe reader itself (O_NONBLOCK, fstat checked)",
     ("checkpoint/safeopen.py", "open_file", "os.fdopen"): "wraps a descriptor open_regular checked",
     ("cli/common.py", "_devnull_onto", "os.open"): "os.devnull, for writing: not a user path",

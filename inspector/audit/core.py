@@ -28,7 +28,7 @@ from inspector.session.manifest import open_audit_source
 from inspector.session.sources import Entry, Source, SourceError, shown_location
 
 __all__ = ["RECORD_SCHEMA", "Found", "classify_batch", "pair_found", "verify_batch", "other_record", "record_key",
-           "FILE_SECONDS", "PARSE_RULES", "Pairing", "where"]
+           "FILE_SECONDS", "PARSE_RULES", "Pairing", "where", "pair_key", "other_key"]
 
 #: The name and version of one record of RESULTS (a change of its shape changes the version).
 RECORD_SCHEMA = "checkpoint-inspector.audit-record.v2"
@@ -328,20 +328,32 @@ def _blank() -> dict:
 
 
 def record_key(rec: dict) -> tuple:
-    """What says a record was written already (``--resume``): each location with the SHA-256 of its bytes."""
+    """A record's key from its own members (each location as shown, with the SHA-256 of its bytes): what a
+    journal written before keys were journaled is resumed by (:func:`pair_key` is what is journaled now)."""
     return (rec.get("payload"), rec.get("payload_sha256"), rec.get("descriptor"), rec.get("descriptor_sha256"),
             rec.get("other"), rec.get("other_sha256"))
 
 
 def pair_key(p: Found | None, d: Found | None) -> tuple:
-    """:func:`record_key` of the record a pair will give, from phase 1 (before it is verified)."""
+    """What says the record of a pair was written already (``--resume``, and once per pair): each file's
+    location as listed (not as shown: two names that are shown alike, ``a\xff`` with a byte that is not UTF-8
+    and ``a\\xff`` with a backslash, or two URLs that differ only in their query, are two checkpoints) with the
+    SHA-256 of its bytes. The journal keeps its digest only (:meth:`.spill.KeySet.digest`: no query, no
+    credential on the disk)."""
+    return (p.location if p else None, p.sha256 if p else None,
+            d.location if d else None, d.sha256 if d else None, None, None)
+
+
+def shown_key(p: Found | None, d: Found | None) -> tuple:
+    """:func:`record_key` of the record a pair will give: what a journal written before keys were journaled
+    says of it."""
     return (where(p.location) if p else None, p.sha256 if p else None,
             where(d.location) if d else None, d.sha256 if d else None, None, None)
 
 
 def other_key(f: Found) -> tuple:
-    """:func:`record_key` of :func:`other_record` ``(f)``."""
-    return (None, None, None, None, where(f.location), f.sha256)
+    """:func:`pair_key` for the record of a file that is no checkpoint or was not read."""
+    return (None, None, None, None, f.location, f.sha256)
 
 
 def _verify_one(src: Source, p: Found | None, d: Found | None) -> tuple[dict, dict | None]:

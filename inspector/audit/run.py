@@ -5,7 +5,7 @@ the three phases of :mod:`.core` sent as batches, the journal that makes ``--res
 batch (JSON Lines, one ``{"r": record, "f": facts, "s": seconds}`` per line), each part a new file written whole
 and flushed to the disk before the next, so a kill leaves whole lines (a torn part gives its whole lines).
 ``--resume`` reads it, skips every checkpoint whose record is in it (by location and SHA-256 of each file,
-:func:`.core.record_key`), and finishes the rest; on success the caller writes RESULTS whole from it and removes it.
+:func:`.core.pair_key`, journaled as a digest), and finishes the rest; on success the caller writes RESULTS whole from it and removes it.
 
 **Faults.** Tasks are sent with ``retries`` (an exception in a task is tried again); a worker that dies is
 replaced by its nanny and its tasks are sent again by the scheduler. A batch that still fails (``KilledWorker``:
@@ -66,13 +66,15 @@ class AuditResult:
     startup: float = 0.0
 
 
-def _lines(data: bytes) -> list:
-    """The ``(record, facts, seconds)`` of each whole line of one journal part (a torn last line is left out)."""
+def _lines(data: bytes, keys: bool = False) -> list:
+    """The ``(record, facts, seconds)`` of each whole line of one journal part (a torn last line is left out);
+    with ``keys``, ``(record, facts, seconds, key digest or None)`` (``None``: a line journaled before keys
+    were)."""
     out = []
     for line in data.split(b"\n")[:-1]:
         try:
             obj = json.loads(line)
-            out.append((obj["r"], obj["f"], obj["s"]))
+            out.append((obj["r"], obj["f"], obj["s"], obj.get("k")) if keys else (obj["r"], obj["f"], obj["s"]))
         except (ValueError, KeyError, TypeError):
             break
     return out
@@ -115,12 +117,21 @@ class Journal:
         self.path = path
         self.keys = KeySet()
         self.count = 0
+        #: True when a record was journaled without its key (by an earlier version)
+        self.legacy = False
         if resume and os.path.lexists(path):
             if not os.path.isdir(path) or os.path.islink(path):
                 raise NotADirectoryError(20, "not an audit journal (a folder)", path)
-            for rec, _facts, _seconds in iter_journal(path):
-                self.keys.add(core.record_key(rec))
-                self.count += 1
+            from inspector.checkpoint.safeopen import read_regular
+
+            for name in _parts(path):
+                for rec, _facts, _seconds, key in _lines(read_regular(os.path.join(path, name))[0], keys=True):
+                    if key is None:  # (journaled by an earlier version: resumed by the record's own members)
+                        self.keys.add(core.record_key(rec))
+                        self.legacy = True
+                    else:
+                        self.keys.add_digest(key)
+                    self.count += 1
             parts = _parts(path)
             self.next = 1 + max((int(n[5:-6]) for n in parts if n[5:-6].isdigit()), default=0)
         else:
@@ -140,13 +151,14 @@ class Journal:
         return folder
 
     def append(self, entries: list) -> None:
-        """Write ``(record, facts, seconds)`` entries as the next part, whole."""
+        """Write ``(record, facts, seconds, key digest)`` entries as the next part, whole (the digest:
+        :meth:`.spill.KeySet.digest` of :func:`.core.pair_key`)."""
         from inspector.session.writing import write_new_file
 
         if not entries:
             return
-        data = b"".join(json.dumps({"r": r, "f": f, "s": s}, sort_keys=True).encode("ascii")  # (any str as it is)
-                        + b"\n" for r, f, s in entries)
+        data = b"".join(json.dumps({"r": r, "f": f, "s": s, "k": k}, sort_keys=True).encode("ascii")  # (any str)
+                        + b"\n" for r, f, s, k in entries)
         write_new_file(os.path.join(self.path, f"part-{self.next:08d}.jsonl"), data)
         self.next += 1
         self.count += len(entries)
@@ -347,8 +359,9 @@ def run_audit(location: str, journal: Journal, *, recursive: bool = True, schedu
     inflight = 2 * _workers(client) + 2
 
     def record(new: list) -> None:
-        kept = [e for e in new if written.add(core.record_key(e[0]))]  # (once per key, whatever ran twice)
-        journal.append(kept)
+        """Journal ``(record, facts, seconds, key)`` entries, each key once (whatever ran twice)."""
+        digests = [(r, f, s, written.digest(k)) for r, f, s, k in new]
+        journal.append([e for e in digests if written.add_digest(e[3])])
 
     work = None
     try:
@@ -363,7 +376,7 @@ def run_audit(location: str, journal: Journal, *, recursive: bool = True, schedu
 
         def take(f: core.Found) -> list:
             if f.role in ("unknown", "error"):
-                return [(core.other_record(f), None, None)]
+                return [(core.other_record(f), None, None, core.other_key(f))]
             if manifest:
                 by_loc[f.location] = f
             else:
@@ -394,14 +407,15 @@ def run_audit(location: str, journal: Journal, *, recursive: bool = True, schedu
             pairs = pairing.pairs()
         todo = Spill(os.path.join(work, "todo"), 1)
         for p, d in pairs:
-            if core.pair_key(p, d) not in written:
+            if core.pair_key(p, d) not in written and not (journal.legacy and core.shown_key(p, d) in written):
                 todo.add("", [core.found_row(p) if p else None, core.found_row(d) if d else None])
         by_loc.clear()
         # phase 3: verify the pairs, in batches
         progress = bar(total=todo.count, desc="verify", unit="checkpoint") if bar else None
 
         def verified(part, out) -> list:
-            record(out["items"])
+            # (the items answer the batch's pairs in order; a batch cut short answers the first ones)
+            record([(*item, core.pair_key(*pd)) for item, pd in zip(out["items"], part)])
             if out["stuck"]:
                 result.restarts += 1
                 if out.get("worker"):
@@ -414,7 +428,7 @@ def run_audit(location: str, journal: Journal, *, recursive: bool = True, schedu
             return out["rest"]
 
         def not_verified(pd, exc) -> None:
-            record([(core._given_up(*pd, _lost(exc))[0], None, None)])
+            record([(core._given_up(*pd, _lost(exc))[0], None, None, core.pair_key(*pd))])
             if progress:
                 progress.update(1)
 

@@ -68,31 +68,29 @@ class Spill:
         fh.write(json.dumps(value, separators=(",", ":")).encode("ascii") + b"\n")
         self.count += 1
 
-    def partitions(self) -> Iterator[list]:
-        """Each partition's values (a list, in the order added), one partition at a time; a partition's file is
-        removed once it is read."""
+    def _lines(self) -> Iterator[Iterator]:
+        """Each partition's values as an iterator over its file's lines (the writers closed first); the file is
+        removed once its iterator is done."""
         for fh in self._files.values():
             fh.close()
         used, self._files = sorted(self._files), {}
         for i in used:
             path = self._path(i)
             with open(path, "rb") as fh:
-                values = [json.loads(line) for line in fh]
+                yield (json.loads(line) for line in fh)
             os.unlink(path)
-            yield values
+
+    def partitions(self) -> Iterator[list]:
+        """Each partition's values (a list, in the order added), one partition at a time; a partition's file is
+        removed once it is read."""
+        for values in self._lines():
+            yield list(values)
 
     def stream(self) -> Iterator:
         """Every value, one at a time (partition by partition, each in the order added), read line by line; a
         partition's file is removed once it is read."""
-        for fh in self._files.values():
-            fh.close()
-        used, self._files = sorted(self._files), {}
-        for i in used:
-            path = self._path(i)
-            with open(path, "rb") as fh:
-                for line in fh:
-                    yield json.loads(line)
-            os.unlink(path)
+        for values in self._lines():
+            yield from values
 
     def remove(self) -> None:
         """Close and remove every file and the folder (nothing is left)."""
@@ -114,20 +112,25 @@ class KeySet:
         self._digests: set[bytes] = set()
 
     @staticmethod
-    def _digest(key: tuple) -> bytes:
+    def digest(key: tuple) -> str:
+        """The 16-byte BLAKE2b digest of ``key``'s JSON form, as 32 hex digits (what the journal keeps)."""
         return hashlib.blake2b(json.dumps(key, ensure_ascii=False).encode("utf-8", "surrogatepass"),
-                               digest_size=16).digest()
+                               digest_size=16).hexdigest()
 
-    def add(self, key: tuple) -> bool:
-        """Add ``key``; True when it was not in the set."""
-        d = self._digest(key)
+    def add_digest(self, digest: str) -> bool:
+        """Add a key by its :meth:`digest`; True when it was not in the set."""
+        d = bytes.fromhex(digest)
         if d in self._digests:
             return False
         self._digests.add(d)
         return True
 
+    def add(self, key: tuple) -> bool:
+        """Add ``key``; True when it was not in the set."""
+        return self.add_digest(self.digest(key))
+
     def __contains__(self, key: tuple) -> bool:
-        return self._digest(key) in self._digests
+        return bytes.fromhex(self.digest(key)) in self._digests
 
     def __len__(self) -> int:
         return len(self._digests)

@@ -62,10 +62,9 @@ def summarize(entries, *, seconds: float, batches: int, resumed: int = 0, startu
     Holds: totals by verdict, ``by_root_cause`` (rule id), ``by_generation`` (FORMAT.md 3.4: ``current`` when
     the payload was read and parsed and says nothing else, ``unknown`` when it was not), ``by_resumability``,
     ``by_lint`` (kinds), ``by_error``; ``sessions`` (FORMAT.md 4.18, :func:`.series.group_series`, one partition
-    of sessions at a time: every checkpoint of a session is in one partition; a descriptor's stated digest
-    that makes a re-saved copy its original is of the same session, since the copy's canonical form is the
-    original's, or of a checkpoint whose session nothing says, whose stated digests are given to every
-    partition): how many sessions, how many with a latest resumable export, how many end in a fork;
+    of sessions at a time: every checkpoint of a session is in one partition, and every partition is given
+    each descriptor's stated digest that is a re-saved copy's canonical digest, whatever session the
+    descriptor's record is of): how many sessions, how many with a latest resumable export, how many end in a fork;
     ``slowest_files`` (per file, seconds) and ``largest_files`` (bytes), each at most 10; ``seconds`` and
     ``checkpoints_per_second``.
 
@@ -82,12 +81,13 @@ def summarize(entries, *, seconds: float, batches: int, resumed: int = 0, startu
     n_recs = n_cps = n_verified = 0
     timed: list = []  # (-seconds, order, location)
     sizes: list = []  # (-bytes, location)
-    unsaid_stated: set = set()  # (stated digests of checkpoints whose session nothing says)
+    canonical: set = set()  # (the canonical digests of re-saved copies: few)
     temp = None
     if spill is None:
         temp = tempfile.TemporaryDirectory(prefix="checkpoint-audit-")
         spill = os.path.join(temp.name, "sessions")
     sessions = Spill(spill, partitions or PARTITIONS)
+    stated_all = Spill(os.path.join(spill, "stated"), 1)
 
     def where(r):
         return r.get("payload") or r.get("descriptor") or r.get("other")
@@ -115,21 +115,28 @@ def summarize(entries, *, seconds: float, batches: int, resumed: int = 0, startu
                 timed = _kept(timed, lambda x: x[:2])
             if len(sizes) > 4096:
                 sizes = _kept(sizes, lambda x: x)
+            if facts is not None and facts.get("stated_digest"):
+                stated_all.add("", facts["stated_digest"])
+            if facts is not None and facts.get("canonical_digest"):
+                canonical.add(facts["canonical_digest"])
             sid = _session_of(r, facts)
             if sid is not None:  # (what rows_for_series reads of the record, no more)
                 rc = r.get("root_cause")
                 sessions.add(sid, [{"payload": r.get("payload"), "descriptor": r.get("descriptor"),
                                     "other": r.get("other"), "verified": r.get("verified"), "ok": r.get("ok"),
                                     "root_cause": {"rule": rc.get("rule")} if rc else None}, facts])
-            elif facts is not None and facts.get("stated_digest"):
-                unsaid_stated.add(facts["stated_digest"])
+        # (a descriptor's stated digest makes a re-saved copy its original in whatever session the copy is: a
+        # descriptor paired by name may be of another session, so each partition is given every stated digest
+        # that is some copy's canonical digest, read back once from the disk)
+        stated = frozenset(d for d in stated_all.stream() if d in canonical)
         total = with_latest = fork = 0
         for part in sessions.partitions():
-            series, _rest = group_series(rows_for_series((r, f) for r, f in part), frozenset(unsaid_stated))
+            series, _rest = group_series(rows_for_series((r, f) for r, f in part), stated)
             total += len(series)
             with_latest += sum(1 for s in series if s.latest_resumable is not None)
             fork += sum(1 for s in series if s.head_fork is not None)
     finally:
+        stated_all.remove()
         sessions.remove()
         if temp is not None:
             temp.cleanup()

@@ -182,9 +182,68 @@ def test_a_file_name_that_is_not_utf8_is_audited_and_shown_as_verify_shows_it(tm
     assert all(r["verified"] for r in recs) and out.read_bytes().decode("utf-8")
     printed = capsys.readouterr().out
     assert "p\\xff.payload.json" in printed and "\u202e" not in printed
-    # an interrupted run's journal with these records: --resume verifies nothing again
+    # the journal of an interrupted run of an earlier version (records without their keys): --resume verifies
+    # nothing again and writes each record once
     journal = run.Journal(str(tmp_path / "again.jsonl.partial"), resume=False)
-    journal.append([(r, None, 0.0) for r in recs])
+    journal.append([(r, None, 0.0, None) for r in recs])
     assert main(["audit", str(store), "--out", str(tmp_path / "again.jsonl"), "--workers", "1", "--resume"]) == 0
     assert by_key(records(tmp_path / "again.jsonl")) == by_key(recs)
     assert "; 2 record(s) from the interrupted run" in capsys.readouterr().out
+
+
+def test_two_names_shown_alike_are_two_checkpoints_and_each_is_resumed_by_its_own_name(tmp_path, capsys):
+    """``a<0xff>`` (a byte that is not UTF-8) and ``a\\xff`` (a backslash, an x and two letters) are shown alike,
+    ``a\\xff``; they are two checkpoints, two records (one was dropped as written twice). Interrupted after the
+    first one's record, ``--resume`` verifies only the second."""
+    import os
+
+    from tests.conftest import CASES
+
+    store = tmp_path / "store"
+    store.mkdir()
+    for stem in (b"a\xff", b"a\\xff"):
+        for role in ("payload", "descriptor"):
+            (store / os.fsdecode(stem + f".{role}.json".encode())).write_bytes(
+                (CASES / f"01-valid.{role}.json").read_bytes())
+    out = tmp_path / "r.jsonl"
+    assert main(["audit", str(store), "--out", str(out), "--workers", "1"]) == 0
+    recs = records(out)
+    assert [r["payload"] for r in recs] == [f"{store}/a\\xff.payload.json"] * 2
+    assert capsys.readouterr().out.startswith("2 checkpoint(s), 2 verified")
+    # a journal holding the first pair's record (with its key, as a run journals it) and --resume
+    from inspector.audit import core
+    from inspector.audit.spill import KeySet
+
+    first = sorted(os.listdir(store))[0]  # (the backslash sorts before the byte 0xff)
+    p, d = (str(store / first.replace("descriptor", r)) for r in ("payload", "descriptor"))
+    sha = ["sha256:" + __import__("hashlib").sha256(Path(x).read_bytes()).hexdigest() for x in (p, d)]
+    key = core.pair_key(core.Found(p, "", 0, "payload", sha[0]), core.Found(d, "", 0, "descriptor", sha[1]))
+    journal = run.Journal(str(tmp_path / "again.jsonl.partial"), resume=False)
+    journal.append([(recs[0], None, 0.0, KeySet.digest(key))])
+    assert main(["audit", str(store), "--out", str(tmp_path / "again.jsonl"), "--workers", "1", "--resume"]) == 0
+    again = records(tmp_path / "again.jsonl")
+    assert len(again) == 2 and again[0] == recs[0]  # (the journaled one kept as it was, the other verified)
+    printed = capsys.readouterr().out
+    assert printed.startswith("2 checkpoint(s), 2 verified") and "; 1 record(s) from the interrupted run" in printed
+
+
+def test_a_descriptor_paired_across_sessions_still_makes_a_resaved_copy_its_original(tmp_path, cluster):
+    """FORMAT.md 4.18 "Same export": in A/, a re-saved copy and a second re-indented copy of p2, whose descriptor
+    A/p2.descriptor.json is paired by name with B/p2.payload.json (another session). Grouped one partition of
+    sessions at a time, each partition still knows that descriptor's stated digest, so the two copies are one
+    export, as grouping everything at once says: the same sessions with 64 partitions as with 1."""
+    src = SERIES / "resaved-without-descriptor"
+    a, b = tmp_path / "store" / "A", tmp_path / "store" / "B"
+    a.mkdir(parents=True)
+    b.mkdir()
+    for name in ("p1.payload.json", "p1.descriptor.json", "p2.descriptor.json", "p2 resaved.payload.json"):
+        shutil.copy(src / name, a / name)
+    (a / "p2 resaved2.payload.json").write_bytes(
+        json.dumps(json.loads((src / "p2.payload.json").read_bytes()), indent=4).encode())
+    shutil.copy(SERIES / "clock-skew" / "p2.payload.json", b / "p2.payload.json")
+    journal = str(tmp_path / "r.jsonl.partial")
+    run.run_audit(str(tmp_path / "store"), run.Journal(journal, resume=False), scheduler=cluster.scheduler_address)
+    entries = run.read_journal(journal)
+    whole = summarize(iter(entries), seconds=1.0, batches=1, partitions=1)["sessions"]
+    assert summarize(iter(entries), seconds=1.0, batches=1, partitions=64)["sessions"] == whole
+    assert whole == {"total": 2, "with_latest_resumable": 1, "fork_at_head": 0}

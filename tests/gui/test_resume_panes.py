@@ -388,7 +388,7 @@ EARLIER_RUN = [SCENARIOS / "06-earlier-run-finished.payload.json", SCENARIOS / "
 def test_a_live_exports_transcript_is_the_resume_points_messages_with_the_lint_marked(qtbot, window):
     """scenarios/09 (a live export: the session holds no message, the loop checkpoint 3): Alt+8 lands on the
     transcript of the loop checkpoint's own messages, whose [2] carries the blocking orphan result, marked;
-    Shift+Tab and Up show the session's (empty) list instead, and a click on the lint finding brings the resume
+    Tab and Up show the session's (empty) list instead, and a click on the lint finding brings the resume
     point's list back with [2] selected."""
     open_and_wait(qtbot, window, ORPHAN)
     rp = window.resume_panes
@@ -409,8 +409,8 @@ def test_a_live_exports_transcript_is_the_resume_points_messages_with_the_lint_m
     assert "result for toolu_99 (NO MATCHING CALL)" in rows[2]
     assert rows[3].startswith("Resume boundary: the resume continues after the last of these 3 message(s)")
     assert [r for r in range(3) if m.marks.get(r)] == [2]
-    # the keyboard: Shift+Tab from the list to Messages, Up to the session's list
-    QTest.keyClick(tp.view, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
+    # the keyboard: Tab from the list to Messages, Up to the session's list
+    QTest.keyClick(tp.view, Qt.Key.Key_Tab)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is tp.lists)
     QTest.keyClick(tp.lists, Qt.Key.Key_Up)
     assert tp.lists.currentIndex() == 0 and m.tr.base == "/snapshot/session/messages"

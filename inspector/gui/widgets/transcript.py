@@ -311,6 +311,7 @@ class TranscriptPane(QWidget):
         self.view.setBatchSize(2000)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setFocusProxy(self.view)  # (focus given to the pane lands on the list, not on Messages above it)
         self.detail = QTextBrowser()
         self.detail.setObjectName("transcriptDetail")
         self.detail.setAccessibleName("Message: the selected message of the transcript")
@@ -322,6 +323,9 @@ class TranscriptPane(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         lay.addWidget(split, 1)
+        # the list first in the focus chain (a tab page shown gives it the focus), then Messages, then the message
+        QWidget.setTabOrder(self.view, self.lists)
+        QWidget.setTabOrder(self.lists, self.detail)
         self._full = False
         # The selected message is written out in a turn of its own (1 ms later, after the list, the trees and
         # the bytes have followed the selection), once for a run of arrow keys: laying out a message's text
