@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 
 from inspector.session.sources import SourceError
@@ -74,19 +75,11 @@ def _check_new(path: str | None) -> None:
         raise UsageError(f"{path} exists; the inspector never overwrites a file")
 
 
-def _write(path: str, data: bytes) -> None:
-    try:
-        write_new_file(path, data)
-    except FileExistsError:
-        raise UsageError(f"{path} exists; the inspector never overwrites a file") from None
-    except OSError as e:
-        raise OutputError(f"{path}: {e.strerror or e}") from None
-
-
 def cmd_audit(args) -> int:
     """Run the audit (see the module's text for the exit codes)."""
     try:
         from inspector import audit
+        from inspector.audit import publish
         import dask.distributed  # noqa: F401
     except ImportError:
         raise UsageError("audit needs Dask: pip install 'checkpoint-inspector[audit]'") from None
@@ -99,9 +92,16 @@ def cmd_audit(args) -> int:
             audit.output.need_pyarrow()
         except ImportError:
             raise UsageError("--format parquet needs pyarrow: pip install 'checkpoint-inspector[audit]'") from None
+    journal_file = journal_path(args.out)
+    if args.resume and os.path.isdir(journal_file) and publish.pending(journal_file) is not None:
+        # (killed while it published its outputs: finish that, nothing is verified again)
+        try:
+            journal = audit.Journal(journal_file, resume=True)
+        except OSError as e:
+            raise OutputError(f"{journal_file}: {e.strerror or e}") from None
+        return _publish(journal, journal_file, publish.pending(journal_file))
     for path in (args.out, args.summary, args.summary_html):  # (before Dask starts: nothing is overwritten)
         _check_new(path)
-    journal_file = journal_path(args.out)
     if os.path.lexists(journal_file) and not args.resume:
         raise UsageError(f"{journal_file} exists: an interrupted audit; continue it with --resume, or remove it")
     try:
@@ -128,37 +128,49 @@ def cmd_audit(args) -> int:
         raise OutputError(f"{journal_file}: {e.strerror or e}") from None
     finally:
         journal.close()
-    # (the outputs are written whole from the journal, never from memory; when one cannot be written, those
-    # written before it are removed and the journal is kept, so that --resume can write them all again)
-    made: list[str] = []
+    # (the outputs are written whole from the journal, never from memory, into the journal first; then
+    # published, RESULTS last: all or none, and a command killed while it publishes is finished by --resume)
     try:
         summary = audit.summarize(journal.records(), seconds=result.seconds, batches=result.batches,
                                   resumed=result.resumed, startup=result.startup,
                                   spill=os.path.join(journal.work(), "sessions"),
                                   partitions=audit.spill.partitions_for(journal.count))
-        if args.summary:
-            _write(args.summary, (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-            made.append(args.summary)
-        if args.summary_html:
-            _write(args.summary_html, audit.summary_html(summary).encode("utf-8"))
-            made.append(args.summary_html)
+        stage = publish.stage_folder(journal_file)
+        items = []
         try:
-            audit.write_results(args.out, args.format, (e[0] for e in journal.records()))
-        except FileExistsError:
-            raise UsageError(f"{args.out} exists; the inspector never overwrites a file") from None
-        except OSError as e:
-            raise OutputError(f"{args.out}: {e.strerror or e}") from None
-    except (UsageError, OutputError, OSError) as e:
-        for path in made:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-        if isinstance(e, (UsageError, OutputError)):
-            if isinstance(e, OutputError):
-                err(f"checkpoint-inspector: the records are kept in {journal_file}: write them with --resume")
+            if args.summary:
+                write_new_file(os.path.join(stage, "summary.json"),
+                               (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+                items.append(("summary.json", args.summary))
+            if args.summary_html:
+                write_new_file(os.path.join(stage, "summary.html"), audit.summary_html(summary).encode("utf-8"))
+                items.append(("summary.html", args.summary_html))
+            audit.write_results(os.path.join(stage, "results"), args.format, (e[0] for e in journal.records()))
+            items.append(("results", args.out))
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)  # (nothing was published: --resume writes them again)
             raise
-        raise OutputError(f"{journal_file}: {e.strerror or e}") from None
-    journal.remove()  # (RESULTS is whole: the journal's work is done)
-    out(terminal_safe_lines(audit.summary_text(summary)))
-    return EXIT_OK if summary["checkpoints"] and summary["not_verified"] == 0 else EXIT_FAIL  # (none: as scan)
+        code = EXIT_OK if summary["checkpoints"] and summary["not_verified"] == 0 else EXIT_FAIL  # (none: as scan)
+        doc = publish.commit(journal_file, items, code, audit.summary_text(summary))
+    except OSError as e:
+        err(f"checkpoint-inspector: the records are kept in {journal_file}: write them with --resume")
+        raise OutputError(f"{getattr(e, 'filename', None) or journal_file}: {e.strerror or e}") from None
+    return _publish(journal, journal_file, doc)
+
+
+def _publish(journal, journal_file: str, doc: dict) -> int:
+    """Publish the outputs staged in the journal, remove it, print the summary; the exit code it stored."""
+    from inspector.audit import publish
+
+    try:
+        publish.publish(journal_file, doc)
+    except FileExistsError as e:
+        raise UsageError(f"{e.filename} exists; the inspector never overwrites a file (the rest of the outputs "
+                         f"are kept in {journal_file}: --resume writes them)") from None
+    except OSError as e:
+        err(f"checkpoint-inspector: the records are kept in {journal_file}: write them with --resume")
+        where = getattr(e, "filename2", None) or getattr(e, "filename", None) or journal_file  # (a link's target)
+        raise OutputError(f"{where}: {e.strerror or e}") from None
+    journal.remove()  # (every output is whole: the journal's work is done)
+    out(terminal_safe_lines(doc["text"]))
+    return int(doc["exit"])

@@ -247,3 +247,66 @@ def test_a_descriptor_paired_across_sessions_still_makes_a_resaved_copy_its_orig
     whole = summarize(iter(entries), seconds=1.0, batches=1, partitions=1)["sessions"]
     assert summarize(iter(entries), seconds=1.0, batches=1, partitions=64)["sessions"] == whole
     assert whole == {"total": 2, "with_latest_resumable": 1, "fork_at_head": 0}
+
+
+def test_ctrl_c_while_the_outputs_are_written_leaves_none_and_resume_writes_them(tmp_path, capsys, monkeypatch):
+    """Ctrl+C while RESULTS is written (after the summaries): exit 130, no output anywhere (they were being
+    written inside the journal), and ``--resume`` with the same paths writes all three."""
+    from inspector.audit import output
+
+    folder = SERIES / "clock-skew"
+    out, summ, page = tmp_path / "r.jsonl", tmp_path / "s.json", tmp_path / "s.html"
+    args = ["audit", str(folder), "--out", str(out), "--summary", str(summ), "--summary-html", str(page),
+            "--workers", "1"]
+    real = output.write_results
+
+    def interrupted(path, fmt, recs):
+        def some():
+            for n, r in enumerate(recs):
+                if n == 2:
+                    raise KeyboardInterrupt
+                yield r
+        return real(path, fmt, some())
+
+    monkeypatch.setattr(output, "write_results", interrupted)
+    monkeypatch.setattr("inspector.audit.write_results", interrupted)
+    assert main(args) == 130
+    assert not out.exists() and not summ.exists() and not page.exists()
+    assert sorted(p.name for p in (tmp_path / "r.jsonl.partial").iterdir() if p.name != "work") == [
+        "part-00000001.jsonl", "part-00000002.jsonl"]
+    monkeypatch.setattr("inspector.audit.write_results", real)
+    capsys.readouterr()
+    assert main(args + ["--resume"]) == 0
+    assert len(records(out)) == 4 and json.loads(summ.read_text())["checkpoints"] == 3 and page.exists()
+    assert not (tmp_path / "r.jsonl.partial").exists()
+
+
+def test_a_command_killed_while_it_publishes_is_finished_by_resume(tmp_path, capsys, monkeypatch):
+    """Killed after the summary was published and before RESULTS was (the state a SIGKILL leaves: COMMIT.json
+    and the staged RESULTS in the journal): ``--resume`` publishes RESULTS, keeps the summary, verifies nothing
+    again, and exits with the code the run stored."""
+    import os
+
+    from inspector.audit import publish
+
+    folder = SERIES / "clock-skew"
+    out, summ = tmp_path / "r.jsonl", tmp_path / "s.json"
+    args = ["audit", str(folder), "--out", str(out), "--summary", str(summ), "--workers", "1"]
+
+    def killed(journal, doc):
+        name, final = doc["items"][0]
+        os.link(os.path.join(journal, "out", name), final)
+        raise SystemExit(137)  # (as if killed here: nothing after this runs, nothing is undone)
+
+    monkeypatch.setattr(publish, "publish", killed)
+    with pytest.raises(SystemExit):
+        main(args)
+    assert summ.exists() and not out.exists()
+    assert sorted(p.name for p in (tmp_path / "r.jsonl.partial" / "out").iterdir()) == [
+        "COMMIT.json", "results", "summary.json"]
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(args + ["--resume"]) == 0
+    assert len(records(out)) == 4 and json.loads(summ.read_text())["checkpoints"] == 3
+    assert capsys.readouterr().out.startswith("3 checkpoint(s), 3 verified, 0 not verified; 1 other file(s)\n")
+    assert not (tmp_path / "r.jsonl.partial").exists()
