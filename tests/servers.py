@@ -56,6 +56,11 @@ def s3_server(monkeypatch):
         yield endpoint
     finally:
         server.stop()
+        # (s3fs caches its filesystems by options, not by the endpoint the environment named: a later test's
+        # server would be asked through this one's dead endpoint)
+        import s3fs
+
+        s3fs.S3FileSystem.clear_instance_cache()
 
 
 def upload(endpoint: str, bucket: str, files: dict[str, bytes]) -> None:

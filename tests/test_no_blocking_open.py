@@ -18,6 +18,9 @@ PACKAGE = ROOT / "inspector"
 ALLOWED = {
     ("audit/spill.py", "add", "open"): "a spill file the audit made itself in its own new work folder (append)",
     ("audit/spill.py", "_lines", "open"): "a spill file the audit wrote itself, read back",
+    ("audit/publish.py", "pending", "open"): "COMMIT.json, written by the audit in its own journal",
+    ("audit/publish.py", "_chunks", "open"): "an output the audit staged in its own journal",
+    ("audit/publish.py", "_same", "open"): "a staged output and the name it was linked or copied to by the audit",
     ("checkpoint/safeopen.py", "open_regular", "os.open"): "the safe reader itself (O_NONBLOCK, fstat checked)",
     ("checkpoint/safeopen.py", "open_file", "os.fdopen"): "wraps a descriptor open_regular checked",
     ("cli/common.py", "_devnull_onto", "os.open"): "os.devnull, for writing: not a user path",
