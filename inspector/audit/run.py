@@ -84,14 +84,14 @@ def _parts(path: str) -> list[str]:
     return sorted(n for n in os.listdir(path) if n.startswith("part-") and n.endswith(".jsonl"))
 
 
-def iter_journal(path: str) -> Iterator[tuple]:
+def iter_journal(path: str, keys: bool = False) -> Iterator[tuple]:
     """Every ``(record, facts, seconds)`` journaled in the folder ``path``, one part read at a time (its parts in
-    order; a part torn by a crash gives its whole lines). Raises ``OSError`` (``NotAFile`` when a part is not a
-    regular file)."""
+    order; a part torn by a crash gives its whole lines); with ``keys``, ``(record, facts, seconds, key digest or
+    None)`` (:func:`_lines`). Raises ``OSError`` (``NotAFile`` when a part is not a regular file)."""
     from inspector.checkpoint.safeopen import read_regular
 
     for name in _parts(path):
-        yield from _lines(read_regular(os.path.join(path, name))[0])
+        yield from _lines(read_regular(os.path.join(path, name))[0], keys)
 
 
 def read_journal(path: str) -> list:
@@ -122,16 +122,13 @@ class Journal:
         if resume and os.path.lexists(path):
             if not os.path.isdir(path) or os.path.islink(path):
                 raise NotADirectoryError(20, "not an audit journal (a folder)", path)
-            from inspector.checkpoint.safeopen import read_regular
-
-            for name in _parts(path):
-                for rec, _facts, _seconds, key in _lines(read_regular(os.path.join(path, name))[0], keys=True):
-                    if key is None:  # (journaled by an earlier version: resumed by the record's own members)
-                        self.keys.add(core.record_key(rec))
-                        self.legacy = True
-                    else:
-                        self.keys.add_digest(key)
-                    self.count += 1
+            for rec, _facts, _seconds, key in iter_journal(path, keys=True):
+                if key is None:  # (journaled by an earlier version: resumed by the record's own members)
+                    self.keys.add(core.record_key(rec))
+                    self.legacy = True
+                else:
+                    self.keys.add_digest(key)
+                self.count += 1
             parts = _parts(path)
             self.next = 1 + max((int(n[5:-6]) for n in parts if n[5:-6].isdigit()), default=0)
         else:
