@@ -24,6 +24,7 @@ from inspector.checkpoint.artifact import expand_exports
 from inspector.checkpoint.pairing import find_sibling
 from inspector.session.sources import is_url
 from inspector.checkpoint.sdk_export import wrap as wrap_export
+from inspector.checkpoint.analysis.story import comparison
 from inspector.checkpoint.rules.catalogue import reference_line
 
 from . import audit as audit_cli, compare, render, restore, scan, timeline
@@ -135,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _stage_printer(t0: float):
     """``on_stage`` for ``verify --progress``: each partial verdict on stderr as soon as it is known
-    (with the failing rule's expected and actual values when the root cause is already decided).
+    (with the failing rule's two compared values when the root cause is already decided).
     Progress lines carry stage names, rule ids, our words and counts, and no content (issue 22): every
     engine text goes through the redaction gate (a digest or size shows, a value of the files does
     not), and every line is terminal-safe."""
@@ -152,10 +153,8 @@ def _stage_printer(t0: float):
         lines = [f"[{time.perf_counter() - t0:5.1f} s] {gate.text(stage.headline)}"]
         if rc is not None:
             said.append(rc.rule.id)
-            if rc.expected is not None:
-                lines.append(f"    expected: {gate.text(rc.expected)}")
-            if rc.actual is not None:
-                lines.append(f"    actual:   {gate.text(rc.actual)}")
+            for label, value in comparison(rc):  # (Stated, Recomputed for a cross-binding rule)
+                lines.append(f"    {(label.lower() + ':').ljust(9)} {gate.text(value) if value is not None else '—'}")
             lines += [f"    - {gate.text(n)}" for n in rc.notes]
         _err("\n".join(terminal_safe(line) for line in lines))
         sys.stderr.flush()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from inspector.checkpoint import InputFile, Report, Verdict, catalogue, display_path, file_uri
 from inspector.checkpoint.diagnosis.hazards import REFERENCE_RELEASE
+from inspector.checkpoint.analysis.story import comparison
 
 from .common import NOT_REDACTED
 from .termsafe import terminal_safe
@@ -150,10 +151,8 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
         out.append(f"  message:  {rc.message}")
         for loc in rc.locations[:1]:
             out.append(f"  where:    {_where(loc)}")
-        if rc.expected is not None:
-            out.append(f"  expected: {rc.expected}")
-        if rc.actual is not None:
-            out.append(f"  actual:   {rc.actual}")
+        for label, value in comparison(rc):  # the digests table's words and order for a cross-binding rule
+            out.append(f"  {(label.lower() + ':').ljust(9)} {value if value is not None else '—'}")
         for n in rc.notes:
             out.append(f"  - {n}")
     if report.restoration is not None:

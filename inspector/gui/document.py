@@ -317,8 +317,9 @@ class Document(QObject):
             self.unsay("notes")
         # X-BYTES failed, and the canonical re-encoding of what the payload holds is the bound content (issue 26)
         if self.can_restore():
-            r = self.report.restoration
-            self.say("restore", "info", f"Restorable: {r.sentence[:1].upper()}{r.sentence[1:]}.",
+            r = self.report.restoration  # (the verdict above says it is the same checkpoint: here, what changed)
+            self.say("restore", "info", f"Restorable: changed after export: {'; '.join(r.changes) or 'its form'}. "
+                     f"Restore Original… writes the exported {r.size_bytes} bytes to a new file.",
                      [("Restore Original…", "restore")])
         else:
             self.unsay("restore")

@@ -26,6 +26,7 @@ from inspector.checkpoint.analysis.resumability import NOT_RESUMABLE, RESUMABLE
 from . import style
 from inspector.session.lazyjson import BIG, ScanError, children_of, find_span
 from .roles import PointerRole
+from inspector.session.visible import visible
 from .widgets.events_table import EventsPane
 from .widgets.timeline import CATEGORY_COLOURS, TimelineView
 from .widgets.transcript import TranscriptPane
@@ -54,22 +55,37 @@ def marks_by_lane(timeline, locations) -> dict:
     return out
 
 
-def resumability_line(res) -> tuple[str, str, Verdict]:
-    """``(text, tooltip, tone)`` of the verdict bar's resumability line for a Resumability (or None)."""
+def resumability_line(res, lint=()) -> tuple[str, list[str], Verdict]:
+    """``(text, details, tone)`` of the verdict bar's resumability line for a Resumability (or None) and the
+    report's integrity lint (``LintFinding``s, FORMAT.md 4.17): the answer and its deciding reason, and how many lint
+    warnings and host facts qualify it; ``details`` one sentence each (the reasons, the lint warnings, the host facts),
+    texts from the file made visible (:func:`~inspector.session.visible.visible`). A resumable answer that lint
+    qualifies is not drawn as a plain pass (lint never changes the answer, but a green line must not hide it)."""
     if res is None:
-        return "", "", Verdict.NOT_APPLICABLE
+        return "", [], Verdict.NOT_APPLICABLE
     text = f"Resumability: {res.headline}"
+    blocking = {r.id for r in res.reasons if r.kind == "lint"}
+    warnings = [f for f in lint if f.kind not in blocking]
     if res.reasons:
-        text += f" — {res.reasons[0].text}"
-    elif res.unknowns:
-        text += f" — if the host confirms {len(res.unknowns)} fact(s) the artifact cannot prove"
-    tip = [res.answer]
-    tip += [f"because: {r.text}" for r in res.reasons]
+        text += f" — {visible(str(res.reasons[0].text))}"
+    elif warnings or res.unknowns:
+        qualifiers = []
+        if warnings:
+            qualifiers.append(f"{len(warnings)} integrity-lint warning{'s' if len(warnings) != 1 else ''} "
+                              f"({', '.join(dict.fromkeys(f.kind for f in warnings))})")
+        if res.unknowns:
+            qualifiers.append(f"if the host confirms {len(res.unknowns)} fact(s) the artifact cannot prove")
+        text += " — " + "; ".join(qualifiers)
+    details = [f"Because: {visible(str(r.text))}" for r in res.reasons]
     if res.loadable_as_session and res.answer != RESUMABLE:
-        tip.append("the artifact is still loadable as a session")
-    tip += [f"host must confirm: {u.text}" for u in res.unknowns]
-    tone = Verdict.PASS if res.answer == RESUMABLE else Verdict.FAIL if res.answer == NOT_RESUMABLE else Verdict.NOT_REACHED
-    return text, "\n".join(tip), tone
+        details.append("The artifact is still loadable as a session.")
+    details += [f"Integrity lint: {f.title}: {visible(str(f.explanation))}" for f in warnings]
+    details += [f"Host must confirm: {visible(str(u.text))}" for u in res.unknowns]
+    if res.answer == RESUMABLE:
+        tone = Verdict.NOT_REACHED if warnings else Verdict.PASS
+    else:
+        tone = Verdict.FAIL if res.answer == NOT_RESUMABLE else Verdict.NOT_REACHED
+    return text, details, tone
 
 
 class _CaptionRow(QWidget):
@@ -253,17 +269,9 @@ class ResumePanes(QObject):
         self.tabs.setTabText(2, "Integrity lint")
         self._set_line(None)
 
-    def _set_line(self, res) -> None:
-        header = self.w.header
-        text, tip, tone = resumability_line(res)
-        if not hasattr(header, "resume"):
-            return
-        header.resume.setText(text)
-        header.resume.setToolTip(tip)
-        header.resume.setVisible(bool(text))
-        pal = header.resume.palette()
-        pal.setColor(header.resume.foregroundRole(), style.colour(tone))
-        header.resume.setPalette(pal)
+    def _set_line(self, res, lint=()) -> None:
+        text, details, tone = resumability_line(res, lint)
+        self.w.header.set_resumability(text, details, style.colour(tone))
 
     def _changed(self) -> None:
         if self.w.doc.is_empty:
@@ -292,7 +300,7 @@ class ResumePanes(QObject):
         if report is self._report and data is self._data and not self._follow:
             return  # shown already (a large pretty-printed payload's verdicts come before its trees)
         self._report, self._data, self._follow = report, data, follow
-        self._set_line(report.resumability)
+        self._set_line(report.resumability, report.lint)
         self._show_lint(report)
         if follow:  # a large payload's verdicts come before its timeline and transcript
             self.timeline.set_timeline(None, message=READING_TIMELINE)

@@ -17,6 +17,7 @@ from dataclasses import asdict, is_dataclass
 from inspector import __version__
 from inspector.checkpoint import InputFile, Report, Verdict, display_path
 from inspector.checkpoint.safeopen import open_file
+from inspector.checkpoint.analysis.story import compared_fields, plain_of, plain_verdict
 from inspector.checkpoint.rules.catalogue import REFERENCE_PIN as _REFERENCE_PIN, catalogue_version, plain_texts
 
 from .gate import CREDENTIAL_ID, TAG_NOTE, Gate
@@ -103,20 +104,26 @@ def _where(finding, gate: Gate) -> str | None:
     return f"{loc.source} {gate.pointer(loc.source, loc.pointer)}{span}"
 
 
-def _finding(f, gate: Gate, *, full: bool) -> dict:
-    """A failing rule: the catalogue's words as they are; the engine's message, expected/actual and
-    notes through the gate (slot by slot)."""
+def _finding(f, gate: Gate, *, full: bool, report=None) -> dict:
+    """A failing rule: the catalogue's words as they are (or the story's, :func:`.story.plain_of`: a proven restore
+    says so); the engine's message, compared values and notes through the gate (slot by slot). ``compared``: the two
+    values in the digests table's words and order (:func:`.story.comparison`; ``expected``/``actual`` kept as the
+    finding holds them)."""
+    plain = plain_of(f, report)
     entry = {"rule": f.rule.id, "title": f.rule.title, "code": f.rule.code,
              "message": gate.text(f.message),
              "where": _where(f, gate),
-             "meaning": f.rule.plain.meaning if f.rule.plain else None}
+             "meaning": plain.meaning if plain else None}
     if full:
+        shown = {"expected": gate.text(f.expected), "actual": gate.text(f.actual)}  # (each value through the gate once)
+        compared = [] if f.expected is None and f.actual is None else \
+            [{"label": label, "value": shown[attr]} for label, attr in compared_fields(f.rule)]
         entry.update({
-            "expected": gate.text(f.expected), "actual": gate.text(f.actual),
+            **shown, "compared": compared,
             "details": [gate.text(n) for n in f.notes],
             "occurrences": f.occurrences,
-            "causes": list(f.rule.plain.causes) if f.rule.plain else [],
-            "next_step": f.rule.plain.next_step if f.rule.plain else None,
+            "causes": list(plain.causes) if plain else [],
+            "next_step": plain.next_step if plain else None,
         })
     return entry
 
@@ -155,22 +162,9 @@ def decodes(report: Report | None) -> dict:
 
 
 def _verdict(report: Report) -> tuple[str, str, str]:
-    """(word, plain headline, next step) of a report."""
-    rc = report.root_cause
-    if report.inconclusive:
-        return ("INCONCLUSIVE", "An internal error left some rules unevaluated: this is a fault in Checkpoint "
-                "Inspector, not a verdict on the files.", "Send this report to the Checkpoint Inspector maintainers.")
-    if report.verified:
-        return ("VERIFIED", "The two files are an intact A3S Code checkpoint: the reference implementation "
-                "accepts them.", "Nothing is wrong with these files. If importing them still fails, the cause is "
-                "on the importing side (see what VERIFIED does not prove).")
-    if rc is None:
-        only = "payload" if report.has_payload else "descriptor"
-        other = "descriptor" if report.has_payload else "payload"
-        return ("CONSISTENT", f"No rule failed for this {only} alone; the pair cannot be verified without its {other}.",
-                f"Ask the customer for the {other} from the same export.")
-    plain = rc.rule.plain
-    return ("NOT VERIFIED", plain.meaning if plain else rc.rule.title, plain.next_step if plain else "")
+    """(word, plain headline, next step) of a report (:func:`.story.plain_verdict`)."""
+    v = plain_verdict(report)
+    return v.word, v.headline, v.next_step
 
 
 def build_ticket(report: Report | None, payload: InputFile | None = None, descriptor: InputFile | None = None, *,
@@ -257,9 +251,9 @@ def _verdict_fields(report: Report, payload, descriptor, gate: Gate) -> dict:
     return {
         "verdict": word, "headline": headline, "next_step": next_step,
         "files": _files(payload, descriptor, (), payload_digest, gate),
-        "root_cause": None if rc is None else _finding(rc, gate, full=True),
+        "root_cause": None if rc is None else _finding(rc, gate, full=True, report=report),
         # every other failure, each with its relation to the root cause (consequences.toml)
-        "consequences": [{**_finding(f, gate, full=False), "relation": report.relation(f).kind,
+        "consequences": [{**_finding(f, gate, full=False, report=report), "relation": report.relation(f).kind,
                           "caused_by": report.relation(f).caused_by}
                          for f in report.failed() if f is not rc],
         # stated: the descriptor's value through the gate; recomputed: computed here (sizes, digests)

@@ -138,10 +138,8 @@ def to_text(t: dict) -> str:
                 f"  message:  {rc['message']}"]
         if rc["where"]:
             out.append(f"  where:    {rc['where']}")
-        if rc["expected"] is not None:
-            out.append(f"  expected: {rc['expected']}")
-        if rc["actual"] is not None:
-            out.append(f"  actual:   {rc['actual']}")
+        for c in rc["compared"]:  # (the digests table's words and order: Stated, Recomputed)
+            out.append(f"  {(c['label'].lower() + ':').ljust(9)} {c['value'] if c['value'] is not None else '—'}")
         for d in rc["details"]:
             out.append(f"  - {d}")
         out.append(f"  in plain words: {rc['meaning']}")
@@ -213,9 +211,8 @@ def to_markdown(t: dict) -> str:
                 f"- **Likely causes:** {_md('; '.join(rc['causes']))}",
                 f"- **Code:** {_md(rc['code'] or '(none: host-side parse error)')}",
                 f"- **Message:** {_md(rc['message'])}",
-                f"- **Where:** {_md(rc['where'])}",
-                f"- **Expected:** {_md(rc['expected'])}",
-                f"- **Actual:** {_md(rc['actual'])}"]
+                f"- **Where:** {_md(rc['where'])}"]
+        out += [f"- **{_md(c['label'])}:** {_md(c['value'])}" for c in rc["compared"]]
         out += [f"- {_md(d)}" for d in rc["details"]]
     for heading, items in _other_failures(t):
         out += ["", f"## {heading}", ""]
@@ -307,8 +304,7 @@ def to_html(t: dict) -> str:
                 f"<dt>Code</dt><dd class=\"mono\">{_h(rc['code'] or '(none: host-side parse error)')}</dd>",
                 f"<dt>Message</dt><dd class=\"mono\">{_h(rc['message'])}</dd>",
                 f"<dt>Where</dt><dd class=\"mono\">{_h(rc['where'])}</dd>",
-                f"<dt>Expected</dt><dd class=\"mono\">{_h(rc['expected'])}</dd>",
-                f"<dt>Actual</dt><dd class=\"mono\">{_h(rc['actual'])}</dd>",
+                *(f"<dt>{_h(c['label'])}</dt><dd class=\"mono\">{_h(c['value'])}</dd>" for c in rc["compared"]),
                 f"<dt>Likely causes</dt><dd><ul>{''.join(f'<li>{_h(c)}</li>' for c in rc['causes'])}</ul></dd>"]
         if rc["details"]:
             out.append(f"<dt>Details</dt><dd><ul>{''.join(f'<li>{_h(d)}</li>' for d in rc['details'])}</ul></dd>")

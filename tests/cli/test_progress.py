@@ -35,7 +35,8 @@ def test_progress_gives_x_bytes_with_both_digests_first(capsysbinary):
     lines = err.splitlines()
     assert re.fullmatch(STAMP + re.escape("NOT VERIFIED: X-BYTES failed — session checkpoint content drift: descriptor "
                                           "does not match the exact supplied bytes; checking the other rules…"), lines[0])
-    assert lines[1] == "    expected: sha256:f6d3a761598dcd55a7d1d3591b7917b40d0903bca72115de7b99b3b8ee41b0ef"
-    assert lines[2] == "    actual:   sha256:52c836615a8774bfb03d128b15038ee4d90b86eb7d180165ff51f9554f85ff29"
+    # the digests table's words and order: the descriptor's digest (stated), then the payload's (recomputed)
+    assert lines[1] == "    stated:   sha256:52c836615a8774bfb03d128b15038ee4d90b86eb7d180165ff51f9554f85ff29"
+    assert lines[2] == "    recomputed: sha256:f6d3a761598dcd55a7d1d3591b7917b40d0903bca72115de7b99b3b8ee41b0ef"
     assert re.fullmatch(STAMP + re.escape("payload structure read; checking the other rules…"), lines[-1])
     assert b'"rule": "X-BYTES"' in out or b'"rule":"X-BYTES"' in out

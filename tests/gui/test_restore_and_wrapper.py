@@ -24,10 +24,21 @@ def test_a_crlf_copy_offers_restore_and_the_restored_pair_verifies(qtbot, window
     crlf.write_bytes(orjson.dumps(orjson.loads(P), option=orjson.OPT_INDENT_2).replace(b"\n", b"\r\n"))
     report = open_and_wait(qtbot, window, [crlf, GOLDEN_D])
     assert report.root_cause.rule.id == "X-BYTES" and report.restoration is not None
+    # one story: the verdict leads with the proven restore, and nothing it disproves is said (FORMAT.md 3.1, 3.2)
     assert window.banner_text("restore") == (
-        "Restorable: This file is the exported checkpoint, re-saved or converted after export (CRLF line endings "
-        "between tokens; whitespace between tokens (the reference writes compact JSON)); the original can be "
-        "restored exactly: its 2090 bytes and SHA-256 match the descriptor.")
+        "Restorable: changed after export: CRLF line endings between tokens; whitespace between tokens (the "
+        "reference writes compact JSON). Restore Original… writes the exported 2090 bytes to a new file.")
+    assert window.header.title.text() == (
+        "NOT VERIFIED: The payload file is the exported checkpoint, re-saved or converted after export: what it holds "
+        "is unchanged, and the original can be restored exactly (its 2090 bytes and SHA-256 match the descriptor).")
+    assert window.detail.toPlainText().count("different checkpoints") == 0
+    shown = window.detail.toPlainText()
+    assert ("Likely causes: CRLF line endings between tokens; whitespace between tokens (the reference writes compact "
+            "JSON)\nNext step: Restore the original and use that file: in the window, File ▸ Restore Original… "
+            "writes it to a new file") in shown
+    assert "ask the customer" not in shown.lower()
+    # the compared values in the digests table's words and order: the descriptor's size, then the file's
+    assert "\nStated\n2090\nRecomputed\n3273\n" in shown and "Expected" not in shown
     assert window.act_restore.isEnabled()
     target = tmp_path / "received.payload.restored.json"
     asked = []

@@ -435,3 +435,31 @@ def test_a_session_with_messages_shows_them_first_and_the_resume_points_on_reque
     QTest.keyClick(tp.lists, Qt.Key.Key_Down)
     assert tp.lists.currentText() == "Resume point messages (3)" and tp.model.tr.base == "/logical_resume/messages"
     assert tp.model.rowCount() == 4 and tp.model.boundary_row() == 3
+
+
+def test_a_resumable_answer_with_a_lint_warning_says_so_and_the_keyboard_reaches_its_details(qtbot, window):
+    """scenarios/07 is resumable and holds one lint warning (boundary-rounds) and three host facts: the line says all
+    three in words (not a green pass), and Tab + Space open the details in the bar, which a screen reader reads too."""
+    open_and_wait(qtbot, window, MISSING_PASS)
+    header = window.header
+    assert header.resume.text() == ("Resumability: Resumable — 1 integrity-lint warning (boundary-rounds); if the host "
+                                    "confirms 3 fact(s) the artifact cannot prove")
+    assert header.resume.palette().color(header.resume.foregroundRole()) != GREEN
+    assert not header.resume_details.isVisible()
+    window.activateWindow()
+    header.resume.setFocus(Qt.FocusReason.OtherFocusReason)  # (the line itself is a Tab stop)
+    QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is header.resume_more
+    QTest.keyClick(header.resume_more, Qt.Key.Key_Space)
+    assert header.resume_details.isVisible() and header.resume_more.text() == "Hide details"
+    lines = header.resume_details.text().split("\n")
+    assert lines[0].startswith("• Integrity lint: Resume boundary names a pass the run's events do not show: The loop "
+                               "checkpoint says pass 2 completed, but source run 'run-1' records only pass 1")
+    assert [x.split(":")[0] for x in lines] == ["• Integrity lint"] + ["• Host must confirm"] * 3
+    assert lines[1] == ("• Host must confirm: whether source run 'run-1' is still non-terminal in the host's run store "
+                        "(the artifact records it as it was when exported)")
+    assert header.resume.accessibleDescription() == "\n".join(x[2:] for x in lines)
+    QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)  # the details are a Tab stop of their own
+    assert QApplication.focusWidget() is header.resume_details
+    QTest.keyClick(header.resume_more, Qt.Key.Key_Space)
+    assert not header.resume_details.isVisible()

@@ -57,6 +57,9 @@ class Rule:
             failures are ordered run by run with the other per-run rules (``rules.toml`` ``per_run``).
         plain: the rule in plain language (:class:`Plain`, from ``plain.toml``), or ``None``
             when ``plain.toml`` has no entry (a test requires one for every rule).
+        compares: ``"stated"`` for a cross-binding rule whose failure holds the descriptor's stated value as
+            ``actual`` and the one recomputed from the payload as ``expected`` (FORMAT.md 3.2, 6.2; shown as
+            Stated / Recomputed, :func:`inspector.checkpoint.analysis.story.comparison`), else ``"expected"``.
     """
 
     id: str
@@ -74,6 +77,7 @@ class Rule:
     unreachable: str | None = None
     plain: Plain | None = None
     per_run: bool = False
+    compares: str = "expected"
 
     @property
     def prefix(self) -> str:
@@ -94,7 +98,7 @@ def catalogue() -> tuple[Rule, ...]:
             code=r["code"] or None, message=r["message"], requires=tuple(r["requires"]),
             doc_ref=r["doc_ref"], rank=rank, import_path=r.get("import_path", True),
             not_evaluated=r.get("not_evaluated"), unreachable=r.get("unreachable"), plain=plain.get(r["id"]),
-            per_run=r.get("per_run", False),
+            per_run=r.get("per_run", False), compares=r.get("compares", "expected"),
         ))
     return tuple(out)
 

@@ -8,6 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from inspector.checkpoint import Verdict
+from inspector.checkpoint.analysis.story import comparison, plain_of
 
 from .. import style
 from ..qtcompat import emit
@@ -28,7 +29,8 @@ EDITED_NEXT_STEP = ("This is the edited copy in the sandbox, not the customer's 
 
 
 def finding_html(f, report, edited: bool = False) -> str:
-    """HTML description of one finding: verdict, message, where, expected vs actual, notes.
+    """HTML description of one finding: verdict, plain words (:func:`~inspector.checkpoint.analysis.story.plain_of`),
+    message, where, the compared values (:func:`~inspector.checkpoint.analysis.story.comparison`), notes.
     ``edited``: the checkpoint shown is the user's sandbox edit (the next step speaks to them)."""
     rc = report.root_cause if report is not None else None
     label = style.relation_label(f, report)
@@ -46,7 +48,7 @@ def finding_html(f, report, edited: bool = False) -> str:
         out.append(f" — also fails; fixing the root cause <a style='color:{link}' href='rule:{_esc(rc.rule.id)}'>"
                    f"{_esc(rc.rule.id)}</a> does not fix this")
     out.append("</p>")
-    plain = f.rule.plain
+    plain = plain_of(f, report)  # (a proven restore tells its own story: FORMAT.md 3.1, 3.2)
     if f.failed and plain is not None:
         out.append(f"<p><b>In plain words:</b> {_esc(plain.meaning)}<br><b>Likely causes:</b> "
                    f"{_esc('; '.join(plain.causes))}<br><b>Next step:</b> "
@@ -61,10 +63,11 @@ def finding_html(f, report, edited: bool = False) -> str:
             span = f"bytes {loc.span[0]}–{loc.span[1]}" if loc.span else "absent from the file"
             out.append(f"&nbsp;&nbsp;<a style='color:{link}' href='loc:{i}'>{_esc(loc.source)} {_esc(loc.pointer or '/')}</a> ({span})<br>")
         out.append("</p>")
-    if f.expected is not None or f.actual is not None:
+    rows = comparison(f)  # the digests table's words and order (Stated, Recomputed) for a cross-binding rule
+    if rows:
         out.append("<table cellspacing='0' cellpadding='3' border='1' style='border-collapse:collapse'>")
-        out.append(f"<tr><td><b>Expected</b></td><td><code>{_esc(f.expected if f.expected is not None else '—')}</code></td></tr>")
-        out.append(f"<tr><td><b>Actual</b></td><td><code>{_esc(f.actual if f.actual is not None else '—')}</code></td></tr>")
+        out += [f"<tr><td><b>{_esc(label)}</b></td><td><code>{_esc(value if value is not None else '—')}</code></td></tr>"
+                for label, value in rows]
         out.append("</table>")
     if f.notes:
         out.append("<ul>" + "".join(f"<li>{_esc(n)}</li>" for n in f.notes) + "</ul>")

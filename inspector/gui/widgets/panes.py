@@ -147,12 +147,14 @@ def _break_at_dash(words: list[str], k: int, width: int, fm, last: bool) -> int:
 class ElidedLabel(QLabel):
     """A label of at most ``lines`` lines (default one) that fits any width: text too long for it
     breaks between words onto the next line and the last line ends in "…"; the full text is its
-    tooltip. ``text()`` is the full text; :meth:`displayed_text` what is painted."""
+    tooltip. ``text()`` is the full text; :meth:`displayed_text` what is painted. ``natural``: its size hint is the
+    whole text's width (it shrinks when the layout has less), so what follows it in a row sits right after it."""
 
-    def __init__(self, text: str = "", parent=None, lines: int = 1):
+    def __init__(self, text: str = "", parent=None, lines: int = 1, natural: bool = False):
         super().__init__(parent)
         self._full = ""
         self._lines = lines
+        self._natural = natural
         self.setMinimumWidth(60)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setText(text)
@@ -201,6 +203,9 @@ class ElidedLabel(QLabel):
 
     def sizeHint(self):
         h = super().sizeHint()
+        if self._natural:  # as wide as the whole text asks (a layout gives less when there is less)
+            m = self.contentsMargins()
+            return QSize(self.fontMetrics().horizontalAdvance(self._full) + m.left() + m.right() + 4, h.height())
         return QSize(min(h.width(), 400), h.height())
 
 
@@ -237,11 +242,39 @@ class VerdictHeader(QFrame):
         self.proves.setVisible(False)
         texts.addWidget(self.proves)
         texts.addWidget(self.subtitle)
-        # Resumability (issue 11): set by :class:`~inspector.gui.resume.ResumePanes`.
-        self.resume = ElidedLabel("")
+        # Resumability: set by :class:`~inspector.gui.resume.ResumePanes` (:meth:`set_resumability`). The line and its
+        # Details button are Tab stops; the details (every reason, lint warning and host fact) are shown in the bar,
+        # not in a tooltip only a mouse can reach, and are the line's accessible description.
+        self.resume = ElidedLabel("", natural=True)
         self.resume.setObjectName("resumabilityLine")
-        self.resume.setVisible(False)
-        texts.addWidget(self.resume)
+        self.resume.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.resume.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.resume_more = QToolButton()
+        self.resume_more.setObjectName("resumabilityDetails")
+        self.resume_more.setText("Details")
+        self.resume_more.setCheckable(True)
+        self.resume_more.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.resume_more.setAccessibleName("Resumability details")
+        self.resume_more.setToolTip("Show or hide every reason, integrity-lint warning and host fact of the resumability "
+                                    "answer")
+        self.resume_row = QWidget()
+        row = QHBoxLayout(self.resume_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.resume)
+        row.addWidget(self.resume_more)
+        row.addStretch(1)
+        self.resume_row.setVisible(False)
+        texts.addWidget(self.resume_row)
+        self.resume_details = QLabel("")
+        self.resume_details.setObjectName("resumabilityDetailsText")
+        self.resume_details.setWordWrap(True)
+        self.resume_details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard
+                                                    | Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.resume_details.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # (after the flags, which set ClickFocus)
+        self.resume_details.setAccessibleName("Resumability details")
+        self.resume_details.setVisible(False)
+        texts.addWidget(self.resume_details)
+        self.resume_more.toggled.connect(self._resume_details_toggled)
         lay.addLayout(texts, 1)
         self.button = QPushButton("Show root cause")
         self.button.setVisible(False)
@@ -258,6 +291,23 @@ class VerdictHeader(QFrame):
         self.proves_button.setToolTip("Integrity, not authenticity: what a VERIFIED verdict proves and what it does not")
         self.proves_button.setVisible(False)
         lay.addWidget(self.proves_button)
+
+    def set_resumability(self, text: str, details: list[str], colour) -> None:
+        """Show the resumability line ``text`` in ``colour`` (a QColor) with ``details`` (one sentence each: reasons,
+        lint warnings, host facts; plain text) behind its Details button; nothing when ``text`` is empty."""
+        self.resume.setText(text)
+        joined = "\n".join(details)
+        self.resume.setToolTip(f"{text}\n\n{joined}" if joined else text)
+        self.resume.setAccessibleDescription(joined)
+        self.resume_details.setText("\n".join(f"• {d}" for d in details))
+        self.resume_more.setVisible(bool(details))
+        self.resume_row.setVisible(bool(text))
+        self.resume_details.setVisible(bool(text and details) and self.resume_more.isChecked())
+        _set_text_colour(self.resume, colour)
+
+    def _resume_details_toggled(self, on: bool) -> None:
+        self.resume_details.setVisible(on and bool(self.resume_details.text()) and self.resume_row.isVisible())
+        self.resume_more.setText("Hide details" if on else "Details")
 
     def set_verdict(self, text: str, verdict: Verdict, show_button: bool, subtitle: str = "",
                     reference: str = "", ticket: bool = False, proves: str = "") -> None:

@@ -1,0 +1,96 @@
+"""One story for a verdict (inspector/checkpoint/analysis/story.py): a proven restore leads the plain words and
+drops what it disproves (FORMAT.md 3.1, 3.2), in the core and in every ticket format; a cross-binding rule's two
+values read Stated (the descriptor's) then Recomputed (the payload's), the digests table's words and order."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import tomllib
+from importlib import resources
+
+import orjson
+import pytest
+
+from inspector.checkpoint import InputFile, catalogue, rule, verify
+from inspector.checkpoint.analysis.story import RESTORE_NEXT_STEP, comparison, plain_of, plain_verdict
+from inspector.ticket import build_ticket
+from inspector.ticket.render import render
+from tests.conftest import CASES, GOLDEN
+
+P, D = (GOLDEN / "payload-with-resume.json").read_bytes(), (GOLDEN / "descriptor-with-resume.json").read_bytes()
+PRETTY = orjson.dumps(orjson.loads(P), option=orjson.OPT_INDENT_2)
+RESTORED_HEADLINE = ("The payload file is the exported checkpoint, re-saved or converted after export: what it holds "
+                     "is unchanged, and the original can be restored exactly (its 2090 bytes and SHA-256 match the "
+                     "descriptor).")
+
+
+def _case(name):
+    return (CASES / f"{name}.payload.json").read_bytes(), (CASES / f"{name}.descriptor.json").read_bytes()
+
+
+def test_a_proven_restore_leads_the_verdict_and_drops_what_it_disproves():
+    report = verify(PRETTY, D)
+    assert report.root_cause.rule.id == "X-BYTES" and report.restoration is not None
+    v = plain_verdict(report)
+    assert (v.word, v.headline, v.next_step) == ("NOT VERIFIED", RESTORED_HEADLINE, RESTORE_NEXT_STEP)
+    plain = plain_of(report.root_cause, report)
+    assert plain.causes == ("whitespace between tokens (the reference writes compact JSON)",)
+    assert "different checkpoints" not in v.headline and "ask the customer" not in v.next_step.lower()
+
+
+def test_without_a_proof_the_rule_speaks_for_itself():
+    changed = P.replace(b'"prompt":"continue"', b'"prompt":"continuE"')
+    report = verify(changed, D)
+    assert report.root_cause.rule.id == "X-BYTES" and report.restoration is None
+    v = plain_verdict(report)
+    assert (v.headline, v.next_step) == (rule("X-BYTES").plain.meaning, rule("X-BYTES").plain.next_step)
+    assert plain_of(report.root_cause, report) is rule("X-BYTES").plain
+
+
+def test_x_bytes_reads_stated_then_recomputed():
+    payload, descriptor = _case("25-p-flip-byte")
+    x = verify(payload, descriptor).for_rule("X-BYTES")
+    assert comparison(x) == (("Stated", json.loads(descriptor)["content_digest"]),
+                             ("Recomputed", "sha256:" + hashlib.sha256(payload).hexdigest()))
+    assert str(comparison(x)[0][1]) == "sha256:52c836615a8774bfb03d128b15038ee4d90b86eb7d180165ff51f9554f85ff29"
+
+
+def test_x_descriptor_reads_the_descriptors_value_first():
+    x = verify(*_case("13-ds-size-zero")).for_rule("X-DESCRIPTOR")
+    assert [(label, str(v)) for label, v in comparison(x)] == [("Stated", "0"), ("Recomputed", "6822")]
+
+
+def test_any_other_rule_reads_expected_then_actual():
+    f = verify(*_case("53-p-snapshot-version")).root_cause
+    assert f.rule.compares == "expected"
+    assert [label for label, _ in comparison(f)] == ["Expected", "Actual"]
+    assert comparison(verify(P, D).for_rule("X-BYTES")) == ()  # a pass compared nothing
+
+
+def test_the_cross_binding_rules_are_the_ones_that_say_so():
+    raw = tomllib.loads(resources.files("inspector.checkpoint.rules").joinpath("rules.toml").read_text("utf-8"))
+    stated = {r["id"] for r in raw["rule"] if r.get("compares") == "stated"}
+    assert stated == {"X-BYTES", "X-DESCRIPTOR", "X-SNAPSHOT-EVIDENCE", "X-LOGICAL-EVIDENCE"}
+    assert {r.id for r in catalogue() if r.compares == "stated"} == stated
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html", "json"])
+def test_every_ticket_format_tells_the_restore_story_and_the_stated_value_first(fmt):
+    report = verify(PRETTY, D)
+    ticket = build_ticket(report, InputFile("p.json", len(PRETTY), PRETTY, "payload"),
+                          InputFile("d.json", len(D), D, "descriptor"), date="2026-01-01T00:00:00Z")
+    out = render(ticket, fmt)
+    if fmt == "json":
+        t = json.loads(out)
+        assert (t["headline"], t["next_step"]) == (RESTORED_HEADLINE, RESTORE_NEXT_STEP)
+        assert [c["label"] for c in t["root_cause"]["compared"]] == ["Stated", "Recomputed"]
+        assert t["root_cause"]["causes"] == ["whitespace between tokens (the reference writes compact JSON)"]
+        return
+    shown = {"text": out, "markdown": out.replace("\\", ""), "html": html.unescape(out)}[fmt]
+    assert RESTORED_HEADLINE in shown and RESTORE_NEXT_STEP in shown
+    assert "different checkpoints" not in shown and "Ask the customer to send both files again" not in shown
+    root = shown[shown.index("Root cause"):]
+    words = ("stated:", "recomputed:") if fmt == "text" else ("Stated", "Recomputed")
+    assert root.index(words[0]) < root.index(words[1]) and "xpected" not in root.split("ikely causes")[0]
