@@ -1,5 +1,6 @@
-"""What the window tells assistive technology beyond names and roles (issue 25): the verdict, announced when
-it changes, and the content of the two painted views.
+"""What the window tells assistive technology beyond names and roles: what happened (:class:`Announcer`: each
+verdict, a failed open, a copy, a search's count, a scan's result, a long load's progress), and the content of the
+two painted views.
 
 The bytes view (:class:`.widgets.hex_view.HexView`) and the timeline (:class:`.widgets.timeline.TimelineView`)
 paint their content, so Qt knows nothing of it. :func:`install` adds an accessible-interface factory that gives
@@ -20,32 +21,99 @@ selected span is said in each byte's line and in the description instead)."""
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import (
     QAccessible, QAccessibleAnnouncementEvent, QAccessibleTextCursorEvent, QAccessibleTextInterface,
     QAccessibleTextUpdateEvent, QAccessibleValueChangeEvent, QAccessibleValueInterface,
 )
-from PySide6.QtWidgets import QAccessibleWidget
+from PySide6.QtWidgets import QAccessibleWidget, QLabel
 
-__all__ = ["announce_verdict", "install", "content_changed", "content_of", "ContentAccessible",
+__all__ = ["Announcer", "announce", "announcer", "announce_verdict", "NotificationAccessible", "speak_expansion", "install", "content_changed", "content_of", "ContentAccessible",
            "TimelineAccessible"]
 
 _I = QAccessible.InterfaceType
 _installed = False
 
 
+#: How long the window must be still before a verdict is said (milliseconds; :meth:`Announcer.say_when_settled`).
+SETTLE_MS = 400
+
+
+class Announcer(QLabel):
+    """The window's spoken notifications: a one-pixel element whose accessible role is ``Notification`` (AT-SPI
+    ``notification``) and whose name is the last thing said. :meth:`say` hides it, sets the text and shows it again,
+    so every announcement is a new ``object:state-changed:showing`` event, which screen readers of today speak for a
+    notification (Orca 43.1 does, as it speaks gedit's error banner), even when the words equal the last ones; it also
+    sends a polite ``QAccessibleAnnouncementEvent`` for those that handle announcements (a newer Orca). ``said``: the
+    last :data:`KEEP` texts, oldest first (what a screen reader was told)."""
+
+    KEEP = 50
+
+    def __init__(self, parent):
+        super().__init__(parent)
+        self.setObjectName("announcer")
+        self.setAccessibleName("")
+        self.resize(1, 1)
+        self.move(0, 0)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.said: list[str] = []
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.timeout.connect(lambda: self.say(self._pending))
+        self._pending = ""
+        self.hide()
+
+    def paintEvent(self, event) -> None:  # noqa: N802 (Qt override): shown for screen readers, never drawn
+        pass
+
+    def say_when_settled(self, text: str) -> None:
+        """Say ``text`` once the window has been still for :data:`SETTLE_MS` (a newer call replaces it): a verdict
+        comes with a burst of other events (trees filled, tabs switched, the focus moved to the root cause) that
+        Orca 43.1 prunes as a flood when more than 50 wait, the announcement with them; said after them, it is
+        heard, and last."""
+        self._pending = text
+        self._later.start(SETTLE_MS)
+
+    def say(self, text: str, politeness=None) -> None:
+        """Say ``text`` (plain, one or two sentences) now. ``politeness``: a ``QAccessible.AnnouncementPoliteness``
+        (default polite; assertive for an error)."""
+        self.said = (self.said + [text])[-self.KEEP:]
+        self.hide()
+        self.setText(text)
+        self.setAccessibleName(text)
+        self.show()
+        self.raise_()
+        if QAccessible.isActive():  # no screen reader listening: nothing more to build
+            event = QAccessibleAnnouncementEvent(self, text)
+            event.setPoliteness(politeness or QAccessible.AnnouncementPoliteness.Polite)
+            QAccessible.updateAccessibility(event)
+
+
+def announcer(w) -> Announcer:
+    """The :class:`Announcer` of window ``w`` (made on first use)."""
+    a = getattr(w, "_announcer", None)
+    if a is None:
+        a = w._announcer = Announcer(w)
+    return a
+
+
+def announce(w, text: str, *, error: bool = False) -> None:
+    """Tell a screen reader ``text`` through window ``w``'s :class:`Announcer` (assertive when ``error``)."""
+    announcer(w).say(text, QAccessible.AnnouncementPoliteness.Assertive if error else None)
+
+
 def announce_verdict(w, v) -> None:
-    """Tell assistive technology when the verdict changes (issue 25): a polite announcement of the verdict line
-    (``QAccessibleAnnouncementEvent``) once per new verdict, never for the same one twice (a recompute, a relayout)
-    and never while nothing decided is shown (``Verifying…``). ``w.last_announced`` holds what was said."""
-    if not v.ticket or v.title == getattr(w, "last_announced", None):
+    """Tell assistive technology each new verdict: the verdict line once per report presented
+    (``w.doc.verdicts``), even when its words equal the last one's (a second file with the same verdict), and when
+    the words change for the same report (an edit); never twice for one (a recompute, a relayout) and never while
+    nothing decided is shown (``Verifying…``). ``w.last_announced`` holds what was said and for which report."""
+    if not v.ticket:
         return
-    w.last_announced = v.title
-    if not QAccessible.isActive():  # no screen reader listening: nothing to build
+    key = (getattr(w.doc, "verdicts", 0), v.title)
+    if key == getattr(w, "last_announced", None):
         return
-    event = QAccessibleAnnouncementEvent(w.header.title, v.title)
-    event.setPoliteness(QAccessible.AnnouncementPoliteness.Polite)
-    QAccessible.updateAccessibility(event)
+    w.last_announced = key
+    announcer(w).say_when_settled(v.title)
 
 
 def content_of(widget) -> tuple[str, int]:
@@ -167,7 +235,23 @@ class TimelineAccessible(ContentAccessible, QAccessibleValueInterface):
         pass
 
 
+class NotificationAccessible(QAccessibleWidget):
+    """The accessible interface of an :class:`Announcer` or an error banner: role ``Notification``, its name the
+    text said (a screen reader speaks a notification when it is shown)."""
+
+    def __init__(self, widget):
+        QAccessibleWidget.__init__(self, widget, QAccessible.Role.Notification, "")
+
+    def text(self, t):
+        if t == QAccessible.Text.Name:
+            w = self.object()
+            return w.accessibleName() or getattr(w, "text", lambda: "")()
+        return QAccessibleWidget.text(self, t)
+
+
 def _factory(key: str, obj):
+    if key == "Announcer" or (key == "Banner" and getattr(obj, "kind", "") == "error"):
+        return NotificationAccessible(obj)
     if key == "HexView":
         return ContentAccessible(obj)
     if key == "TimelineView":
@@ -182,3 +266,26 @@ def install() -> None:
     if not _installed:
         QAccessible.installFactory(_factory)
         _installed = True
+
+
+def speak_expansion(view, w, columns=(0,)) -> None:
+    """Say when a row of tree ``view`` is expanded ("messages: expanded, 9 rows") or collapsed, through window
+    ``w``'s :class:`Announcer` (Qt's tree tells a screen reader neither). The row's name is the text of its
+    ``columns`` as shown, joined by a space (already made visible by the model:
+    :func:`inspector.session.visible.visible`); the verdicts name a row by its rule and verdict (``(1, 0)``)."""
+
+    def said(index, how: str) -> None:
+        if not index.isValid() or not view.hasFocus():  # (the user's own key or click, not a reveal from elsewhere)
+            return
+        if not index.model().hasChildren(index.siblingAtColumn(0)):  # (Qt "collapses" a leaf that expandAll marked)
+            return
+        texts = [index.model().data(index.siblingAtColumn(c)) for c in columns]
+        name = " ".join(str(t) for t in texts if t) or "row"
+        if how == "expanded":
+            n = index.model().rowCount(index.siblingAtColumn(0))
+            announce(w, f"{name}: expanded, {n:,} row{'s' if n != 1 else ''}")
+        else:
+            announce(w, f"{name}: collapsed")
+
+    view.expanded.connect(lambda i: said(i, "expanded"))
+    view.collapsed.connect(lambda i: said(i, "collapsed"))

@@ -110,6 +110,8 @@ class Document(QObject):
     busy = Signal(bool, str, int)
     opened = Signal(object)  # a list of paths: object keeps names that are not UTF-8 exact
     failed = Signal(str)
+    #: Something to tell a screen reader (text, is an error): the window's announcer says it.
+    spoken = Signal(str, bool)
     opening = Signal(str)
     #: the stale check answered: True when a file changed on disk (the "stale" notice is said)
     staleChecked = Signal(bool)
@@ -143,6 +145,8 @@ class Document(QObject):
         # notices belong to the document they were said for (issue 25): each key shown, with the number of the
         # load it was said during (0: before any); showing the files of a later load clears the older ones
         self._loads = 0
+        #: How many verdicts (reports) have been presented: the window announces each one.
+        self.verdicts = 0
         self._said: dict[str, int] = {}
         self.opening.connect(self._load_started)
         self.watcher = FileWatch(self)  # (on a thread of its own: a dead share blocks no GUI call)
@@ -208,6 +212,10 @@ class Document(QObject):
         that opened this document (a drop's "Not opened: ..." for the items of the drop that were not files)."""
         self.unsay(*[k for k, n in self._said.items() if n < self._loads], "stale", "error", "info")
 
+    def speak(self, text: str, error: bool = False) -> None:
+        """Tell a screen reader ``text`` (``spoken``; the window's :class:`~.accessibility.Announcer` says it)."""
+        emit(self.spoken, display_path(text, lines=True), error)
+
     def set_busy(self, busy: bool, text: str = "", pct: int = -1) -> None:
         emit(self.busy, busy, display_path(text), pct)  # (it names files: "Verifying x.payload.json…")
 
@@ -248,6 +256,8 @@ class Document(QObject):
         only ``analysed`` waits for the rest.
         """
         self.payload, self.descriptor = a.payload, a.descriptor
+        if a.report is not None and a.report is not self.report:
+            self.verdicts += 1  # (a new verdict is said again even when its words are the last one's)
         self.report = a.report
         if not partial:
             self.pairing = a.pairing

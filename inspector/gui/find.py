@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Signal
 
 from inspector.checkpoint import Location
 
+from .accessibility import announce
 from .jobs import Job, start_job
 from .qtcompat import emit
 from inspector.session.search import MAX_MATCHES, search_document
@@ -187,3 +188,5 @@ class FindController(QObject):
 
     def _status(self, text: str) -> None:
         self.w.find_bar.status.setText(text)
+        if text:  # ("3 of 120 matches", "no matches"...: what a screen reader user would otherwise not hear)
+            announce(self.w, text)

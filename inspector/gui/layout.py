@@ -370,6 +370,7 @@ def _build_status(w):
     sb.addWidget(w.status_icon)
     sb.addWidget(w.status_label, 1)
     w.progress = QProgressBar()
+    w.progress.setAccessibleName("Progress")  # (named after what it measures while busy: window._set_busy)
     w.progress.setMaximumWidth(260)
     w.progress.setRange(0, 100)
     w.progress.setTextVisible(True)

@@ -6,14 +6,16 @@ import html
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
+from PySide6.QtWidgets import (
+    QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout,
+)
 
 from . import dialogs
 from .document import display_name, display_path, sample_paths
 from inspector.session.recent import recent_labels
 
 __all__ = ["build_menus", "rebuild_recent_menu", "shortcut_rows", "shortcut_sections", "action_rows", "PANE_KEYS",
-           "shortcuts_html", "shortcuts_help"]
+           "shortcuts_html", "shortcuts_table", "shortcuts_help"]
 
 # Keys that panes handle themselves (no QAction): listed in Help ▸ Keyboard Shortcuts as they are.
 PANE_KEYS = (
@@ -260,8 +262,39 @@ def shortcuts_html(w) -> str:
     return "".join(parts)
 
 
+def shortcuts_table(w) -> QTableWidget:
+    """The Keyboard Shortcuts as a table a screen reader walks cell by cell (Where, Action, Keys: one row per key;
+    :func:`shortcut_sections`), read-only, one row selected at a time."""
+    rows = [(title.split(" (")[0], name, keys) for title, items in shortcut_sections(w) for name, keys in items]
+    table = QTableWidget(len(rows), 3)
+    table.setObjectName("shortcutsTable")
+    table.setAccessibleName("Keyboard shortcuts")
+    table.setHorizontalHeaderLabels(["Where", "Action", "Keys"])
+    table.verticalHeader().setVisible(False)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setTabKeyNavigation(False)  # (Tab leaves the table for the Close button)
+    for r, cells in enumerate(rows):
+        for c, text in enumerate(cells):
+            table.setItem(r, c, QTableWidgetItem(text))
+    table.setWordWrap(False)
+    table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+    head = table.horizontalHeader()
+    head.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+    head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # (a long one is cut in the middle: its tooltip)
+    head.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+    for r, cells in enumerate(rows):
+        table.item(r, 1).setToolTip(cells[1])
+    if rows:
+        table.setCurrentCell(0, 1)
+    return table
+
+
 def shortcuts_help(w) -> None:
-    """Help ▸ Keyboard Shortcuts: a scrollable window (fits a 1024x700 screen; not modal)."""
+    """Help ▸ Keyboard Shortcuts: a scrollable window (fits a 1024x700 screen; not modal) holding
+    :func:`shortcuts_table`, which has the focus."""
     old = w.findChild(QDialog, "shortcutsDialog")
     if old is not None:
         old.close()
@@ -271,13 +304,12 @@ def shortcuts_help(w) -> None:
     dlg.setWindowTitle("Keyboard Shortcuts — Checkpoint Inspector")
     dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     lay = QVBoxLayout(dlg)
-    text = QTextBrowser()
-    text.setObjectName("shortcutsText")
-    text.setHtml(shortcuts_html(w))
-    lay.addWidget(text)
+    table = shortcuts_table(w)
+    lay.addWidget(table)
     box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
     box.rejected.connect(dlg.close)
     lay.addWidget(box)
     screen = w.screen().availableGeometry() if w.screen() is not None else None
-    dlg.resize(min(640, screen.width() - 40) if screen else 640, min(720, screen.height() - 60) if screen else 600)
+    dlg.resize(min(860, screen.width() - 40) if screen else 860, min(720, screen.height() - 60) if screen else 600)
     dlg.show()
+    table.setFocus()

@@ -9,7 +9,7 @@ Find and Edit Value) and moves between failures.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QItemSelectionModel, QObject
 from PySide6.QtWidgets import QApplication, QTreeView
 
 from inspector.checkpoint import Location
@@ -256,8 +256,17 @@ class SelectionRelay(QObject):
         """Select the root cause's verdict (and so its field and bytes) and focus the verdicts."""
         report = self.w.doc.report
         if report is not None and report.root_cause is not None:
+            # Focus first, then make the rule's row current: a row made current while the tree has the focus is
+            # told to a screen reader as the focused cell. The tree's own focus event is not: Orca 43.1 then asks
+            # the tree which cells are selected, and Qt 6.11 answers with the row above the selected one (it said
+            # "Root cause: 1 FAIL", the group). When the row is current already, the current row steps to its
+            # group and back (NoUpdate: the selection stays; a group row relays nothing).
+            view = self.w.findings_view
+            view.setFocus()
+            idx = self.w.findings_model.index_for_rule(report.root_cause.rule.id)
+            if idx.isValid() and view.currentIndex() == idx and idx.parent().isValid():
+                view.selectionModel().setCurrentIndex(idx.parent(), QItemSelectionModel.SelectionFlag.NoUpdate)
             self.select_rule(report.root_cause.rule.id)
-            self.w.findings_view.setFocus()
 
     def goto_failure(self, step: int) -> None:
         """Select the next (``+1``) or previous (``-1``) failing rule, wrapping around."""

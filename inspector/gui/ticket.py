@@ -22,6 +22,7 @@ from inspector.ticket import allowlist, build_ticket, gate_for, redact_payload, 
 
 from inspector.session.writing import remove_if_ours, write_new_file
 
+from .accessibility import announce
 from .jobs import start_job
 
 __all__ = ["ticket_inputs", "ticket_text", "copy_for_ticket", "ExportReportDialog", "export_dialog",
@@ -62,6 +63,7 @@ def copy_for_ticket(w) -> None:
     inputs = ticket_inputs(w.doc)
     if inputs is None:
         w.statusBar().showMessage("Nothing to copy yet: open a checkpoint (or wait for its verdict)", 5000)
+        announce(w, "Nothing to copy yet: open a checkpoint (or wait for its verdict)")
         return
     job = w.doc.jobs.new(lambda ctx: ticket_text(*inputs), "making the ticket report", lane="ticket")
 
@@ -69,12 +71,12 @@ def copy_for_ticket(w) -> None:
         if w.doc.jobs.current(j):
             QApplication.clipboard().setText(text)
             w.ticket_copied = text
-            w.statusBar().showMessage(
-                f"Ticket text copied ({len(text.splitlines())} lines, no checkpoint content): paste it into the ticket",
-                8000)
+            said = f"Ticket text copied ({len(text.splitlines())} lines, no checkpoint content): paste it into the ticket"
+            w.statusBar().showMessage(said, 8000)
+            announce(w, said)
 
     job.signals.finished.connect(done)
-    job.signals.failed.connect(lambda msg: w.statusBar().showMessage(msg, 8000))
+    job.signals.failed.connect(lambda msg: (w.statusBar().showMessage(msg, 8000), announce(w, msg, error=True)))
     w.statusBar().showMessage("Making the ticket report…")
     start_job(job)
 

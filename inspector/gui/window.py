@@ -17,7 +17,7 @@ from inspector.checkpoint import Verdict
 
 from . import dialogs, menus, style, summary, ticket, views
 from . import accessibility
-from .accessibility import announce_verdict
+from .accessibility import announce, announce_verdict, speak_expansion
 from .controllers.comparing import CompareController
 from .controllers.editing import EditController
 from .compact import CompactLayout
@@ -41,6 +41,10 @@ from .resume import ResumePanes
 from .roles import ObjectRole
 from .selection import SelectionRelay
 from .widgets.panes import Banner
+
+
+#: A load, scan or search still running after this long is said (milliseconds; then at each quarter).
+SAY_PROGRESS_AFTER_MS = 1500
 
 __all__ = ["MainWindow", "sample_paths"]
 
@@ -87,6 +91,9 @@ class MainWindow(QMainWindow):
         self._banners: dict[str, Banner] = {}
         self.presenter = Presenter(self)
         build_layout(self)
+        speak_expansion(self.findings_view, self, columns=(1, 0))  # "X-BYTES FAIL · root cause: collapsed"
+        for view in (self.snap_pane.view, self.resume_pane.view, self.desc_pane.view):
+            speak_expansion(view, self)
         self.folders = FolderController(self.doc, self.folder_model, self.loader, self, self.sessions_model)
         self.loader.folders = self.folders
         self.watch = FolderWatch(self.doc, self.folder_model, self.sessions_model, self)  # View ▸ Watch Folder
@@ -141,6 +148,7 @@ class MainWindow(QMainWindow):
         doc.notice.connect(self._notice)
         doc.noticeCleared.connect(self.clear_banner)
         doc.busy.connect(self._set_busy)
+        doc.spoken.connect(lambda text, error: announce(self, text, error=error))
         doc.opened.connect(self._opened)
         doc.failed.connect(lambda msg: emit(self.loadFailed, msg))
         doc.opening.connect(self._opening)
@@ -366,10 +374,20 @@ class MainWindow(QMainWindow):
             for w in (self.progress_label, self.progress, self.cancel_button):
                 w.setVisible(busy)
             self.act_stop.setEnabled(busy)  # Esc stops it (else Esc is the find bar's)
+            # a long load is said once it has run a while (a quick one would only make noise before its verdict),
+            # then at each quarter (its texts change too often to say each one)
+            self._spoken_quarter = -1
+            if busy:
+                QTimer.singleShot(SAY_PROGRESS_AFTER_MS, self, self._say_busy)
         if not busy:
             return
         if text != self.progress_label.text():
             self.progress_label.setText(text)
+            self.progress.setAccessibleName(f"Progress: {text}" if text else "Progress")
+        quarter = pct // 25 if pct >= 0 else -1
+        if 0 < quarter < 4 and quarter > self._spoken_quarter >= 0:  # a long load's progress, said every quarter
+            self._spoken_quarter = quarter
+            announce(self, f"{quarter * 25} percent")
         if pct < 0:
             if self.progress.maximum() != 0:
                 self.progress.setRange(0, 0)
@@ -383,6 +401,14 @@ class MainWindow(QMainWindow):
                 self.progress.setUpdatesEnabled(False)
                 self.progress.setValue(pct)
                 self.progress.setUpdatesEnabled(True)
+
+    def _say_busy(self) -> None:
+        """Say what is still running (:data:`SAY_PROGRESS_AFTER_MS` after it started), and that Esc cancels it."""
+        if self.cancel_button.isHidden() or self._spoken_quarter != -1:
+            return
+        self._spoken_quarter = 0
+        text = self.progress_label.text()
+        announce(self, (text or "Working…") + ("" if "Esc" in text else " Esc cancels."))
 
     def _opening(self, names: str):
         self.header.set_verdict(f"Opening {names}…", Verdict.NOT_REACHED, False)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from inspector.gui import accessibility  # noqa: E402
 
-from .conftest import GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
+from .conftest import CASES, GOLDEN_D, GOLDEN_P, SAMPLES, open_and_wait  # noqa: E402
 from .test_resume_panes import RICH  # noqa: E402
 
 R, T = QAccessible.Role, QAccessible.Text
@@ -91,17 +91,24 @@ def test_tab_leaves_the_digests_table_for_the_next_pane(qtbot, window):
     assert view.currentIndex().row() == row
 
 
-def test_a_new_verdict_is_announced_once(qtbot, window, monkeypatch):
+def test_every_new_verdict_is_said_even_when_its_words_repeat_and_never_twice(qtbot, window, monkeypatch):
     said = []
     monkeypatch.setattr(QAccessible, "isActive", staticmethod(lambda: True))
     monkeypatch.setattr(accessibility.QAccessible, "updateAccessibility", staticmethod(
         lambda e: said.append((type(e).__name__, e.message(), e.politeness()))
         if isinstance(e, QAccessibleAnnouncementEvent) else None))
+    verified = "VERIFIED: the reference accepts this checkpoint"
     open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
-    window._update_verdict_display()  # the same verdict again: not said twice
-    assert said == [("QAccessibleAnnouncementEvent", "VERIFIED: the reference accepts this checkpoint",
-                     QAccessible.AnnouncementPoliteness.Polite)]
-    assert window.status_label.accessibleName() == "VERIFIED: the reference accepts this checkpoint"
+    qtbot.waitUntil(lambda: len(said) == 1, timeout=3000)
+    assert said == [("QAccessibleAnnouncementEvent", verified, QAccessible.AnnouncementPoliteness.Polite)]
+    window.resize(window.width() - 40, window.height())  # a relayout: nothing new to say
+    QTest.qWait(accessibility.SETTLE_MS + 200)
+    assert len(said) == 1
+    # a second checkpoint with the same verdict line is said again (it used to be silent)
+    open_and_wait(qtbot, window, [CASES / "01-valid.payload.json", CASES / "01-valid.descriptor.json"])
+    qtbot.waitUntil(lambda: len(said) == 2, timeout=3000)
+    assert said[1][1] == verified
+    assert window.status_label.accessibleName() == verified
 
 
 def _caret_line(iface) -> str:

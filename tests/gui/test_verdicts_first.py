@@ -15,6 +15,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from inspector.checkpoint.analysis.story import plain_of  # noqa: E402
 from inspector.checkpoint import verify
 from inspector.checkpoint.read.fastpath import layout_spans
 from inspector.gui import summary
@@ -188,7 +189,7 @@ def test_the_window_shows_the_verdicts_while_the_trees_are_read(qtbot, window, h
     title, index, placeholder, page, findings, ticket = seen[0]
     assert index is None and placeholder == READING and page == 1 and findings and ticket
     assert not trees  # the trees wait for their index
-    final_title = "NOT VERIFIED: " + window.doc.report.root_cause.rule.plain.meaning
+    final_title = "NOT VERIFIED: " + plain_of(window.doc.report.root_cause, window.doc.report).meaning
     assert title == final_title
     with qtbot.waitSignal(window.analysisReady, timeout=30000):
         childhooks.release(held)
@@ -212,7 +213,7 @@ def test_esc_after_the_verdicts_says_the_trees_were_not_read(qtbot, window, held
     qtbot.waitUntil(lambda: window.banner_text("info") == "Loading was cancelled.", timeout=30000)
     report = window.doc.report
     assert report is not None and report.root_cause.rule.id == "X-BYTES"  # the verdicts stay
-    assert summary.verdict_text(window.doc).title == "NOT VERIFIED: " + report.root_cause.rule.plain.meaning
+    assert summary.verdict_text(window.doc).title == "NOT VERIFIED: " + plain_of(report.root_cause, report).meaning
     for pane in (window.snap_pane, window.resume_pane):
         assert pane.stack.currentIndex() == 1
         assert pane.placeholder.text() == ("Loading was cancelled before the payload's tree was read. "

@@ -82,6 +82,7 @@ class FolderController(QObject):
         self.job = None
         self.doc.set_busy(False)
         self.doc.say("info", "info", "The folder scan was cancelled; the rows found so far are listed.")
+        self.doc.speak("The folder scan was cancelled; the rows found so far are listed.")
 
     def _done(self, folder, rows, series=()):
         """Summarise a folder scan; ``scanned`` carries the number of checkpoints (not counting
@@ -102,11 +103,12 @@ class FolderController(QObject):
             other_text = ""
         where = display_path(folder)
         if not checkpoints:
-            self.doc.say("info", "info", f"No checkpoint payload or descriptor was found in {where}.{other_text}")
+            said = f"No checkpoint payload or descriptor was found in {where}.{other_text}"
         else:
-            self.doc.say("info", "info",
-                         f"{len(checkpoints)} checkpoint(s) in {where}: {len(checkpoints) - bad} verified, "
-                         f"{bad} not verified.{other_text} Double-click one to open it.")
+            said = (f"{len(checkpoints)} checkpoint(s) in {where}: {len(checkpoints) - bad} verified, "
+                    f"{bad} not verified.{other_text} Double-click one to open it.")
+        self.doc.say("info", "info", said)
+        self.doc.speak(said)
         emit(self.scanned, len(checkpoints))
 
     def open_row(self, row) -> str | None:

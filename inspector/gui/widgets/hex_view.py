@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QHBoxLayout, QLabel, 
 from inspector.checkpoint import Verdict
 
 from .. import style
-from ..accessibility import content_changed
+from ..accessibility import announce, content_changed
 from ..qtcompat import emit
 from .keys import claims_escape
 
@@ -253,6 +253,7 @@ class HexView(QAbstractScrollArea):
         off, why = parse_offset(self.goto_edit.text(), len(self._data or b""))
         if off is None:
             self.goto_message.setText(why or "no file")  # said in place: no dialog
+            announce(self.window(), why or "no file", error=True)
             self._place_goto()  # the message may need a second line
             return
         self._goto_bar.hide()
@@ -287,6 +288,8 @@ class HexView(QAbstractScrollArea):
 
     def _say(self, text: str) -> None:
         self.goto_message.setText(text)
+        if text:
+            announce(self.window(), text)
         self._place_goto()
 
     def _find_entered(self, step: int) -> None:

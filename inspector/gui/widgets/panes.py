@@ -107,6 +107,9 @@ class Banner(QFrame):
             bg = c.lighter(185) if not style.is_dark() else c.darker(300)
         pal.setColor(QPalette.ColorRole.Window, bg)
         self.setPalette(pal)
+        # what a screen reader says of it (an error banner's role is Notification: it is spoken when it appears,
+        # inspector.gui.accessibility.NotificationAccessible)
+        self.setAccessibleName(text)
 
     @property
     def text(self) -> str:
