@@ -101,7 +101,8 @@ class FileOpenFilter(QObject):
 
 def show_font_notice(window: MainWindow) -> str | None:
     """If a script's sample falls back to the missing-glyph box, say so in a non-blocking banner
-    (``fonts``) naming the scripts and the package to install; returns the text or ``None``."""
+    (``fonts``) naming the scripts and the package to install, and on stderr (the banner may be boxes too);
+    returns the text or ``None``."""
     from . import fonts
 
     problems = fonts.coverage_problems()
@@ -109,6 +110,14 @@ def show_font_notice(window: MainWindow) -> str | None:
         return None
     text = "FONTS — " + fonts.notice_text(problems)
     window.show_banner("fonts", "info", text)
+    # also on stderr: with no usable font the banner itself is drawn in boxes (a windowed Windows start has no
+    # stderr: sys.stderr is None there)
+    if sys.stderr is not None:
+        try:
+            sys.stderr.write(f"checkpoint-inspector: {text}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
     return text
 
 

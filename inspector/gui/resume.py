@@ -197,10 +197,14 @@ class ResumePanes(QObject):
         for wdg in (QLabel("x:"), self.mode_seq, self.mode_time, fit):
             cl.addWidget(wdg)
         self.timeline_controls = corner
-        window_bg = corner.palette().color(corner.palette().ColorRole.Window)
+        pal = corner.palette()
+        # what the legend's text may be drawn on: the window, the tab page (the style paints it a shade off the
+        # window: the legend read 3.69-4.18:1 in dark palettes when only the window was asked), the rows, buttons
+        grounds = [pal.color(r) for r in (pal.ColorRole.Window, pal.ColorRole.Base, pal.ColorRole.Button)]
+        grounds += [grounds[0].lighter(115), grounds[0].darker(115)]
 
-        def ink(c: str) -> str:  # legend text readable on the window, light or dark (WCAG AA 4.5:1, issue 25)
-            return style.readable(c, window_bg, 4.5).name()
+        def ink(c: str) -> str:  # legend text readable on all of them, light or dark (WCAG AA 4.5:1)
+            return style.readable_on_all(c, grounds, 4.5).name()
 
         legend_html = "  ".join(f"<span style='color:{ink(CATEGORY_COLOURS[c])}'>{sym} {c}</span>" for c, sym in (
             ("run", "┃"), ("turn", "│"), ("tool", "╵"), ("model", "╷"), ("cognitive", "◆"), ("error", "✕"))) \

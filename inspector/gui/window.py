@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 from inspector.checkpoint import Verdict
 
 from . import dialogs, menus, style, summary, ticket, views
-from . import accessibility
+from . import accessibility, focus
 from .accessibility import announce, announce_verdict, speak_expansion
 from .controllers.comparing import CompareController
 from .controllers.editing import EditController
@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
         accessibility.install()  # the bytes views and the timeline read their content to screen readers
+        focus.install()  # focus frames you can see, a selection that reads (WCAG 2.2)
         self.settings = settings or QSettings()
         self.recent_files = RecentFiles(self.settings)
         self.setWindowTitle(summary.APP)
@@ -272,6 +273,22 @@ class MainWindow(QMainWindow):
                 default_dock_sizes(self)
                 self._default_state = self.saveState()
             self.compact.update()
+            QTimer.singleShot(0, self, self._fit_screen)
+
+    def _fit_screen(self) -> None:
+        """Keep the window on its screen: a first start at 200 % on a 1080-line screen opened 562 px tall on 540
+        (the docks' minimums before the compact layout applied); once laid out it fits, so it is made to."""
+        screen = self.screen()
+        if screen is None or self.isMaximized() or self.isFullScreen():
+            return
+        avail = screen.availableGeometry()
+        frame = self.frameGeometry().size() - self.size()  # (the title bar and borders a window manager adds)
+        width = min(self.width(), avail.width() - frame.width())
+        height = min(self.height(), avail.height() - frame.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(max(width, self.minimumSizeHint().width()), max(height, self.minimumSizeHint().height()))
+        if not avail.contains(self.frameGeometry().topLeft()):
+            self.move(avail.topLeft())
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

@@ -11,13 +11,18 @@ MAX_RECENT = 10
 
 
 class RecentFiles:
-    """The path sets opened last, newest first, stored as JSON under ``recent`` in ``settings`` (a QSettings)."""
+    """The path sets opened last, newest first, stored as JSON under ``recent`` in ``settings`` (a QSettings).
+
+    Windows of two processes share the list: each read and each change first takes what the other wrote
+    (``settings.sync()``), and a change is written at once, so closing one window (which syncs its settings)
+    never puts back a list without the other's entries."""
 
     def __init__(self, settings):
         self.settings = settings
 
     def items(self) -> list[list[str]]:
-        """Recently opened path sets, newest first."""
+        """Recently opened path sets, newest first (as stored now: another process's additions included)."""
+        self._sync()
         raw = self.settings.value("recent", "[]")
         try:
             items = json.loads(raw) if isinstance(raw, str) else []
@@ -31,9 +36,17 @@ class RecentFiles:
         items = [i for i in self.items() if i != paths]
         items.insert(0, paths)
         self.settings.setValue("recent", json.dumps(items[:MAX_RECENT]))
+        self._sync()
 
     def clear(self) -> None:
+        """Forget every entry (for every window)."""
         self.settings.setValue("recent", "[]")
+        self._sync()
+
+    def _sync(self) -> None:
+        sync = getattr(self.settings, "sync", None)  # (a QSettings; a plain mapping in some tests)
+        if sync is not None:
+            sync()
 
 
 def recent_labels(items: list[list[str]], name=os.path.basename) -> list[str]:

@@ -34,7 +34,7 @@ def test_a_latin_only_font_draws_cjk_as_the_missing_glyph_box(qapp):
         "(Fedora: sudo dnf install google-noto-sans-cjk-fonts google-noto-color-emoji-fonts)")
 
 
-def test_start_up_notice_names_the_missing_scripts_and_packages(qapp, window):
+def test_start_up_notice_names_the_missing_scripts_and_packages(qapp, window, capsys):
     assert gui_app.show_font_notice(window) is None
     assert window.banner_text("fonts") is None
     saved = QApplication.font()
@@ -46,6 +46,8 @@ def test_start_up_notice_names_the_missing_scripts_and_packages(qapp, window):
     assert text.startswith("FONTS — no installed font draws CJK (12 of 12 sample characters), emoji")
     assert window.banner_text("fonts") == text
     assert window.isEnabled()  # a banner, not a modal dialog
+    # and on stderr, where it reads even when no font draws the banner
+    assert capsys.readouterr().err == f"checkpoint-inspector: {text}\n"
 
 
 def test_file_open_events_open_the_files_as_one_pair(qtbot, window):

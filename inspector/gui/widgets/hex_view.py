@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QHBoxLayout, QLabel, 
 from inspector.checkpoint import Verdict
 
 from .. import style
+from ..focus import paint_focus_frame
 from ..accessibility import announce, content_changed
 from ..qtcompat import emit
 from .keys import claims_escape
@@ -400,6 +401,14 @@ class HexView(QAbstractScrollArea):
 
     # -- painting -----------------------------------------------------------------------------
     def paintEvent(self, event):
+        self._paint()
+        if self.hasFocus():  # the pane's focus frame, 3:1 on its background (inspector/gui/focus.py)
+            p = QPainter(self.viewport())
+            pal = self.palette()
+            paint_focus_frame(p, self.viewport().rect(), pal, pal.color(QPalette.ColorRole.Base))
+            p.end()
+
+    def _paint(self):
         p = QPainter(self.viewport())
         pal = self.palette()
         p.fillRect(self.viewport().rect(), pal.color(QPalette.ColorRole.Base))

@@ -221,7 +221,9 @@ class VerdictHeader(QFrame):
         lay.setContentsMargins(8, 6, 8, 6)
         self.icon = QLabel()
         lay.addWidget(self.icon)
-        self.title = ElidedLabel("No checkpoint open", lines=2)  # the plain-language sentence needs room
+        # the plain-language sentence needs room: two lines, a third where the window is narrow (at 1024 px it was
+        # cut: "...from different checkpoi…"); a line is only taken when the text needs it
+        self.title = ElidedLabel("No checkpoint open", lines=3)
         f = self.title.font()
         f.setPointSizeF(f.pointSizeF() * 1.3)
         f.setBold(True)

@@ -30,6 +30,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip
 
 from inspector.session.visible import visible
+from ..focus import paint_focus_frame
 from .timeline_text import TimelineWords
 from .timeline_paint import (  # noqa: F401 (CATEGORY_COLOURS and the sizes are the view's too)
     _AXIS_H, _CAT, _HEADER_W, _LANE_H, _MARGIN, CATEGORY_COLOURS, _mark, _nice_step, colour_on, first_per_column,
@@ -393,10 +394,8 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
             self._paint_lane(p, i, tl.lanes[i], w, fm)
         p.setClipping(False)
         self._paint_axis(p, w, fm)
-        if self.hasFocus():  # a visible focus indicator (the pane looked the same focused and not)
-            p.setPen(QPen(pal.color(pal.ColorRole.Highlight), 2))
-            p.setBrush(Qt.BrushStyle.NoBrush)
-            p.drawRect(QRectF(1, 1, w - 2, h - 2))
+        if self.hasFocus():  # a visible focus indicator, 3:1 on the lanes (inspector/gui/focus.py)
+            paint_focus_frame(p, self.viewport().rect(), pal, pal.color(pal.ColorRole.Base))
 
     def _paint_axis(self, p, w, fm):
         pal = self.palette()

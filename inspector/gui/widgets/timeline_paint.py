@@ -6,6 +6,7 @@ is drawn: the passes are found by bisection over a lane's pass boundaries."""
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from functools import lru_cache
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPen, QPolygonF
@@ -29,6 +30,18 @@ _MARGIN = 14
 _PASS = (21, 101, 192)  # the passes' blue (the turn marks' colour)
 
 
+def mark_backgrounds(bg: QColor) -> tuple[QColor, QColor, QColor]:
+    """What a mark of a lane with background ``bg`` is drawn on: the lane, a pass's band and its model call's band
+    (:func:`paint_passes`: the passes' blue at alpha 28 and 90)."""
+    return (bg, style.over(_PASS, bg, 28), style.over(_PASS, bg, 90))
+
+
+@lru_cache(maxsize=256)
+def _mark_colour(cat: str, bg_rgb: int) -> QColor:
+    """A mark's colour on a lane of background ``bg_rgb`` (once per category and background: marks are many)."""
+    return style.readable_on_all(CATEGORY_COLOURS[cat], mark_backgrounds(QColor.fromRgb(bg_rgb)), 3.0)
+
+
 def colour_on(colour, bg: QColor, minimum: float = 3.0) -> QColor:
     """``colour`` (a ``#rrggbb`` string, a ``QColor`` or an ``(r, g, b)`` tuple) readable on the lane background
     ``bg``: WCAG contrast at least ``minimum`` (3 for marks, 4.5 for text; issue 25), from the palette's light
@@ -45,7 +58,8 @@ def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: fl
     top (pixels); ``w``: the viewport width (pixels); ``bg``: the lane's background (the labels' contrast);
     ``pass_values``: ``values`` at each pass's first event when known (``Lane.pass_seq``/``pass_ts``)."""
     rounds, models = lane.rounds, lane.models
-    label = colour_on(_PASS, bg if bg is not None else QColor("white"), 4.5)
+    under = bg if bg is not None else QColor("white")
+    label = style.readable_on_all(QColor(*_PASS), (under, style.over(_PASS, under, 28)), 4.5)  # (drawn on the band)
     starts, ends = rounds[1::3], rounds[2::3]  # C-speed slices; passes are disjoint and in order
     k_lo, k_hi = (bisect_left(ends, visible[0]), bisect_right(starts, visible[1])) if visible else (0, len(starts))
     if k_hi - k_lo > max(1, w - _HEADER_W) // _LOD_PX:  # more passes than pixels can tell apart (issue 25)
@@ -161,7 +175,10 @@ def paint_tools(p, lane, values, x_of, top: float, w: int, bg: QColor | None = N
 
 
 def _mark(p, cat, x, top, mid, bg: QColor | None = None):
-    colour = colour_on(CATEGORY_COLOURS[cat], bg if bg is not None else QColor("white"))
+    under = bg if bg is not None else QColor("white")
+    # readable on the lane and on the pass bands it may fall in (the model call's band is the darkest: a grey mark
+    # read 2.72:1 there when only the lane was asked)
+    colour = _mark_colour(cat, under.rgb())
     p.setPen(QPen(colour, 2 if cat in ("run", "turn", "error") else 1))
     if cat == "run":
         p.drawLine(QPointF(x, top + 3), QPointF(x, top + _LANE_H - 3))
