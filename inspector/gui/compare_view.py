@@ -84,10 +84,20 @@ class DiffTreeModel(JsonTreeModel):
         return super().data(index, role)
 
 
+def side_names(result) -> tuple[str, str]:
+    """What the two sides of a comparison are called: ``A (earlier)`` and ``B (later)`` when B is later in the
+    session's history (FORMAT.md 4.18: the earlier export is always A), else ``A`` and ``B`` (the same history,
+    a fork, two sessions, two descriptors: neither is old or new)."""
+    order = getattr(result, "order", None)
+    if order is not None and order.order == "later":
+        return "A (earlier)", "B (later)"
+    return "A", "B"
+
+
 class ChangeListModel(RowsTableModel):
     """The changes (:class:`.compare_engine.ChangeRow`) as a table."""
 
-    COLUMNS = ("Change", "Item", "A (old)", "B (new)", "Stale in the descriptor")
+    COLUMNS = ("Change", "Item", "A", "B", "Stale in the descriptor")
 
     @property
     def rows(self) -> list:
@@ -153,7 +163,7 @@ class CompareWindow(JobWindow):
         panes = QSplitter(Qt.Orientation.Horizontal)
         for side, (model, tree, header) in enumerate(zip(self.models, self.trees, self.headers)):
             tree.setModel(model)
-            tree.setAccessibleName(f"Tree of {'A (old)' if side == 0 else 'B (new)'}")
+            tree.setAccessibleName(f"Tree of {'AB'[side]}")
             header.setObjectName(f"compareHeader{'AB'[side]}")
             header.setWordWrap(True)
             header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -242,6 +252,7 @@ class CompareWindow(JobWindow):
                 marks[0][row.a_pointer] = row.op
             if row.b_pointer is not None:
                 marks[1][row.b_pointer] = row.op
+        names = side_names(r)
         for side, (model, s, tree) in enumerate(zip(self.models, (r.a, r.b), self.trees)):
             model.source = s.role  # a tree of a descriptor locates descriptor bytes
             model.set_document(s.data, s.index)
@@ -249,8 +260,9 @@ class CompareWindow(JobWindow):
             tree.setColumnWidth(0, 240)
             tree.setColumnWidth(1, 230)
             word = "PASS" if s.ok else "FAIL"
+            self.trees[side].setAccessibleName(f"Tree of {names[side]}")
             self.headers[side].setText(
-                f"<b>{'A (old)' if side == 0 else 'B (new)'}: {_esc(display_name(s.path))}</b> "
+                f"<b>{names[side]}: {_esc(display_name(s.path))}</b> "
                 f"({s.role}, {s.size:,} bytes)<br>{word}: {_esc(s.verdict)}"
                 + (f"<br>not JSON: {_esc(s.parse_error)}" if s.parse_error else ""))
             self.headers[side].setToolTip(s.verdict)
@@ -261,7 +273,8 @@ class CompareWindow(JobWindow):
         else:
             text = f"<b>{_esc(r.summary)}</b>{more}"
         comps = "; ".join(f"{name} digest {'changed' if changed else 'same'}" for name, _a, _b, changed in r.components)
-        self.summary.setText(text + (f"<br>{_esc(comps)}" if comps else ""))
+        order = f"<br>{_esc(r.order.sentence)}" if r.order is not None else ""
+        self.summary.setText(text + (f"<br>{_esc(comps)}" if comps else "") + order)
         self.change_model.set_rows(r.rows)
         self.statusBar().showMessage(f"{r.total:,} change{'s' if r.total != 1 else ''} ({r.seconds:.1f} s)")
         self.ready.emit()

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from inspector import checkpoint
 from inspector.checkpoint.safeopen import open_regular, read_fd
 
+import orjson
+
+from inspector.session.series import HistoryOrder, history_order
 from inspector.session.engine import PROCESS_THRESHOLD, Cancelled, UserError, ensure_worker
 from inspector.session.lazyjson import BIG, ScanError, SpanIndex, build_index
 from inspector.session.workers import ChildTask, child_index, read_file
@@ -76,6 +79,9 @@ class CompareResult:
     index_map: dict = field(default_factory=dict)
     bytes_equal: bool = False
     seconds: float = 0.0
+    #: Two payloads: how they stand in their session's history (:class:`~inspector.session.series.HistoryOrder`;
+    #: A is the earlier when one is later), else ``None``.
+    order: object = None
 
     def comparison(self):
         """A :class:`~inspector.checkpoint.analysis.compare.Comparison` carrying only the alignment
@@ -160,7 +166,16 @@ def _compare_bytes(a: bytes, b: bytes, role: str, sizes: tuple[int, int]) -> dic
     """Verdicts and comparison of two byte strings: a picklable dict (worker thread or process)."""
     from inspector.checkpoint.analysis.compare import compare_documents
 
-    out = {"verdicts": [_verdict(role, d, n) for d, n in ((a, sizes[0]), (b, sizes[1]))]}
+    out = {"verdicts": [_verdict(role, d, n) for d, n in ((a, sizes[0]), (b, sizes[1]))], "swapped": False,
+           "order": None}
+    if role == "payload":  # the earlier export is A, the later B, whichever was picked first (FORMAT.md 4.18)
+        order = _order(a, b)
+        out["order"] = order
+        if order.order == "earlier":
+            a, b = b, a
+            out["swapped"] = True
+            out["verdicts"].reverse()
+            out["order"] = HistoryOrder("later", order.sentence.replace("A is later than B", "B is later than A"))
     try:
         c = compare_documents(a, b, role)
     except checkpoint.SerdeError as e:
@@ -169,6 +184,15 @@ def _compare_bytes(a: bytes, b: bytes, role: str, sizes: tuple[int, int]) -> dic
     out.update(rows=_rows(c, a, b), total=len(c.changes), summary=c.summary(), bytes_equal=c.bytes_equal,
                components=[(d.name, d.old, d.new, d.changed) for d in c.components], index_map=c.index_map)
     return out
+
+
+def _order(a: bytes, b: bytes) -> HistoryOrder:
+    """:func:`~inspector.session.series.history_order` of two payload files' bytes (``unknown`` when one does
+    not decode as JSON)."""
+    try:
+        return history_order(orjson.loads(a), orjson.loads(b))
+    except orjson.JSONDecodeError:
+        return history_order(None, None)
 
 
 def _child_compare(conn, path_a: str, path_b: str, role: str) -> dict:
@@ -274,12 +298,14 @@ def compare_paths(paths: list[str], *, progress=None, cancel=None) -> CompareRes
         out = _compare_bytes(fa.data, fb.data, fa.role, (fa.size, fb.size))
     if cancel():
         raise Cancelled()
+    if out.get("swapped"):  # B was the earlier export: it is shown as A
+        sides.reverse()
     for side, (text, ok, rule) in zip(sides, out["verdicts"]):
         side.verdict, side.ok, side.rule = text, ok, rule
     if "error" in out:
         raise UserError(out["error"])
     return CompareResult(sides[0], sides[1], fa.role, out["rows"], out["total"], out["summary"], out["components"],
-                         out["index_map"], out["bytes_equal"], time.perf_counter() - t0)
+                         out["index_map"], out["bytes_equal"], time.perf_counter() - t0, out.get("order"))
 
 
 def _child_canonical(conn, path: str, kind: str):

@@ -30,7 +30,8 @@ from inspector.checkpoint.analysis.resumability import RESUMABLE
 from inspector.session.folderscan import FolderRow
 from inspector.session.sources import is_url, shown_location
 
-__all__ = ["Series", "SeriesEntry", "Gap", "Fork", "group_series", "later", "series_json", "series_text"]
+__all__ = ["Series", "SeriesEntry", "Gap", "Fork", "group_series", "later", "history_order", "HistoryOrder", "series_json",
+           "series_text"]
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,48 @@ def later(b: dict, a: dict) -> bool:
             return False
         more = more or other > seq
     return more
+
+
+@dataclass(frozen=True)
+class HistoryOrder:
+    """How two payloads' exports stand in their session's history (FORMAT.md 4.18 "Order is history, never a
+    clock"): ``order`` is ``"later"`` (B is later than A), ``"earlier"`` (A is later than B), ``"same"`` (the
+    same history), ``"diverged"`` (one session, neither later: a fork), ``"sessions"`` (two sessions: no order) or
+    ``"unknown"`` (a side does not decode); ``sentence`` says so in words (ids through
+    :func:`~inspector.session.visible.visible`)."""
+
+    order: str
+    sentence: str
+
+
+def history_order(a, b) -> HistoryOrder:
+    """The order of decoded payloads ``a`` and ``b`` (dicts, else anything: ``unknown``) by their runs' largest
+    retained sequences (:func:`later`; never ``checkpoint_ms``, a host's clock)."""
+    from inspector.session.folderscan import _history
+    from inspector.session.visible import visible
+
+    def session(p):
+        snap = p.get("snapshot") if isinstance(p, dict) else None
+        ses = snap.get("session") if isinstance(snap, dict) else None
+        return (ses.get("id") if isinstance(ses, dict) else None), (snap.get("run_records") if isinstance(snap, dict)
+                                                                     else None)
+
+    (sa, ra), (sb, rb) = session(a), session(b)
+    if not isinstance(a, dict) or not isinstance(b, dict) or sa is None or sb is None:
+        return HistoryOrder("unknown", "The order of the two cannot be told: a side is not a decoded payload.")
+    if sa != sb:
+        return HistoryOrder("sessions", f"A and B are exports of two sessions ({visible(str(sa))}, "
+                                        f"{visible(str(sb))}): neither is earlier.")
+    ha, hb = _history(ra)[0], _history(rb)[0]
+    if ha == hb:
+        return HistoryOrder("same", "A and B record the same history (the same runs, the same last sequences).")
+    if later(hb, ha):
+        return HistoryOrder("later", "B is later than A in the session's history (its runs' last event sequences).")
+    if later(ha, hb):
+        return HistoryOrder("earlier", "A is later than B in the session's history (its runs' last event "
+                                       "sequences).")
+    return HistoryOrder("diverged", "A and B have diverged: neither is later than the other (a fork of the "
+                                    "session).")
 
 
 def _key(history: dict) -> tuple[int, int]:

@@ -322,3 +322,30 @@ def test_the_change_list_shows_the_files_spelling_of_each_value(qtbot, window, t
     assert _pointer(win.trees[1]) == "/snapshot/session/context_usage/percent"
     assert "100.50" in win.trees[1].currentIndex().siblingAtColumn(1).data()
     win.close()
+
+
+SERIES = __import__("pathlib").Path(__file__).resolve().parents[1] / "session" / "data" / "series"
+
+
+def test_the_earlier_export_is_a_whichever_was_dropped_first(qtbot, window):
+    """FORMAT.md 4.18: order is history, never a clock. clock-skew's p3 was written by a host whose clock ran
+    behind (an earlier checkpoint_ms than p2's); dropped first, it is still B, the later, and p2 is A."""
+    p2, p3 = SERIES / "clock-skew" / "p2.payload.json", SERIES / "clock-skew" / "p3.payload.json"
+    lr = [orjson.loads(p.read_bytes())["logical_resume"] for p in (p2, p3)]
+    assert lr[1]["checkpoint_ms"] < lr[0]["checkpoint_ms"] and lr[1]["turn"] > lr[0]["turn"]
+    win = _opened(qtbot, window, lambda: _drop(window, [p3, p2]))
+    assert win.headers[0].text().startswith("<b>A (earlier): p2.payload.json</b>")
+    assert win.headers[1].text().startswith("<b>B (later): p3.payload.json</b>")
+    summary = win.summary.text()
+    assert "added" in summary.split("<br>")[0] and "removed" not in summary.split("<br>")[0]
+    assert __import__("html").unescape(summary).endswith(
+        "B is later than A in the session's history (its runs' last event sequences).")
+    win.close()
+
+
+def test_a_fork_has_no_earlier_side(qtbot, window):
+    x, y = SERIES / "diverged-runs" / "x.payload.json", SERIES / "diverged-runs" / "y.payload.json"
+    win = _opened(qtbot, window, lambda: _drop(window, [y, x]))
+    assert win.headers[0].text().startswith("<b>A: y.payload.json</b>")  # as dropped: neither is older
+    assert "A and B have diverged: neither is later than the other (a fork of the session)." in win.summary.text()
+    win.close()
