@@ -38,7 +38,7 @@ def _cells(pane, row):
 def test_rows_are_the_events_with_their_pass_and_summary(qtbot, window):
     pane = _events(qtbot, window)
     assert window.resume_panes.tabs.tabText(3) == "Events"
-    assert pane.model.rowCount() == 19 and pane.count.text() == "19 events"
+    assert pane.model.rowCount() == 20 and pane.count.text() == "19 events"  # and the resume boundary's row
     assert _cells(pane, 0) == ["0", "2026-08-29 10:40:00.010", "run-1", "–", "agent_start", ""]
     assert _cells(pane, 3) == ["3", "2026-08-29 10:40:00.040", "run-1", "P1", "turn_start", "turn 1"]  # the retry
     assert _cells(pane, 10) == ["10", "2026-08-29 10:40:00.110", "run-1", "P1", "tool_end", "bash(toolu_1) exit 0"]
@@ -57,7 +57,7 @@ def test_filter_by_kind_and_text(qtbot, window):
     QTest.keyClicks(pane.text, "p2")
     assert [_cells(pane, r)[0] for r in range(pane.model.rowCount())] == [str(s) for s in range(11, 19)]
     pane.text.clear()
-    assert pane.model.rowCount() == 19
+    assert pane.model.rowCount() == 20  # the 19 events and the resume boundary's row
 
 
 def test_a_row_selects_the_event_in_the_picture_the_tree_and_the_bytes(qtbot, window):
@@ -116,7 +116,7 @@ def test_each_word_of_the_filter_must_match_and_the_kind_list_has_the_kinds_pres
     the Kind list offers the kinds these events have, not every kind of the format."""
     pane = _events(qtbot, window)
     kinds = [pane.kind.itemText(i) for i in range(pane.kind.count())]
-    lane_kinds = {pane.model.timeline.lanes[0].kind_name(e) for e in range(pane.model.rowCount())}
+    lane_kinds = {pane.model.timeline.lanes[0].kind_name(e) for e in range(pane.model.timeline.event_total)}
     assert kinds[0] == "All kinds" and sorted(kinds[1:]) == sorted(lane_kinds) and len(kinds) - 1 < 20
     pane.text.setFocus()
     QTest.keyClicks(pane.text, "run-1 p2 tool")
@@ -136,4 +136,41 @@ def test_a_filter_set_on_one_checkpoint_is_cleared_for_the_next(qtbot, window):
     open_and_wait(qtbot, window, live)
     qtbot.waitUntil(lambda: pane.model.timeline is not None and pane.model.rowCount() > 0)
     assert pane.text.text() == "" and pane.kind.currentIndex() == 0
-    assert pane.model.rowCount() == pane.model.timeline.event_total and pane.count.text().endswith(" events")
+    assert pane.model.rowCount() == pane.model.timeline.event_total + 1  # (and the boundary's row)
+    assert pane.count.text() == f"{pane.model.timeline.event_total} events"
+
+
+def test_the_resume_boundary_has_its_row_after_the_last_event_of_its_pass(qtbot, window):
+    """FORMAT.md 4.17: the boundary sits after the last event of pass ``logical_resume.turn`` of the source run
+    (scenario 02: after sequence 18, the pane's last event). End reaches it; selecting it selects no event."""
+    pane = _events(qtbot, window)
+    pane.view.setFocus()
+    QTest.keyClick(pane.view, Qt.Key.Key_Home)
+    QTest.keyClick(pane.view, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    row = pane.view.currentIndex().row()
+    assert row == 19 and pane.model.is_boundary(row)
+    assert _cells(pane, row) == ["", "", "run-1", "P2", "resume boundary",
+                                 "▌ the resume continues here, after pass 2 of this run (the loop checkpoint)"]
+    assert _cells(pane, row - 1)[0] == "18"  # scenarios.jsonl: boundary ["run-1", 18]
+    assert pane.model.row_of(0, 18) == 18 and pane.model.event_at(18) == (0, 18)
+    # a filter hides it (its rows are events)
+    pane.text.setText("P2")
+    assert not any(pane.model.is_boundary(r) for r in range(pane.model.rowCount()))
+
+
+def test_a_boundary_before_later_events_shifts_their_rows(qtbot, window):
+    open_and_wait(qtbot, window, [SCENARIOS / "06-earlier-run-finished.payload.json",
+                                  SCENARIOS / "06-earlier-run-finished.descriptor.json"])
+    pane = window.resume_panes.events
+    window.resume_panes.dock.show()
+    window.resume_panes.tabs.setCurrentIndex(3)
+    qtbot.waitUntil(lambda: pane.model.rowCount() > 0)
+    m = pane.model
+    row, lane = m.boundary
+    assert m.timeline.lanes[lane].id == "run-2"  # scenarios.jsonl: boundary ["run-2", 8]
+    assert _cells(pane, row - 1)[2] == "run-2" and _cells(pane, row - 1)[0] == "8"
+    assert m.rowCount() == m._offsets[-1] + 1
+    for r in (row - 1, row + 1, m.rowCount() - 1):
+        if r < m.rowCount() and not m.is_boundary(r):
+            lane_i, e = m.event_at(r)
+            assert m.row_of(lane_i, e) == r

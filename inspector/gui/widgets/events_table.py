@@ -101,6 +101,9 @@ class EventsModel(QAbstractTableModel):
         self._rows: array | None = None  # filtered row keys, or None for every event
         self.summary = None
         self._summaries: dict = {}
+        #: ``(row, lane)`` of the resume boundary's row (after the source run's last event of pass
+        #: ``logical_resume.turn``, FORMAT.md 4.17), shown while no filter is set; else ``None``.
+        self.boundary: tuple[int, int] | None = None
 
     def set_timeline(self, timeline) -> None:
         """Show ``timeline`` (or nothing), unfiltered."""
@@ -108,7 +111,10 @@ class EventsModel(QAbstractTableModel):
         self.timeline = timeline
         self.passes = [_Passes(x) for x in timeline.lanes] if timeline is not None else []
         self._offsets = [0]
-        for lane in (timeline.lanes if timeline is not None else ()):
+        self.boundary = None
+        for i, lane in enumerate(timeline.lanes if timeline is not None else ()):
+            if lane.boundary is not None and self.boundary is None:
+                self.boundary = (self._offsets[-1] + lane.boundary + 1, i)
             self._offsets.append(self._offsets[-1] + len(lane.seq))
         self._rows = None
         self._summaries = {}
@@ -123,7 +129,7 @@ class EventsModel(QAbstractTableModel):
     def rowCount(self, parent=QModelIndex()):  # noqa: N802 (Qt override)
         if parent.isValid() or self.timeline is None:
             return 0
-        return len(self._rows) if self._rows is not None else self._offsets[-1]
+        return len(self._rows) if self._rows is not None else self._offsets[-1] + (self.boundary is not None)
 
     def columnCount(self, parent=QModelIndex()):  # noqa: N802 (Qt override)
         return 0 if parent.isValid() else len(COLUMNS)
@@ -133,18 +139,27 @@ class EventsModel(QAbstractTableModel):
             return COLUMNS[section]
         return None
 
-    def event_at(self, row: int) -> tuple[int, int]:
-        """``(lane, event)`` of a row."""
+    def is_boundary(self, row: int) -> bool:
+        """True for the resume boundary's row."""
+        return self._rows is None and self.boundary is not None and row == self.boundary[0]
+
+    def event_at(self, row: int) -> tuple[int, int | None]:
+        """``(lane, event)`` of a row (the boundary's row: ``(source lane, None)``)."""
         if self._rows is not None:
             key = self._rows[row]
             return key >> 32, key & 0xFFFFFFFF
+        if self.boundary is not None and row >= self.boundary[0]:
+            if row == self.boundary[0]:
+                return self.boundary[1], None
+            row -= 1
         lane = bisect_right(self._offsets, row) - 1
         return lane, row - self._offsets[lane]
 
     def row_of(self, lane: int, e: int) -> int | None:
         """The row of event ``e`` of ``lane``, or ``None`` when it is filtered out."""
         if self._rows is None:
-            return self._offsets[lane] + e
+            row = self._offsets[lane] + e
+            return row + 1 if self.boundary is not None and row >= self.boundary[0] else row
         key = lane << 32 | e
         i = bisect_left(self._rows, key)
         return i if i < len(self._rows) and self._rows[i] == key else None
@@ -156,6 +171,13 @@ class EventsModel(QAbstractTableModel):
         lane_i, e = self.event_at(index.row())
         lane = self.timeline.lanes[lane_i]
         col = index.column()
+        if e is None:  # the resume boundary (the timeline's green bar, the transcript's boundary row)
+            turn = self.timeline.boundary_turn
+            texts = ("", "", visible(lane.id), f"P{turn}", "resume boundary",
+                     f"▌ the resume continues here, after pass {turn} of this run (the loop checkpoint)")
+            if role == Qt.ItemDataRole.AccessibleTextRole and col < 2:
+                return "resume boundary"
+            return texts[col]
         if col == 0:
             return str(lane.seq[e])
         if col == 1:
@@ -298,11 +320,11 @@ class EventsPane(QWidget):
 
     def _say(self) -> None:
         total = self.model._offsets[-1] if self.model.timeline is not None else 0
-        shown = self.model.rowCount()
+        shown = self.model.rowCount() - (self.model._rows is None and self.model.boundary is not None)
         self.count.setText(f"{shown:,} of {total:,} events" if shown != total else f"{total:,} events")
 
     def _row_changed(self, current, _previous) -> None:
-        if self._quiet or not current.isValid():
+        if self._quiet or not current.isValid() or self.model.is_boundary(current.row()):
             return
         self.eventActivated.emit(*self.model.event_at(current.row()))
 
