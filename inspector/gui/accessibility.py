@@ -21,7 +21,7 @@ selected span is said in each byte's line and in the description instead)."""
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QRect, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import (
     QAccessible, QAccessibleAnnouncementEvent, QAccessibleTextCursorEvent, QAccessibleTextInterface,
     QAccessibleTextUpdateEvent, QAccessibleValueChangeEvent, QAccessibleValueInterface,
@@ -108,6 +108,9 @@ def announce_verdict(w, v) -> None:
     the words change for the same report (an edit); never twice for one (a recompute, a relayout) and never while
     nothing decided is shown (``Verifying…``). ``w.last_announced`` holds what was said and for which report."""
     if not v.ticket:
+        a = getattr(w, "_announcer", None)
+        if a is not None:
+            a._later.stop()  # (a verdict still waiting to be said is not said while the next file opens)
         return
     key = (getattr(w.doc, "verdicts", 0), v.title)
     if key == getattr(w, "last_announced", None):
@@ -268,15 +271,34 @@ def install() -> None:
         _installed = True
 
 
+class _Armed(QObject):
+    """Arms a view's expansion announcement on the user's own key or click in it (one announcement each)."""
+
+    def __init__(self, view):
+        super().__init__(view)
+        self.armed = False
+
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt override)
+        if event.type() in (QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonDblClick):
+            self.armed = True
+        return False
+
+
 def speak_expansion(view, w, columns=(0,)) -> None:
-    """Say when a row of tree ``view`` is expanded ("messages: expanded, 9 rows") or collapsed, through window
-    ``w``'s :class:`Announcer` (Qt's tree tells a screen reader neither). The row's name is the text of its
+    """Say when the user expands a row of tree ``view`` ("messages: expanded, 9 rows") or collapses one, through
+    window ``w``'s :class:`Announcer` (Qt's tree tells a screen reader neither). Only a key or click of the user
+    in the view is said, once: Expand All, a reload's remembered rows and a reveal from elsewhere expand quietly
+    (Expand All expanded 261 rows of the rich checkpoint one by one). The row's name is the text of its
     ``columns`` as shown, joined by a space (already made visible by the model:
     :func:`inspector.session.visible.visible`); the verdicts name a row by its rule and verdict (``(1, 0)``)."""
+    armed = _Armed(view)
+    view.installEventFilter(armed)
+    view.viewport().installEventFilter(armed)
 
     def said(index, how: str) -> None:
-        if not index.isValid() or not view.hasFocus():  # (the user's own key or click, not a reveal from elsewhere)
+        if not armed.armed or not index.isValid() or not view.hasFocus():
             return
+        armed.armed = False
         if not index.model().hasChildren(index.siblingAtColumn(0)):  # (Qt "collapses" a leaf that expandAll marked)
             return
         texts = [index.model().data(index.siblingAtColumn(c)) for c in columns]

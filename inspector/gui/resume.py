@@ -64,14 +64,14 @@ def resumability_line(res, lint=()) -> tuple[str, list[str], Verdict]:
     if res is None:
         return "", [], Verdict.NOT_APPLICABLE
     text = f"Resumability: {res.headline}"
-    blocking = {r.id for r in res.reasons if r.kind == "lint"}
-    warnings = [f for f in lint if f.kind not in blocking]
+    warnings = [f for f in lint if not f.blocks_resume]  # (a blocking finding is a reason: said as one)
     if res.reasons:
         text += f" — {visible(str(res.reasons[0].text))}"
     elif warnings or res.unknowns:
         qualifiers = []
         if warnings:
-            qualifiers.append(f"{len(warnings)} integrity-lint warning{'s' if len(warnings) != 1 else ''} "
+            n = sum(1 + f.more for f in warnings)  # (a kind's findings past its cap are counted in ``more``)
+            qualifiers.append(f"{n} integrity-lint warning{'s' if n != 1 else ''} "
                               f"({', '.join(dict.fromkeys(f.kind for f in warnings))})")
         if res.unknowns:
             qualifiers.append(f"if the host confirms {len(res.unknowns)} fact(s) the artifact cannot prove")
@@ -79,7 +79,8 @@ def resumability_line(res, lint=()) -> tuple[str, list[str], Verdict]:
     details = [f"Because: {visible(str(r.text))}" for r in res.reasons]
     if res.loadable_as_session and res.answer != RESUMABLE:
         details.append("The artifact is still loadable as a session.")
-    details += [f"Integrity lint: {f.title}: {visible(str(f.explanation))}" for f in warnings]
+    details += [f"Integrity lint: {f.title}: {visible(str(f.explanation))}" + (f" (and {f.more} more)" if f.more else "")
+                for f in warnings]
     details += [f"Host must confirm: {visible(str(u.text))}" for u in res.unknowns]
     if res.answer == RESUMABLE:
         tone = Verdict.NOT_REACHED if warnings else Verdict.PASS

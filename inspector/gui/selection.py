@@ -144,7 +144,8 @@ class SelectionRelay(QObject):
         f = w.findings_model.data(current, ObjectRole)
         if f is None:
             return
-        w.detail.setHtml(finding_html(f, w.doc.report, edited=bool(w.doc.edited_sources)))
+        w.detail.setHtml(finding_html(f, w.doc.report, edited=bool(w.doc.edited_sources),
+                                      restorable=w.doc.can_restore()))
         if self.relaying:
             return
         if f.locations:

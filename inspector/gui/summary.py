@@ -104,12 +104,12 @@ def verdict_text(doc: Document) -> VerdictText:
         rc = doc.report.root_cause if root else doc.stage.root_cause
         reference = f"Reference: {rc.rule.id} failed — {rc.message}"
         if rc.rule.plain is not None:
-            text = _plain_lead(text, rc, doc.report)
+            text = _plain_lead(text, rc, doc.report, doc.can_restore())
     proves = VERIFIED_PROVES if doc.report is not None and doc.report.verified and not nothing else ""
     return VerdictText(text, verdict, sub, status, root, reference, doc.report is not None and not nothing, proves)
 
 
-def _plain_lead(text: str, rc, report=None) -> str:
+def _plain_lead(text: str, rc, report=None, restorable: bool = True) -> str:
     """``NOT VERIFIED: X-BYTES failed — message`` -> ``NOT VERIFIED: <plain meaning>`` (any
     "Edited artifact" prefix kept): the sentence a support person can repeat comes first, as ``report`` proves it
     (:func:`~inspector.checkpoint.analysis.story.plain_of`: a proven restore leads with the restore)."""
@@ -118,7 +118,7 @@ def _plain_lead(text: str, rc, report=None) -> str:
     if at < 0:
         return text
     rest = text[at + len(head):]
-    meaning = plain_of(rc, report).meaning
+    meaning = plain_of(rc, report, restorable).meaning
     if rest[:1] in (";", ",", "."):  # "…cannot be read.; checking the other rules…" (a large load)
         meaning = meaning.rstrip(".")
     return text[:at] + f"NOT VERIFIED: {meaning}" + rest

@@ -156,7 +156,7 @@ def set_report(w, report):
     w.desc_model.set_markers(markers["descriptor"])
     rc = report.root_cause
     if rc is not None:
-        w.detail.setHtml(finding_html(rc, report, edited=bool(w.doc.edited_sources)))
+        w.detail.setHtml(finding_html(rc, report, edited=bool(w.doc.edited_sources), restorable=w.doc.can_restore()))
         idx = w.findings_model.index_for_rule(rc.rule.id)
         w.findings_view.selectionModel().blockSignals(True)
         w.findings_view.setCurrentIndex(idx)

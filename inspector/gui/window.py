@@ -82,6 +82,10 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         accessibility.install()  # the bytes views and the timeline read their content to screen readers
         focus.install()  # focus frames you can see, a selection that reads (WCAG 2.2)
+        self._busy_timer = QTimer(self)  # a long load, scan or search is said once it has run a while
+        self._busy_timer.setSingleShot(True)
+        self._busy_timer.timeout.connect(self._say_busy)
+        self._spoken_quarter = -1
         self.settings = settings or QSettings()
         self.recent_files = RecentFiles(self.settings)
         self.setWindowTitle(summary.APP)
@@ -395,7 +399,9 @@ class MainWindow(QMainWindow):
             # then at each quarter (its texts change too often to say each one)
             self._spoken_quarter = -1
             if busy:
-                QTimer.singleShot(SAY_PROGRESS_AFTER_MS, self, self._say_busy)
+                self._busy_timer.start(SAY_PROGRESS_AFTER_MS)
+            else:
+                self._busy_timer.stop()  # (a load that ended is never said; the next one waits its own time)
         if not busy:
             return
         if text != self.progress_label.text():

@@ -115,11 +115,12 @@ def _finding(f, gate: Gate, *, full: bool, report=None) -> dict:
              "where": _where(f, gate),
              "meaning": plain.meaning if plain else None}
     if full:
-        shown = {"expected": gate.text(f.expected), "actual": gate.text(f.actual)}  # (each value through the gate once)
+        # "compared": the two values' order and words (the digests table's), naming the fields that hold them: each
+        # value is written once, so the redaction counts stay the markers' counts
         compared = [] if f.expected is None and f.actual is None else \
-            [{"label": label, "value": shown[attr]} for label, attr in compared_fields(f.rule)]
+            [{"label": label, "field": attr} for label, attr in compared_fields(f.rule)]
         entry.update({
-            **shown, "compared": compared,
+            "expected": gate.text(f.expected), "actual": gate.text(f.actual), "compared": compared,
             "details": [gate.text(n) for n in f.notes],
             "occurrences": f.occurrences,
             "causes": list(plain.causes) if plain else [],

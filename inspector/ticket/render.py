@@ -139,7 +139,8 @@ def to_text(t: dict) -> str:
         if rc["where"]:
             out.append(f"  where:    {rc['where']}")
         for c in rc["compared"]:  # (the digests table's words and order: Stated, Recomputed)
-            out.append(f"  {(c['label'].lower() + ':').ljust(9)} {c['value'] if c['value'] is not None else '—'}")
+            value = rc.get(c.get("field"))
+            out.append(f"  {(c['label'].lower() + ':').ljust(9)} {value if value is not None else '—'}")
         for d in rc["details"]:
             out.append(f"  - {d}")
         out.append(f"  in plain words: {rc['meaning']}")
@@ -212,7 +213,7 @@ def to_markdown(t: dict) -> str:
                 f"- **Code:** {_md(rc['code'] or '(none: host-side parse error)')}",
                 f"- **Message:** {_md(rc['message'])}",
                 f"- **Where:** {_md(rc['where'])}"]
-        out += [f"- **{_md(c['label'])}:** {_md(c['value'])}" for c in rc["compared"]]
+        out += [f"- **{_md(c['label'])}:** {_md(rc.get(c.get('field')))}" for c in rc["compared"]]
         out += [f"- {_md(d)}" for d in rc["details"]]
     for heading, items in _other_failures(t):
         out += ["", f"## {heading}", ""]
@@ -304,7 +305,7 @@ def to_html(t: dict) -> str:
                 f"<dt>Code</dt><dd class=\"mono\">{_h(rc['code'] or '(none: host-side parse error)')}</dd>",
                 f"<dt>Message</dt><dd class=\"mono\">{_h(rc['message'])}</dd>",
                 f"<dt>Where</dt><dd class=\"mono\">{_h(rc['where'])}</dd>",
-                *(f"<dt>{_h(c['label'])}</dt><dd class=\"mono\">{_h(c['value'])}</dd>" for c in rc["compared"]),
+                *(f"<dt>{_h(c['label'])}</dt><dd class=\"mono\">{_h(rc.get(c.get('field')))}</dd>" for c in rc["compared"]),
                 f"<dt>Likely causes</dt><dd><ul>{''.join(f'<li>{_h(c)}</li>' for c in rc['causes'])}</ul></dd>"]
         if rc["details"]:
             out.append(f"<dt>Details</dt><dd><ul>{''.join(f'<li>{_h(d)}</li>' for d in rc['details'])}</ul></dd>")

@@ -30,7 +30,7 @@ def test_a_crlf_copy_offers_restore_and_the_restored_pair_verifies(qtbot, window
         "reference writes compact JSON). Restore Original… writes the exported 2090 bytes to a new file.")
     assert window.header.title.text() == (
         "NOT VERIFIED: The payload file is the exported checkpoint, re-saved or converted after export: what it holds "
-        "is unchanged, and the original can be restored exactly (its 2090 bytes and SHA-256 match the descriptor).")
+        "is unchanged, and the original can be restored exactly (its size and SHA-256 match the descriptor).")
     assert window.detail.toPlainText().count("different checkpoints") == 0
     shown = window.detail.toPlainText()
     assert ("Likely causes: CRLF line endings between tokens; whitespace between tokens (the reference writes compact "
@@ -92,3 +92,17 @@ def test_a_payload_opened_alone_with_no_match_beside_it_says_none_was_found(qtbo
     assert not report.verified and report.ok  # consistent: the payload alone
     assert window.banner_text("hint").startswith("No descriptor that matches lonely.payload.json was found beside it. "
                                                  "Only a payload was given")
+
+
+def test_a_wrapper_of_a_resaved_copy_is_not_offered_a_restore_it_cannot_do(qtbot, window, tmp_path):
+    """One SDK export wrapper holding a pretty-printed payload: the window cannot write its original (Restore
+    Original is off), so the verdict does not say to use it; the rule's own words stand."""
+    from inspector.checkpoint import rule
+
+    w = tmp_path / "export.json"
+    w.write_bytes(wrap(orjson.dumps(orjson.loads(P), option=orjson.OPT_INDENT_2), GOLDEN_D.read_bytes()))
+    report = open_and_wait(qtbot, window, [w])
+    assert report.root_cause.rule.id == "X-BYTES" and report.restoration is not None
+    assert not window.act_restore.isEnabled()
+    assert window.header.title.text() == "NOT VERIFIED: " + rule("X-BYTES").plain.meaning
+    assert "Restore Original" not in window.detail.toPlainText()

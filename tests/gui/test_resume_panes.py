@@ -11,7 +11,8 @@ from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QTextCursor  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from inspector.checkpoint import build_descriptor, encode  # noqa: E402
+from inspector.checkpoint import Verdict, build_descriptor, encode  # noqa: E402
+from inspector.gui import style  # noqa: E402
 from inspector.session.lazyjson import find_span, scan_children  # noqa: E402
 from inspector.gui.roles import PointerRole  # noqa: E402
 from tests.conftest import CASES_PINNED, SCENARIOS  # noqa: E402
@@ -444,7 +445,8 @@ def test_a_resumable_answer_with_a_lint_warning_says_so_and_the_keyboard_reaches
     header = window.header
     assert header.resume.text() == ("Resumability: Resumable — 1 integrity-lint warning (boundary-rounds); if the host "
                                     "confirms 3 fact(s) the artifact cannot prove")
-    assert header.resume.palette().color(header.resume.foregroundRole()) != GREEN
+    assert header.resume.palette().color(header.resume.foregroundRole()) == style.colour(Verdict.NOT_REACHED)
+    assert style.colour(Verdict.NOT_REACHED) != style.colour(Verdict.PASS)
     assert not header.resume_details.isVisible()
     window.activateWindow()
     header.resume.setFocus(Qt.FocusReason.OtherFocusReason)  # (the line itself is a Tab stop)
@@ -463,3 +465,24 @@ def test_a_resumable_answer_with_a_lint_warning_says_so_and_the_keyboard_reaches
     assert QApplication.focusWidget() is header.resume_details
     QTest.keyClick(header.resume_more, Qt.Key.Key_Space)
     assert not header.resume_details.isVisible()
+
+
+def test_markup_in_a_run_id_is_shown_as_typed_in_the_resumability_details(qtbot, window, tmp_path):
+    """A run id ``<h1>HUGE</h1><img src=x>`` is text: the details and the line's tooltip show it as typed (the details
+    label took it for rich text: a heading and a broken image, the host facts' line breaks lost)."""
+    marked = "<h1>HUGE</h1><img src=x>"
+    data = encode(orjson.loads(GOLDEN_P.read_bytes().replace(b'"source-run"', orjson.dumps(marked))))
+    p, d = tmp_path / "m.payload.json", tmp_path / "m.descriptor.json"
+    p.write_bytes(data)
+    d.write_bytes(encode(build_descriptor(orjson.loads(data), data)))
+    report = open_and_wait(qtbot, window, [p, d])
+    assert report.verified and report.resumability.answer == "Resumable"
+    header = window.header
+    header.resume.setFocus()
+    QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    QTest.keyClick(header.resume_more, Qt.Key.Key_Space)
+    assert header.resume_details.textFormat() == Qt.TextFormat.PlainText
+    assert f"• Host must confirm: whether source run '{marked}' is still non-terminal" in header.resume_details.text()
+    tip = header.resume.toolTip()
+    assert "&lt;h1&gt;HUGE&lt;/h1&gt;" in tip and "<h1>" not in tip
+    assert header.resume.textFormat() == Qt.TextFormat.PlainText

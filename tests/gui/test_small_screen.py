@@ -5,6 +5,7 @@ from PySide6.QtTest import QTest
 
 from inspector.gui.document import sample_paths
 
+from inspector.gui.widgets.panes import plain_tooltip  # noqa: E402
 from .conftest import open_and_wait
 import pytest
 pytest.importorskip("PySide6")
@@ -113,7 +114,7 @@ def test_long_headline_is_elided_and_the_window_fits_1024x700(qtbot, window):
     title = window.header.title
     full = title.text()
     assert full.startswith("NOT VERIFIED: The payload file is not the one the descriptor was made for")
-    assert title.toolTip() == full
+    assert title.toolTip() == plain_tooltip(full)
     shown = title.displayed_text()
     # at most two lines (broken between words), each within the label's width; the rest elided
     lines = shown.split("\n")

@@ -16,6 +16,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from inspector.gui import accessibility  # noqa: E402
+from inspector.gui import window as window_module  # noqa: E402
 from inspector.gui.roles import ObjectRole  # noqa: E402
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
@@ -146,3 +147,52 @@ def test_collapsing_a_verdict_group_is_said(qtbot, window):
     assert shows.texts[-1] == f"{name}: collapsed" and name.startswith("Root cause")
     QTest.keyClick(view, Qt.Key.Key_Right)
     assert shows.texts[-1] == f"{name}: expanded, 1 row"
+
+
+RICH = [CASES.parent / "cases-pinned" / "001-valid-rich-resume.payload.json",
+        CASES.parent / "cases-pinned" / "001-valid-rich-resume.descriptor.json"]
+
+
+def test_expand_all_and_a_reload_expand_quietly(qtbot, window):
+    """Only the user's own key or click is said: Expand All (Ctrl+Shift+X) expanded 261 rows of the rich
+    checkpoint, each one said; a reload's remembered rows were said too."""
+    a, shows = _announcer(window)
+    open_and_wait(qtbot, window, RICH)
+    view = window.snap_pane.view
+    window.focus_pane(view)
+    qtbot.waitUntil(view.hasFocus, timeout=2000)
+    shows.texts.clear()
+    QTest.keyClick(window, Qt.Key.Key_X, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: window.cancel_button.isHidden(), timeout=20000)
+    QTest.qWait(50)
+    assert not any(t.endswith(" rows") or t.endswith(" row") or t.endswith("collapsed") for t in shows.texts), \
+        shows.texts[:5]
+    with qtbot.waitSignal(window.analysisReady, timeout=20000):
+        QTest.keyClick(window, Qt.Key.Key_F5)  # reload: the rows come back expanded, quietly
+    assert not any("expanded" in t for t in shows.texts)
+
+
+def test_a_long_load_is_said_once_for_itself_never_early_for_the_next(qtbot, window):
+    a, shows = _announcer(window)
+    window.doc.set_busy(True, "Loading A…")
+    QTest.qWait(window_module.SAY_PROGRESS_AFTER_MS - 500)
+    window.doc.set_busy(False)
+    window.doc.set_busy(True, "Loading B…")
+    QTest.qWait(700)  # past A's 1.5 s, not B's
+    assert not any(t.startswith("Loading") for t in shows.texts)
+    qtbot.waitUntil(lambda: "Loading B… Esc cancels." in shows.texts, timeout=3000)
+    window.doc.set_busy(False)
+
+
+def test_a_byte_search_says_its_result_not_its_progress(qtbot, window):
+    a, shows = _announcer(window)
+    hexv = window.hex_payload
+    hexv.set_data(b"a" * (24 << 20) + b"NEEDLE")
+    window.hex_tabs.setCurrentWidget(hexv)
+    window.focus_pane(hexv)
+    qtbot.waitUntil(hexv.hasFocus, timeout=2000)
+    QTest.keyClick(hexv, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    QTest.keyClicks(hexv.goto_edit, "NEEDLE")
+    QTest.keyClick(hexv.goto_edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: any(t.startswith("match 1 of 1") for t in shows.texts), timeout=20000)
+    assert not any(t.startswith("Searching") for t in shows.texts)

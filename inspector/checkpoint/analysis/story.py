@@ -32,22 +32,26 @@ RESTORE_NEXT_STEP = ("Restore the original and use that file: in the window, Fil
 
 
 def _restored_plain(restoration) -> Plain:
-    """X-BYTES's plain words when the original is proven (FORMAT.md 3.1, 3.2)."""
+    """X-BYTES's plain words when the original is proven (FORMAT.md 3.1, 3.2): our words only (the restored size,
+    a value of the files, is in the restore notice and the ticket's ``restoration``, through the gate)."""
     return Plain(
         meaning=("The payload file is the exported checkpoint, re-saved or converted after export: what it holds is "
-                 f"unchanged, and the original can be restored exactly (its {restoration.size_bytes} bytes and "
-                 "SHA-256 match the descriptor)."),
+                 "unchanged, and the original can be restored exactly (its size and SHA-256 match the descriptor)."),
         causes=tuple(restoration.changes) or ("a change of form after export",),
         next_step=RESTORE_NEXT_STEP)
 
 
-def plain_of(finding, report=None) -> Plain | None:
+def plain_of(finding, report=None, restorable: bool = True) -> Plain | None:
     """The plain words (:class:`~inspector.checkpoint.rules.catalogue.Plain`) for ``finding`` (a
     :class:`~inspector.checkpoint.report.Finding`) as ``report`` (a :class:`~inspector.checkpoint.report.Report`, or
-    ``None``) proves it: the rule's own (``plain.toml``), except a failed X-BYTES whose original is proven
-    (``report.restoration``), which says so; ``None`` when the rule has none."""
+    ``None``) proves it: the rule's own (``plain.toml``), except X-BYTES as the root cause with its original proven
+    (``report.restoration``; every descriptor rule passed, since they all come first), which says so. Not when
+    X-BYTES only follows another failure (a descriptor failing its own digest proves nothing), nor when the front-end
+    cannot restore what it shows (``restorable`` False: an edit, one SDK export wrapper in the window); ``None`` when
+    the rule has none."""
     restoration = getattr(report, "restoration", None) if report is not None else None
-    if restoration is not None and finding.failed and finding.rule.id == "X-BYTES":
+    if (restoration is not None and restorable and finding.failed and finding.rule.id == "X-BYTES"
+            and report.root_cause is finding):
         return _restored_plain(restoration)
     return finding.rule.plain
 

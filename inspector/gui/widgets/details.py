@@ -28,9 +28,10 @@ EDITED_NEXT_STEP = ("This is the edited copy in the sandbox, not the customer's 
                     "F5) or change the value until the rule passes; the original files are unchanged.")
 
 
-def finding_html(f, report, edited: bool = False) -> str:
+def finding_html(f, report, edited: bool = False, restorable: bool = True) -> str:
     """HTML description of one finding: verdict, plain words (:func:`~inspector.checkpoint.analysis.story.plain_of`),
     message, where, the compared values (:func:`~inspector.checkpoint.analysis.story.comparison`), notes.
+    ``restorable``: the window can restore the payload shown (``Document.can_restore``).
     ``edited``: the checkpoint shown is the user's sandbox edit (the next step speaks to them)."""
     rc = report.root_cause if report is not None else None
     label = style.relation_label(f, report)
@@ -48,7 +49,7 @@ def finding_html(f, report, edited: bool = False) -> str:
         out.append(f" — also fails; fixing the root cause <a style='color:{link}' href='rule:{_esc(rc.rule.id)}'>"
                    f"{_esc(rc.rule.id)}</a> does not fix this")
     out.append("</p>")
-    plain = plain_of(f, report)  # (a proven restore tells its own story: FORMAT.md 3.1, 3.2)
+    plain = plain_of(f, report, restorable)  # (a proven restore tells its own story: FORMAT.md 3.1, 3.2)
     if f.failed and plain is not None:
         out.append(f"<p><b>In plain words:</b> {_esc(plain.meaning)}<br><b>Likely causes:</b> "
                    f"{_esc('; '.join(plain.causes))}<br><b>Next step:</b> "

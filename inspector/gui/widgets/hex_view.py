@@ -287,9 +287,10 @@ class HexView(QAbstractScrollArea):
         """Start offsets of the last search's matches (bytes)."""
         return self._matches
 
-    def _say(self, text: str) -> None:
+    def _say(self, text: str, speak: bool = True) -> None:
+        """Show ``text`` under the field and (``speak``) tell a screen reader; progress is shown, not said."""
         self.goto_message.setText(text)
-        if text:
+        if text and speak:
             announce(self.window(), text)
         self._place_goto()
 
@@ -313,8 +314,8 @@ class HexView(QAbstractScrollArea):
         job = self._search_job = Job(lambda ctx: find_all(data, needle, ctx), name="searching the bytes")
         job.signals.finished.connect(lambda res: self._search_job is job and self._found(*res, step))
         job.signals.failed.connect(lambda msg: self._search_job is job and self._say(msg))
-        job.signals.progress.connect(lambda pct, _t: self._search_job is job and self._say(f"Searching… {pct}%"))
-        self._say("Searching…")
+        job.signals.progress.connect(lambda pct, _t: self._search_job is job and self._say(f"Searching… {pct}%", speak=False))
+        self._say("Searching…", speak=False)  # (the result is said)
         start_job(job)
 
     def _found(self, matches: list[int], more: bool, step: int) -> None:

@@ -7,6 +7,8 @@ The detail panels (:mod:`.details`), the find bar (:mod:`.find_bar`) and the raw
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
@@ -147,6 +149,14 @@ def _break_at_dash(words: list[str], k: int, width: int, fm, last: bool) -> int:
     return k
 
 
+def plain_tooltip(text: str) -> str:
+    """``text`` as a tooltip shown as typed: Qt takes a tooltip that looks like markup as rich text (a run id
+    ``<h1>…`` became a heading), so it is escaped and its line breaks kept."""
+    if not text:
+        return ""
+    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
+
+
 class ElidedLabel(QLabel):
     """A label of at most ``lines`` lines (default one) that fits any width: text too long for it
     breaks between words onto the next line and the last line ends in "…"; the full text is its
@@ -158,13 +168,14 @@ class ElidedLabel(QLabel):
         self._full = ""
         self._lines = lines
         self._natural = natural
+        self.setTextFormat(Qt.TextFormat.PlainText)  # (text from a file is never markup: "<h1>" is shown as typed)
         self.setMinimumWidth(60)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setText(text)
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt override)
         self._full = text or ""
-        self.setToolTip(self._full)
+        self.setToolTip(plain_tooltip(self._full))
         self.setAccessibleName(self._full)
         self._refit()
 
@@ -272,6 +283,7 @@ class VerdictHeader(QFrame):
         texts.addWidget(self.resume_row)
         self.resume_details = QLabel("")
         self.resume_details.setObjectName("resumabilityDetailsText")
+        self.resume_details.setTextFormat(Qt.TextFormat.PlainText)
         self.resume_details.setWordWrap(True)
         self.resume_details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard
                                                     | Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -302,7 +314,7 @@ class VerdictHeader(QFrame):
         lint warnings, host facts; plain text) behind its Details button; nothing when ``text`` is empty."""
         self.resume.setText(text)
         joined = "\n".join(details)
-        self.resume.setToolTip(f"{text}\n\n{joined}" if joined else text)
+        self.resume.setToolTip(plain_tooltip(f"{text}\n\n{joined}" if joined else text))
         self.resume.setAccessibleDescription(joined)
         self.resume_details.setText("\n".join(f"• {d}" for d in details))
         self.resume_more.setVisible(bool(details))

@@ -22,7 +22,7 @@ from tests.conftest import CASES, GOLDEN
 P, D = (GOLDEN / "payload-with-resume.json").read_bytes(), (GOLDEN / "descriptor-with-resume.json").read_bytes()
 PRETTY = orjson.dumps(orjson.loads(P), option=orjson.OPT_INDENT_2)
 RESTORED_HEADLINE = ("The payload file is the exported checkpoint, re-saved or converted after export: what it holds "
-                     "is unchanged, and the original can be restored exactly (its 2090 bytes and SHA-256 match the "
+                     "is unchanged, and the original can be restored exactly (its size and SHA-256 match the "
                      "descriptor).")
 
 
@@ -38,6 +38,20 @@ def test_a_proven_restore_leads_the_verdict_and_drops_what_it_disproves():
     plain = plain_of(report.root_cause, report)
     assert plain.causes == ("whitespace between tokens (the reference writes compact JSON)",)
     assert "different checkpoints" not in v.headline and "ask the customer" not in v.next_step.lower()
+
+
+def test_the_restore_story_only_when_x_bytes_is_the_root_cause_and_the_front_end_can_restore():
+    """A descriptor that fails its own digest (D-DIGEST, the root cause) proves nothing: the X-BYTES that follows
+    keeps its own words, though the canonical form matches the descriptor's size and digest."""
+    d = json.loads(D)
+    d["descriptor_digest"] = "sha256:" + "0" * 64
+    report = verify(PRETTY, json.dumps(d).encode())
+    assert report.root_cause.rule.id == "D-DIGEST" and report.for_rule("X-BYTES").failed
+    x = report.for_rule("X-BYTES")
+    assert plain_of(x, report) is rule("X-BYTES").plain
+    assert plain_verdict(report).headline == rule("D-DIGEST").plain.meaning
+    restorable = verify(PRETTY, D)
+    assert plain_of(restorable.root_cause, restorable, restorable=False) is rule("X-BYTES").plain
 
 
 def test_without_a_proof_the_rule_speaks_for_itself():
@@ -94,3 +108,15 @@ def test_every_ticket_format_tells_the_restore_story_and_the_stated_value_first(
     root = shown[shown.index("Root cause"):]
     words = ("stated:", "recomputed:") if fmt == "text" else ("Stated", "Recomputed")
     assert root.index(words[0]) < root.index(words[1]) and "xpected" not in root.split("ikely causes")[0]
+
+
+def test_every_value_is_written_once_so_the_json_redaction_count_is_its_markers():
+    """The JSON ticket says how many values it redacted; each is written once (``compared`` names the fields that
+    hold the two values rather than copying them: the count was 18 with 20 markers)."""
+    payload, descriptor = _case("25-p-flip-byte")
+    ticket = build_ticket(verify(payload, descriptor), InputFile("p.json", len(payload), payload, "payload"),
+                          InputFile("d.json", len(descriptor), descriptor, "descriptor"), date="2026-01-01T00:00:00Z")
+    out = render(ticket, "json")
+    t = json.loads(out)
+    assert [c["field"] for c in t["root_cause"]["compared"]] == ["actual", "expected"]
+    assert out.count("[redacted: ") == t["redaction"]["values_redacted"] == 18
