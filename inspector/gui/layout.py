@@ -466,6 +466,7 @@ def restore_window_settings(w) -> None:
         avail = screen.availableGeometry() if screen is not None else None
         if avail is not None and avail.width() > 0:
             w.resize(min(1560, avail.width() - 40), min(960, avail.height() - 40))
+            w._fit_request = True  # (the first show makes it fit, unless a size is asked for before: window.resize)
         else:
             w.resize(1500, 920)
     state = w.settings.value("window/state")

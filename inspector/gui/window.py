@@ -279,18 +279,25 @@ class MainWindow(QMainWindow):
             self.compact.update()
             QTimer.singleShot(0, self, self._fit_screen)
 
+    def resize(self, *args) -> None:
+        """``QWidget.resize``; a size asked for this way is kept at the first show (:meth:`_fit_screen` leaves it)."""
+        self._fit_request = False
+        super().resize(*args)
+
     def _fit_screen(self) -> None:
-        """Keep the window on its screen: a first start at 200 % on a 1080-line screen opened 562 px tall on 540
-        (the docks' minimums before the compact layout applied); once laid out it fits, so it is made to."""
+        """Keep a first start's window on its screen: at 200 % on a 1080-line screen it opened 562 px tall on 540
+        (the docks' minimums before the compact layout applied); once laid out it fits, so it is made to. A size
+        asked for (a remembered geometry, :meth:`resize`) is left as it is."""
         screen = self.screen()
-        if screen is None or self.isMaximized() or self.isFullScreen():
+        if not getattr(self, "_fit_request", False) or screen is None or self.isMaximized() or self.isFullScreen():
             return
+        self._fit_request = False
         avail = screen.availableGeometry()
         frame = self.frameGeometry().size() - self.size()  # (the title bar and borders a window manager adds)
         width = min(self.width(), avail.width() - frame.width())
         height = min(self.height(), avail.height() - frame.height())
         if (width, height) != (self.width(), self.height()):
-            self.resize(max(width, self.minimumSizeHint().width()), max(height, self.minimumSizeHint().height()))
+            super().resize(max(width, self.minimumSizeHint().width()), max(height, self.minimumSizeHint().height()))
         if not avail.contains(self.frameGeometry().topLeft()):
             self.move(avail.topLeft())
 
