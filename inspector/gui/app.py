@@ -11,6 +11,7 @@ import logging
 import sys
 import traceback
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtGui import QIcon, QPixmap
@@ -19,7 +20,9 @@ from PySide6.QtWidgets import QApplication
 from . import single_instance
 from .jobs import internal_error_text
 from .single_instance import PathCollector
-from .window import MainWindow
+
+if TYPE_CHECKING:  # (the window is imported only once this start will show one: a hand-off never needs it)
+    from .window import MainWindow
 
 __all__ = ["run", "create_app", "FileOpenFilter", "show_font_notice"]
 
@@ -155,6 +158,8 @@ def run(argv: list[str], new_window: bool = False) -> int:
         if claimed.note:
             logging.getLogger("inspector.gui").debug("single instance: %s", claimed.note)
         server = claimed.server
+    from .window import MainWindow  # (after the hand-off: a second start that hands its files on stops above)
+
     window = MainWindow()
     _install_excepthook(window)
     collector = PathCollector(window.open_paths, window)

@@ -164,9 +164,9 @@ import sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from inspector import entry
-from inspector.gui import app as gui_app
+from inspector.gui import window as gui_window
 
-class Watched(gui_app.MainWindow):
+class Watched(gui_window.MainWindow):
     # the window of the real start, watched from its own event loop: once the payload is shown, print what
     # the window says and quit (the timer's turns count the event loop's)
     def __init__(self, *a, **kw):
@@ -182,7 +182,7 @@ class Watched(gui_app.MainWindow):
             print(repr((self.banner_text("drop"), self.payload.path, self.turns > 1)))
             QApplication.quit()
 
-gui_app.MainWindow = Watched
+gui_window.MainWindow = Watched  # (gui.app imports the window when it shows one)
 sys.exit(entry.main(sys.argv[1:]))
 """
 
