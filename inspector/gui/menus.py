@@ -124,17 +124,40 @@ def _go_menu(w, g) -> None:
     _act(w, g, "&Expand All", w.expand_all, "Ctrl+Shift+X", "expandAll")
     _act(w, g, "&Collapse All", w.collapse_all, "Ctrl+Shift+L", "collapseAll")
     g.addSeparator()
-    _act(w, g, "Snapshot Tree", lambda: w.focus_pane(w.snap_pane.view), "Alt+1")
-    _act(w, g, "Resume Boundary Tree", lambda: w.focus_pane(w.resume_pane.view), "Alt+2")
-    _act(w, g, "Descriptor Tree", lambda: w.focus_pane(w.desc_pane.view), "Alt+3")
-    _act(w, g, "Verdicts", lambda: w.focus_pane(w.findings_view), "Alt+4")
-    _act(w, g, "Digests", lambda: w.focus_pane(w.digests_view), "Alt+5")
-    _act(w, g, "Bytes", lambda: w.focus_pane(w.hex_tabs.currentWidget()), "Alt+6")
     rp = w.resume_panes
-    _act(w, g, "Resume Timeline", lambda: _focus_resume_tab(rp, 0, rp.timeline), "Alt+7", "gotoTimeline")
-    _act(w, g, "Transcript", lambda: _focus_resume_tab(rp, 1, rp.transcript.view), "Alt+8", "gotoTranscript")
-    _act(w, g, "Integrity Lint", lambda: _focus_resume_tab(rp, 2, rp.lint_list), "Alt+9", "gotoLint")
-    _act(w, g, "Events", lambda: _focus_resume_tab(rp, 3, rp.events.view), "Alt+0", "gotoEvents")
+    # (name, Alt+digit, action name, go there, the widget that has the focus there)
+    panes = [
+        ("Snapshot Tree", "Alt+1", None, lambda: w.focus_pane(w.snap_pane.view), lambda: w.snap_pane.view),
+        ("Resume Boundary Tree", "Alt+2", None, lambda: w.focus_pane(w.resume_pane.view), lambda: w.resume_pane.view),
+        ("Descriptor Tree", "Alt+3", None, lambda: w.focus_pane(w.desc_pane.view), lambda: w.desc_pane.view),
+        ("Verdicts", "Alt+4", None, lambda: w.focus_pane(w.findings_view), lambda: w.findings_view),
+        ("Digests", "Alt+5", None, lambda: w.focus_pane(w.digests_view), lambda: w.digests_view),
+        ("Bytes", "Alt+6", None, lambda: w.focus_pane(w.hex_tabs.currentWidget()), lambda: w.hex_tabs.currentWidget()),
+        ("Resume Timeline", "Alt+7", "gotoTimeline", lambda: _focus_resume_tab(rp, 0, rp.timeline), lambda: rp.timeline),
+        ("Transcript", "Alt+8", "gotoTranscript", lambda: _focus_resume_tab(rp, 1, rp.transcript.view),
+         lambda: rp.transcript.view),
+        ("Integrity Lint", "Alt+9", "gotoLint", lambda: _focus_resume_tab(rp, 2, rp.lint_list), lambda: rp.lint_list),
+        ("Events", "Alt+0", "gotoEvents", lambda: _focus_resume_tab(rp, 3, rp.events.view), lambda: rp.events.view),
+    ]
+    for name, keys, obj, go, _widget in panes:
+        _act(w, g, name, go, keys, obj)
+    # F6 / Shift+F6 step through the same panes whatever the keyboard layout (Alt+1...Alt+0 need the digits
+    # unshifted: on AZERTY and Czech layouts they are not)
+    g.addSeparator()
+    _act(w, g, "Next Pane", lambda: _step_pane(panes, +1), "F6", "nextPane")
+    _act(w, g, "Previous Pane", lambda: _step_pane(panes, -1), "Shift+F6", "previousPane")
+
+
+def _step_pane(panes, step: int) -> None:
+    """Focus the pane after (``step`` +1) or before (-1) the one that has the focus, in the Go menu's order
+    (the first or the last when none of them has it)."""
+    from PySide6.QtWidgets import QApplication
+
+    focus = QApplication.focusWidget()
+    at = next((i for i, p in enumerate(panes) if focus is not None
+               and (focus is p[4]() or p[4]().isAncestorOf(focus))), None)
+    k = (0 if step > 0 else len(panes) - 1) if at is None else (at + step) % len(panes)
+    panes[k][3]()
 
 
 def _view_menu(w, v) -> None:
