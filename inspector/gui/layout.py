@@ -73,6 +73,7 @@ def _build_central(w):
     split = QSplitter(Qt.Orientation.Vertical)
     split.setObjectName("verdictSplitter")
     w.findings_view = RowTreeView()  # a click on a rule or message does not scroll it sideways
+    w.findings_view.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # (rule ids, the reference's messages)
     w.findings_view.setObjectName("findingsView")
     w.findings_view.setModel(w.findings_model)
     w.findings_view.setUniformRowHeights(True)
@@ -247,6 +248,7 @@ def _build_bytes_and_digests_docks(w):
     dl = QVBoxLayout(dig)
     dl.setContentsMargins(0, 0, 0, 0)
     w.digests_view = _table(w, "digestsView", w.digests_model, "Digests")
+    w.digests_view.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # (digests and sizes: left to right)
     # Label and match fit their text; stated and recomputed share the rest, so both digests are
     # on screen (the cells show 122347d3…049312e0; the tooltip has all of it).
     hh = w.digests_view.horizontalHeader()

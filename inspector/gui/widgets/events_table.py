@@ -242,6 +242,7 @@ class EventsPane(QWidget):
         top.addWidget(self.text, 1)
         top.addWidget(self.count)
         self.view = QTableView()
+        self.view.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # (sequences, times, ids: left to right)
         self.view.setObjectName("eventsTable")
         self.view.setAccessibleName("Run events")
         self.view.setModel(self.model)

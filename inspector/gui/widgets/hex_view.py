@@ -86,6 +86,7 @@ class HexView(QAbstractScrollArea):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # (offsets, hex, bytes: left to right in any layout)
         self._data: bytes | None = None
         self._span: tuple[int, int] | None = None
         self._mark: int | None = None
@@ -411,6 +412,7 @@ class HexView(QAbstractScrollArea):
 
     def _paint(self):
         p = QPainter(self.viewport())
+        p.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # (a painter takes the application's: "{" drew as "}")
         pal = self.palette()
         p.fillRect(self.viewport().rect(), pal.color(QPalette.ColorRole.Base))
         cw, lh, digits, x_hex, x_txt = self._metrics()

@@ -407,6 +407,9 @@ class TreePane(QWidget):
         lay.addWidget(self.caption)
         self.stack = QStackedWidget()
         self.view = JsonTreeView()
+        # JSON reads left to right in any language: in a right-to-left layout its values read backwards
+        # ("[1 items]" became "[items 1]"); the tree keeps the document's own direction, the window the user's
+        self.view.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.view.setModel(model)
         self.field_column = FieldColumnFitter(self.view)
         self.view.setUniformRowHeights(True)

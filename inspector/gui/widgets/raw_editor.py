@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTabWidget, QVBoxLayout, QWidget
 
@@ -38,6 +38,7 @@ class RawEditor(QWidget):
         self._pending: dict[str, bytes | None] = {}  # documents not yet loaded into a (hidden) editor
         for source in ("payload", "descriptor"):
             ed = QPlainTextEdit()
+            ed.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # (JSON text: left to right in any layout)
             ed.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
             ed.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
             ed.setAcceptDrops(False)

@@ -61,6 +61,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # (time runs left to right: its axis, lanes, ids)
         self.setObjectName("timelineView")
         self.setAccessibleName("Timeline of runs and events")
         self.setMouseTracking(True)
@@ -378,6 +379,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
     # -- painting ----------------------------------------------------------------------------------
     def paintEvent(self, event):
         p = QPainter(self.viewport())
+        p.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # (the painter's own default is the application's)
         pal = self.palette()
         w, h = self.viewport().width(), self.viewport().height()
         p.fillRect(0, 0, w, h, pal.base())
