@@ -18,6 +18,8 @@ from inspector.session.tree_item import TreeItem, human_size
 __all__ = ["TreeDisplay"]
 
 _PREVIEW = 160
+#: At most this many bytes of a scalar are read to show it (its cell, its tooltip).
+_SHOWN = 65536
 _ROLES = frozenset({_DISPLAY, _EDIT, _TOOLTIP, _DECORATION, _FOREGROUND, _ACCESSIBLE, LocationRole, PointerRole,
                     SpanRole, KindRole, CopyValueRole, VerdictRole})
 
@@ -80,15 +82,21 @@ class TreeDisplay:
         return None
 
     def _scalar(self, item: TreeItem):
+        """``("s", text)`` of a string (decoded; one over 4 MiB: its first 64 KiB as they are, and "…") or
+        ``("r", raw text)`` of another scalar (one over 64 KiB, a huge number: its first 64 KiB and "…"). Only
+        what is shown is read: a 50 MB base64 value was copied whole to show its first characters."""
         if item._cache is None:
-            raw = self._data[item.start:item.end]
+            size = item.end - item.start
             if item.kind == "string":
                 v = load_value(self._data, item.start, item.end, limit=4 << 20)
                 if v is None:
-                    v = raw[1:65536].decode("utf-8", "replace") + "…"
+                    v = bytes(self._data[item.start + 1:min(item.end, item.start + _SHOWN)]).decode("utf-8", "replace") \
+                        + "…"
                 item._cache = ("s", v)
+            elif size > _SHOWN:
+                item._cache = ("r", bytes(self._data[item.start:item.start + _SHOWN]).decode("utf-8", "replace") + "…")
             else:
-                item._cache = ("r", raw.decode("utf-8", "replace"))
+                item._cache = ("r", self._data[item.start:item.end].decode("utf-8", "replace"))
         return item._cache
 
     def _display_value(self, item: TreeItem) -> str:
