@@ -67,6 +67,7 @@ class ToolPairs:
         self.seen: set[int] = set()
 
     def add(self, index: int, message) -> None:
+        """Record the tool uses and results of message ``index`` (a decoded message dict; once per index)."""
         if index in self.seen or not isinstance(message, dict):
             return
         self.seen.add(index)

@@ -46,6 +46,7 @@ class FolderRow:
 
     @property
     def checkpoint(self) -> bool:
+        """True when the row is a checkpoint (a payload, a descriptor or both), False for a file that is not one."""
         return self.other is None
 
 

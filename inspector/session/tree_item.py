@@ -48,6 +48,7 @@ class TreeItem:
 
     @property
     def is_container(self) -> bool:
+        """True for an object, an array or a range row (a row with children)."""
         return self.kind in ("object", "array", "range")
 
 

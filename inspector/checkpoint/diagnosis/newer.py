@@ -37,6 +37,8 @@ class GenerationSign:
 
 
 def newer_signs(differences) -> list[GenerationSign]:
+    """The generation signs of P-CANONICAL ``differences`` (``Difference``s): one per ``newer-field`` difference, the
+    release that added the field (FORMAT.md 3.4, the release tables of :mod:`.hazards`), in the differences' order."""
     signs = []
     for d in differences:
         if d.kind == "newer-field":

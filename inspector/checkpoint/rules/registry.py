@@ -87,6 +87,8 @@ def expect_equal(rule_id, source, pointer, actual, expected, expected_at=None):
 
 
 def id_violations(rule_id, source, pointer, value):
+    """A :class:`Violation` of ``rule_id`` at ``source``/``pointer`` when ``value`` is not a valid id (non-blank, at most
+    256 bytes, no control characters: id-valid, FORMAT.md 6); nothing otherwise (a generator)."""
     if not is_valid_id(value):
         yield Violation(reference_message(rule_id), source, pointer, expected="non-blank, <= 256 bytes, no control characters",
                         actual=qv(value, pointer, source))
@@ -96,14 +98,18 @@ SESSION_ID_POINTER = "/snapshot/session/id"
 
 
 def session_id_of(ctx) -> str:
+    """The decoded payload's ``snapshot.session.id`` (a rule that reads it runs after P-PARSE: FORMAT.md 6)."""
     return ctx.pay["snapshot"]["session"]["id"]
 
 
 def runs_of(ctx):
+    """The decoded payload's ``snapshot.run_records`` (a list of dicts; after P-PARSE: FORMAT.md 6)."""
     return ctx.pay["snapshot"]["run_records"]
 
 
 def short_json(v) -> str:
+    """``v`` as compact JSON with sorted keys, at most 200 characters (``...`` when cut), ``absent`` for ``None``: how a
+    compared value is printed in a finding."""
     s = "absent" if v is None else orjson.dumps(v, option=orjson.OPT_SORT_KEYS).decode()
     return s if len(s) <= 200 else s[:197] + "..."
 
