@@ -12,6 +12,7 @@ import pytest
 from inspector.checkpoint import verify
 from inspector.cli import main
 from tests.conftest import CASES, GOLDEN, ROOT
+from inspector.checkpoint import catalogue
 
 GP = GOLDEN / "payload-with-resume.json"
 GD = GOLDEN / "descriptor-with-resume.json"
@@ -45,7 +46,7 @@ def test_verify_json_shape_same_for_pass_and_fail(capsysbinary):
     assert bad["root_cause"]["location"]["source"] == "descriptor"
     assert bad["root_cause"]["location"]["pointer"] == "/content_digest"
     ids = [r["id"] for r in bad["rules"]]
-    assert len(ids) == 75 and ids[0] == "D-PARSE"
+    assert len(ids) == len(catalogue()) and ids[0] == "D-PARSE"
     xb = next(r for r in bad["rules"] if r["id"] == "X-BYTES")
     assert xb["verdict"] == "fail" and xb["expected"].startswith("sha256:") and xb["actual"].startswith("sha256:")
     span = xb["location"]["span"]
@@ -95,7 +96,7 @@ def test_canon(tmp_path, capsysbinary):
 def test_rules_and_explain(capsysbinary):
     code, out, _ = run(capsysbinary, "rules", "--format", "json")
     rules = json.loads(out)
-    assert code == 0 and len(rules) == 75
+    assert code == 0 and len(rules) == len(catalogue())
     assert [r["id"] for r in rules if r["not_evaluated"]] == []  # FORMAT.md 10 leaves no rule unevaluable
     tenant = next(r for r in rules if r["id"] == "S-DURABLE-TENANT")
     assert tenant["requires"] == ["P-PARSE", "S-DURABLE-VALID"] and tenant["doc_ref"] == "FORMAT.md 6.3, 4.10"

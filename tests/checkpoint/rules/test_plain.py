@@ -46,7 +46,7 @@ def test_report_texts():
     assert [t.split(":")[0] for t in texts["not_proven"]] == [
         "Integrity is not authenticity", "A digest is not a signature", "Host facts the artifact cannot prove"]
     assert texts["not_a_checkpoint"] == "This is not a checkpoint file."
-    assert re.fullmatch(r"75 rules, sha256:[0-9a-f]{16}", catalogue_version())
+    assert re.fullmatch(rf"{len(catalogue())} rules, sha256:[0-9a-f]{{16}}", catalogue_version())
 
 
 @pytest.mark.parametrize("rule", [r.id for r in catalogue()])
