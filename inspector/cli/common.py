@@ -219,13 +219,57 @@ class UsageError(Exception):
     """Unusable input or arguments: reported on stderr, exit code 2."""
 
 
+#: The name that reads standard input (``checkpoint-inspector verify - DESCRIPTOR < PAYLOAD``).
+STDIN = "-"
+_stdin_taken = []
+
+
+def read_stdin():
+    """Standard input as an :class:`~inspector.checkpoint.InputFile` named ``-`` (role from its content), read to
+    its end but never more than the 256 MiB ceiling plus one byte (a larger input: its size so far, not read,
+    FORMAT.md 6.2 P-BOUND). Raises :class:`UsageError` (exit 2) when it is a terminal (nothing was piped in), is
+    closed, or was read already (``-`` given twice)."""
+    from inspector.checkpoint.artifact import MAX_CONTENT_BYTES, InputFile, detect_role
+
+    if _stdin_taken:
+        raise UsageError("-: standard input can be given once (the other file must be named)")
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise UsageError("-: there is no standard input to read")
+    try:
+        if os.isatty(stream.fileno()):
+            raise UsageError("-: standard input is a terminal; pipe a checkpoint file in "
+                             "(checkpoint-inspector verify - DESCRIPTOR < PAYLOAD)")
+    except (OSError, ValueError):
+        pass  # (not a descriptor of this process: a test's stream, read as it is)
+    _stdin_taken.append(True)
+    chunks, size = [], 0
+    while size <= MAX_CONTENT_BYTES:
+        try:
+            chunk = stream.read(min(1 << 20, MAX_CONTENT_BYTES + 1 - size))
+        except OSError as e:
+            raise UsageError(f"-: cannot read standard input ({e.strerror or e})") from None
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > MAX_CONTENT_BYTES:
+        return InputFile(STDIN, size, None, "payload",
+                         f"over {MAX_CONTENT_BYTES} bytes (the v1 ceiling) on standard input; not read further")
+    data = b"".join(chunks)
+    role, hint, doubt = detect_role(data)
+    return InputFile(STDIN, len(data), data, role, hint, 0, doubt)
+
+
 def read_file(path: str):
     """The :class:`~inspector.checkpoint.InputFile` at ``path``, a local path or a URL (``http(s)://``,
     ``s3://``... through :mod:`inspector.session.sources`; its ``path`` is then the URL without credentials),
-    with its bytes up to the 256 MiB ceiling, else its size only. Raises :class:`UsageError` (exit 2) for a
-    file that cannot be read, with the reason."""
+    or standard input for ``-`` (:func:`read_stdin`), with its bytes up to the 256 MiB ceiling, else its size
+    only. Raises :class:`UsageError` (exit 2) for a file that cannot be read, with the reason."""
     from inspector.session import sources
 
+    if path == STDIN:
+        return read_stdin()
     if sources.is_url(path):
         try:
             return sources.read_input_at(path)

@@ -207,7 +207,8 @@ def diff_json(c: Comparison, files) -> bytes:
     both were compared typed, unknown keys dropped), ``changes`` (``op``, ``kind``, ``item``, ``a_pointer``, ``b_pointer``,
     ``a_value``/``b_value`` when present, ``invalidates``)."""
     def side(f):
-        return {"path": display_path(f.path), "uri": file_uri(f.path), "role": f.role, "size": f.size}
+        return {"path": display_path(f.path), "uri": None if f.path == "-" else file_uri(f.path), "role": f.role,
+                "size": f.size}
 
     changes = []
     for ch in c.changes:

@@ -36,6 +36,7 @@ from .common import (  # noqa: F401 (EXIT_* and the errors are the CLI's public 
     write_new as _write_new, remove_new as _remove_new, same_path as _same_path, emit as _emit,
 )
 from .common import NOT_REDACTED, retain_parsed_payloads  # noqa: F401 (inspector.entry calls it here)
+from .common import _stdin_taken
 from .report import CHECK_EDITED, CHECK_UNCHANGED, cmd_report  # noqa: F401 (re-exported)
 from .termsafe import terminal_safe, terminal_safe_lines
 
@@ -176,7 +177,7 @@ def cmd_verify(args) -> int:
     for problem in report.internal_errors:
         _err(terminal_safe(f"checkpoint-inspector: internal error, please report it: {problem}"))
     alone = payload if descriptor is None else descriptor if payload is None else None
-    sibling = None if alone is None or alone.form or is_url(alone.path) else find_sibling(
+    sibling = None if alone is None or alone.form or is_url(alone.path) or alone.path == "-" else find_sibling(
         alone.path, alone.role, alone.data, alone.size)
     if args.format == "json":
         _out(render.to_json(report, payload, descriptor, sibling))
@@ -280,6 +281,7 @@ def cmd_explain(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``checkpoint-inspector`` console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    _stdin_taken.clear()  # (each command may read standard input once: `-`)
     parser = build_parser()
     if not argv:
         parser.print_help(sys.stderr)

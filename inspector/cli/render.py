@@ -30,7 +30,7 @@ def _input(f: InputFile | None, digest: str | None = None) -> dict | None:
     if f is None:
         return None
     # path: for people (bytes that are not UTF-8 shown as \\xNN); uri: the exact bytes, percent-encoded
-    out = {"path": display_path(f.path), "uri": file_uri(f.path), "size_bytes": f.size, "sha256": digest or f.sha256(),
+    out = {"path": display_path(f.path), "uri": None if f.path == "-" else file_uri(f.path), "size_bytes": f.size, "sha256": digest or f.sha256(),
            "role": f.role, "hint": f.hint, "role_note": f.role_note}
     if f.form is not None:  # (only then: the shape of every other file's entry is unchanged)
         out["form"] = f.form
@@ -227,7 +227,7 @@ def _val(v) -> str:
 def to_sarif(report: Report, payload=None, descriptor=None) -> str:
     """SARIF 2.1.0 log: one result per failing rule, byte regions in the files."""
     def uri(f, name):
-        return file_uri(f.path) if f is not None else name  # percent-encoded exact bytes: valid UTF-8
+        return file_uri(f.path) if f is not None and f.path != "-" else name  # percent-encoded exact bytes: valid UTF-8
 
     files = {"payload": uri(payload, "payload"), "descriptor": uri(descriptor, "descriptor")}
     rules = [{"id": r.id, "name": r.id, "shortDescription": {"text": r.title},
