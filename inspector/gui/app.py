@@ -124,6 +124,18 @@ def show_font_notice(window: MainWindow) -> str | None:
     return text
 
 
+def _say_handed_off(n: int) -> None:
+    """Tell a terminal user that the files went to the window already open (nothing else shows it here: that
+    window may be on another desktop); quiet when stderr is not a terminal (a desktop launch)."""
+    stream = sys.stderr
+    try:
+        if stream is not None and stream.isatty():
+            stream.write(f"checkpoint-inspector: opened {'the sample' if not n else f'{n} item(s)'} in the "
+                         "Checkpoint Inspector window already running (--new-window opens one of its own)\n")
+    except (OSError, ValueError):
+        pass
+
+
 def run(argv: list[str], new_window: bool = False) -> int:
     """Open the window on ``argv`` paths (files or one folder), or on the bundled sample.
 
@@ -154,6 +166,7 @@ def run(argv: list[str], new_window: bool = False) -> int:
     if single_instance.enabled(app.platformName(), new_window):
         claimed = single_instance.claim(single_instance.server_name(), paths)
         if claimed.handed_off:
+            _say_handed_off(len(paths))
             return 0
         if claimed.note:
             logging.getLogger("inspector.gui").debug("single instance: %s", claimed.note)
