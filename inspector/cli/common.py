@@ -226,10 +226,11 @@ _stdin_taken = []
 
 def read_stdin():
     """Standard input as an :class:`~inspector.checkpoint.InputFile` named ``-`` (role from its content), read to
-    its end but never more than the 256 MiB ceiling plus one byte (a larger input: its size so far, not read,
-    FORMAT.md 6.2 P-BOUND). Raises :class:`UsageError` (exit 2) when it is a terminal (nothing was piped in), is
+    its end but never more than the 256 MiB ceiling plus one byte (an SDK export wrapper: its own ceiling, as
+    ``read_input`` allows a file; a larger input: "more than" the ceiling, not read, FORMAT.md 6.2 P-BOUND). Raises :class:`UsageError` (exit 2) when it is a terminal (nothing was piped in), is
     closed, or was read already (``-`` given twice)."""
     from inspector.checkpoint.artifact import MAX_CONTENT_BYTES, InputFile, detect_role
+    from inspector.checkpoint.sdk_export import WRAPPER_MAX_BYTES, looks_like_export
 
     if _stdin_taken:
         raise UsageError("-: standard input can be given once (the other file must be named)")
@@ -243,19 +244,21 @@ def read_stdin():
     except (OSError, ValueError):
         pass  # (not a descriptor of this process: a test's stream, read as it is)
     _stdin_taken.append(True)
-    chunks, size = [], 0
-    while size <= MAX_CONTENT_BYTES:
+    chunks, size, ceiling = [], 0, MAX_CONTENT_BYTES
+    while size <= ceiling:
         try:
-            chunk = stream.read(min(1 << 20, MAX_CONTENT_BYTES + 1 - size))
+            chunk = stream.read(min(1 << 20, ceiling + 1 - size))
         except OSError as e:
             raise UsageError(f"-: cannot read standard input ({e.strerror or e})") from None
         if not chunk:
             break
         chunks.append(chunk)
         size += len(chunk)
-    if size > MAX_CONTENT_BYTES:
+        if size > ceiling == MAX_CONTENT_BYTES and looks_like_export(chunks[0][:256]):
+            ceiling = WRAPPER_MAX_BYTES  # an SDK export wrapper: the ceiling is its content's, as for a file
+    if size > ceiling:
         return InputFile(STDIN, size, None, "payload",
-                         f"over {MAX_CONTENT_BYTES} bytes (the v1 ceiling) on standard input; not read further")
+                         f"more than {ceiling} bytes (the v1 ceiling) on standard input; not read further")
     data = b"".join(chunks)
     role, hint, doubt = detect_role(data)
     return InputFile(STDIN, len(data), data, role, hint, 0, doubt)

@@ -30,6 +30,8 @@ def add_parser(sub) -> None:
 
 def cmd_restore(args) -> int:
     """Restore, write ``-o``, verify the restored pair and say so (see the module docstring for exit codes)."""
+    if args.output == "-":  # (`-` names standard input: the restored payload goes to a file the user names)
+        raise UsageError("-o -: name the new file to write the restored payload to (`-` is standard input)")
     files = [read_file(args.payload)] + ([read_file(args.descriptor)] if args.descriptor else [])
     try:
         files = expand_exports(files)

@@ -252,6 +252,7 @@ class CompareWindow(JobWindow):
                 marks[0][row.a_pointer] = row.op
             if row.b_pointer is not None:
                 marks[1][row.b_pointer] = row.op
+        self.setWindowTitle(f"{display_name(r.a.path)} ↔ {display_name(r.b.path)} — Compare")  # (A first: the earlier)
         names = side_names(r)
         for side, (model, s, tree) in enumerate(zip(self.models, (r.a, r.b), self.trees)):
             model.source = s.role  # a tree of a descriptor locates descriptor bytes

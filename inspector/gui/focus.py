@@ -15,6 +15,8 @@ light palette's #308cc6 under white text is 3.69:1).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QPalette, QPen
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory, QStyleOptionViewItem
@@ -69,14 +71,25 @@ class FocusStyle(QProxyStyle):
             # it can vanish (red on the selection blue: 1.3:1); there the highlighted text colour is used unless
             # the cell's colour reads at 4.5:1.
             pal = option.palette
-            hi = pal.color(_R.Highlight)
-            if min(style.contrast_ratio(pal.color(r), hi) for r in (_R.HighlightedText, _R.Text)) < 4.5:
+            base = (widget.palette() if widget is not None else QApplication.palette()).color(_R.HighlightedText)
+            ink = _selected_ink(pal.color(_R.HighlightedText).rgba(), pal.color(_R.Text).rgba(),
+                                pal.color(_R.Highlight).rgba(), base.rgba())
+            if ink is not None:  # (decided once per colour set: a table's cells share a few)
                 opt = QStyleOptionViewItem(option)
-                base = (widget.palette() if widget is not None else QApplication.palette()).color(_R.HighlightedText)
-                opt.palette.setColor(_R.HighlightedText, style.readable(base, hi, 4.5))
-                opt.palette.setColor(_R.Text, opt.palette.color(_R.HighlightedText))
+                opt.palette.setColor(_R.HighlightedText, QColor.fromRgba(ink))
+                opt.palette.setColor(_R.Text, QColor.fromRgba(ink))
                 return super().drawControl(element, opt, painter, widget)
         return super().drawControl(element, option, painter, widget)
+
+
+@lru_cache(maxsize=256)
+def _selected_ink(highlighted_text: int, text: int, highlight: int, base: int) -> int | None:
+    """The text colour (RGBA) a selected cell must be drawn in, or ``None`` when its own colours read on the
+    selection at 4.5:1; ``base``: the palette's highlighted text colour (a cell's own replaces it)."""
+    hi = QColor.fromRgba(highlight)
+    if min(style.contrast_ratio(QColor.fromRgba(c), hi) for c in (highlighted_text, text)) >= 4.5:
+        return None
+    return style.readable(QColor.fromRgba(base), hi, 4.5).rgba()
 
 
 def fix_selection(palette: QPalette) -> QPalette:
@@ -96,10 +109,12 @@ def install(app: QApplication | None = None) -> None:
     app = app or QApplication.instance()
     if app is None or isinstance(app.style(), FocusStyle):
         return
-    base = QStyleFactory.create(app.style().name())
+    base = QStyleFactory.create(app.style().name())  # (a new one of the style in use: the proxy owns its base)
     app.setStyle(FocusStyle(base) if base is not None else FocusStyle())
     _keep_selection_readable(app)
-    app.paletteChanged.connect(lambda _p: _keep_selection_readable(app))  # (a theme switched while running)
+    if not getattr(app, "_inspector_selection_watch", False):  # (once per application, however often installed)
+        app._inspector_selection_watch = True
+        app.paletteChanged.connect(lambda _p: _keep_selection_readable(app))  # (a theme switched while running)
 
 
 def _keep_selection_readable(app) -> None:

@@ -125,19 +125,21 @@ def _go_menu(w, g) -> None:
     _act(w, g, "&Collapse All", w.collapse_all, "Ctrl+Shift+L", "collapseAll")
     g.addSeparator()
     rp = w.resume_panes
-    # (name, Alt+digit, action name, go there, the widget that has the focus there)
+    # (name, Alt+digit, action name, go there, the pane that holds the focus there: its view and its other controls)
     panes = [
-        ("Snapshot Tree", "Alt+1", None, lambda: w.focus_pane(w.snap_pane.view), lambda: w.snap_pane.view),
-        ("Resume Boundary Tree", "Alt+2", None, lambda: w.focus_pane(w.resume_pane.view), lambda: w.resume_pane.view),
-        ("Descriptor Tree", "Alt+3", None, lambda: w.focus_pane(w.desc_pane.view), lambda: w.desc_pane.view),
-        ("Verdicts", "Alt+4", None, lambda: w.focus_pane(w.findings_view), lambda: w.findings_view),
-        ("Digests", "Alt+5", None, lambda: w.focus_pane(w.digests_view), lambda: w.digests_view),
-        ("Bytes", "Alt+6", None, lambda: w.focus_pane(w.hex_tabs.currentWidget()), lambda: w.hex_tabs.currentWidget()),
-        ("Resume Timeline", "Alt+7", "gotoTimeline", lambda: _focus_resume_tab(rp, 0, rp.timeline), lambda: rp.timeline),
+        ("Snapshot Tree", "Alt+1", None, lambda: w.focus_pane(w.snap_pane.view), lambda: w.snap_pane),
+        ("Resume Boundary Tree", "Alt+2", None, lambda: w.focus_pane(w.resume_pane.view), lambda: w.resume_pane),
+        ("Descriptor Tree", "Alt+3", None, lambda: w.focus_pane(w.desc_pane.view), lambda: w.desc_pane),
+        ("Verdicts", "Alt+4", None, lambda: w.focus_pane(w.findings_view), lambda: w.verdict_splitter.parentWidget()),
+        ("Digests", "Alt+5", None, lambda: w.focus_pane(w.digests_view), lambda: w.digests_dock.widget()),
+        ("Bytes", "Alt+6", None, lambda: w.focus_pane(w.hex_tabs.currentWidget()), lambda: w.hex_tabs),
+        ("Resume Timeline", "Alt+7", "gotoTimeline", lambda: _focus_resume_tab(rp, 0, rp.timeline),
+         lambda: rp.tabs.widget(0)),
         ("Transcript", "Alt+8", "gotoTranscript", lambda: _focus_resume_tab(rp, 1, rp.transcript.view),
-         lambda: rp.transcript.view),
-        ("Integrity Lint", "Alt+9", "gotoLint", lambda: _focus_resume_tab(rp, 2, rp.lint_list), lambda: rp.lint_list),
-        ("Events", "Alt+0", "gotoEvents", lambda: _focus_resume_tab(rp, 3, rp.events.view), lambda: rp.events.view),
+         lambda: rp.tabs.widget(1)),
+        ("Integrity Lint", "Alt+9", "gotoLint", lambda: _focus_resume_tab(rp, 2, rp.lint_list),
+         lambda: rp.tabs.widget(2)),
+        ("Events", "Alt+0", "gotoEvents", lambda: _focus_resume_tab(rp, 3, rp.events.view), lambda: rp.tabs.widget(3)),
     ]
     for name, keys, obj, go, _widget in panes:
         _act(w, g, name, go, keys, obj)
@@ -154,7 +156,7 @@ def _step_pane(panes, step: int) -> None:
     from PySide6.QtWidgets import QApplication
 
     focus = QApplication.focusWidget()
-    at = next((i for i, p in enumerate(panes) if focus is not None
+    at = next((i for i, p in enumerate(panes) if focus is not None and p[4]() is not None
                and (focus is p[4]() or p[4]().isAncestorOf(focus))), None)
     k = (0 if step > 0 else len(panes) - 1) if at is None else (at + step) % len(panes)
     panes[k][3]()

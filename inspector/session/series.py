@@ -166,7 +166,8 @@ class HistoryOrder:
     """How two payloads' exports stand in their session's history (FORMAT.md 4.18 "Order is history, never a
     clock"): ``order`` is ``"later"`` (B is later than A), ``"earlier"`` (A is later than B), ``"same"`` (the
     same history), ``"diverged"`` (one session, neither later: a fork), ``"sessions"`` (two sessions: no order) or
-    ``"unknown"`` (a side does not decode); ``sentence`` says so in words (ids through
+    ``"unknown"`` (a side does not decode); two different exports with the same history are ``"diverged"`` too
+    (FORMAT.md 4.18 "Forks": different exports at the same point); ``sentence`` says so in words (ids through
     :func:`~inspector.session.visible.visible`)."""
 
     order: str
@@ -193,6 +194,9 @@ def history_order(a, b) -> HistoryOrder:
                                         f"{visible(str(sb))}): neither is earlier.")
     ha, hb = _history(ra)[0], _history(rb)[0]
     if ha == hb:
+        if a != b:  # two different exports at one point of the history: the host continued twice (a fork)
+            return HistoryOrder("diverged", "A and B record the same history but hold different content: a fork "
+                                            "of the session at the same point (neither is later).")
         return HistoryOrder("same", "A and B record the same history (the same runs, the same last sequences).")
     if later(hb, ha):
         return HistoryOrder("later", "B is later than A in the session's history (its runs' last event sequences).")

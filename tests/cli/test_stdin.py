@@ -44,3 +44,15 @@ def test_a_broken_payload_on_standard_input_fails_its_rule():
     data = P.read_bytes().replace(b'"continue"', b'"continuE"')
     r = _run("verify", "-", D, stdin=data)
     assert r.returncode == 1 and b"X-BYTES" in r.stdout
+
+
+def test_restore_never_writes_a_file_named_dash(tmp_path):
+    import orjson
+
+    pretty = tmp_path / "pretty.payload.json"
+    pretty.write_bytes(orjson.dumps(orjson.loads(P.read_bytes()), option=orjson.OPT_INDENT_2))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run([sys.executable, "-m", "inspector", "restore", str(pretty), str(D), "-o", "-"],
+                       capture_output=True, env=env, timeout=120, cwd=tmp_path)
+    assert r.returncode == 2 and not (tmp_path / "-").exists()
+    assert b"-o -: name the new file to write the restored payload to" in r.stderr

@@ -336,6 +336,7 @@ def test_the_earlier_export_is_a_whichever_was_dropped_first(qtbot, window):
     win = _opened(qtbot, window, lambda: _drop(window, [p3, p2]))
     assert win.headers[0].text().startswith("<b>A (earlier): p2.payload.json</b>")
     assert win.headers[1].text().startswith("<b>B (later): p3.payload.json</b>")
+    assert win.windowTitle() == "p2.payload.json ↔ p3.payload.json — Compare"
     summary = win.summary.text()
     assert "added" in summary.split("<br>")[0] and "removed" not in summary.split("<br>")[0]
     assert __import__("html").unescape(summary).endswith(
@@ -348,4 +349,18 @@ def test_a_fork_has_no_earlier_side(qtbot, window):
     win = _opened(qtbot, window, lambda: _drop(window, [y, x]))
     assert win.headers[0].text().startswith("<b>A: y.payload.json</b>")  # as dropped: neither is older
     assert "A and B have diverged: neither is later than the other (a fork of the session)." in win.summary.text()
+    win.close()
+
+
+def test_two_different_exports_with_one_history_are_a_fork(qtbot, window, tmp_path):
+    """FORMAT.md 4.18 "Forks": two different exports at the same point are a fork, not "the same history"."""
+    p2 = SERIES / "clock-skew" / "p2.payload.json"
+    other = tmp_path / "p2-other.payload.json"
+    v = orjson.loads(p2.read_bytes())
+    v["snapshot"]["session"]["model_name"] = "another-model"  # (a different export; the runs' sequences alike)
+    other.write_bytes(export(v)[0])
+    win = _opened(qtbot, window, lambda: _drop(window, [p2, other]))
+    assert "A and B record the same history but hold different content: a fork of the session at the same point" \
+        in __import__("html").unescape(win.summary.text())
+    assert win.headers[0].text().startswith("<b>A: p2.payload.json</b>")
     win.close()

@@ -32,3 +32,17 @@ def test_f6_and_shift_f6_step_through_the_panes(qtbot, window):
     qtbot.waitUntil(lambda: QApplication.focusWidget() is events, timeout=2000)
     QTest.keyClick(events, Qt.Key.Key_F6)  # wraps to the first
     qtbot.waitUntil(lambda: QApplication.focusWidget() is window.snap_pane.view, timeout=2000)
+
+
+def test_f6_knows_the_pane_from_any_of_its_controls(qtbot, window):
+    """From the Events filter box (not the table), Shift+F6 goes to the pane before Events, not to Events."""
+    open_and_wait(qtbot, window, [GOLDEN_P, GOLDEN_D])
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    QTest.keyClick(window, Qt.Key.Key_0, Qt.KeyboardModifier.AltModifier)
+    pane = window.resume_panes.events
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is pane.view, timeout=2000)
+    pane.text.setFocus()
+    qtbot.waitUntil(pane.text.hasFocus, timeout=2000)
+    QTest.keyClick(pane.text, Qt.Key.Key_F6, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.resume_panes.lint_list, timeout=2000)

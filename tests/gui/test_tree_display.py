@@ -38,3 +38,8 @@ def test_a_huge_scalar_shows_its_first_64_kib_and_says_there_is_more(qtbot, wind
     idx = go_to(qtbot, window, "/snapshot/session/created_at")
     assert idx.model()._scalar(idx.internalPointer()) == ("r", "0." + "9" * 65534 + "…")
     assert idx.siblingAtColumn(1).data().startswith("0.999") and len(idx.siblingAtColumn(1).data()) < 70_000
+    # an edit starts from all of it (F2), not from what the cell shows
+    from .conftest import open_f2_editor
+
+    _view, editor = open_f2_editor(qtbot, window, "/snapshot/session/created_at")
+    assert editor.text() == digits.decode()

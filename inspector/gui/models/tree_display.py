@@ -157,8 +157,14 @@ class TreeDisplay:
                 pairs.add(i, msg)
 
     def _edit_text(self, item: TreeItem) -> str:
-        tag, v = self._scalar(item)
-        return v if tag == "s" else v
+        """The whole value to edit (the cell shows at most 64 KiB of it: an edit must start from all of it)."""
+        if item.end - item.start > _SHOWN or (item.kind == "string" and item.end - item.start > (4 << 20)):
+            if item.kind == "string":
+                v = load_value(self._data, item.start, item.end, limit=1 << 62)
+                if isinstance(v, str):
+                    return v
+            return bytes(self._data[item.start:item.end]).decode("utf-8", "replace")
+        return self._scalar(item)[1]
 
     def _copy_text(self, item: TreeItem) -> str:
         if item.kind == "string":

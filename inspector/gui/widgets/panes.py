@@ -12,8 +12,8 @@ import html
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QStackedWidget, QToolButton, QTreeView,
-    QVBoxLayout, QWidget,
+    QAbstractItemView, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QStackedWidget,
+    QStyledItemDelegate, QToolButton, QTreeView, QVBoxLayout, QWidget,
 )
 
 from inspector.checkpoint import Verdict
@@ -363,6 +363,17 @@ class RowTreeView(QTreeView):
         bar.setValue(pos)
 
 
+class WholeValueDelegate(QStyledItemDelegate):
+    """The value column's delegate: its line editor takes a value of any length (Qt's default stops at 32,767
+    characters, so an edit of a longer value silently cut it)."""
+
+    def createEditor(self, parent, option, index):  # noqa: N802 (Qt override)
+        editor = super().createEditor(parent, option, index)
+        if isinstance(editor, QLineEdit):
+            editor.setMaxLength(0x7FFFFFFF)
+        return editor
+
+
 class JsonTreeView(RowTreeView):
     """A tree view that scrolls back sideways after an edit: editing the value column scrolls the
     view to show the editor; when the editor closes, the horizontal position from before returns."""
@@ -407,6 +418,7 @@ class TreePane(QWidget):
         lay.addWidget(self.caption)
         self.stack = QStackedWidget()
         self.view = JsonTreeView()
+        self.view.setItemDelegateForColumn(1, WholeValueDelegate(self.view))
         # JSON reads left to right in any language: in a right-to-left layout its values read backwards
         # ("[1 items]" became "[items 1]"); the tree keeps the document's own direction, the window the user's
         self.view.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
