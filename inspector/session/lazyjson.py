@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_left
 from dataclasses import dataclass
 
 import orjson
@@ -89,7 +90,10 @@ class SpanIndex:
     _CACHED = 8
 
     def __init__(self) -> None:
-        self._pos: dict[int, int] = {}  # container start -> its number
+        # container number -> its start; the lookup from a start is a sorted copy of them (:meth:`freeze`): a
+        # ``{start: number}`` dict of a million containers held about 100 MB of int objects
+        self._start_of = array("q")
+        self._sorted: tuple[array, array] | None = None  # (starts ascending, their numbers), or None while stale
         self._kind = bytearray()  # b"o" object / b"a" array, per number
         self._lo = array("q", [0])  # its children are pool entries lo[i] .. lo[i + 1]
         self._klo = array("q", [0])  # its keys are key pool entries klo[i] .. klo[i + 1]
@@ -102,7 +106,8 @@ class SpanIndex:
             keys: list | None = None) -> None:
         """Record the children of the container at byte ``start`` (``kind`` ``object`` or ``array``;
         spans as in :class:`Children`)."""
-        self._pos[start] = len(self._kind)
+        self._start_of.append(start)
+        self._sorted = None
         self._kind.append(0x6F if kind == "object" else 0x61)
         self._starts.extend(starts)
         self._ends.extend(ends)
@@ -118,7 +123,7 @@ class SpanIndex:
         ch = self._cache.get(start)
         if ch is not None:
             return ch
-        i = self._pos.get(start)
+        i = self._number(start)
         if i is None:
             return default
         a, b = self._lo[i], self._lo[i + 1]
@@ -138,14 +143,40 @@ class SpanIndex:
             raise KeyError(start)
         return ch
 
+    def freeze(self) -> "SpanIndex":
+        """Sort the lookup now (the builder calls it, off the GUI thread: the first lookup would otherwise sort
+        a million containers in the window's turn); returns the index. A later :meth:`add` is still allowed."""
+        if self._sorted is None:
+            # one key per container: its start above its number, so duplicates sort by when they were added and
+            # the last one added wins (``add``'s contract); a start < 2**35, a number < 2**28
+            keys = sorted((s << 28) | n for n, s in enumerate(self._start_of))
+            starts, numbers = array("q"), array("q")
+            mask = (1 << 28) - 1
+            for k in keys:
+                s = k >> 28
+                if starts and starts[-1] == s:
+                    numbers[-1] = k & mask
+                else:
+                    starts.append(s)
+                    numbers.append(k & mask)
+            self._sorted = (starts, numbers)
+        return self
+
+    def _number(self, start) -> int | None:
+        if not isinstance(start, int):
+            return None
+        starts, numbers = self.freeze()._sorted
+        i = bisect_left(starts, start)
+        return numbers[i] if i < len(starts) and starts[i] == start else None
+
     def __contains__(self, start: object) -> bool:
-        return start in self._pos
+        return self._number(start) is not None
 
     def __len__(self) -> int:
-        return len(self._pos)
+        return len(self.freeze()._sorted[0])
 
     def __iter__(self):
-        return iter(sorted(self._pos))
+        return iter(self.freeze()._sorted[0])
 
     def items(self):
         """``(start, Children)`` pairs in ascending start order (each cut from the pools)."""
@@ -274,7 +305,7 @@ def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progres
             frame[3].append(e)
     if stack:
         raise ScanError("document ends inside a container", end)
-    return index, top
+    return index.freeze(), top
 
 
 def _open_child(frame: list, s: int) -> None:
@@ -443,7 +474,7 @@ def fast_index(data: bytes, *, big: int = BIG, progress=None) -> SpanIndex:
         ok = False
     if not ok:
         return build_index(data, big=big, progress=progress)
-    return index
+    return index.freeze()
 
 
 def _arith_all(data, value, start, end, big, index, progress) -> bool:

@@ -371,7 +371,7 @@ def _index_of(spans: dict | None, big: int | None) -> SpanIndex | None:
     for s, (kind, e, starts, ends, key_starts, keys) in spans.items():
         if e - s >= big:
             index.add(s, kind, starts, ends, key_starts, keys)
-    return index
+    return index.freeze()
 
 
 def _index_after_report(ctx, data: bytes, big: int) -> SpanIndex | None:

@@ -1,5 +1,6 @@
 """The lazy span index agrees with the engine's span tree on every node of every case file."""
 
+import pickle
 import pytest
 
 from inspector.checkpoint import SerdeError, parse_value
@@ -188,3 +189,21 @@ def test_the_index_of_a_deep_document_is_flat_whatever_its_depth():
     assert fast_index(shallow, big=1) != build_index(shallow, big=9)
     with pytest.raises(KeyError):
         index[4]
+
+
+def test_the_span_index_looks_starts_up_in_sorted_arrays_and_the_last_add_wins():
+    """The lookup is a sorted copy of the starts (a dict of a million containers held about 100 MB of ints):
+    any order of adds, a start added twice keeps its last children, an add after a lookup is seen."""
+    from array import array
+
+    from inspector.session.lazyjson import SpanIndex
+
+    idx = SpanIndex()
+    idx.add(40, "array", array("q", [41]), array("q", [42]))
+    idx.add(7, "object", array("q", [12]), array("q", [14]), array("q", [8]), ["k"])
+    idx.add(40, "array", array("q", [41, 44]), array("q", [42, 45]))  # the same start again: this one counts
+    assert list(idx) == [7, 40] and len(idx) == 2 and 40 in idx and 41 not in idx and "40" not in idx
+    assert list(idx[40].starts) == [41, 44] and idx[7].keys == ["k"]
+    idx.add(3, "array", array("q", []), array("q", []))  # after a lookup
+    assert list(idx) == [3, 7, 40] and idx.get(3) is not None and idx.get(5) is None
+    assert idx.freeze() is idx and idx == pickle.loads(pickle.dumps(idx))
