@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
-    "EXIT_MISSING_LIBRARY", "EXIT_NO_DISPLAY", "MissingLibrary", "no_display_text", "XCB_LIBRARIES", "display_platform", "missing_display_libraries",
+    "EXIT_MISSING_LIBRARY", "EXIT_NO_DISPLAY", "MissingLibrary", "no_display_text", "XCB_LIBRARIES", "QT_LIBRARIES",
+    "display_platform", "missing_display_libraries",
     "format_missing", "import_failure_text", "preflight", "install_fatal_platform_handler",
 ]
 
@@ -93,7 +94,13 @@ XCB_LIBRARIES: tuple[MissingLibrary, ...] = (
     MissingLibrary("libdbus-1.so.3", "libdbus-1-3", "dbus-libs"),
     MissingLibrary("libglib-2.0.so.0", "libglib2.0-0", "glib2"),
 )
-_BY_SONAME = {lib.soname: lib for lib in XCB_LIBRARIES}
+#: Libraries Qt's own modules link against beyond the display platform's (PySide6's QtNetwork: Kerberos's GSSAPI;
+#: QtGui: FreeType), with their packages: a bare Debian lacks them too (the window's hand-off uses QtNetwork).
+QT_LIBRARIES: tuple[MissingLibrary, ...] = (
+    MissingLibrary("libgssapi_krb5.so.2", "libgssapi-krb5-2", "krb5-libs"),
+    MissingLibrary("libfreetype.so.6", "libfreetype6", "freetype"),
+)
+_BY_SONAME = {lib.soname: lib for lib in XCB_LIBRARIES + QT_LIBRARIES}
 
 
 def display_platform(environ: dict | None = None, platform: str | None = None) -> str | None:
@@ -205,17 +212,28 @@ def format_missing(missing: list[MissingLibrary], platform: str = "xcb") -> str:
 _SONAME = re.compile(r"(lib[\w.+-]+\.so(?:\.\d+)*)")
 
 
-def import_failure_text(error: ImportError) -> str:
-    """Why ``import PySide6...`` (the window's modules) failed, with the fix (issue 27): a system library Qt
-    links against is missing (``libEGL.so.1: cannot open shared object file``: its name and the install
-    command, as :func:`format_missing`), or PySide6 itself is not installed (the pip command that installs it)."""
+def import_failure_text(error: ImportError, loader=None) -> str:
+    """Why ``import PySide6...`` (the window's modules) failed, with the fix: a system library Qt links against
+    is missing (``libEGL.so.1: cannot open shared object file``), or PySide6 itself is not installed (the pip
+    command that installs it). The loader names one missing library per attempt (a bare Debian lacks 23), so
+    every library of :data:`XCB_LIBRARIES` and :data:`QT_LIBRARIES` is tried as well (``loader``: as for
+    :func:`missing_display_libraries`) and all of them are named, by package, in one install line, with
+    ``--self-test`` for the rest of the installation."""
     text = str(error)
     m = _SONAME.search(text)
     if m is not None and ("cannot open shared object file" in text or "No such file" in text):
         soname = m.group(1)
-        lib = _BY_SONAME.get(soname, MissingLibrary(soname))
-        return format_missing([lib], platform="PySide6").replace(
-            "the Qt 'PySide6' display platform needs", "Qt (PySide6, installed) needs")
+        missing = [_BY_SONAME.get(soname, MissingLibrary(soname))]
+        load = loader or _can_load
+        try:
+            others = missing_display_libraries(loader=load, plugin_path=False)
+            others += [lib for lib in QT_LIBRARIES if not load(lib.soname)[0]]
+        except Exception:  # (the probe of the others must not hide the one the loader named)
+            others = []
+        missing += [lib for lib in others if lib not in missing]
+        return format_missing(missing, platform="PySide6").replace(
+            "the Qt 'PySide6' display platform needs", "Qt (PySide6, installed) needs") + (
+            "\ncheckpoint-inspector --self-test checks the whole installation.")
     return ("checkpoint-inspector: the desktop window needs PySide6, which is not installed"
             f" ({error.name or text}).\nInstall it with: pip install 'PySide6-Essentials>=6.8,<6.12' platformdirs\n"
             "The headless commands (checkpoint-inspector verify ...) work without it.")

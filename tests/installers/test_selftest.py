@@ -292,7 +292,28 @@ def test_a_missing_qt_system_library_is_named_with_the_apt_command(monkeypatch, 
         "Install with:",
         "  Debian/Ubuntu:  sudo apt install libxcb-cursor0",
         "  Fedora/RHEL:    sudo dnf install xcb-util-cursor",
-        "The headless commands (checkpoint-inspector verify ...) work without them."]
+        "The headless commands (checkpoint-inspector verify ...) work without them.",
+        "checkpoint-inspector --self-test checks the whole installation."]
+
+
+def test_every_missing_library_is_named_by_package_in_one_install_line():
+    """The loader names one missing library per attempt (a bare Debian lacks 23: each start named the next one);
+    the message names them all, by package, QtNetwork's Kerberos library too (it named a file, not a package)."""
+    from inspector import platform_check as pc
+
+    gone = {"libgssapi_krb5.so.2", "libxcb-cursor.so.0", "libxkbcommon-x11.so.0", "libEGL.so.1"}
+
+    def loader(name):
+        return (False, f"{name}: cannot open shared object file: No such file or directory") if name in gone \
+            else (True, "")
+
+    error = ImportError("libgssapi_krb5.so.2: cannot open shared object file: No such file or directory")
+    lines = pc.import_failure_text(error, loader=loader).splitlines()
+    assert lines[0] == ("checkpoint-inspector: cannot open the window: Qt (PySide6, installed) needs system libraries "
+                        "that are not installed: libgssapi_krb5.so.2, libxcb-cursor.so.0, libxkbcommon-x11.so.0, "
+                        "libEGL.so.1.")
+    assert lines[2] == "  Debian/Ubuntu:  sudo apt install libegl1 libgssapi-krb5-2 libxcb-cursor0 libxkbcommon-x11-0"
+    assert lines[-1] == "checkpoint-inspector --self-test checks the whole installation."
 
 
 def test_self_test_options(capsys, monkeypatch):
@@ -314,3 +335,12 @@ def test_summary_counts_skipped_checks_apart():
     assert " self-test FAIL (0/0 checks, 1 skipped): " in selftest.summary_line(only_skipped, 0)
     mixed = [CheckResult("a", False, "a: no"), CheckResult("gui", True, "gui skipped: y", skipped=True)]
     assert " self-test FAIL (0/1 checks, 1 skipped): a: no; gui skipped: y [" in selftest.summary_line(mixed, 0)
+
+
+def test_the_readme_names_every_system_package_the_window_needs():
+    from inspector import platform_check as pc
+    from tests.conftest import ROOT
+
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    packages = sorted({lib.debian for lib in pc.XCB_LIBRARIES + pc.QT_LIBRARIES if lib.debian})
+    assert "a bare Debian lacks these packages: " + " ".join(packages) + "." in text
