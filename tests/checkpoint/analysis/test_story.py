@@ -120,3 +120,41 @@ def test_every_value_is_written_once_so_the_json_redaction_count_is_its_markers(
     t = json.loads(out)
     assert [c["field"] for c in t["root_cause"]["compared"]] == ["actual", "expected"]
     assert out.count("[redacted: ") == t["redaction"]["values_redacted"] == 18
+
+
+def _at(doc, pointer: str):
+    for part in [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]:
+        if not isinstance(doc, dict) or part not in doc:
+            return None
+        doc = doc[part]
+    return doc
+
+
+def test_on_every_fixture_the_stated_value_is_the_descriptors_own():
+    """Proven by the fixtures, not by reading the checks: wherever a cross-binding rule fails on a pair of cases/,
+    the value shown as Stated is the descriptor's value at the place the finding points to."""
+    from inspector.checkpoint.rules.registry import short_json
+
+    seen = set()
+    for p in sorted(CASES.glob("*.payload.json")):
+        d = p.with_name(p.name.replace(".payload.", ".descriptor."))
+        if not d.exists():
+            continue
+        desc_bytes = d.read_bytes()
+        try:
+            desc = json.loads(desc_bytes)
+        except ValueError:
+            continue
+        for f in verify(p.read_bytes(), desc_bytes).failed():
+            if f.rule.compares != "stated":
+                continue
+            loc = f.locations[0]
+            assert loc.source == "descriptor", (p.name, f.rule.id)
+            value = _at(desc, loc.pointer)
+            stated = str(comparison(f)[0][1])
+            if stated == "absent":  # a field the descriptor lacks: the finding points to the object that lacks it
+                assert isinstance(value, dict) and str(comparison(f)[1][1]) != "absent", (p.name, f.rule.id)
+            else:
+                assert stated in (str(value), short_json(value)), (p.name, f.rule.id, loc.pointer, stated)
+            seen.add(f.rule.id)
+    assert seen == {"X-BYTES", "X-DESCRIPTOR", "X-SNAPSHOT-EVIDENCE", "X-LOGICAL-EVIDENCE"}
