@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import re
 from array import array
+import operator
 from bisect import bisect_left
+from itertools import islice
 from dataclasses import dataclass
 
 import orjson
 
-__all__ = ["ScanError", "Children", "SpanIndex", "build_index", "scan_children", "kind_at", "decode_key", "BIG"]
+__all__ = ["ScanError", "Children", "SpanIndex", "build_index", "scan_children", "children_of", "lone_child",
+           "kind_at", "decode_key", "BIG"]
 
 #: Containers at least this many bytes long get their children recorded by :func:`build_index`.
 BIG = 64 * 1024
@@ -34,6 +37,7 @@ BIG = 64 * 1024
 _TOKEN = re.compile(
     rb'[ \t\n\r]*(?:("[^"\\]*(?:\\.[^"\\]*)*")|([\[\]{},:])|([^ \t\n\r\[\]{},:"]+))', re.S)
 _WS = re.compile(rb"[ \t\n\r]*")
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _KIND = {ord("{"): "object", ord("["): "array", ord('"'): "string", ord("t"): "bool", ord("f"): "bool",
          ord("n"): "null"}
 
@@ -83,13 +87,20 @@ class SpanIndex:
     container's :class:`Children` is cut from the pools when asked for.
 
     Read-only mapping interface over container start offsets (bytes): ``get``, ``[]``, ``in``, ``len``,
-    iteration (ascending starts), ``items()``; equality compares contents. Built by :meth:`add` (any order
-    of containers; a start added twice keeps the last).
+    iteration (ascending starts), ``items()``; equality compares ``big`` and the contents. Built by :meth:`add`
+    (any order of containers; a start added twice keeps the last).
+
+    ``big`` (bytes, or ``None``) is the builders' promise (:func:`build_index`, :func:`fast_index`): every
+    container of at least ``big`` bytes *with two children or more* is recorded. One with a single child (or
+    none) is not: its child is where the container's own span says (:func:`children_of` reads it from the
+    bytes, :func:`lone_child`), so a chain nested a million deep, where each container encloses the rest,
+    costs the index nothing instead of 55 MiB. ``None`` (an index built by hand) promises nothing.
     """
 
     _CACHED = 8
 
-    def __init__(self) -> None:
+    def __init__(self, big: int | None = None) -> None:
+        self.big = big
         # container number -> its start; the lookup from a start is a sorted copy of them (:meth:`freeze`): a
         # ``{start: number}`` dict of a million containers held about 100 MB of int objects
         self._start_of = array("q")
@@ -147,6 +158,10 @@ class SpanIndex:
         """Sort the lookup now (the builder calls it, off the GUI thread: the first lookup would otherwise sort
         a million containers in the window's turn); returns the index. A later :meth:`add` is still allowed."""
         if self._sorted is None:
+            first = self._start_of
+            if all(map(operator.lt, first, islice(first, 1, None))):  # added in ascending order: numbered so
+                self._sorted = (first, None)
+                return self
             # one key per container: its start above its number, so duplicates sort by when they were added and
             # the last one added wins (``add``'s contract); a start < 2**35, a number < 2**28
             keys = sorted((s << 28) | n for n, s in enumerate(self._start_of))
@@ -167,7 +182,9 @@ class SpanIndex:
             return None
         starts, numbers = self.freeze()._sorted
         i = bisect_left(starts, start)
-        return numbers[i] if i < len(starts) and starts[i] == start else None
+        if i < len(starts) and starts[i] == start:
+            return i if numbers is None else numbers[i]
+        return None
 
     def __contains__(self, start: object) -> bool:
         return self._number(start) is not None
@@ -185,7 +202,7 @@ class SpanIndex:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SpanIndex):
             return NotImplemented
-        return len(self) == len(other) and all(
+        return self.big == other.big and len(self) == len(other) and all(
             other.get(s) == ch for s, ch in self.items())
 
     __hash__ = None  # mutable while built
@@ -247,75 +264,108 @@ def tokens(data: bytes, start: int, end: int, progress=None, cancel=None, every:
 
 
 def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progress=None, cancel=None):
-    """Tokenize ``data[start:end]`` (one JSON value) keeping children of containers >= ``big``.
+    """Tokenize ``data[start:end]`` (one JSON value) keeping the children of containers >= ``big`` bytes that
+    have two children or more (:class:`SpanIndex`).
 
     Returns ``(index, top)``: ``index`` a :class:`SpanIndex` (container start offsets to :class:`Children`);
     ``top`` the :class:`Children` of the value at ``start`` when ``record_top`` (else None).
+
+    The open containers are kept flat, a few numbers each, not an object per level: the children of every
+    open container so far are one run of the *pending* pools, from the container's *mark* on, and a
+    container's own start is the pending entry just before its mark (the outermost one's is ``root``). A
+    document nested a million levels deep held 339 MiB in per-level frames; this holds 16 bytes a level
+    (arrays; 24 for objects) while it is read (``benchmarks/README.md``).
     """
-    index = SpanIndex()
-    # A frame: [kind, start, starts, ends, key_starts, keys, expecting_key, pending_key_start, pending_key]
-    stack: list[list] = []
+    index = SpanIndex(big=big)
+    marks = array("i")  # per open container, outermost first: where its children begin in the pending pools
+    kmarks = array("i")  # per open object: where its children's key starts begin in ``p_keys``
+    p_starts, p_ends = array("i"), array("i")  # pending children's spans (end -1 while a container is open)
+    p_keys = array("i")  # pending object members' key starts (their opening quote)
+    root = -1
+    in_obj = expect_key = False
+    key_start = -1
     top = None
-    done = False
     for m in tokens(data, start, end, progress, cancel):
-        if done:
-            break
         g = m.lastindex
-        frame = stack[-1] if stack else None
         if g == 2:
-            c = data[m.start(2)]
+            pos = m.start(2)
+            c = data[pos]
             if c == 0x7B or c == 0x5B:  # { [
-                s = m.start(2)
-                if frame is not None:
-                    _open_child(frame, s)
-                obj = c == 0x7B
-                stack.append(["object" if obj else "array", s, array("q"), array("q"),
-                              array("q") if obj else None, [] if obj else None, obj, -1, None])
-            elif c == 0x7D or c == 0x5D:  # } ]
-                if frame is None:
-                    raise ScanError("unbalanced closing bracket", m.start(2))
-                stack.pop()
-                e = m.end(2)
-                kind, s = frame[0], frame[1]
-                if s == start and record_top:
-                    top = Children(kind, frame[2], frame[3], frame[4], frame[5])
-                if e - s >= big:
-                    index.add(s, kind, frame[2], frame[3], frame[4], frame[5])
-                if stack:
-                    stack[-1][3].append(e)
+                if marks:
+                    if in_obj:
+                        if key_start < 0:
+                            raise ScanError("object member without a key", pos)
+                        p_keys.append(key_start)
+                        key_start = -1
+                    p_starts.append(pos)
+                    p_ends.append(-1)
                 else:
-                    done = True
+                    root = pos
+                marks.append(len(p_starts))
+                in_obj = expect_key = c == 0x7B
+                if in_obj:
+                    kmarks.append(len(p_keys))
+            elif c == 0x7D or c == 0x5D:  # } ]
+                if not marks:
+                    raise ScanError("unbalanced closing bracket", pos)
+                mark = marks.pop()
+                s = p_starts[mark - 1] if marks else root
+                if c - data[s] != 2:  # "}" closes "{", "]" closes "["
+                    raise ScanError("mismatched closing bracket", pos)
+                e = m.end(2)
+                n = len(p_starts) - mark
+                km = kmarks.pop() if in_obj else 0
+                mine = record_top and s == start
+                if mine or (n >= 2 and e - s >= big):
+                    ch = _cut(data, in_obj, p_starts, p_ends, p_keys, mark, km)
+                    if mine:
+                        top = ch
+                    if n >= 2 and e - s >= big:
+                        index.add(s, ch.kind, ch.starts, ch.ends, ch.key_starts, ch.keys)
+                del p_starts[mark:]
+                del p_ends[mark:]
+                if in_obj:
+                    del p_keys[km:]
+                if not marks:
+                    break
+                p_ends[mark - 1] = e
+                in_obj = data[p_starts[marks[-1] - 1] if len(marks) > 1 else root] == 0x7B
+                expect_key = False
             elif c == 0x2C:  # ,
-                if frame is None:
-                    raise ScanError("comma outside a container", m.start(2))
-                if frame[0] == "object":
-                    frame[6] = True
+                if not marks:
+                    raise ScanError("comma outside a container", pos)
+                expect_key = in_obj
             # ':' needs no action: the key was recorded when read.
         else:
             s, e = m.span(g)
-            if frame is None:
-                done = True
+            if not marks:  # the value is one scalar
+                break
+            if expect_key and g == 1:
+                expect_key = False
+                key_start = s
                 continue
-            if frame[0] == "object" and frame[6] and g == 1:
-                frame[6] = False
-                frame[7] = s
-                frame[8] = data[s:e]
-                continue
-            _open_child(frame, s)
-            frame[3].append(e)
-    if stack:
+            if in_obj:
+                if key_start < 0:
+                    raise ScanError("object member without a key", s)
+                p_keys.append(key_start)
+                key_start = -1
+            p_starts.append(s)
+            p_ends.append(e)
+    if marks:
         raise ScanError("document ends inside a container", end)
     return index.freeze(), top
 
 
-def _open_child(frame: list, s: int) -> None:
-    frame[2].append(s)
-    if frame[0] == "object":
-        if frame[8] is None:
-            raise ScanError("object member without a key", s)
-        frame[4].append(frame[7])
-        frame[5].append(decode_key(frame[8]))
-        frame[8] = None
+def _cut(data: bytes, obj: bool, p_starts: array, p_ends: array, p_keys: array, mark: int, km: int) -> Children:
+    """The :class:`Children` of the container whose children are the pending entries from ``mark`` (keys from
+    ``km``): spans as ``array('q')``, keys decoded from the bytes at their starts."""
+    starts, ends = array("q", p_starts[mark:]), array("q", p_ends[mark:])
+    if not obj:
+        return Children("array", starts, ends)
+    key_starts = array("q", p_keys[km:])
+    match = _STRING.match
+    keys = [decode_key(match(data, k).group()) for k in key_starts]
+    return Children("object", starts, ends, key_starts, keys)
 
 
 def build_index(data: bytes, *, big: int = BIG, progress=None, cancel=None) -> SpanIndex:
@@ -364,7 +414,55 @@ def children_of(data: bytes, index: SpanIndex | None, start: int, end: int) -> C
         ch = index.get(start)
         if ch is not None:
             return ch
+        if index.big is not None and end - start >= index.big:  # not recorded: one child or none
+            ch = lone_child(data, start, end)
+            if ch is not None:
+                return ch
     return quick_children(data, start, end)
+
+
+def lone_child(data: bytes, start: int, end: int) -> Children | None:
+    """Children of the container ``data[start:end]`` known to hold one child or none (a large container a
+    :class:`SpanIndex` with ``big`` does not record): the child runs from the first token after the
+    opening bracket (after the key and ``:``, in an object) to the last non-whitespace byte before the
+    closing one. Cost: the whitespace and the key around the child, never the child itself.
+
+    Returns ``None`` when the bytes there do not look so (then :func:`children_of` scans them): the
+    brackets do not match, an object's member has no key, or the child's first and last bytes are not those
+    of one value.
+    """
+    c = data[start]
+    obj = c == 0x7B
+    closer = end - 1
+    if c not in (0x7B, 0x5B) or data[closer] != c + 2:
+        return None
+    pos = _WS.match(data, start + 1, closer).end()
+    if pos == closer:  # empty
+        return Children("object", array("q"), array("q"), array("q"), []) if obj else Children(
+            "array", array("q"), array("q"))
+    key_starts = keys = None
+    if obj:
+        m = _STRING.match(data, pos, closer)
+        if m is None:
+            return None
+        key_starts, keys = array("q", [pos]), [decode_key(m.group())]
+        pos = _WS.match(data, m.end(), closer).end()
+        if data[pos] != 0x3A:
+            return None
+        pos = _WS.match(data, pos + 1, closer).end()
+    ce = closer
+    while ce > pos and data[ce - 1] in b" \t\n\r":
+        ce -= 1
+    first, last = data[pos], data[ce - 1]
+    if first in (0x7B, 0x5B):
+        if last != first + 2:
+            return None
+    elif first == 0x22:
+        if last != 0x22 or ce - pos < 2:
+            return None
+    elif last in b",:]}[{\"" or first in b",:]}":
+        return None
+    return Children("object" if obj else "array", array("q", [pos]), array("q", [ce]), key_starts, keys)
 
 
 def quick_children(data: bytes, start: int, end: int) -> Children:
@@ -467,7 +565,7 @@ def fast_index(data: bytes, *, big: int = BIG, progress=None) -> SpanIndex:
     except orjson.JSONDecodeError:
         return build_index(data, big=big, progress=progress)
     start, end = value_span(data)
-    index = SpanIndex()
+    index = SpanIndex(big=big)
     try:
         ok = _arith_all(data, value, start, end, big, index, progress)
     except (TypeError, orjson.JSONEncodeError, IndexError):
@@ -539,6 +637,6 @@ def _arith(data, value, s, e, big, index):
         return None
     if pos != e and not (n == 0 and s + 2 == e):
         return None
-    if e - s >= big:  # as build_index: only containers of at least ``big`` bytes are recorded
+    if e - s >= big and n >= 2:  # as build_index: containers of at least ``big`` bytes, two children or more
         index.add(s, "object" if obj else "array", starts, ends, key_starts, keys)
     return todo

@@ -367,9 +367,9 @@ def _index_of(spans: dict | None, big: int | None) -> SpanIndex | None:
     are none)."""
     if not spans:
         return None
-    index = SpanIndex()
+    index = SpanIndex(big=big)
     for s, (kind, e, starts, ends, key_starts, keys) in spans.items():
-        if e - s >= big:
+        if e - s >= big and len(starts) >= 2:  # a lone child is read from the bytes (SpanIndex.big)
             index.add(s, kind, starts, ends, key_starts, keys)
     return index.freeze()
 

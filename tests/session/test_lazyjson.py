@@ -5,7 +5,7 @@ import pytest
 
 from inspector.checkpoint import SerdeError, parse_value
 from inspector.session.lazyjson import (
-    ScanError, build_index, fast_index, find_span, quick_children, scan_children, value_span,
+    ScanError, build_index, children_of, fast_index, find_span, quick_children, scan_children, value_span,
 )
 from tests.conftest import CASES, GOLDEN
 
@@ -38,11 +38,14 @@ def test_children_spans_equal_engine_node_spans(path):
         got = [(ch.keys[i] if ch.keys is not None else i, ch.key_starts[i] if ch.key_starts is not None else None,
                 ch.starts[i], ch.ends[i]) for i in range(len(ch))]
         assert got == expected
+        # a large container is recorded when it has two children or more; one with a lone child (or none) is
+        # read from its own span (lone_child), and so are small ones
+        assert (node.start in index) == (node.end - node.start >= 128 and len(node.children) >= 2)
         if node.end - node.start >= 128:
-            big = index[node.start]
-            assert (list(big.starts), list(big.ends)) == (list(ch.starts), list(ch.ends))
-        else:
-            assert node.start not in index
+            big = children_of(data, index, node.start, node.end)
+            assert (big.kind, big.keys, list(big.starts), list(big.ends)) == (ch.kind, ch.keys, list(ch.starts),
+                                                                            list(ch.ends))
+            assert big.key_starts == ch.key_starts
         checked += 1
         stack.extend(c for _, _, c in node.children)
     assert checked > 0
@@ -165,30 +168,61 @@ def test_quick_children_raises_scan_error_on_a_broken_container():
 
 
 def test_the_index_of_a_deep_document_is_flat_whatever_its_depth():
-    """A document nested 20,000 deep has 20,000 large containers: the index keeps them in a few shared arrays
-    (the collector tracks a constant number of objects), not a Children and two arrays each (issue 25: a
-    million deep made three million tracked objects and a 0.5 s collector pass on the window's thread)."""
+    """A document nested 20,000 deep, two children a level, has 20,000 large containers: the index keeps them in a
+    few shared arrays (the collector tracks a constant number of objects), not a Children and two arrays each
+    (a million deep made three million tracked objects and a 0.5 s collector pass on the window's thread)."""
     import gc
     import pickle
 
     depth = 20_000
-    data = b'{"k":' + b"[" * depth + b"1" + b"]" * depth + b"}"
+    data = b'{"k":' + b"[0," * depth + b"1" + b"]" * depth + b"}"
     index = build_index(data, big=1)
-    assert len(index) == depth + 1
+    assert len(index) == depth and 0 not in index  # the object has one member: read from its span
     tracked = [o for o in gc.get_referents(*vars(index).values()) if gc.is_tracked(o)]
     assert len(tracked) <= 8, [type(o).__name__ for o in tracked]
-    root, first = index[0], index[5]
+    root = children_of(data, index, 0, len(data))
     assert (root.kind, list(root.starts), list(root.ends), list(root.key_starts), root.keys) == (
         "object", [5], [len(data) - 1], [1], ["k"])
-    assert (first.kind, list(first.starts), list(first.ends)) == ("array", [6], [len(data) - 2])
+    first = index[5]
+    assert (first.kind, list(first.starts), list(first.ends)) == ("array", [6, 8], [7, len(data) - 2])
     assert index.get(4) is None and 4 not in index and 5 in index
-    assert list(index)[:3] == [0, 5, 6] and next(iter(index.items()))[0] == 0
+    assert list(index)[:3] == [5, 8, 11] and next(iter(index.items()))[0] == 5
     assert pickle.loads(pickle.dumps(index)) == index
     shallow = b'{"a":[1,[2,3],{"b":[4]}],"c":{"d":"e"},"f":[]}'  # orjson reads it: the fast index's own arithmetic
-    assert fast_index(shallow, big=1) == build_index(shallow, big=1) and len(build_index(shallow, big=1)) == 7
+    assert fast_index(shallow, big=1) == build_index(shallow, big=1) and list(build_index(shallow, big=1)) == [0, 5, 8]
     assert fast_index(shallow, big=1) != build_index(shallow, big=9)
     with pytest.raises(KeyError):
         index[4]
+
+
+def test_a_chain_nested_200000_deep_costs_the_index_nothing_and_its_build_16_bytes_a_level():
+    """Each container of a chain holds one child, the rest of the chain: none is recorded (its child is where its
+    span says, ``lone_child``), and the scan keeps its open containers flat. Python's allocations while it
+    runs, by tracemalloc: at most 16 bytes a level (arrays) and 24 (objects), against about 340 before (a
+    list and four arrays a level; ``benchmarks/README.md``)."""
+    import tracemalloc
+
+    depth = 200_000
+    for opener, closer, per_level in ((b'[', b']', 16), (b'{"a":', b'}', 24)):
+        data = b'{"k":' + opener * depth + b'"x"' + closer * depth + b"}"
+        tracemalloc.start()
+        try:
+            index = build_index(data, big=1)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert len(index) == 0 and index.big == 1
+        assert peak <= per_level * depth + 65536, peak / depth
+        # walk down: every level's child is the rest of the chain, as the tokenizer finds it
+        start, end, step = 5, len(data) - 1, len(opener)
+        for level in range(depth):
+            ch = children_of(data, index, start, end)
+            assert (list(ch.starts), list(ch.ends)) == ([start + step], [end - 1]), level
+            if opener != b"[":
+                assert ch.keys == ["a"] and list(ch.key_starts) == [start + 1]
+            start, end = start + step, end - 1
+        assert data[start:end] == b'"x"'
+        assert children_of(data, index, 5, len(data) - 1) == scan_children(data, 5, len(data) - 1)
 
 
 def test_the_span_index_looks_starts_up_in_sorted_arrays_and_the_last_add_wins():
