@@ -142,3 +142,17 @@ def test_folder_model_passes_model_tester(qapp, qtmodeltester):
     assert [m.data(m.index(r, 0), VerdictRole) for r in range(2)] == [Verdict.PASS, Verdict.FAIL]
     assert m.data(m.index(1, 1)) == "— (missing)"
     assert m.data(m.index(0, 2)) == "VERIFIED"
+
+
+def test_a_large_container_with_one_child_shows_its_count_without_a_scan(qapp):
+    """The index does not record a large container of one child (``SpanIndex.big``): its row still says
+    "1 items" (read from its span, ``lone_child``), not "?" (what the row said before it was opened)."""
+    deep = b"[" * 2000 + b'"x"' + b"]" * 2000  # deeper than orjson reads: the count comes from the index
+    data = b'{"a_unknown":' + deep + b',"b":{"only":[' + b"0," * 200 + b"0]}}"
+    model = JsonTreeModel("payload")
+    index = build_index(data, big=256)
+    # the root and the 201 numbers; "a_unknown" (one child) and "b" (one member) are read from their spans
+    assert list(index) == [0, data.index(b"[0,")]
+    model.set_document(data, index)
+    rows = {model.data(model.index(r, 0)): model.data(model.index(r, 1)) for r in range(model.rowCount())}
+    assert rows == {"a_unknown": "[1 items]", "b": "{1 keys}"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from inspector.checkpoint import Location, Verdict
 
 from .. import style
-from inspector.session.lazyjson import find_span, load_value
+from inspector.session.lazyjson import find_span, load_value, lone_child
 from ..roles import ACCESSIBLE as _ACCESSIBLE, DECORATION as _DECORATION, DISPLAY as _DISPLAY, EDIT as _EDIT
 from ..roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from ..roles import CopyValueRole, KindRole, LocationRole, PointerRole, SpanRole, VerdictRole
@@ -125,7 +125,12 @@ class TreeDisplay:
                     self._fill_pairs(base, pairs)
             text = summary(self.source, ptr, item.key, value, pairs=pairs, resume_run_id=self._resume_run)
             if text is None:
-                known = item.infos if item.infos is not None else (self._index or {}).get(item.start)
+                known = item.infos
+                if known is None and self._index is not None:
+                    known = self._index.get(item.start)
+                    big = self._index.big
+                    if known is None and big is not None and item.end - item.start >= big:  # one child or none
+                        known = lone_child(self._data, item.start, item.end)
                 n = len(value) if value is not None else (len(known) if known is not None else None)
                 size = item.end - item.start
                 big = f" · {human_size(size)}" if size >= 1 << 20 else ""
