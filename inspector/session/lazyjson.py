@@ -293,10 +293,7 @@ def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progres
             if c == 0x7B or c == 0x5B:  # { [
                 if marks:
                     if in_obj:
-                        if key_start < 0:
-                            raise ScanError("object member without a key", pos)
-                        p_keys.append(key_start)
-                        key_start = -1
+                        key_start = _member_key(p_keys, key_start, pos)
                     p_starts.append(pos)
                     p_ends.append(-1)
                 else:
@@ -345,15 +342,21 @@ def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progres
                 key_start = s
                 continue
             if in_obj:
-                if key_start < 0:
-                    raise ScanError("object member without a key", s)
-                p_keys.append(key_start)
-                key_start = -1
+                key_start = _member_key(p_keys, key_start, s)
             p_starts.append(s)
             p_ends.append(e)
     if marks:
         raise ScanError("document ends inside a container", end)
     return index.freeze(), top
+
+
+def _member_key(p_keys: array, key_start: int, at: int) -> int:
+    """Record the pending key (its opening quote at byte ``key_start``) of the member whose value starts at byte
+    ``at``; returns -1, the next member's "no key yet". Raises :class:`ScanError` when the member has no key."""
+    if key_start < 0:
+        raise ScanError("object member without a key", at)
+    p_keys.append(key_start)
+    return -1
 
 
 def _cut(data: bytes, obj: bool, p_starts: array, p_ends: array, p_keys: array, mark: int, km: int) -> Children:

@@ -128,8 +128,8 @@ class TreeDisplay:
                 known = item.infos
                 if known is None and self._index is not None:
                     known = self._index.get(item.start)
-                    big = self._index.big
-                    if known is None and big is not None and item.end - item.start >= big:  # one child or none
+                    floor = self._index.big  # large containers of two children or more are recorded
+                    if known is None and floor is not None and item.end - item.start >= floor:  # one child or none
                         known = lone_child(self._data, item.start, item.end)
                 n = len(value) if value is not None else (len(known) if known is not None else None)
                 size = item.end - item.start
