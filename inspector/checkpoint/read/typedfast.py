@@ -278,15 +278,17 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, big: int | N
     """Compare the canonical printing of ``v`` with ``data`` at ``pos`` and return its end offset
     (:class:`NotFast` when they differ; ``TypeError`` when orjson cannot print ``v``).
 
-    Objects in the top three levels are compared member by member, and their members' spans recorded in
-    ``spans``; arrays of more than :data:`_BATCH` elements in the top three levels element by element, their
-    elements' spans recorded too (the run records: lint's locations then need no second pass over them,
-    0.07 s on the bench payload), and in the fourth level a batch of elements at a time: no buffer as large
-    as the payload is made. Recursion is bounded by those levels.
+    Objects in the top four levels are compared member by member, those of the top three with their
+    members' spans recorded in ``spans``; arrays in the top three levels element by element, those of more
+    than :data:`_BATCH` elements with their elements' spans recorded too (the run records: lint's locations
+    then need no second pass over them, 0.07 s on the bench payload); a long array in the fourth or fifth
+    level a batch of elements at a time. No buffer as large as the payload is made, nor one as large as a
+    run record holding a million events (``snapshot.run_records[i].events``, level 4). Recursion is bounded
+    by those levels.
     ``big``: also record the children of every container of at least ``big`` bytes, as
     :func:`.fastpath._encoded_end` does (long arrays then element by element; a deeper large container by
     that walk, which records its own)."""
-    if type(v) is dict and v and depth < 3:
+    if type(v) is dict and v and depth < 4:
         start = pos
         pos = _expect(data, b"{", pos)
         starts, ends, key_starts, keys = array("q"), array("q"), array("q"), []
@@ -301,9 +303,10 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, big: int | N
             pos = _printed_end(v[k], data, pos, depth + 1, spans, big)
             ends.append(pos)
         pos = _expect(data, b"}", pos)
-        spans[start] = ("object", pos, starts, ends, key_starts, keys)
+        if depth < 3 or (big is not None and pos - start >= big):
+            spans[start] = ("object", pos, starts, ends, key_starts, keys)
         return pos
-    if type(v) is list and len(v) > _BATCH and (depth < 3 if big is None else depth < 4):  # element spans wanted
+    if type(v) is list and v and (depth < 3 or len(v) > _BATCH and big is not None and depth < 4):
         start = pos
         pos = _expect(data, b"[", pos)
         starts, ends = array("q"), array("q")
@@ -311,13 +314,13 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, big: int | N
             if i:
                 pos = _expect(data, b",", pos)
             starts.append(pos)
-            pos = _printed_end(x, data, pos, 4, spans, big)
+            pos = _printed_end(x, data, pos, depth + 1 if len(v) <= _BATCH else 4, spans, big)
             ends.append(pos)
         pos = _expect(data, b"]", pos)
-        if big is None or pos - start >= big:
+        if (len(v) > _BATCH and big is None) or (big is not None and pos - start >= big):
             spans[start] = ("array", pos, starts, ends, None, None)
         return pos
-    if type(v) is list and len(v) > _BATCH and depth < 4:
+    if type(v) is list and len(v) > _BATCH and depth < (4 if big is not None else 5):
         pos = _expect(data, b"[", pos)
         for i in range(0, len(v), _BATCH):
             if i:

@@ -373,11 +373,13 @@ class Context:
     def _element_spans(self, start: int, end: int | None, items: list) -> tuple[array, array]:
         """``(starts, ends)`` of the elements of the array ``items`` printed canonically at ``start`` in the
         canonical payload (``end``: its end, when known): from msgspec's raw slices of the array's bytes
-        (a C-speed skip over them: the elements of canonical JSON are separated by single commas), or,
-        without ``end``, from each element's encoded length."""
+        (a C-speed skip over them: the elements of canonical JSON are separated by single commas) when
+        there are many elements or the array is at least ``_RAW_STEP_BYTES`` long (a few elements that
+        hold a million events are not encoded again just to be measured), or, without ``end``, from each
+        element's encoded length."""
         starts, ends = array("q"), array("q")
         pos = start + 1
-        if end is not None and len(items) > 16:
+        if end is not None and (len(items) > 16 or end - start >= _RAW_STEP_BYTES):
             import msgspec
 
             try:
@@ -420,8 +422,10 @@ class Context:
 
     def _indexed_span(self, pointer: str, start_only: bool):
         """Span of ``pointer`` in the canonical payload from :attr:`spans` (child spans of the containers the
-        fast path recorded, keys in sorted order); an array of more than 16 elements it did not record gets
-        its element spans once (:meth:`_array_record`); other containers are stepped through by arithmetic
+        fast path recorded, keys in sorted order); an array of more than 16 elements, or of at least
+        ``_RAW_STEP_BYTES`` whose end is known, that it did not record gets its element spans once
+        (:meth:`_array_record`: a run record after the one holding a million events is not found by
+        encoding those events); other containers are stepped through by arithmetic
         (:func:`_step`)."""
         spans = self.spans
         pos, end = 0, len(self.payload)
@@ -429,7 +433,7 @@ class Context:
         tokens = pointer.split("/")[1:] if pointer not in ("", "/") else []
         for i, raw in enumerate(tokens):
             rec = spans.get(pos)
-            if rec is None and type(node) is list and len(node) > 16:
+            if rec is None and type(node) is list and (len(node) > 16 or end is not None and end - pos >= _RAW_STEP_BYTES):
                 rec = self._array_record("/" + "/".join(tokens[:i]) if i else "", node, pos, end)
             token = raw.replace("~1", "/").replace("~0", "~")
             if rec is None:
@@ -478,7 +482,8 @@ class Context:
         return None  # pragma: no cover - token is a member
 
 
-#: Objects of at least this many bytes are stepped through by :meth:`Context._raw_step`.
+#: Objects of at least this many bytes are stepped through by :meth:`Context._raw_step`, and arrays
+#: of at least this many bytes measured by msgspec's skip in :meth:`Context._element_spans`.
 _RAW_STEP_BYTES = 4096
 
 _SPAN_TREE_LIMIT = 32 << 20
