@@ -28,11 +28,11 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-__all__ = ["ToolCall", "Pass", "RunPasses", "Boundary", "passes_of", "run_passes", "boundary_of", "timeline_json",
+__all__ = ["ToolCall", "Pass", "RunPasses", "Boundary", "passes_of", "iter_passes", "run_passes", "boundary_of", "timeline_json",
            "event_summary"]
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolCall:
     """One tool call of a pass: ``id``, ``name``; ``first_sequence``/``first_index`` at its
     ``tool_start`` (``streamed``) or ``tool_execution_start``; ``last_sequence``/``last_index`` at its
@@ -53,7 +53,7 @@ class ToolCall:
                 "last_sequence": self.last_sequence, "streamed": self.streamed}
 
 
-@dataclass
+@dataclass(slots=True)
 class Pass:
     """One pass of the loop (FORMAT.md 4.17).
 
@@ -117,12 +117,19 @@ def _body(ev) -> dict:
 
 
 def passes_of(events: list) -> list[Pass]:
-    """The passes of one run's retained ``events`` (a run record's ``events`` list), in order.
+    """The passes of one run's retained ``events`` (a run record's ``events`` list), in order
+    (:func:`iter_passes`, listed)."""
+    return list(iter_passes(events))
+
+
+def iter_passes(events: list):
+    """The passes of one run's retained ``events`` (a run record's ``events`` list), in order, each
+    yielded once it is complete (when the next begins, or at the end): a caller that keeps only what it
+    needs of each holds one pass at a time, not half a million (a run of a million events).
     Events before the first ``turn_start`` belong to no pass. A ``turn_start`` that repeats the pass's
     number is an attempt: it restarts the model call only when the last one had not ended (a
     retried stream); after a ``turn_end`` of that number the ended call stands. Linear in the events
     (calls are matched by id through per-pass queues). Never raises for a typed payload."""
-    out: list[Pass] = []
     cur: Pass | None = None
     waiting_run: dict = {}  # id -> calls of the current pass not yet executed, in order
     waiting_end: dict = {}  # id -> calls of the current pass not yet ended, in order
@@ -133,8 +140,9 @@ def passes_of(events: list) -> list[Pass]:
         if kind == "turn_start":
             turn = body.get("turn")
             if cur is None or cur.turn != turn:
+                if cur is not None:
+                    yield cur
                 cur = Pass(turn, seq, j)
-                out.append(cur)
                 waiting_run, waiting_end = {}, {}
             cur.attempts.append(seq)
             if cur.model_call[1] is None:
@@ -174,7 +182,8 @@ def passes_of(events: list) -> list[Pass]:
                 if queue_run and queue_run[0] is call:  # ended without an execution start
                     queue_run.popleft()
             call.last_sequence, call.last_index = seq, j
-    return out
+    if cur is not None:
+        yield cur
 
 
 def _key(cid):

@@ -23,7 +23,7 @@ from itertools import islice
 
 import orjson
 
-from inspector.checkpoint.analysis.passes import passes_of
+from inspector.checkpoint.analysis.passes import iter_passes
 from inspector.checkpoint.read.door import text_of
 from inspector.checkpoint.schema.model import AGENT_EVENT
 
@@ -57,6 +57,16 @@ LARGE_MESSAGE = 256 * 1024
 #: The most characters of one block's text any view shows ("Show all" included); the whole value stays
 #: in the snapshot tree (Copy Value). A text view laying out 42 million characters stalls for seconds.
 SHOWN_CHARS = 100_000
+
+
+def _n(x) -> int:
+    """An event index or -1 for ``None`` (:meth:`Lane.compact`'s flat form)."""
+    return -1 if x is None else x
+
+
+def _turn_code(t) -> int:
+    """A pass number in :meth:`Lane.compact`'s flat form: -1 when it is not an integer."""
+    return t if isinstance(t, int) else -1
 
 
 @dataclass
@@ -107,18 +117,28 @@ class Lane:
         ``pass_seq``/``pass_ts``: the sequence and the timestamp of each pass's first event (the timeline finds
         a pixel column's first pass by bisection over them, in C), and ``kinds_present``: the kind codes its events
         have, sorted (the Events tab offers those only)."""
-        def n(x):
-            return -1 if x is None else x
         self.kinds_present = bytes(sorted(set(self.kind)))
         self.seq_sorted = all(map(operator.le, self.seq, islice(self.seq, 1, None)))
         self.ts_sorted = all(map(operator.le, self.ts, islice(self.ts, 1, None)))
-        firsts = [a for _t, a, _b in self.rounds]
+        if type(self.rounds) is not array:  # else appended flat already (:meth:`add_pass`)
+            self.rounds = array("q", [v for t, a, b in self.rounds for v in (_turn_code(t), a, _n(b))])
+            self.models = array("q", [v for a, b in self.models for v in (a, _n(b))])
+            self.tools = array("q", [v for _id, _name, a, b in self.tools for v in (a, _n(b))])
+        firsts = self.rounds[1::3]
         self.pass_seq = array("q", map(self.seq.__getitem__, firsts))
         self.pass_ts = array("q", map(self.ts.__getitem__, firsts))
-        self.rounds = array("q", [v for t, a, b in self.rounds for v in (t if isinstance(t, int) else -1, a, n(b))])
-        self.models = array("q", [v for a, b in self.models for v in (a, n(b))])
-        self.tools = array("q", [v for _i, _n, a, b in self.tools for v in (a, n(b))])
         self.errors = array("q", self.errors)
+
+    def add_pass(self, p) -> None:
+        """Append one :class:`.passes.Pass` to ``rounds``, ``models`` and ``tools`` in the flat form
+        :meth:`compact` leaves (no tuple per pass: a run of a million events makes half a million)."""
+        if type(self.rounds) is not array:
+            self.rounds, self.models, self.tools = array("q", self.rounds), array("q", self.models), array("q", self.tools)
+        self.rounds.extend((_turn_code(p.turn), p.first_index, _n(p.last_index)))
+        a, b = p.model_call_index
+        self.models.extend((a, _n(b)))
+        for c in p.tool_calls:
+            self.tools.extend((c.first_index, _n(c.last_index)))
 
     def iter_rounds(self):
         """``(turn, first, last or None)`` per tool round (after :meth:`compact`)."""
@@ -298,15 +318,14 @@ def build_timeline(pay: dict, item_spans=None) -> Timeline:
                 lane.errors.append(e)
         # passes, model calls and tool calls as the loop writes them; the boundary by event order,
         # never by timestamp_ms (the host clock and the run store's may disagree: FORMAT.md 4.17)
-        passes = passes_of(events)
-        for p in passes:
-            lane.rounds.append((p.turn, p.first_index, p.last_index))
-            lane.models.append(p.model_call_index)
-            for c in p.tool_calls:
-                lane.tools.append((c.id, c.name, c.first_index, c.last_index))
+        # (one pass at a time: a run of a million events makes half a million of them)
+        boundary = None
+        for p in iter_passes(events):
+            lane.add_pass(p)
+            if p.turn == tl.boundary_turn:
+                boundary = p.last_index
         if lane.source:
-            same = [p for p in passes if p.turn == tl.boundary_turn]
-            lane.boundary = same[-1].last_index if same else None
+            lane.boundary = boundary
         lane.compact()
         tl.lanes.append(lane)
     return tl

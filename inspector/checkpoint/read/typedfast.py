@@ -282,7 +282,7 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, big: int | N
     members' spans recorded in ``spans``; arrays in the top three levels element by element, those of more
     than :data:`_BATCH` elements with their elements' spans recorded too (the run records: lint's locations
     then need no second pass over them, 0.07 s on the bench payload); a long array in the fourth or fifth
-    level a batch of elements at a time. No buffer as large as the payload is made, nor one as large as a
+    level a batch of elements at a time (element by element with ``big``, its elements' spans recorded). No buffer as large as the payload is made, nor one as large as a
     run record holding a million events (``snapshot.run_records[i].events``, level 4). Recursion is bounded
     by those levels.
     ``big``: also record the children of every container of at least ``big`` bytes, as
@@ -306,7 +306,7 @@ def _printed_end(v, data: bytes, pos: int, depth: int, spans: dict, big: int | N
         if depth < 3 or (big is not None and pos - start >= big):
             spans[start] = ("object", pos, starts, ends, key_starts, keys)
         return pos
-    if type(v) is list and v and (depth < 3 or len(v) > _BATCH and big is not None and depth < 4):
+    if type(v) is list and v and (depth < 3 or len(v) > _BATCH and big is not None and depth < 5):
         start = pos
         pos = _expect(data, b"[", pos)
         starts, ends = array("q"), array("q")
