@@ -36,7 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QSettings, QTimer  # noqa: E402
+from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from inspector.checkpoint import encode  # noqa: E402
@@ -178,7 +179,42 @@ def _largest_row(model, parent, view):
     return best[1] if best else None
 
 
-def scenario_open_file(app, meter, tmp, paths) -> dict:
+def _rss_mib() -> float:
+    """This process's resident set (Linux ``/proc/self/statm``), MiB."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def scenario_find_text(app, meter, w, text: str) -> dict:
+    """Find ``text`` in the open document as a user does (Ctrl+F, type, Return): the longest stall, the wall
+    time, the window's resident memory before, at its highest while searching (sampled every 10 ms) and after,
+    and the match count the find bar reports."""
+    found = []
+    w.finder.searched.connect(lambda n: found.append(n))
+    before = peak = _rss_mib()
+    sampler = QTimer()
+    sampler.setInterval(10)
+
+    def sample():
+        nonlocal peak
+        peak = max(peak, _rss_mib())
+    sampler.timeout.connect(sample)
+    sampler.start()
+    meter.start()
+    t0 = time.perf_counter()
+    QTest.keyClick(w, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(w.find_bar.edit, text)
+    QTest.keyClick(w.find_bar.edit, Qt.Key.Key_Return)
+    run_until(app, lambda: bool(found), timeout=600, settle=0.3)
+    wall = time.perf_counter() - t0
+    sampler.stop()
+    sample()
+    return {"find": text, "find_matches": found[0] if found else None, "find_status": w.find_bar.status.text(), "find_stall_ms": round(meter.worst * 1000),
+            "find_wall_s": round(wall, 2), "find_rss_before_mib": round(before), "find_rss_peak_mib": round(peak),
+            "find_rss_after_mib": round(_rss_mib())}
+
+
+def scenario_open_file(app, meter, tmp, paths, find: str | None = None) -> dict:
     """Issue 25: open ``paths``, select the root cause (or, verified, the largest value of the snapshot tree),
     show the timeline (zoom in, page through, zoom out: :func:`_zoom_and_scroll`) and the transcript (its first
     message selected); the longest stall of it all from the empty window's first frame on, that of the
@@ -218,6 +254,7 @@ def scenario_open_file(app, meter, tmp, paths) -> dict:
     run_until(app, lambda: True, settle=1.0)
     wall = time.perf_counter() - t0
     stall = meter.worst
+    found = scenario_find_text(app, meter, w, find) if find else {}
     w.close()
     w.deleteLater()
     app.processEvents()
@@ -225,7 +262,7 @@ def scenario_open_file(app, meter, tmp, paths) -> dict:
             "longest_stall_ms": round(max(stall, timeline_stall) * 1000),
             "timeline_zoom_scroll_stall_ms": round(timeline_stall * 1000),
             "empty_window_first_frame_ms": round(first_frame * 1000), "wall_s": round(wall, 2),
-            "load": round(os.getloadavg()[0], 2)}
+            "load": round(os.getloadavg()[0], 2), **found}
 
 
 def _zoom_and_scroll(app, meter, view) -> float:
@@ -261,6 +298,8 @@ def main(argv=None) -> int:
                     help="only open PAYLOAD [DESCRIPTOR], select the root cause (or the largest value), show the "
                          "timeline and transcript, and print one JSON line (longest_stall_ms, wall_s)")
     ap.add_argument("--json", action="store_true", help="with --open: the JSON line only")
+    ap.add_argument("--find", metavar="TEXT", help="with --open: then find TEXT (Ctrl+F, typed, Return) and add its "
+                                                   "stall, wall time and the window's memory to the line")
     ap.add_argument("--messages", type=int, default=120_000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", type=Path, default=HERE / "out")
@@ -269,7 +308,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     if args.open:
-        result = scenario_open_file(app, StallMeter(), args.out, args.open[:2])
+        result = scenario_open_file(app, StallMeter(), args.out, args.open[:2], args.find)
         print(json.dumps(result) if args.json else
               f"{result['file']}: longest stall {result['longest_stall_ms']} ms, wall {result['wall_s']} s "
               f"({result['selected']}, load {result['load']})")

@@ -9,14 +9,20 @@ scalars as written in the file.
 
 from __future__ import annotations
 
+from array import array
+
 import orjson
 
 from inspector.session.lazyjson import ScanError, tokens, value_span
 
-__all__ = ["search_document", "MAX_MATCHES"]
+__all__ = ["search_document", "MAX_MATCHES", "MAX_POINTER_CHARS"]
 
 #: A search stops collecting after this many matches (and says so).
 MAX_MATCHES = 100_000
+
+#: A search also stops once its matches' pointers add up to this many characters (and says so): in a chain
+#: of containers a million deep where every level matches, each match's pointer is as long as its depth.
+MAX_POINTER_CHARS = 16 << 20
 
 
 def _escape(token: str) -> str:
@@ -58,7 +64,7 @@ def search_document(data: bytes, text: str, *, limit: int = MAX_MATCHES, cancel=
     """Every member or element of ``data`` (one JSON document) whose key or value contains ``text``.
 
     Args:
-        data: the file's bytes.
+        data: the file's bytes (at most 2 GiB: offsets are held as 32-bit integers).
         text: what to look for (case-insensitive; empty finds nothing).
         limit: stop after this many matches.
         cancel: optional ``callable() -> bool``; True stops the search (``InterruptedError``).
@@ -66,87 +72,129 @@ def search_document(data: bytes, text: str, *, limit: int = MAX_MATCHES, cancel=
 
     Returns:
         ``(matches, complete)``: matches in document order as ``(JSON Pointer, start, end)``
-        with the byte span of the value; ``complete`` is False when ``limit`` stopped the search
-        or the bytes stop being well-formed JSON (matches up to there are kept).
+        with the byte span of the value; ``complete`` is False when ``limit`` or
+        :data:`MAX_POINTER_CHARS` stopped the search or the bytes stop being well-formed JSON
+        (matches up to there are kept).
+
+    Memory: 9 bytes per open container (its kind and two offsets), whatever the depth, plus the matches.
     """
     if not text or not data:
         return [], True
     needle = _Needle(text)
     start, end = value_span(data)
     hits: list[list] = []
-    # A frame: [is_object, own pointer token (escaped; None for the root), next_index, expecting_key,
-    #          key_token, pointer (built only when something inside matched), open_hit]
-    stack: list[list] = []
     try:
-        complete = _walk(data, start, end, needle, hits, stack, limit, cancel, progress)
+        complete = _walk(data, start, end, needle, hits, limit, cancel, progress)
     except ScanError:
         complete = False
     return [tuple(h) for h in hits[:limit] if h[2] >= 0], complete
 
 
-def _walk(data, start, end, needle, hits, stack, limit, cancel, progress) -> bool:
-    """The search loop; False when it stopped early (limit or malformed bytes)."""
-    for m in tokens(data, start, end, progress, cancel):
+_ARRAY, _OBJECT, _KEY_NEXT = 0, 1, 3  # an open container's kind: an array; an object (3: its next token is a key)
+
+
+def _walk(data, start, end, needle, hits, limit, cancel, progress) -> bool:
+    """The search loop; False when it stopped early (limit, pointer budget or malformed bytes).
+
+    The open containers are three flat arrays, one entry per level: ``kind`` (:data:`_ARRAY`,
+    :data:`_OBJECT`, :data:`_KEY_NEXT`), ``a`` (an array's next index; an object's current key's start,
+    -1 before its first key) and ``b`` (that key's end). A container's own pointer token is read from
+    its parent's entry while it is open; a pointer is built only for a container holding a match (and
+    kept until it closes), never one per level."""
+    kind, a, b = bytearray(), array("i"), array("i")
+    prefix: dict[int, str] = {}  # depth -> pointer of the open container there, once a match needed it
+    open_hits: dict[int, list] = {}  # depth -> the match of the open container there, its end not known yet
+    budget = MAX_POINTER_CHARS
+
+    def own(p: int) -> str:
+        """The escaped pointer token of the child the container at depth ``p`` is now in."""
+        if kind[p] == _ARRAY:
+            return str(a[p] - 1)
+        return _escape(needle.key_text(data[a[p]:b[p]])) if a[p] >= 0 else ""
+
+    def pointer(p: int) -> str:
+        got = prefix.get(p)
+        if got is None:
+            out = bytearray()  # not a join: that would hold one string per level at once
+            for i in range(p):
+                out += b"/"
+                out += own(i).encode("utf-8", "surrogatepass")
+            got = prefix[p] = out.decode("utf-8", "surrogatepass")
+        return got
+
+    def child(p: int) -> bool:
+        """Step the container at depth ``p`` to its next child; whether that child's key matches."""
+        if kind[p] == _ARRAY:
+            a[p] += 1
+            return False
+        return needle.in_token(data[a[p]:b[p]] if a[p] >= 0 else b'""', True)
+
+    it = tokens(data, start, end, progress, cancel)
+    for m in it:
         g = m.lastindex
-        frame = stack[-1] if stack else None
+        p = len(kind) - 1
         if g == 2:
             c = data[m.start(2)]
             if c == 0x7B or c == 0x5B:  # { [
-                s = m.start(2)
-                if frame is None:
-                    own, hit = None, None
-                else:
-                    tok, key_hit = _child(frame, needle)
-                    own = str(tok) if isinstance(tok, int) else _escape(needle.key_text(tok))
-                    hit = None
-                    if key_hit:
-                        hit = [_prefix(stack) + "/" + own, s, -1]
-                        hits.append(hit)
-                stack.append([c == 0x7B, own, 0, c == 0x7B, None, None, hit])
+                hit = None
+                if p >= 0 and child(p):
+                    ptr = pointer(p) + "/" + own(p)
+                    hit = [ptr, m.start(2), -1]
+                    hits.append(hit)
+                    budget -= len(ptr)
+                kind.append(_KEY_NEXT if c == 0x7B else _ARRAY)
+                a.append(-1 if c == 0x7B else 0)
+                b.append(-1)
+                if hit is not None:
+                    open_hits[p + 1] = hit
             elif c == 0x7D or c == 0x5D:  # } ]
-                if frame is None:
+                if p < 0:
                     return False
-                stack.pop()
-                if frame[6] is not None:
-                    frame[6][2] = m.end(2)
-                if not stack:
+                del kind[p], a[p], b[p]
+                prefix.pop(p, None)
+                hit = open_hits.pop(p, None)
+                if hit is not None:
+                    hit[2] = m.end(2)
+                if p == 0:
                     return True
-            elif c == 0x2C and frame is not None and frame[0]:  # , in an object
-                frame[3] = True
+            elif c == 0x2C and p >= 0 and kind[p] != _ARRAY:  # , in an object
+                kind[p] = _KEY_NEXT
+                a[p] = b[p] = -1
         else:
             s, e = m.span(g)
-            if frame is None:  # a top-level scalar
+            if p < 0:  # a top-level scalar
                 if needle.in_token(data[s:e], g == 1):
                     hits.append(["", s, e])
                 return True
-            if frame[0] and frame[3] and g == 1:  # a key
-                frame[3] = False
-                frame[4] = data[s:e]
+            if kind[p] == _KEY_NEXT and g == 1:  # a key
+                kind[p] = _OBJECT
+                a[p], b[p] = s, e
                 continue
-            tok, key_hit = _child(frame, needle)
-            if key_hit or needle.in_token(data[s:e], g == 1):
-                own = str(tok) if isinstance(tok, int) else _escape(needle.key_text(tok))
-                hits.append([_prefix(stack) + "/" + own, s, e])
-        if len(hits) >= limit:
+            if child(p) or needle.in_token(data[s:e], g == 1):
+                ptr = pointer(p) + "/" + own(p)
+                hits.append([ptr, s, e])
+                budget -= len(ptr)
+        if len(hits) >= limit or budget < 0:
+            depth = len(kind)
+            del kind, a, b, prefix
+            _close(it, data, depth, open_hits)
             return False
     return True
 
 
-def _child(frame: list, needle: _Needle):
-    """The next child of ``frame``: its key token (objects) or index (arrays), and whether the key matched."""
-    if frame[0]:
-        token = frame[4] or b'""'
-        frame[4] = None
-        return token, needle.in_token(token, True)
-    i = frame[2]
-    frame[2] = i + 1
-    return i, False
-
-
-def _prefix(stack: list) -> str:
-    """The pointer of the innermost open container (built from the stack once per container, and
-    only for containers holding a match: a path 300,000 levels deep costs one string, not one per level)."""
-    top = stack[-1]
-    if top[5] is None:
-        top[5] = "".join("/" + f[1] for f in stack[1:])
-    return top[5]
+def _close(it, data: bytes, depth: int, open_hits: dict) -> None:
+    """After a search stopped early, ``depth`` containers deep: read on (brackets only) until each open
+    container holding a match closes, so that every match kept has its whole span."""
+    while open_hits:
+        m = next(it, None)
+        if m is None:
+            return
+        if m.lastindex == 2:
+            c = data[m.start(2)]
+            if c == 0x7B or c == 0x5B:
+                depth += 1
+            elif c == 0x7D or c == 0x5D:
+                depth -= 1
+                hit = open_hits.pop(depth, None)
+                if hit is not None:
+                    hit[2] = m.end(2)
