@@ -109,18 +109,19 @@ def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progres
     Returns ``(index, top)``: ``index`` a :class:`SpanIndex` (container start offsets to :class:`Children`);
     ``top`` the :class:`Children` of the value at ``start`` when ``record_top`` (else None).
 
-    The open containers are kept flat, a few numbers each, not an object per level: the children of every
-    open container so far are one run of the *pending* pools, from the container's *mark* on, and a
-    container's own start is the pending entry just before its mark (the outermost one's is ``root``). A
-    document nested a million levels deep held 339 MiB in per-level frames; this holds 16 bytes a level
-    (arrays; 24 for objects) while it is read (``benchmarks/README.md``).
+    The open containers are kept flat, a few numbers each, not an object per level: ``opens`` holds each
+    open container's start, ``marks`` where its children begin in the *pending* pools (the spans and key
+    starts of the children read so far of every open container, in order). A child container joins its
+    parent's pending children when it closes, with its span whole, so an open one costs nothing there. A
+    document nested a million levels deep held 339 MiB in per-level frames; this holds 8 bytes a level
+    (arrays; 16 for objects) while it is read (``benchmarks/README.md``).
     """
     index = SpanIndex(big=big)
-    marks = array("i")  # per open container, outermost first: where its children begin in the pending pools
+    opens = array("i")  # per open container, outermost first: its start
+    marks = array("i")  # the same: where its children begin in the pending pools
     kmarks = array("i")  # per open object: where its children's key starts begin in ``p_keys``
-    p_starts, p_ends = array("i"), array("i")  # pending children's spans (end -1 while a container is open)
+    p_starts, p_ends = array("i"), array("i")  # pending children's spans (a container's once it closed)
     p_keys = array("i")  # pending object members' key starts (their opening quote)
-    root = -1
     in_obj = expect_key = False
     key_start = -1
     top = None
@@ -130,13 +131,9 @@ def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progres
             pos = m.start(2)
             c = data[pos]
             if c == 0x7B or c == 0x5B:  # { [
-                if marks:
-                    if in_obj:
-                        key_start = _member_key(p_keys, key_start, pos)
-                    p_starts.append(pos)
-                    p_ends.append(-1)
-                else:
-                    root = pos
+                if in_obj:
+                    key_start = _member_key(p_keys, key_start, pos)
+                opens.append(pos)
                 marks.append(len(p_starts))
                 in_obj = expect_key = c == 0x7B
                 if in_obj:
@@ -145,7 +142,7 @@ def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progres
                 if not marks:
                     raise ScanError("unbalanced closing bracket", pos)
                 mark = marks.pop()
-                s = p_starts[mark - 1] if marks else root
+                s = opens.pop()
                 if c - data[s] != 2:  # "}" closes "{", "]" closes "["
                     raise ScanError("mismatched closing bracket", pos)
                 e = m.end(2)
@@ -164,8 +161,9 @@ def _scan(data: bytes, start: int, end: int, big: int, record_top: bool, progres
                     del p_keys[km:]
                 if not marks:
                     break
-                p_ends[mark - 1] = e
-                in_obj = data[p_starts[marks[-1] - 1] if len(marks) > 1 else root] == 0x7B
+                p_starts.append(s)  # now a whole child of its parent
+                p_ends.append(e)
+                in_obj = data[opens[-1]] == 0x7B
                 expect_key = False
             elif c == 0x2C:  # ,
                 if not marks:

@@ -195,15 +195,16 @@ def test_the_index_of_a_deep_document_is_flat_whatever_its_depth():
         index[4]
 
 
-def test_a_chain_nested_200000_deep_costs_the_index_nothing_and_its_build_16_bytes_a_level():
+def test_a_chain_nested_200000_deep_costs_the_index_nothing_and_its_build_9_bytes_a_level():
     """Each container of a chain holds one child, the rest of the chain: none is recorded (its child is where its
     span says, ``lone_child``), and the scan keeps its open containers flat. Python's allocations while it
-    runs, by tracemalloc: at most 16 bytes a level (arrays) and 24 (objects), against about 340 before (a
-    list and four arrays a level; ``benchmarks/README.md``)."""
+    runs, by tracemalloc: at most 9 bytes a level (arrays: two 4-byte offsets, and the arrays' spare room) and 17
+    (objects), against 16 and 24 when an open container also held an entry among its parent's pending children,
+    and about 340 before that (a list and four arrays a level; ``benchmarks/README.md``)."""
     import tracemalloc
 
     depth = 200_000
-    for opener, closer, per_level in ((b'[', b']', 16), (b'{"a":', b'}', 24)):
+    for opener, closer, per_level in ((b'[', b']', 9), (b'{"a":', b'}', 17)):
         data = b'{"k":' + opener * depth + b'"x"' + closer * depth + b"}"
         tracemalloc.start()
         try:
