@@ -126,6 +126,8 @@ class FileWatch(QObject):
 def _end(thread: QThread, wait_ms: int = 0) -> None:
     """Ask the watch ``thread`` to drop its watcher and stop, waiting at most ``wait_ms`` milliseconds; the
     thread and its watcher stay referenced (:data:`_LIVE`)."""
+    if not shiboken6.isValid(thread):  # Qt deleted it already (a window taken apart at interpreter exit)
+        return
     worker = _LIVE.get(thread)
     if worker is not None and thread.isRunning() and thread not in _ASKED:
         _ASKED.add(thread)
@@ -141,6 +143,6 @@ def _stop_all() -> None:
     it runs aborts the process); one still blocked on a dead share after 2 s is terminated."""
     for thread in list(_LIVE):
         _end(thread, 2000)
-        if thread.isRunning():
+        if shiboken6.isValid(thread) and thread.isRunning():
             thread.terminate()
             thread.wait(500)

@@ -99,3 +99,28 @@ def test_waiting_names_the_files_the_check_waits_for_not_files_opened_since(qtbo
     QTest.qWait(700)
     assert window.banner_text("waiting") is None
     answer.set()
+
+
+def test_a_watch_left_to_interpreter_exit_stops_without_a_traceback(tmp_path):
+    """A window (here a bare widget) holding a file watch, left for Python to take apart at exit: the watch
+    thread is stopped at exit, and the watch's own ``destroyed`` afterwards finds its thread deleted by Qt
+    already and does nothing (it raised "Internal C++ object (PySide6.QtCore.QThread) already deleted")."""
+    import subprocess
+    import sys
+
+    watched = tmp_path / "watched.json"
+    watched.write_bytes(b"{}")
+    script = (
+        "import os\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from PySide6.QtWidgets import QApplication, QWidget\n"
+        "from inspector.gui.filewatch import FileWatch\n"
+        "app = QApplication([])\n"
+        "w = QWidget()\n"
+        "fw = FileWatch(w)\n"
+        f"fw.watch([{str(watched)!r}])\n"
+        "app.processEvents()\n"
+        "print('watching')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "watching\n", "")
