@@ -13,6 +13,7 @@ from inspector.gui.document import sample_paths  # noqa: E402
 
 from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait  # noqa: E402
 from .test_layout import CASE_056  # noqa: E402
+from inspector.gui.widgets.timeline_paint import _AXIS_H  # noqa: E402
 
 BOTTOM = Qt.DockWidgetArea.BottomDockWidgetArea
 
@@ -237,3 +238,37 @@ def test_tab_at_1024x700_stops_only_on_controls_on_screen_and_each_has_a_name(qt
     click_dock_tab(qtbot, window, "Resume")  # raised: its controls are reachable again
     qtbot.waitUntil(lambda: window.resume_panes.timeline.isEnabled(), timeout=2000)
     assert not window.digests_view.isEnabled()
+
+
+def test_at_1024x700_the_timeline_gives_the_plot_most_of_its_width_and_a_click_lands_on_the_event(qtbot,
+                                                                                                   window_1024):
+    """In the tabbed Resume dock the timeline is about 375 px wide; its lane labels took 230 of them and left the
+    plot 131. They now take 30 % of a narrow view (at least 110 px, at most 230), and painting and clicking
+    share that edge: a click on an event's x selects that event's pointer."""
+    from inspector.gui.widgets.timeline_paint import header_width
+
+    window = window_1024
+    scen = GOLDEN_P.parents[1] / "scenarios"
+    open_and_wait(qtbot, window, [scen / "02-stream-retry.payload.json", scen / "02-stream-retry.descriptor.json"])
+    click_dock_tab(qtbot, window, "Resume")
+    tl = window.resume_panes.timeline
+    qtbot.waitUntil(lambda: tl.isVisible() and tl.timeline is not None, timeout=3000)
+    vw = tl.viewport().width()
+    assert vw < 500  # the narrow pane this is about
+    assert tl._left == max(110, min(230, vw * 3 // 10)) < 230
+    assert tl._plot_width() >= 0.6 * vw
+    lane = tl.timeline.lanes[0]
+    e = len(lane.seq) // 2
+    x = round(tl.x_of(lane.seq[e]))
+    assert tl._left < x < vw
+    pointers = []
+    tl.pointerActivated.connect(pointers.append)
+    y = _AXIS_H + tl._lane_h // 2 + 6
+    QTest.mouseClick(tl.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, y))
+    assert tl.hit(QPoint(x, y)) == (0, e)
+    qtbot.waitUntil(lambda: bool(pointers), timeout=2000)
+    assert pointers[-1] == f"/snapshot/run_records/0/events/{e}"
+    # a wide window keeps the full label column
+    _resize(qtbot, window, 1600, 1000)
+    qtbot.waitUntil(lambda: tl.viewport().width() > 1000, timeout=2000)
+    assert tl._left == header_width(tl.viewport().width()) == 230

@@ -34,7 +34,7 @@ from ..focus import paint_focus_frame
 from .timeline_text import TimelineWords
 from .timeline_paint import (  # noqa: F401 (CATEGORY_COLOURS and the sizes are the view's too)
     _AXIS_H, _CAT, _HEADER_W, _LANE_H, _MARGIN, CATEGORY_COLOURS, _mark, _nice_step, colour_on, first_per_column,
-    paint_density, paint_passes, paint_rule_labels, paint_tools,
+    header_width, paint_density, paint_passes, paint_rule_labels, paint_tools,
 )
 
 __all__ = ["TimelineView", "CATEGORY_COLOURS"]
@@ -146,8 +146,13 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         self._scale = max(1e-9, self._plot_width() / (self._hi - self._lo + 1))
         self._update_scrollbars()
 
+    @property
+    def _left(self) -> int:
+        """Where the plot begins: the lane labels' width for this view's width (:func:`.timeline_paint.header_width`)."""
+        return header_width(self.viewport().width())
+
     def _plot_width(self) -> int:
-        return max(50, self.viewport().width() - _HEADER_W - 2 * _MARGIN)
+        return max(50, self.viewport().width() - self._left - 2 * _MARGIN)
 
     def _update_scrollbars(self) -> None:
         tl = self.timeline
@@ -197,7 +202,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
     # -- geometry (also used by tests) -------------------------------------------------------------
     def x_of(self, value: float) -> float:
         """Viewport x of a sequence number or timestamp."""
-        return _HEADER_W + _MARGIN + (value - self._x0) * self._scale
+        return self._left + _MARGIN + (value - self._x0) * self._scale
 
     def lane_top(self, lane: int) -> int:
         """Viewport y of the top of lane ``lane``."""
@@ -239,7 +244,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         """Scroll so event ``e`` of lane ``lane`` is on screen."""
         self.ensure_lane_visible(lane)
         x = self.event_point(lane, e).x()
-        if x < _HEADER_W + _MARGIN or x > self.viewport().width() - _MARGIN:
+        if x < self._left + _MARGIN or x > self.viewport().width() - _MARGIN:
             v = self._values(self.timeline.lanes[lane])[e]
             self.horizontalScrollBar().setValue(int((v - self._lo) * self._scale - self._plot_width() / 2))
 
@@ -290,12 +295,12 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         lane = int((pos.y() - _AXIS_H + self.verticalScrollBar().value()) // self._lane_h)
         if not 0 <= lane < len(tl.lanes):
             return None
-        if pos.x() < _HEADER_W:
+        if pos.x() < self._left:
             return lane, None
         values = self._values(tl.lanes[lane])
         if not len(values):
             return lane, None
-        want = self._x0 + (pos.x() - _HEADER_W - _MARGIN) / self._scale
+        want = self._x0 + (pos.x() - self._left - _MARGIN) / self._scale
         slack = 5 / self._scale
         best = None
         if self._is_sorted(tl.lanes[lane]):
@@ -336,12 +341,12 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
     def zoom(self, factor: float, at_x: float | None = None) -> None:
         """Zoom the x axis by ``factor`` around viewport x ``at_x`` (the centre by default)."""
         if at_x is None:
-            at_x = _HEADER_W + _MARGIN + self._plot_width() / 2
-        anchor = self._x0 + (at_x - _HEADER_W - _MARGIN) / self._scale
+            at_x = self._left + _MARGIN + self._plot_width() / 2
+        anchor = self._x0 + (at_x - self._left - _MARGIN) / self._scale
         fit = self._plot_width() / (self._hi - self._lo + 1)
         self._scale = min(max(self._scale * factor, fit), 200.0)
         self._zoomed = self._scale > fit * 1.0001  # zoomed out to the whole range: a resize refits again
-        self._x0 = max(self._lo, anchor - (at_x - _HEADER_W - _MARGIN) / self._scale)
+        self._x0 = max(self._lo, anchor - (at_x - self._left - _MARGIN) / self._scale)
         self._update_scrollbars()
         self.viewport().update()
 
@@ -404,13 +409,14 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         p.fillRect(0, 0, w, _AXIS_H, pal.window())
         p.setPen(pal.color(pal.ColorRole.WindowText))
         unit = "sequence" if self.mode == "sequence" else "time (UTC)"
-        p.drawText(QRect(6, 0, _HEADER_W - 6, _AXIS_H), Qt.AlignmentFlag.AlignVCenter, f"run  ·  x: {unit}")
+        p.drawText(QRect(6, 0, self._left - 6, _AXIS_H), Qt.AlignmentFlag.AlignVCenter,
+                   fm.elidedText(f"run  ·  x: {unit}", Qt.TextElideMode.ElideRight, self._left - 10))
         span = self._plot_width() / self._scale
         step = _nice_step(span / 6)
         v = (int(self._x0 // step) + 1) * step
         while self.x_of(v) < w - _MARGIN:
             x = self.x_of(v)
-            if x >= _HEADER_W + _MARGIN:
+            if x >= self._left + _MARGIN:
                 p.drawLine(int(x), _AXIS_H - 4, int(x), _AXIS_H)
                 if self.mode == "sequence":
                     label = f"{int(v)}"
@@ -433,7 +439,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         n = len(values)
         lo_i, hi_i = 0, n
         vis_lo = self._x0 - 10 / self._scale
-        vis_hi = self._x0 + (w - _HEADER_W) / self._scale
+        vis_hi = self._x0 + (w - self._left) / self._scale
         sorted_ = self._is_sorted(lane)
         if sorted_ and n:
             lo_i = bisect_left(values, vis_lo)
@@ -441,17 +447,17 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         # passes (bands, the model call inside) and tool calls (bars): only those on screen
         self._bg = bg  # the lane's background: every mark and label is made readable on it (issue 25)
         paint_passes(p, lane, values, self.x_of, (lo_i, hi_i) if sorted_ else None, top, w, fm, bg,
-                     getattr(lane, "pass_seq" if self.mode == "sequence" else "pass_ts", None))
-        paint_tools(p, lane, values, self.x_of, top, w, bg)
+                     getattr(lane, "pass_seq" if self.mode == "sequence" else "pass_ts", None), left=self._left)
+        paint_tools(p, lane, values, self.x_of, top, w, bg, left=self._left)
         # events
         count = hi_i - lo_i
-        if sorted_ and count > 3 * max(1, w - _HEADER_W):
-            paint_density(p, values, lo_i, hi_i, top, w, self._x0, self._scale, bg)
+        if sorted_ and count > 3 * max(1, w - self._left):
+            paint_density(p, values, lo_i, hi_i, top, w, self._x0, self._scale, bg, left=self._left)
         else:
             seen = set()
             for e in (range(lo_i, hi_i) if sorted_ else range(n)):
                 x = self.x_of(values[e])
-                if x < _HEADER_W or x > w:
+                if x < self._left or x > w:
                     continue
                 cat = _CAT[lane.kind[e]]
                 key = (int(x), cat)
@@ -463,15 +469,16 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         if sorted_ and errors:  # one mark per pixel column of those on screen (level of detail, issue 25)
             lo = bisect_left(errors, vis_lo, key=values.__getitem__)
             for x, _ in first_per_column(errors, values, self.x_of, w + 1, lo):
-                if x >= _HEADER_W:
+                if x >= self._left:
                     _mark(p, "error", x, top, mid, bg)
         else:
             for e in errors:
                 x = self.x_of(values[e])
-                if _HEADER_W <= x <= w:
+                if self._left <= x <= w:
                     _mark(p, "error", x, top, mid, bg)
         self._paint_marks(p, i, lane, values, top, mid, w)
-        paint_rule_labels(p, self.rule_marks.get(i, {}), values, self.x_of, (top, full, full_h), w, fm, self._bg)
+        paint_rule_labels(p, self.rule_marks.get(i, {}), values, self.x_of, (top, full, full_h), w, fm, self._bg,
+                          left=self._left)
         self._paint_boundary(p, lane, full, full_h, w, fm)
         self._paint_selection(p, i, values, top, full, full_h, w)
         self._paint_header(p, i, lane, full, fm)
@@ -487,7 +494,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
                 if e is None:
                     continue
                 x = self.x_of(values[e])
-                if _HEADER_W <= x <= w:
+                if self._left <= x <= w:
                     p.setPen(QPen(colour, 2))
                     p.setBrush(Qt.BrushStyle.NoBrush)
                     if shape == "rule":
@@ -497,7 +504,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         # terminal status: a block after the last event
         if lane.terminal and n:
             x = self.x_of(values[-1]) + 5
-            if _HEADER_W <= x <= w:
+            if self._left <= x <= w:
                 col = colour_on(CATEGORY_COLOURS["error"] if lane.status != "completed" else "#37474f", bg)
                 p.fillRect(QRectF(x, top + 6, 6, _LANE_H - 12), col)
 
@@ -506,7 +513,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         # the resume boundary
         if lane.source and lane.boundary is not None:
             bx = self.boundary_x()
-            if bx is not None and _HEADER_W <= bx <= w:
+            if bx is not None and self._left <= bx <= w:
                 green = colour_on("#2e7d32", self._bg, 4.5)  # (its label is text)
                 pen = QPen(green, 3)
                 p.setPen(pen)
@@ -516,7 +523,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
                 label = f"resume continues here (after pass {self.timeline.boundary_turn})"
                 p.setPen(green)
                 tx = bx + 12 if bx + 12 + fm.horizontalAdvance(label) < w else bx - 12 - fm.horizontalAdvance(label)
-                p.drawText(QPointF(max(_HEADER_W + 2, tx), full + fm.ascent() + 1), label)
+                p.drawText(QPointF(max(self._left + 2, tx), full + fm.ascent() + 1), label)
 
     def _paint_selection(self, p, i, values, top, full, full_h, w):
         """The selected event (or lane) framed in the palette's highlight."""
@@ -534,12 +541,12 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
 
     def _paint_header(self, p, i, lane, top, fm):
         pal = self.palette()
-        p.fillRect(0, top, _HEADER_W, self._lane_h, pal.window())
+        p.fillRect(0, top, self._left, self._lane_h, pal.window())
         failing = self.rule_marks.get(i, {})
         col = pal.color(pal.ColorRole.WindowText)
         p.setPen(col)
         name = fm.elidedText(("▶ " if lane.source else "") + visible(lane.id), Qt.TextElideMode.ElideMiddle,
-                             _HEADER_W - 10)
+                             self._left - 10)
         p.drawText(6, top + fm.ascent() + 2, name)
         status = ("■ " if lane.terminal else "○ ") + visible(lane.status)  # (the file's: one escaping)
         if lane.source:
@@ -549,13 +556,13 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
             lane_rules = failing.get(None, [])
             p.setPen(colour_on(CATEGORY_COLOURS["error"], self.palette().color(self.palette().ColorRole.Window), 4.5))
             if lane_rules:
-                p.drawText(QRect(_HEADER_W + 4, top, self.viewport().width() - _HEADER_W - 10, self._lane_h - 3),
+                p.drawText(QRect(self._left + 4, top, self.viewport().width() - self._left - 10, self._lane_h - 3),
                            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom), "✖ " + ", ".join(lane_rules))
             status += " · ✖"
             p.setBrush(Qt.BrushStyle.NoBrush)  # a frame only (a brush left by a mark filled it over the text)
-            p.drawRect(QRectF(1, top + 1, _HEADER_W - 3, self._lane_h - 2))
+            p.drawRect(QRectF(1, top + 1, self._left - 3, self._lane_h - 2))
         else:
             p.setPen(pal.color(pal.ColorRole.PlaceholderText))
-        p.drawText(6, top + _LANE_H - 5, fm.elidedText(status, Qt.TextElideMode.ElideRight, _HEADER_W - 10))
+        p.drawText(6, top + _LANE_H - 5, fm.elidedText(status, Qt.TextElideMode.ElideRight, self._left - 10))
         p.setPen(pal.color(pal.ColorRole.Mid))
-        p.drawLine(_HEADER_W, top, _HEADER_W, top + self._lane_h)
+        p.drawLine(self._left, top, self._left, top + self._lane_h)

@@ -25,9 +25,17 @@ CATEGORY_COLOURS = {
 _CAT = [CATEGORY[k] for k in EVENT_KINDS] + ["other"]
 _LANE_H = 34
 _AXIS_H = 18
-_HEADER_W = 230
+_HEADER_W = 230  # the lane-label column's width, at most (header_width)
+_HEADER_MIN = 110
 _MARGIN = 14
 _PASS = (21, 101, 192)  # the passes' blue (the turn marks' colour)
+
+
+def header_width(view_w: int) -> int:
+    """The lane-label column's width (px) for a timeline view ``view_w`` px wide: 230, or 30 % of a narrower
+    view but never under 110, so that in a narrow pane (the compact layout at 1024x700: 375 px) the plot keeps
+    most of the width (it had 131 px there)."""
+    return max(_HEADER_MIN, min(_HEADER_W, view_w * 3 // 10))
 
 
 def mark_backgrounds(bg: QColor) -> tuple[QColor, QColor, QColor]:
@@ -50,27 +58,29 @@ def colour_on(colour, bg: QColor, minimum: float = 3.0) -> QColor:
 
 
 def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: float, w: int, fm,
-                 bg: QColor | None = None, pass_values=None) -> None:
+                 bg: QColor | None = None, pass_values=None, left: int = _HEADER_W) -> None:
     """Paint ``lane``'s passes as bands (``P1``...) with each model call as an inner band (dashed when
     no ``turn_end`` closed it). ``values``: the lane's x values (sequences or timestamps); ``x_of``:
     value -> viewport x; ``visible``: the ``(first, end)`` event indexes on screen when the values are
     sorted (the passes outside are skipped without a look), else ``None``; ``top``: the lane band's
     top (pixels); ``w``: the viewport width (pixels); ``bg``: the lane's background (the labels' contrast);
-    ``pass_values``: ``values`` at each pass's first event when known (``Lane.pass_seq``/``pass_ts``)."""
+    ``pass_values``: ``values`` at each pass's first event when known (``Lane.pass_seq``/``pass_ts``); ``left``:
+    where the plot begins (the lane labels' width, :func:`header_width`)."""
     rounds, models = lane.rounds, lane.models
     under = bg if bg is not None else QColor("white")
     label = style.readable_on_all(QColor(*_PASS), (under, style.over(_PASS, under, 28)), 4.5)  # (drawn on the band)
     starts, ends = rounds[1::3], rounds[2::3]  # C-speed slices; passes are disjoint and in order
     k_lo, k_hi = (bisect_left(ends, visible[0]), bisect_right(starts, visible[1])) if visible else (0, len(starts))
-    if k_hi - k_lo > max(1, w - _HEADER_W) // _LOD_PX:  # more passes than pixels can tell apart (issue 25)
+    if k_hi - k_lo > max(1, w - left) // _LOD_PX:  # more passes than pixels can tell apart (issue 25)
         _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top, w,
-                            pass_values if pass_values is not None and len(pass_values) == len(starts) else None)
+                            pass_values if pass_values is not None and len(pass_values) == len(starts) else None,
+                            left)
         return
     for k in range(k_lo, k_hi):  # a lane may hold hundreds of thousands of passes
         turn, a, b = rounds[3 * k], starts[k], (None if ends[k] < 0 else ends[k])
         xa = x_of(values[a])
         xb = x_of(values[b]) if b is not None else (x_of(values[-1]) + 8)
-        if xb < _HEADER_W or xa > w:
+        if xb < left or xa > w:
             continue
         rect = QRectF(xa, top + 2, max(2.0, xb - xa), _LANE_H - 4)
         p.fillRect(rect, QColor(*_PASS, 28))
@@ -96,11 +106,12 @@ def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: fl
 _LOD_PX = 4
 
 
-def _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top: float, w: int, start_values=None) -> None:
+def _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top: float, w: int, start_values=None,
+                        left: int = _HEADER_W) -> None:
     """Level of detail: passes ``k_lo..k_hi`` too narrow to draw one by one. One band from the first to the last,
     and a tick in each pixel column where a pass starts (found by bisection per column: as many steps as the
     view has pixels, however many passes there are)."""
-    xa = max(_HEADER_W, x_of(values[starts[k_lo]]))
+    xa = max(left, x_of(values[starts[k_lo]]))
     last = ends[k_hi - 1]
     xb = min(w, x_of(values[last if last >= 0 else -1]))
     band = QRectF(xa, top + 2, max(2.0, xb - xa), _LANE_H - 4)
@@ -109,18 +120,19 @@ def _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top: float, w
     p.drawRect(band)
     p.setPen(QPen(QColor(*_PASS, 90)))
     for x, _ in first_per_column(starts, values, x_of, w, k_lo, k_hi, start_values):
-        if x >= _HEADER_W:
+        if x >= left:
             p.drawLine(QPointF(int(x), top + 4), QPointF(int(x), top + 9))
 
 
-def paint_density(p, values, lo_i: int, hi_i: int, top: float, w: int, x0: float, scale: float, bg: QColor) -> None:
+def paint_density(p, values, lo_i: int, hi_i: int, top: float, w: int, x0: float, scale: float, bg: QColor,
+                  left: int = _HEADER_W) -> None:
     """More events than pixels: one tick per pixel column, as tall as its event count (log); ``values`` ascend,
     ``x0``/``scale`` are the view's first value and pixels per value."""
     p.setPen(QPen(colour_on(CATEGORY_COLOURS["other"], bg), 1))
-    x = _HEADER_W + _MARGIN
+    x = left + _MARGIN
     i = lo_i
     while x < w and i < hi_i:
-        v_hi = x0 + (x + 1 - _HEADER_W - _MARGIN) / scale
+        v_hi = x0 + (x + 1 - left - _MARGIN) / scale
         j = bisect_right(values, v_hi, i, hi_i)
         if j > i:
             hgt = min(_LANE_H - 8, 3 + 3 * (j - i).bit_length())
@@ -156,7 +168,7 @@ def _scale_of(x_of, v: float) -> float:
     return max(1e-12, x_of(v + 1.0) - x_of(v))
 
 
-def paint_tools(p, lane, values, x_of, top: float, w: int, bg: QColor | None = None) -> None:
+def paint_tools(p, lane, values, x_of, top: float, w: int, bg: QColor | None = None, left: int = _HEADER_W) -> None:
     """Paint ``lane``'s tool calls as bars under its marks (dashed red to the lane's end without a
     ``tool_end``); arguments as for :func:`paint_passes`."""
     bg = bg if bg is not None else QColor("white")
@@ -164,7 +176,7 @@ def paint_tools(p, lane, values, x_of, top: float, w: int, bg: QColor | None = N
     for a, b in lane.iter_tools():
         xa = x_of(values[a])
         xb = x_of(values[b]) if b is not None else x_of(values[-1]) + 8
-        if xb < _HEADER_W or xa > w or (int(xa), int(xb)) in drawn:
+        if xb < left or xa > w or (int(xa), int(xb)) in drawn:
             continue
         drawn.add((int(xa), int(xb)))
         pen = QPen(colour_on(CATEGORY_COLOURS["tool"] if b is not None else CATEGORY_COLOURS["error"], bg), 3)
@@ -210,7 +222,7 @@ def _nice_step(raw: float) -> float:
     return float(10 * mag)
 
 
-def paint_rule_labels(p, marks: dict, values, x_of, band: tuple, w: int, fm, bg: QColor) -> None:
+def paint_rule_labels(p, marks: dict, values, x_of, band: tuple, w: int, fm, bg: QColor, left: int = _HEADER_W) -> None:
     """Each event's failing rule ids (``marks``: ``{event index or None: [ids]}``) beside its mark, whole
     (issue 25: they were drawn right-aligned at the lane's end, far from their event): from the mark's left
     edge rightwards, or ending at its right edge when the viewport (``w`` px) ends first; below the marks'
@@ -224,11 +236,11 @@ def paint_rule_labels(p, marks: dict, values, x_of, band: tuple, w: int, fm, bg:
         if e is None or not ids:
             continue
         x = x_of(values[e])
-        if not _HEADER_W <= x <= w:
+        if not left <= x <= w:
             continue
         label = "✖ " + ", ".join(ids)
         tw = fm.horizontalAdvance(label)
-        tx = max(_HEADER_W + 2, x - 8 if x - 8 + tw <= w - 2 else x + 8 - tw)
+        tx = max(left + 2, x - 8 if x - 8 + tw <= w - 2 else x + 8 - tw)
         p.fillRect(QRectF(tx - 1, base - fm.ascent(), tw + 2, fm.height()), bg)
         p.setPen(pen)
         p.drawText(QPointF(tx, base), label)
