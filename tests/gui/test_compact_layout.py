@@ -242,8 +242,8 @@ def test_tab_at_1024x700_stops_only_on_controls_on_screen_and_each_has_a_name(qt
 
 def test_at_1024x700_the_timeline_gives_the_plot_most_of_its_width_and_a_click_lands_on_the_event(qtbot,
                                                                                                    window_1024):
-    """In the tabbed Resume dock the timeline is about 375 px wide; its lane labels took 230 of them and left the
-    plot 131. They now take 30 % of a narrow view (at least 110 px, at most 230), and painting and clicking
+    """In the tabbed Resume dock the timeline's view is about 373 px wide; its lane labels took 230 of them and left the
+    plot 115. They now take 30 % of a narrow view (at least 110 px, at most 230), and painting and clicking
     share that edge: a click on an event's x selects that event's pointer."""
     from inspector.gui.widgets.timeline_paint import header_width
 

@@ -33,8 +33,8 @@ _PASS = (21, 101, 192)  # the passes' blue (the turn marks' colour)
 
 def header_width(view_w: int) -> int:
     """The lane-label column's width (px) for a timeline view ``view_w`` px wide: 230, or 30 % of a narrower
-    view but never under 110, so that in a narrow pane (the compact layout at 1024x700: 375 px) the plot keeps
-    most of the width (it had 131 px there)."""
+    view but never under 110, so that in a narrow pane (the compact layout at 1024x700: a 373 px view) the plot keeps
+    most of the width (234 px there; it had 115)."""
     return max(_HEADER_MIN, min(_HEADER_W, view_w * 3 // 10))
 
 
