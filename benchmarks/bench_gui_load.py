@@ -142,7 +142,6 @@ class _RssSampler:
 
 def _measure_window(p: str, d: str) -> dict:
     from PySide6.QtCore import QElapsedTimer, QSettings, Qt, QTimer
-    from PySide6.QtWidgets import QApplication
 
     from inspector.gui.app import create_app
     from inspector.gui.roles import PointerRole

@@ -220,7 +220,7 @@ def scenario_open_file(app, meter, tmp, paths, find: str | None = None) -> dict:
     message selected); the longest stall of it all from the empty window's first frame on, that of the
     timeline's zoom and scroll alone, that first frame's (before the open), and the scenario's wall time."""
     w = fresh_window(tmp)
-    ready, views = [], []
+    ready = []
     w.analysisReady.connect(lambda: ready.append(time.perf_counter()))
     # The empty window's first frame (Qt's fonts, style and first paint of every pane: 70-120 ms) is reported on
     # its own: until it is drawn there is no window to freeze, and it is the same for every file.

@@ -8,7 +8,6 @@ reads a file (``open``, ``os.open``, ``io.open``, ``os.fdopen``, ``.read_bytes()
 FIFO or device: ``O_EXCL`` fails on any existing name), or be in :data:`ALLOWED` with its reason."""
 
 import ast
-from pathlib import Path
 
 from tests.conftest import ROOT
 

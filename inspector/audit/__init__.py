@@ -14,7 +14,7 @@ Dask (``dask.distributed``, the ``audit`` extra) is imported only when an audit 
 
 from __future__ import annotations
 
-from . import spill
+from . import spill  # noqa: F401 (the spill module is part of the package's surface: ``inspector.audit.spill``)
 from .core import RECORD_SCHEMA, Found, classify_batch, pair_found, record_key, verify_batch
 from .output import FORMATS, write_results
 from .run import BATCH_FILES, AuditError, AuditResult, Journal, read_journal, run_audit

@@ -461,7 +461,7 @@ def what_it_is(f: InputFile) -> str:
     try:
         value = orjson.loads(data[3:] if data[:3] == b"\xef\xbb\xbf" else data)
     except orjson.JSONDecodeError:
-        return "text that is not JSON" if not data.lstrip()[:1] in (b"{", b"[") else \
+        return "text that is not JSON" if data.lstrip()[:1] not in (b"{", b"[") else \
             "not valid JSON, and nothing in it names a checkpoint payload or descriptor"
     kind = {dict: "a JSON object", list: "a JSON array", str: "a JSON string"}.get(type(value), "a single JSON value")
     return f"{kind}, but not a checkpoint payload or descriptor"

@@ -9,7 +9,6 @@ import json
 import os
 import random
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from inspector.cli.main import main  # noqa: E402
 from inspector.session.folderscan import scan_source  # noqa: E402
 from inspector.session.sources import LocalFolder  # noqa: E402
 from tests.audit.conftest import by_key, records  # noqa: E402
-from tests.conftest import CASES, CASES_PINNED, GOLDEN  # noqa: E402
+from tests.conftest import CASES  # noqa: E402
 
 SERIES = Path(__file__).resolve().parents[1] / "session" / "data" / "series"
 #: the series whose files are in the repository (large-alone's payload is built by its test)

@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("dask.distributed", reason="the audit needs Dask (the audit extra)")
 
-from inspector.audit import Found, classify_batch, verify_batch  # noqa: E402
+from inspector.audit import classify_batch, verify_batch  # noqa: E402
 from inspector.cli.main import main  # noqa: E402
 from inspector.session.manifest import AuditFolder  # noqa: E402
 from tests.audit.conftest import ROOT, by_key, cli, records  # noqa: E402

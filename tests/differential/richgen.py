@@ -867,7 +867,6 @@ def binding_kinds(p: dict) -> list[str]:
         out.append(f"durable-v{d.get('schemaVersion')}-{d.get('mode')}")
         if d.get("semanticRecall"):
             out.append("durable-v5-semantic")
-    pol = (sess.get("config") or {}).get("tool_result_transform_policy")
     for run in snap.get("run_records") or []:
         rs = run.get("snapshot") or {}
         if rs.get("cognitive_package_binding"):

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import os
 import random
 import re
 import subprocess
@@ -44,7 +43,6 @@ sys.path.insert(0, str(HERE))
 
 import diffkit as dk  # noqa: E402
 from inspector.checkpoint import encode, verify
-from inspector.checkpoint.rules import context  # noqa: E402
 from inspector.checkpoint.read import door  # the one door to a payload: the readers to switch off
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast  # noqa: E402
 from inspector.checkpoint.jsontext.reader import SerdeError, parse_value  # noqa: E402
@@ -185,7 +183,7 @@ def mutate(rng, data: bytes, nodes: list) -> tuple[str, bytes]:
         alphabet = ['a', ' ', '"', '\\', '/', '\x00', '\x1f', '\x7f', '\n', '\t', '\x08', '\x0c', '\r', '\u2028',
                     '\uffff', '\U0001f600', '\u00e9', '\u4e2d', '\x0b', '\ufeff', 'u', '0']
         text = ''.join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12)))
-        return f'canonstr', data[:n.start] + orjson.dumps(text) + data[n.end:]
+        return 'canonstr', data[:n.start] + orjson.dumps(text) + data[n.end:]
     if k == 15:  # remove a member
         objs = [x for x in nodes if x[0] == 'object' and x[1].children]
         kind, n, p, key, ks = rng.choice(objs)
@@ -215,7 +213,7 @@ def mutate(rng, data: bytes, nodes: list) -> tuple[str, bytes]:
             i = rng.randrange(len(key))
             t = (b'\\u%04x' if rng.random() < .5 else b'\\u%04X') % ord(key[i])
             at = ks + 1 + len(key[:i].encode())
-            return f'keyesc', data[:at] + t + data[at + len(key[i].encode()):]
+            return 'keyesc', data[:at] + t + data[at + len(key[i].encode()):]
         return f'key{t!r}', data[:at] + t + data[at:]
     if k == 2:  # bad utf-8 in a string
         return _insert_in_string(rng, data, strs, 0.5, BAD_UTF8, 'utf8')
@@ -254,7 +252,7 @@ def mutate(rng, data: bytes, nodes: list) -> tuple[str, bytes]:
         objs = [x for x in nodes if x[0] == 'object' and len(x[1].children) > 1]
         kind, n, p, key, ks = rng.choice(objs)
         i = rng.randrange(len(n.children) - 1)
-        (k1, s1, c1), (k2, s2, c2) = n.children[i], n.children[i + 1]
+        (k1, s1, c1), (_k2, s2, c2) = n.children[i], n.children[i + 1]
         a, b = data[s1:c1.end], data[s2:c2.end]
         return f'swap:{k1}', data[:s1] + b + data[c1.end:s2] + a + data[c2.end:]
     if k == 9:  # whitespace
@@ -274,7 +272,7 @@ def mutate(rng, data: bytes, nodes: list) -> tuple[str, bytes]:
         if c == 0: return 'empty-object', b'{}'
         if c == 1: return 'toplevel', rng.choice([b'[]', b'"x"', b'null', b'1', b'', b'[' + data + b']'])
         at = rng.randrange(len(data))
-        return f'trunc', data[:at]
+        return 'trunc', data[:at]
     if k == 11:  # replace a value with a default-ish / other value
         vals = [x for x in nodes if x[3] is not None and x[0] != 'object']
         kind, n, p, key, ks = rng.choice(vals)

@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QPalette  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from inspector.gui import focus, style  # noqa: E402
+from inspector.gui import style  # noqa: E402
 from inspector.gui.widgets import timeline_paint  # noqa: E402
 
 from .conftest import CASES, open_and_wait  # noqa: E402

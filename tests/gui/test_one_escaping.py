@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import (QAbstractButton, QApplication, QLabel, QPlainTextEdit, QTabBar, QTabWidget, QTextEdit,
+from PySide6.QtWidgets import (QAbstractButton, QApplication, QLabel, QPlainTextEdit, QTabBar, QTextEdit,
                                QWidget)
 
 from inspector.checkpoint import build_descriptor, decode, encode

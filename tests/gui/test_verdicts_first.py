@@ -24,7 +24,7 @@ from inspector.session import workers
 from inspector.session.lazyjson import BIG, build_index
 
 from . import childhooks
-from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
+from .conftest import GOLDEN_D, GOLDEN_P
 
 READING = "Reading the payload…"
 

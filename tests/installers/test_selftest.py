@@ -1,7 +1,6 @@
 """``checkpoint-inspector --self-test``: each check on the real bundled samples, the one-line
 summary, the exit code, and the dispatch from the console script."""
 
-import io
 import os
 import subprocess
 import sys

@@ -11,7 +11,6 @@ test asks (``write_case("large-alone", folder)``).
 
 from __future__ import annotations
 
-import copy
 import json
 import shutil
 import sys

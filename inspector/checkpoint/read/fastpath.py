@@ -359,7 +359,6 @@ def decode_fast(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: int
     order; the root container is always recorded). Valid only when this returns (the file is
     then exactly canonical); a front-end's tree index at no extra parse.
     """
-    import orjson
 
     from inspector.checkpoint.jsontext.reader import serde_f64_from_text
 

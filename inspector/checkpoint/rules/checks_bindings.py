@@ -109,7 +109,7 @@ def _session_rules(session: dict, out: dict) -> None:
                 if got != want:
                     what = "tenant" if key == "tenant_id" else "principal"
                     here = f"/snapshot/session/{key}" if got is not None else f"{base}/namespace/{name}"
-                    other = f"{base}/namespace/{name}" if got is not None else f"/snapshot/session"
+                    other = f"{base}/namespace/{name}" if got is not None else "/snapshot/session"
                     out[rule].append(Violation(
                         fmt("session snapshot {} {} identity does not match its durable-memory binding", qv(sid, SESSION_ID_POINTER),
                             ours(what)),

@@ -25,7 +25,7 @@ from inspector.checkpoint.schema.kinds import (
 
 __all__ = [
     "Prim", "Opt", "Vec", "Map", "Set", "Enum", "Struct", "Field", "Tagged", "Untagged", "REQUIRED",
-    "STR", "PATH", "BOOL", "U16", "U32", "U64", "USIZE", "I32", "I64", "F32", "F64", "VALUE", "TIMESTAMP",
+    "STR", "PATH", "BOOL", "NONE", "EMPTY", "U16", "U32", "U64", "USIZE", "I32", "I64", "F32", "F64", "VALUE", "TIMESTAMP",
     "PAYLOAD", "DESCRIPTOR", "SNAPSHOT", "LOOP_CHECKPOINT", "NOT_TYPE_CHECKED", "ALL_TYPES", "UNORDERED_SETS",
     "AGENT_EVENT", "COGNITIVE_BINDING", "RUN_CAPABILITY_BINDING", "DURABLE_BINDING", "TRACE_EVENT",
     "VERIFICATION_REPORT", "COST_RECORD", "TASK", "QUEUE_CONFIG", "CONFIRMATION_POLICY", "PERMISSION_POLICY",

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from inspector.checkpoint import encode, verify
-from inspector.checkpoint.rules import context
 from inspector.checkpoint.read import door  # the one door to a payload: the readers to switch off
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, decode_fast
 from inspector.checkpoint.read.typedfast import decode_typed

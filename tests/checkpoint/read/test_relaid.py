@@ -12,7 +12,6 @@ import orjson
 import pytest
 
 from inspector.checkpoint import verify
-from inspector.checkpoint.rules import context
 from inspector.checkpoint.read import door  # the one door to a payload: the readers to switch off
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, decode_fast
 from tests.conftest import CASES, CASES_PINNED, GOLDEN

@@ -56,7 +56,6 @@ def test_long_arrays_of_the_top_three_levels_record_their_element_spans():
     """More than 64 run records (depth 2): the comparison records every record's exact span, and
     ``Context.item_spans`` takes them from there (no second pass over the records); the 70 messages
     (depth 3) are compared in batches, unrecorded."""
-    import inspector.checkpoint.rules.context as C
     from inspector.checkpoint.rules.context import Context, _canonical_span
 
     value = _rich()

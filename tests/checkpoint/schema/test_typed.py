@@ -1,7 +1,6 @@
 """Typed decode (serde derive emulation) and its orjson fast path (FORMAT.md 4)."""
 
 import json
-import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
