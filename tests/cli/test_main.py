@@ -273,10 +273,10 @@ def test_layering_engine_and_cli_load_no_qt():
     assert proc.stdout.strip() == "[]"
 
 
-def test_readme_rule_table_is_generated_from_the_catalogue():
+def test_rules_doc_table_is_generated_from_the_catalogue():
     from inspector.cli.render import rules_markdown
 
-    assert rules_markdown() in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert rules_markdown() in (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
 
 
 def test_readme_commands_are_the_ones_ci_runs():

@@ -1,5 +1,5 @@
 """Every output of every subcommand is written whole, or the command exits 3 with ``cannot write the
-output`` and leaves no file it created (README "Exit codes"; :mod:`inspector.session.writing`).
+output`` and leaves no file it created (docs/cli.md "Outputs" and "Exit codes"; :mod:`inspector.session.writing`).
 
 The real command runs as a subprocess with its standard output on a real, nearly full disk (a tmpfs
 mounted for the test, :mod:`tests.fulldisk`), on ``/dev/full`` and on a FIFO, with and without

@@ -79,10 +79,10 @@ def test_the_limits_are_the_documented_ones():
         1 << 20, 256, 3000, 10000, 8)
     server = si.InstanceServer("unused")
     assert (server.idle_ms, server.deadline_ms, server.max_connections) == (3000, 10000, 8)
-    readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
+    guide = " ".join((ROOT / "docs" / "user-guide.md").read_text("utf-8").split())
     assert ("takes at most 256 paths and 1 MiB per hand-off, in the one flat shape the program sends (a nested "
             "request is refused, never parsed level by level); a connection that is silent for 3 s, or has not "
-            "sent its whole request within 10 s, is dropped, and at most 8 are served at once.") in readme
+            "sent its whole request within 10 s, is dropped, and at most 8 are served at once.") in guide
     doc = " ".join(si.__doc__.split())
     assert ":data:`MAX_REQUEST` bytes (1 MiB, its newline included) and :data:`MAX_PATHS` paths (256:" in doc
     assert ":data:`IDLE_MS` (3 s)" in doc and ":data:`REQUEST_MS` (10 s)" in doc
