@@ -45,7 +45,7 @@ class SpanIndex:
     Why flat: a document nested a million levels deep has a million large containers (each encloses the
     rest). As a ``{start: Children}`` dict that was three million objects the cyclic garbage collector
     tracks; its first pass after the indexing job held the interpreter lock for 0.5 s, a stall of the
-    window (issue 25, ``benchmarks/README.md``). Here the children's spans of all containers share
+    window (``benchmarks/README.md``). Here the children's spans of all containers share
     two ``array('q')`` pools, keys share one list of ``str`` (which the collector does not track), and a
     container's :class:`Children` is cut from the pools when asked for.
 

@@ -125,7 +125,8 @@ def passes_of(events: list) -> list[Pass]:
 def iter_passes(events: list):
     """The passes of one run's retained ``events`` (a run record's ``events`` list), in order, each
     yielded once it is complete (when the next begins, or at the end): a caller that keeps only what it
-    needs of each holds one pass at a time, not half a million (a run of a million events).
+    needs of each holds one pass at a time, not half a million (a run of a million events). The passes are
+    FORMAT.md 4.17's (the module docstring); yields :class:`Pass`.
     Events before the first ``turn_start`` belong to no pass. A ``turn_start`` that repeats the pass's
     number is an attempt: it restarts the model call only when the last one had not ended (a
     retried stream); after a ``turn_end`` of that number the ended call stands. Linear in the events

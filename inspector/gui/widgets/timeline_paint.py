@@ -52,7 +52,7 @@ def _mark_colour(cat: str, bg_rgb: int) -> QColor:
 
 def colour_on(colour, bg: QColor, minimum: float = 3.0) -> QColor:
     """``colour`` (a ``#rrggbb`` string, a ``QColor`` or an ``(r, g, b)`` tuple) readable on the lane background
-    ``bg``: WCAG contrast at least ``minimum`` (3 for marks, 4.5 for text; issue 25), from the palette's light
+    ``bg``: WCAG contrast at least ``minimum`` (3 for marks, 4.5 for text: WCAG 2.2), from the palette's light
     or dark."""
     return style.readable(QColor(*colour) if isinstance(colour, tuple) else QColor(colour), bg, minimum)
 
@@ -71,7 +71,7 @@ def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: fl
     label = style.readable_on_all(QColor(*_PASS), (under, style.over(_PASS, under, 28)), 4.5)  # (drawn on the band)
     starts, ends = rounds[1::3], rounds[2::3]  # C-speed slices; passes are disjoint and in order
     k_lo, k_hi = (bisect_left(ends, visible[0]), bisect_right(starts, visible[1])) if visible else (0, len(starts))
-    if k_hi - k_lo > max(1, w - left) // _LOD_PX:  # more passes than pixels can tell apart (issue 25)
+    if k_hi - k_lo > max(1, w - left) // _LOD_PX:  # more passes than pixels can tell apart
         _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top, w,
                             pass_values if pass_values is not None and len(pass_values) == len(starts) else None,
                             left)
@@ -144,7 +144,7 @@ def paint_density(p, values, lo_i: int, hi_i: int, top: float, w: int, x0: float
 def first_per_column(seq, values, x_of, w: int, lo: int = 0, hi: int | None = None, seq_values=None):
     """``(x, i)`` for the first of ``seq[lo:hi]`` (event indexes whose ``values`` ascend) in each pixel column up to
     ``w``: as many steps as there are columns with one, however many indexes share them (bisection skips the
-    rest of a column). The level of detail of a zoomed-out lane (issue 25). ``seq_values``: ``values[seq[k]]``
+    rest of a column). The level of detail of a zoomed-out lane. ``seq_values``: ``values[seq[k]]``
     for every ``k``, when known (``Lane.pass_seq``): the bisection then runs in C without a key function."""
     hi = len(seq) if hi is None else hi
     if seq_values is None:
@@ -224,7 +224,7 @@ def _nice_step(raw: float) -> float:
 
 def paint_rule_labels(p, marks: dict, values, x_of, band: tuple, w: int, fm, bg: QColor, left: int = _HEADER_W) -> None:
     """Each event's failing rule ids (``marks``: ``{event index or None: [ids]}``) beside its mark, whole
-    (issue 25: they were drawn right-aligned at the lane's end, far from their event): from the mark's left
+    (they were once drawn right-aligned at the lane's end, far from their event): from the mark's left
     edge rightwards, or ending at its right edge when the viewport (``w`` px) ends first; below the marks'
     band when the lane has room for a line. ``band``: ``(marks' band top, lane top, lane height)`` in px;
     ``x_of``: value -> viewport x; ``bg``: the lane's background (the text's contrast, 4.5:1)."""
