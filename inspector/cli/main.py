@@ -235,7 +235,7 @@ def cmd_canon(args) -> int:
 
 
 def cmd_rules(args) -> int:
-    """``rules``: the catalogue as text, JSON or the README's Markdown table."""
+    """``rules``: the catalogue as text, JSON or the Markdown table of docs/rules.md."""
     if args.format == "json":
         import json
 

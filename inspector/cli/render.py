@@ -258,7 +258,7 @@ def to_sarif(report: Report, payload=None, descriptor=None) -> str:
 
 
 def rules_markdown() -> str:
-    """The README's rule table, generated from the catalogue (a test keeps them in sync)."""
+    """The rule table of docs/rules.md, generated from the catalogue (tools/gen_rules_doc.py writes it; a test keeps them in sync)."""
     lines = ["| Rule | Stage | Requirement | Reference code | Evaluated |", "|---|---|---|---|---|"]
     for r in catalogue():
         if r.not_evaluated:

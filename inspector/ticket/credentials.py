@@ -31,7 +31,7 @@ Three checks, any one of which redacts the value:
 
 What it cannot catch: a person's name, an e-mail's local part without its ``@`` or a customer's own
 word used as an id cannot be told from an id; a secret of a format no rule knows and too short or
-too regular for the entropy check passes. The README says so.
+too regular for the entropy check passes. docs/user-guide.md says so ("Ids that look like credentials").
 
 Qt-free; no network; the rules are compiled once, on first use.
 """
