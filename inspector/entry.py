@@ -16,7 +16,6 @@ import difflib
 import os
 import sys
 
-from inspector.checkpoint.artifact import display_path
 from inspector.cli.common import install_whole_stdout
 from inspector.cli.main import EXIT_USAGE, SUBCOMMANDS, guarded, retain_parsed_payloads
 
@@ -28,6 +27,14 @@ _KNOWN_OPTIONS = (SELF_TEST_FLAG, NEW_WINDOW_FLAG) + _HEADLESS_FLAGS
 _USAGE = ("usage: checkpoint-inspector [--new-window] [FILE ...]\n"
           "       checkpoint-inspector {%s} ...\n"
           "       checkpoint-inspector --self-test | --help | --version\n" % ",".join(SUBCOMMANDS))
+
+
+def display_path(path: str) -> str:
+    """:func:`inspector.checkpoint.display_path` (a name made safe to print), imported when a usage error
+    needs it: the dispatch itself imports none of the engine."""
+    from inspector.checkpoint.artifact import display_path as shown
+
+    return shown(path)
 
 
 def _exists(path: str) -> bool:

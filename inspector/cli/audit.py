@@ -22,36 +22,7 @@ from inspector.session.writing import write_new_file
 from .common import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_OK, OutputError, UsageError, err, out
 from .termsafe import terminal_safe_lines
 
-__all__ = ["add_parser", "cmd_audit", "journal_path"]
-
-
-def add_parser(sub) -> None:
-    """The ``audit`` subcommand's options."""
-    a = sub.add_parser("audit", help="verify every checkpoint under a folder, URL prefix, .jsonl file or manifest "
-                                     "on Dask; one record per checkpoint, and a summary",
-                       description="Verify every checkpoint under SOURCE (a folder and the folders below it, an "
-                                   "fsspec URL prefix, a .jsonl file of SDK export wrappers, a .jsonl manifest of "
-                                   "{\"payload\": URL, \"descriptor\": URL} lines) on a Dask cluster: one record "
-                                   "per checkpoint in RESULTS (locations, sizes, SHA-256, ids, run and pass, "
-                                   "verified, the root cause, generation, resumability, lint kinds, why a file "
-                                   "was not read: no content), and a summary. Needs the 'audit' extra.")
-    a.add_argument("source", metavar="SOURCE")
-    a.add_argument("--out", required=True, metavar="RESULTS", help="the records, a new file")
-    a.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl",
-                   help="RESULTS as JSON Lines (default) or Parquet (needs pyarrow)")
-    a.add_argument("--summary", metavar="FILE.json", help="also write the summary as JSON to this new file")
-    a.add_argument("--summary-html", metavar="FILE.html", help="also write the summary as an HTML page with plots")
-    a.add_argument("--scheduler", metavar="ADDRESS",
-                   help="a running Dask scheduler (tcp://HOST:8786); default: a local cluster on this machine")
-    a.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default: cores)")
-    a.add_argument("--memory-limit", metavar="SIZE", help="memory per worker of the local cluster (e.g. 2GiB)")
-    a.add_argument("--batch", type=int, default=200, metavar="FILES", help="about how many files one task handles")
-    a.add_argument("--file-timeout", type=float, default=120.0, metavar="SECONDS",
-                   help="give up a file whose verification takes longer (default 120)")
-    a.add_argument("--resume", action="store_true",
-                   help="continue an interrupted audit from RESULTS.partial (checkpoints recorded there are skipped)")
-    a.add_argument("--no-recursive", dest="recursive", action="store_false",
-                   help="only SOURCE itself, not the folders (prefixes) below it")
+__all__ = ["cmd_audit", "journal_path"]
 
 
 def journal_path(results: str) -> str:

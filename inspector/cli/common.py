@@ -17,8 +17,7 @@ import os
 import select
 import sys
 
-from inspector.checkpoint import PairingError, UnreadableInput, display_path, pair_inputs, read_input, verify
-from inspector.checkpoint.rules.catalogue import plain_texts
+# (the engine's modules are imported where they are used: this module is imported by ``--help`` too)
 
 from inspector.session.writing import write_all, write_new_file
 
@@ -269,6 +268,7 @@ def read_file(path: str):
     ``s3://``... through :mod:`inspector.session.sources`; its ``path`` is then the URL without credentials),
     or standard input for ``-`` (:func:`read_stdin`), with its bytes up to the 256 MiB ceiling, else its size
     only. Raises :class:`UsageError` (exit 2) for a file that cannot be read, with the reason."""
+    from inspector.checkpoint.artifact import UnreadableInput, read_input
     from inspector.session import sources
 
     if path == STDIN:
@@ -287,6 +287,8 @@ def read_file(path: str):
 def not_a_checkpoint_error(reason: str) -> UsageError:
     """The :class:`UsageError` (exit 2) for input that is not a checkpoint file: ``reason`` and what
     checkpoint files look like (``plain.toml``)."""
+    from inspector.checkpoint.rules.catalogue import plain_texts
+
     texts = plain_texts()
     return UsageError(f"{reason}\n{texts['what_checkpoints_look_like']}")
 
@@ -298,6 +300,8 @@ def verified(files, on_stage=None, *, retain: bool = True):
     ``retain=False``: the parsed payload is freed even when :func:`retain_parsed_payloads` asked to
     keep it, for a command with more work to do after the verification (``report`` parses the files
     again for its gate: both parses at once would hold about twice the memory)."""
+    from inspector.checkpoint import PairingError, UnreadableInput, pair_inputs, verify
+
     try:
         payload, descriptor = pair_inputs(files)
     except (PairingError, UnreadableInput) as e:  # (an SDK export wrapper whose content cannot be taken out)
@@ -329,6 +333,8 @@ def write_new(path: str, data) -> None:
         OutputError: the file could not be written whole (disk full, quota, an I/O error: exit 3,
         ``cannot write the output: PATH: No space left on device``; nothing is left of it).
     """
+    from inspector.checkpoint.artifact import display_path
+
     try:
         write_new_file(path, data)
     except FileExistsError:

@@ -25,23 +25,11 @@ from inspector.checkpoint import encode
 from inspector.checkpoint.analysis.compare import MISSING, Comparison, compare_documents, dump_json, preview
 from inspector.checkpoint.analysis.compare_output import change_texts, locate_changes, to_patch
 
-from .common import NOT_REDACTED
 from .termsafe import terminal_safe, terminal_safe_lines
 
-__all__ = ["add_parsers", "cmd_diff", "cmd_canon_diff", "diff_text", "diff_json"]
+__all__ = ["cmd_diff", "run_diff", "cmd_canon_diff", "diff_text", "diff_json"]
 
 EXIT_OK, EXIT_FAIL = 0, 1
-
-
-def add_parsers(sub) -> None:
-    """Register ``diff`` on the subcommand parsers ``sub`` (``canon --diff`` is an option of ``canon``)."""
-    d = sub.add_parser("diff", help="what changed between two payloads or two descriptors (exit 0 equal, 1 differ)",
-                       description="What changed between two payloads or two descriptors (exit 0 equal, 1 differ). "
-                                   + NOT_REDACTED)
-    d.add_argument("a", metavar="A", help="the old payload or descriptor")
-    d.add_argument("b", metavar="B", help="the new one (same kind as A)")
-    d.add_argument("--format", choices=("text", "json", "patch"), default="text",
-                   help="patch: an RFC 6902 JSON Patch turning A into B")
 
 
 def cmd_diff(args, read, usage_error, out) -> int:
@@ -269,3 +257,11 @@ def cmd_canon_diff(args, read, usage_error, out) -> int:
     out(text + _text(notes))
     return EXIT_FAIL
 
+
+
+def run_diff(args) -> int:
+    """The ``diff`` command as :mod:`.main` runs it: :func:`cmd_diff` with the CLI's reader, usage error and
+    standard output (:mod:`.common`)."""
+    from .common import UsageError, out, read_file
+
+    return cmd_diff(args, read_file, UsageError, out)

@@ -16,16 +16,7 @@ from inspector.checkpoint.artifact import UnreadableInput, expand_exports
 from .common import EXIT_FAIL, OutputError, UsageError, err, exit_code, out, read_file, remove_new, write_new
 from .termsafe import terminal_safe
 
-__all__ = ["add_parser", "cmd_restore"]
-
-
-def add_parser(sub) -> None:
-    """The ``restore`` subcommand's options."""
-    r = sub.add_parser("restore", help="write the exported payload back from a re-saved copy, when its SHA-256 "
-                                       "proves it (CRLF, BOM, pretty-printing, gzip...)")
-    r.add_argument("payload", help="the payload file as received (or an SDK export wrapper, which holds both)")
-    r.add_argument("descriptor", nargs="?", help="its descriptor (not needed for an SDK export wrapper)")
-    r.add_argument("-o", "--output", required=True, help="the new file to write (never an existing one)")
+__all__ = ["cmd_restore"]
 
 
 def cmd_restore(args) -> int:

@@ -18,37 +18,10 @@ from inspector.session.folderscan import scan_source
 from inspector.session.series import group_series, series_json, series_text
 from inspector.session.sources import SourceError, open_source, shown_location
 
-from .common import EXIT_FAIL, EXIT_OK, NOT_REDACTED, UsageError, out
+from .common import EXIT_FAIL, EXIT_OK, UsageError, out
 from .termsafe import terminal_safe
 
-__all__ = ["add_parser", "cmd_scan"]
-
-
-def add_parser(sub) -> None:
-    """The ``scan`` subcommand's options."""
-    s = sub.add_parser("scan", help="list a folder's checkpoints by session, each series in order of history (gaps, "
-                                    "forks, same-export copies, the latest resumable)",
-                       description="List a folder's checkpoints by session, each series in order of history "
-                                   "(FORMAT.md 4.18: run-event sequences, never checkpoint_ms): gaps, forks, "
-                                   "same-export copies, the latest resumable (none at a fork head). " + NOT_REDACTED)
-    s.add_argument("folder", metavar="SOURCE",
-                   help="a folder, an fsspec URL prefix (s3://, gs://, az://, http(s)://, memory://; needs the "
-                        "'sources' extra) or a .jsonl file of SDK export wrappers")
-    s.add_argument("--format", choices=("text", "json", "jsonl"), default="text",
-                   help="jsonl (with --watch): one JSON line per export as it appears and per change of a session's "
-                        "latest resumable export")
-    s.add_argument("-r", "--recursive", action="store_true", help="also the folders (prefixes) below SOURCE")
-    s.add_argument("--watch", action="store_true",
-                   help="keep watching: a local folder through the operating system's notifications (watchdog), "
-                        "a URL by polling; a file is judged once its size and change token stay the same for "
-                        "--settle seconds; exits 0 on Ctrl+C or SIGTERM")
-    s.add_argument("--interval", type=float, default=None, metavar="SECONDS",
-                   help="with --watch: seconds between looks (default 1 for a local folder, 10 for a URL)")
-    s.add_argument("--settle", type=float, default=1.0, metavar="SECONDS",
-                   help="with --watch: how long a file must stay unchanged before it is judged (default 1)")
-    s.add_argument("--pair-wait", type=float, default=10.0, metavar="SECONDS",
-                   help="with --watch: how long a payload or descriptor waits for the other half before it is "
-                        "judged alone (default 10)")
+__all__ = ["cmd_scan"]
 
 
 def _source(args):

@@ -18,7 +18,6 @@ them and must not import the command line.
 
 from __future__ import annotations
 
-from inspector.checkpoint import display_text
 
 __all__ = ["terminal_safe", "terminal_safe_lines"]
 
@@ -55,6 +54,8 @@ def terminal_safe(text: str) -> str:
     Printable text comes back as the same string, and the result is always printable
     (so applying it twice changes nothing) and encodable as UTF-8.
     """
+    from inspector.checkpoint.artifact import display_text  # (not at import: --help imports this module)
+
     return display_text(text)
 
 

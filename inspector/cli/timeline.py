@@ -24,18 +24,9 @@ import json
 from inspector.checkpoint import Context, not_a_checkpoint, pair_inputs
 from inspector.checkpoint.analysis.passes import boundary_of, event_summary as summary, run_passes, timeline_json
 
-from .common import NOT_REDACTED
 from .termsafe import terminal_safe
 
-__all__ = ["add_parser", "cmd_timeline", "event_rows", "text_table"]
-
-
-def add_parser(sub) -> None:
-    """Register ``timeline`` on the subcommand parsers ``sub``."""
-    t = sub.add_parser("timeline", help="the runs' events as passes of the agent loop, and the resume boundary",
-                       description="The runs' events as passes of the agent loop, and the resume boundary. " + NOT_REDACTED)
-    t.add_argument("files", nargs="+", metavar="FILE", help="a payload (and, optionally, its descriptor)")
-    t.add_argument("--format", choices=("text", "json"), default="text")
+__all__ = ["cmd_timeline", "run_timeline", "event_rows", "text_table"]
 
 
 def _time(ms) -> str:
@@ -130,3 +121,11 @@ def cmd_timeline(args, read, usage_error, out, err_out) -> int:
     else:
         out(text_table(pay))
     return 0
+
+
+def run_timeline(args) -> int:
+    """The ``timeline`` command as :mod:`.main` runs it: :func:`cmd_timeline` with the CLI's reader, usage
+    error, standard output and standard error (:mod:`.common`)."""
+    from .common import UsageError, err, out, read_file
+
+    return cmd_timeline(args, read_file, UsageError, out, err)
