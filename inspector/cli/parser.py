@@ -15,10 +15,23 @@ from inspector import __version__
 from .common import EXIT_USAGE, NOT_REDACTED, out
 from .termsafe import terminal_safe_lines
 
-__all__ = ["SUBCOMMANDS", "build_parser", "parse_args", "unknown_options_hint"]
+__all__ = ["SUBCOMMANDS", "EXIT_STATUS", "build_parser", "documented_parser", "parse_args", "unknown_options_hint"]
 
 SUBCOMMANDS = ("verify", "report", "describe", "canon", "rules", "explain", "diff", "timeline", "restore", "scan", "audit")
 
+
+#: The exit codes of every command, ``(code, meaning)``: ``--help``'s epilog and the manual page's EXIT STATUS
+#: are both made from this (tools/gen_cli_files.py).
+EXIT_STATUS = (
+    (0, "verified (or, for one file, no rule failed)"),
+    (1, "a rule failed or canon rejected the document"),
+    (2, "unreadable input or bad usage (unknown command or option, missing file, ...)"),
+    (3, "inconclusive or internal error (an internal error left a rule unevaluated, or the program crashed; "
+        "never a verdict; please report it)"),
+)
+
+SELF_TEST_HELP = ("checkpoint-inspector --self-test [--require-gui] checks that this installation works (one line, "
+                  "exit 0/1; without PySide6 the window check is skipped unless --require-gui).")
 
 _UNRECOGNIZED = "unrecognized arguments: "
 
@@ -48,12 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="checkpoint-inspector",
                 description="Verify and explain A3S Code portable session checkpoints. "
                             "Without a subcommand (or with only file names), opens the desktop inspector.",
-                epilog="other: checkpoint-inspector --self-test [--require-gui] checks that this installation works "
-                       "(one line, exit 0/1; without PySide6 the window check is skipped unless --require-gui). "
-                       "exit codes: 0 verified (or, for one file, no rule failed); 1 a rule failed or canon rejected "
-                       "the document; 2 unreadable input or bad usage (unknown command or option, missing file, ...); "
-                       "3 inconclusive or internal error (an internal error left a rule unevaluated, or the program "
-                       "crashed; never a verdict; please report it).")
+                epilog=f"other: {SELF_TEST_HELP} exit codes: "
+                       + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_STATUS) + ".")
     p.add_argument("--version", action=_Version, nargs=0, help="show the version, the pinned reference and the rule "
                                                                 "catalogue, and exit")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
@@ -106,6 +115,18 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (_add_diff, _add_timeline, _add_restore, _add_scan, _add_audit):
         add(sub)
     p.commands = dict(sub.choices)  # for _parse: verify/report take options between their files
+    return p
+
+
+def documented_parser() -> argparse.ArgumentParser:
+    """:func:`build_parser` with the options :mod:`inspector.entry` answers before it (``--self-test``,
+    ``--require-gui``, ``--new-window``), for the manual page and the shell completions made from it
+    (tools/gen_cli_files.py): what a user can type, in one parser."""
+    p = build_parser()
+    p.add_argument("--self-test", action="store_true", help=SELF_TEST_HELP)
+    p.add_argument("--require-gui", action="store_true", help="with --self-test: a missing PySide6 fails the check")
+    p.add_argument("--new-window", action="store_true",
+                   help="open a window of its own even when one is open (default: the files go to the open window)")
     return p
 
 

@@ -7,7 +7,9 @@ Layout of the package::
     /usr/share/applications/checkpoint-inspector.desktop
     /usr/share/icons/hicolor/<N>x<N>/apps/checkpoint-inspector.png, scalable/apps/checkpoint-inspector.svg
     /usr/share/mime/packages/checkpoint-inspector.xml       the checkpoint media type (shared-mime-info)
-    /usr/share/man/man1/checkpoint-inspector.1.gz
+    /usr/share/man/man1/checkpoint-inspector.1.gz      made from the parser (tools/gen_cli_files.py)
+    /usr/share/bash-completion/completions/checkpoint-inspector, /usr/share/zsh/vendor-completions/_checkpoint-inspector,
+        /usr/share/fish/vendor_completions.d/checkpoint-inspector.fish   likewise
     /usr/share/doc/checkpoint-inspector/copyright (DEP-5), THIRD-PARTY-NOTICES.txt, changelog.gz,
         README.samples.md
 
@@ -48,6 +50,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE.parent / "pyinstaller"))
 from prune import elf_needed  # noqa: E402  (shared ELF reader)
+
+sys.path.insert(0, str(ROOT / "tools"))
+import gen_cli_files as cli_files  # noqa: E402  (the manual page and completions, made from the parser)
 
 PACKAGE = "checkpoint-inspector"
 #: A placeholder, for test builds only: a release build (``RELEASE=1``) refuses it (:func:`deb_maintainer`).
@@ -283,7 +288,10 @@ def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str])
     shutil.copyfile(HERE / f"{PACKAGE}-mime.xml", mime / f"{PACKAGE}.xml")
     man = root / "usr/share/man/man1"
     man.mkdir(parents=True)
-    _write_gz(man / f"{PACKAGE}.1.gz", (HERE / f"{PACKAGE}.1").read_bytes())
+    _write_gz(man / f"{PACKAGE}.1.gz", cli_files.man_page().encode())
+    for shell, (folder, name) in cli_files.COMPLETION_FILES.items():
+        (root / folder).mkdir(parents=True)
+        (root / folder / name).write_text(cli_files.completion(shell), encoding="utf-8")
     doc = root / f"usr/share/doc/{PACKAGE}"
     doc.mkdir(parents=True)
     write_licences(root, version, maintainer)

@@ -233,3 +233,37 @@ def test_an_unknown_option_is_quoted_escaped(capsysbinary):
     assert e.value.code == 2 and out == b""
     assert err.decode().splitlines()[-1] == ("checkpoint-inspector verify: error: unrecognized arguments: "
                                              "--\\x1b[2J\\u202ex")
+
+
+# ------------------------------------------------------------------ NO_COLOR: nothing to turn off
+@pytest.mark.parametrize("argv", [["verify", "broken.payload.json", "broken.descriptor.json"],
+                                  ["verify", "--progress", "broken.payload.json", "broken.descriptor.json"],
+                                  ["explain", "DS-SCHEMA"], ["rules"], ["--help"]])
+def test_on_a_terminal_the_command_line_writes_no_colour_or_escape(argv):
+    """NO_COLOR (no-color.org) is respected by never writing colour: run on a real terminal (a pty, where a
+    program that colours would colour), with FORCE_COLOR and a colour TERM, the output holds no ESC byte."""
+    import pty
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "TERM": "xterm-256color", "FORCE_COLOR": "1", "CLICOLOR_FORCE": "1"}
+    env.pop("NO_COLOR", None)
+    p = subprocess.Popen([sys.executable, "-m", "inspector", *argv], cwd=ROOT / "resources" / "samples",
+                         stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, env={**env, "PYTHONPATH": str(ROOT)})
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the program closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    code = p.wait(timeout=60)
+    assert code == (1 if argv[0] == "verify" else 0)
+    assert len(out) > 200 and b"\x1b" not in out
