@@ -14,6 +14,11 @@ BUILD_DIR=${BUILD_DIR:-$ROOT/build/packaging}
 OUT_DIR=${OUT_DIR:-$ROOT/dist}
 PYTHON=${PYTHON:-python3}
 VERSION=$(sed -n 's/^__version__ = "\(.*\)"/\1/p' inspector/__init__.py)
+# Reproducible builds (reproducible-builds.org): every time written is the commit's unless SOURCE_DATE_EPOCH
+# says otherwise, and Python's hash seed is fixed; two builds of one commit give the same wheel, sdist, .deb and
+# tarball (packaging/ci.sh builds twice and compares; tests/installers/test_reproducible.py the parts alone).
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct)}
+export PYTHONHASHSEED=0
 ARCH=$(dpkg --print-architecture)
 t0=$(date +%s)
 
@@ -95,11 +100,11 @@ mkdir -p "$OUT_DIR"
 rm -f "$OUT_DIR"/checkpoint-inspector_*.deb "$OUT_DIR"/checkpoint-inspector-*-linux-*.tar.gz \
   "$OUT_DIR"/checkpoint_inspector-*.whl "$OUT_DIR"/checkpoint_inspector-*.tar.gz
 # the Python distributions (wheel and sdist) too: they carry LICENSE and NOTICE (PEP 639)
-"$VENV/bin/pip" install -q --disable-pip-version-check build
-"$VENV/bin/python" -m build --sdist --wheel --outdir "$OUT_DIR" "$ROOT" >"$BUILD_DIR/python-build.log" 2>&1 \
+"$VENV/bin/python" packaging/build_dists.py --out "$OUT_DIR" >"$BUILD_DIR/python-build.log" 2>&1 \
   || { cat "$BUILD_DIR/python-build.log" >&2; exit 1; }
 "$VENV/bin/python" packaging/linux/make_deb.py --bundle "$BUNDLE" --out "$OUT_DIR"
-tar -C "$BUILD_DIR/dist" -czf "$OUT_DIR/checkpoint-inspector-$VERSION-linux-$ARCH.tar.gz" checkpoint-inspector
+tar -C "$BUILD_DIR/dist" --sort=name --mtime="@$SOURCE_DATE_EPOCH" --clamp-mtime --owner=0 --group=0 --numeric-owner \
+  -cf - checkpoint-inspector | gzip -n -9 > "$OUT_DIR/checkpoint-inspector-$VERSION-linux-$ARCH.tar.gz"
 if command -v appimagetool >/dev/null; then
   packaging/linux/make_appimage.sh "$BUNDLE" "$OUT_DIR"
 else
