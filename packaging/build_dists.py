@@ -10,6 +10,7 @@ How:
   --format=%ct``); the build sees it (the wheel's file times are taken from it);
 * the build runs (``python -m build``, the ``package`` extra) on a copy of the files git tracks, every one
   dated ``SOURCE_DATE_EPOCH``, so neither the checkout's file times nor untracked files reach an artifact;
+* the build runs with umask 022 (the wheel keeps the modes of the files the build makes, its metadata);
 * the sdist is written again in a normal form, member by member in the order setuptools wrote them: owner
   ``root`` (0/0), times clamped to ``SOURCE_DATE_EPOCH``, modes 0644 or 0755, and a gzip header with that
   time and no file name (setuptools writes the building user, the file times and its own gzip header).
@@ -92,7 +93,8 @@ def build(out: Path, epoch: int | None = None) -> list[Path]:
         built = Path(tmp) / "out"
         env = {**os.environ, "SOURCE_DATE_EPOCH": str(epoch), "PYTHONHASHSEED": "0"}
         subprocess.run([sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(built), str(tree)],
-                       check=True, env=env, stdout=subprocess.DEVNULL)
+                       check=True, env=env, stdout=subprocess.DEVNULL,
+                       preexec_fn=lambda: os.umask(0o022))  # the files it makes (metadata) get 0644 under any umask
         paths = []
         for p in sorted(built.iterdir(), key=lambda p: (not p.name.endswith(".tar.gz"), p.name)):
             if p.name.endswith(".tar.gz"):
