@@ -28,7 +28,7 @@ for entry in "${entries[@]}"; do
   for a in $alternatives; do installed "$a" && ok=1; done
   [ "$ok" = 1 ] || missing+=("$(awk '{print $1}' <<<"$alternatives")")
 done
-for tool in lintian libglib2.0-bin shared-mime-info desktop-file-utils xdg-utils shellcheck; do
+for tool in lintian libglib2.0-bin shared-mime-info desktop-file-utils xdg-utils shellcheck appstream; do
   installed "$tool" || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -59,6 +59,8 @@ check "installed: files in place" 0 test -f "$scratch/usr/share/applications/che
   -f "$scratch/usr/share/icons/hicolor/256x256/apps/checkpoint-inspector.png" -a \
   "$(readlink "$app")" = ../lib/checkpoint-inspector/checkpoint-inspector -a -x "$app" -a ! -e "$scratch/opt"
 check "installed: desktop entry is valid" 0 desktop-file-validate "$scratch/usr/share/applications/checkpoint-inspector.desktop"
+check "installed: AppStream metadata has no error (appstreamcli)" 0 bash -c \
+  "appstreamcli validate --no-net --no-color '$scratch/usr/share/metainfo/checkpoint-inspector.metainfo.xml' | tee /dev/stderr | { ! grep -q '^E:'; }"
 check "installed: file type registered, never the default for JSON (gio, xdg-mime)" 0 packaging/linux/check_mime.sh "$scratch"
 check "licence files in every artifact" 0 python3 packaging/licenses/check_artifacts.py dist/*
 check "notices: Qt's LGPL offer and relinking, Python, OpenSSL" 0 bash -c \
@@ -114,6 +116,18 @@ printf '<?xml version="1.0"?><fontconfig><dir>%s</dir><cachedir>%s</cachedir></f
 check "installed: --self-test with no font at all fails, naming the fix" 1 bash -c \
   "out=\$(FONTCONFIG_FILE='$scratch/fc/none.conf' '$app' --self-test); rc=\$?; echo \"\$out\"
    [ \$rc = 1 ] && grep -q \"the window's own text would not be readable.*sudo apt install fonts-dejavu-core\" <<<\"\$out\" && exit 1; exit 9"
+
+# reproducible builds: a second build of this commit, from another clone at another path, gives the same bytes
+# (SOURCE_DATE_EPOCH from the commit, packaging/linux/build.sh; about two minutes)
+second="$scratch/second"
+if git rev-parse --git-dir >/dev/null 2>&1 && [ -z "$(git status --porcelain --untracked-files=no)" ]; then
+  check "reproducible: a second build from another clone gives the same wheel, sdist, .deb and tarball" 0 bash -c \
+    "git clone -q . '$second' && (cd '$second' && packaging/linux/build.sh) >'$scratch/second.log' 2>&1 || { tail -20 '$scratch/second.log'; exit 8; }
+     (cd dist && sha256sum -- *) > '$scratch/first.sha256'; (cd '$second/dist' && sha256sum -- *) > '$scratch/second.sha256'
+     cat '$scratch/first.sha256'; diff '$scratch/first.sha256' '$scratch/second.sha256'"
+else
+  echo "ci.sh: reproducibility not checked: the work tree has changes a clone would not have"
+fi
 
 echo "ci.sh: artifacts: $(ls -sh dist | sed 1d | tr '\n' ' ')"
 echo "ci.sh: packaging stage took $(( $(date +%s) - start ))s"

@@ -7,6 +7,7 @@ Layout of the package::
     /usr/share/applications/checkpoint-inspector.desktop
     /usr/share/icons/hicolor/<N>x<N>/apps/checkpoint-inspector.png, scalable/apps/checkpoint-inspector.svg
     /usr/share/mime/packages/checkpoint-inspector.xml       the checkpoint media type (shared-mime-info)
+    /usr/share/metainfo/checkpoint-inspector.metainfo.xml   AppStream: what software centres show
     /usr/share/man/man1/checkpoint-inspector.1.gz      made from the parser (tools/gen_cli_files.py)
     /usr/share/bash-completion/completions/checkpoint-inspector, /usr/share/zsh/vendor-completions/_checkpoint-inspector,
         /usr/share/fish/vendor_completions.d/checkpoint-inspector.fish   likewise
@@ -25,6 +26,8 @@ without it).
 
 ``Maintainer`` is ``DEB_MAINTAINER`` (``Name <address>``); without it a placeholder at ``example.invalid``,
 which a release build (``RELEASE=1``, the workflow's tag builds) refuses (:func:`deb_maintainer`).
+``Homepage`` is ``DEB_HOMEPAGE``; without it the field is left out, which a release build refuses too
+(:func:`deb_homepage`).
 
 Usage::
 
@@ -232,6 +235,40 @@ def write_licences(root: Path, version: str, contact: str) -> None:
     (doc / "copyright").write_text(make_notices.render_dep5(comps, INSTALL_DIR, contact))
 
 
+def deb_homepage(environ: dict | None = None) -> str | None:
+    """The package's ``Homepage`` field (Debian policy 5.6.23) and the AppStream ``<url type="homepage">``:
+    ``DEB_HOMEPAGE`` (an ``https://`` URL), else ``None`` (the field is left out: the project names no site).
+
+    Raises:
+        SystemExit: (message for stderr, exit status 1) when the value is not an ``https://`` URL, or when a
+            release build (``RELEASE=1`` in ``environ``, default ``os.environ``) has none.
+    """
+    env = os.environ if environ is None else environ
+    value = env.get("DEB_HOMEPAGE", "").strip()
+    if not value:
+        if env.get("RELEASE", "") == "1":
+            raise SystemExit("make_deb: RELEASE=1 but DEB_HOMEPAGE is not set: the package's Homepage field and the "
+                             "software centre's link need the project's https:// address")
+        return None
+    if not re.fullmatch(r"https://[^\s/?#]+\.[^\s/?#]+(/[^\s]*)?", value):
+        raise SystemExit(f"make_deb: DEB_HOMEPAGE must be an https:// URL, not {value!r}")
+    return value
+
+
+def metainfo(version: str, homepage: str | None) -> str:
+    """The AppStream metadata installed as ``/usr/share/metainfo/checkpoint-inspector.metainfo.xml``:
+    ``checkpoint-inspector.metainfo.xml`` with this version's ``<release>`` (dated ``SOURCE_DATE_EPOCH``, else
+    today) and, with ``homepage``, its ``<url>``."""
+    from xml.sax.saxutils import quoteattr, escape
+
+    text = (HERE / f"{PACKAGE}.metainfo.xml").read_text()
+    date = time.strftime("%Y-%m-%d", time.gmtime(int(os.environ.get("SOURCE_DATE_EPOCH") or time.time())))
+    release = f"  <releases>\n    <release version={quoteattr(version)} date=\"{date}\"/>\n  </releases>\n"
+    if homepage:
+        release += f"  <url type=\"homepage\">{escape(homepage)}</url>\n"
+    return text.replace("  <!-- releases -->\n", release)
+
+
 def deb_maintainer(environ: dict | None = None) -> str:
     """The package's ``Maintainer`` field: ``DEB_MAINTAINER``, else the placeholder :data:`DEFAULT_MAINTAINER`.
 
@@ -268,6 +305,7 @@ def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str])
     """
     icons = ROOT / "resources" / "icons"
     maintainer = deb_maintainer()
+    homepage = deb_homepage()
     _copytree(bundle, root / INSTALL_DIR)
     # the portable bundle's fonts: the .deb depends on Debian's font packages instead
     shutil.rmtree(root / INSTALL_DIR / "_internal" / "fonts", ignore_errors=True)
@@ -283,6 +321,8 @@ def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str])
     d = root / "usr/share/icons/hicolor/scalable/apps"
     d.mkdir(parents=True)
     shutil.copyfile(icons / f"{PACKAGE}.svg", d / f"{PACKAGE}.svg")
+    (root / "usr/share/metainfo").mkdir(parents=True)
+    (root / f"usr/share/metainfo/{PACKAGE}.metainfo.xml").write_text(metainfo(version, homepage))
     mime = root / "usr/share/mime/packages"
     mime.mkdir(parents=True)
     shutil.copyfile(HERE / f"{PACKAGE}-mime.xml", mime / f"{PACKAGE}.xml")
@@ -314,6 +354,8 @@ def stage(bundle: Path, root: Path, version: str, arch: str, depends: list[str])
                f"Installed-Size: {size_kib}\nDepends: {', '.join(depends)}\n"
                f"Recommends: {', '.join(RECOMMENDS)}\n"
                "Section: utils\nPriority: optional\n"
+               + (f"Homepage: {homepage}\n" if homepage else "")
+               +
                f"Description: {DESCRIPTION}\n")
     (root / "DEBIAN").mkdir()
     (root / "DEBIAN" / "control").write_text(control)
@@ -341,10 +383,12 @@ def build_deb(bundle: Path, out: Path, version: str | None = None, allow_unresol
     """Build ``out/checkpoint-inspector_<version>_<arch>.deb`` from ``bundle``; returns its path.
 
     Raises:
-        SystemExit: the bundle is missing, a needed system library is unresolved, or the maintainer is refused
-            (:func:`deb_maintainer`: checked first, so a release with a placeholder stops before any work).
+        SystemExit: the bundle is missing, a needed system library is unresolved, or the maintainer or the
+            homepage is refused (:func:`deb_maintainer`, :func:`deb_homepage`: checked first, so a release with a
+            placeholder stops before any work).
     """
     deb_maintainer()
+    deb_homepage()
     version = version or project_version()
     arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
                           check=True).stdout.strip()

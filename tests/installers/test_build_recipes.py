@@ -167,6 +167,7 @@ def test_build_deb_from_a_fake_bundle_computes_depends_and_installs_with_dpkg_x(
         "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: checkpoint-inspector\n")
     assert (scratch / "usr/share/mime/packages/checkpoint-inspector.xml").read_bytes() == \
         (ROOT / "packaging/linux/checkpoint-inspector-mime.xml").read_bytes()
+    assert (scratch / "usr/share/metainfo/checkpoint-inspector.metainfo.xml").read_text().count("<release ") == 1
     man = gzip.decompress((scratch / "usr/share/man/man1/checkpoint-inspector.1.gz").read_bytes()).decode()
     assert man == make_deb.cli_files.man_page()
     for shell, (folder, name) in make_deb.cli_files.COMPLETION_FILES.items():
@@ -255,10 +256,64 @@ def test_release_build_of_the_deb_stops_before_any_work_and_ships_the_real_maint
         make_deb.build_deb(bundle, tmp_path / "out", version="9.9.9")
     assert not (tmp_path / "out").exists()  # nothing was written
     monkeypatch.setenv("DEB_MAINTAINER", "Jane Roe <jane.roe@a3s.dev>")
+    with pytest.raises(SystemExit, match="RELEASE=1 but DEB_HOMEPAGE is not set"):
+        make_deb.build_deb(bundle, tmp_path / "out", version="9.9.9")
+    assert not (tmp_path / "out").exists()
+    monkeypatch.setenv("DEB_HOMEPAGE", "https://tools.a3s.dev/checkpoint-inspector")
     deb = make_deb.build_deb(bundle, tmp_path / "out", version="9.9.9")
+    homepage = subprocess.run(["dpkg-deb", "-f", str(deb), "Homepage"], capture_output=True, text=True, check=True)
+    assert homepage.stdout.strip() == "https://tools.a3s.dev/checkpoint-inspector"
     field = subprocess.run(["dpkg-deb", "-f", str(deb), "Maintainer"], capture_output=True, text=True, check=True)
     assert field.stdout.strip() == "Jane Roe <jane.roe@a3s.dev>"
     files = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(deb)], capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(files)) as tar:
         text = gzip.decompress(tar.extractfile("./usr/share/doc/checkpoint-inspector/changelog.gz").read()).decode()
     assert " -- Jane Roe <jane.roe@a3s.dev>  " in text
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({}, None),
+    ({"DEB_HOMEPAGE": " https://tools.a3s.dev/ci "}, "https://tools.a3s.dev/ci"),
+])
+def test_homepage_from_the_environment(env, expected):
+    assert make_deb.deb_homepage(env) == expected
+
+
+@pytest.mark.parametrize("env, why", [
+    ({"RELEASE": "1"}, "RELEASE=1 but DEB_HOMEPAGE is not set"),
+    ({"DEB_HOMEPAGE": "http://tools.a3s.dev"}, "must be an https:// URL, not 'http://tools.a3s.dev'"),
+    ({"DEB_HOMEPAGE": "https://tools a3s.dev"}, "must be an https:// URL"),
+])
+def test_a_homepage_that_is_missing_in_a_release_or_not_https_is_refused(env, why):
+    with pytest.raises(SystemExit) as e:
+        make_deb.deb_homepage(env)
+    assert why in str(e.value)
+
+
+def test_appstream_metainfo_agrees_with_the_desktop_entry_and_validates(tmp_path, monkeypatch):
+    """The software centre's data (AppStream) names the desktop entry, its media type and its summary, carries
+    this version's release dated SOURCE_DATE_EPOCH and the homepage; appstreamcli finds no error and no warning
+    but the one the file explains (the id is not a reverse domain name)."""
+    import xml.etree.ElementTree as ET
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1796083200")
+    text = make_deb.metainfo("0.1.0", "https://tools.a3s.dev/checkpoint-inspector")
+    root = ET.fromstring(text)
+    desktop = dict(line.split("=", 1) for line in make_deb.desktop_entry().splitlines() if "=" in line)
+    assert root.get("type") == "desktop-application"
+    assert root.findtext("launchable") == "checkpoint-inspector.desktop" and root.find("launchable").get("type") == "desktop-id"
+    assert [m.text for m in root.iter("mediatype")] == [desktop["MimeType"].rstrip(";")]
+    assert root.findtext("summary") == desktop["Comment"]
+    assert root.findtext("provides/binary") == "checkpoint-inspector"
+    assert [(r.get("version"), r.get("date")) for r in root.iter("release")] == [("0.1.0", "2026-12-01")]
+    assert root.findtext("url[@type='homepage']") == "https://tools.a3s.dev/checkpoint-inspector"
+    assert root.findtext("project_license") == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"]
+    assert "<url" not in make_deb.metainfo("0.1.0", None)
+    if shutil.which("appstreamcli") is None:
+        pytest.skip("appstreamcli is not installed (.ci/run installs it)")
+    path = tmp_path / "checkpoint-inspector.metainfo.xml"
+    path.write_text(text)
+    p = subprocess.run(["appstreamcli", "validate", "--no-net", "--no-color", str(path)], capture_output=True, text=True)
+    issues = [line.split(":")[0] + ":" + line.split(":")[-1].split()[0] for line in p.stdout.splitlines()
+              if line[:2] in ("E:", "W:")]
+    assert issues == ["W:cid-desktopapp-is-not-rdns"], p.stdout
