@@ -19,6 +19,28 @@ from __future__ import annotations
 import sys
 from importlib import import_module
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what a type checker (mypy, pyright) and an IDE see: the names, from their modules
+    from inspector.checkpoint.analysis.generation import Generation, GenerationSign, detect_generation
+    from inspector.checkpoint.artifact import (
+        InputFile, PairingError, UnreadableInput, classify, detect_role, display_path, display_text, file_role,
+        file_uri, not_a_checkpoint, pair_inputs, read_input,
+    )
+    from inspector.checkpoint.diagnosis.diagnose import CanonicalDiagnosis, Difference, diagnose_canonical
+    from inspector.checkpoint.digest import (
+        DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, MAX_CONTENT_BYTES, SNAPSHOT_DOMAIN, content_digest, domain_digest,
+        domain_preimage,
+    )
+    from inspector.checkpoint.jsontext.canonical import CanonicalError, canonicalize, encode, format_f64
+    from inspector.checkpoint.jsontext.reader import Node, SerdeError, parse_value
+    from inspector.checkpoint.report import (
+        STAGE_BYTES, STAGE_STRUCTURE, DigestRow, Finding, Location, Report, Stage, Verdict,
+    )
+    from inspector.checkpoint.rules.catalogue import Rule, catalogue, rule
+    from inspector.checkpoint.rules.context import Context, build_descriptor
+    from inspector.checkpoint.schema.typed import decode
+    from inspector.checkpoint.verify import first_stage, verify
 
 #: Each public name and the module that defines it.
 _HOME = {
