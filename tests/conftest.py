@@ -8,8 +8,11 @@ Where the ground truth comes from (first match wins):
 2. ``tests/data/``: the vendored copy (golden pairs, ``cases/``, ``cases-pinned/``, the vectors), refreshed
    by ``tools/vendor_ground_truth.py`` with a SHA-256 manifest. A lone clone passes the tests with it.
 
-``FORMAT.md`` itself is not vendored: ``FORMAT_MD`` is ``$CHECKPOINT_SHARED/FORMAT.md``, else
-``../shared/FORMAT.md`` beside the clone, else ``None`` and the tests that read it skip.
+``FORMAT_MD`` is ``$CHECKPOINT_SHARED/FORMAT.md``, else the copy vendored in ``tests/data``, else ``None``
+and the tests that read it skip.
+
+Every JSON output of an in-process command run is validated against its JSON Schema (:mod:`tests.schemacheck`):
+a test whose output does not match fails.
 """
 
 import json
@@ -19,6 +22,15 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+try:  # (jsonschema is a dev dependency; without it the outputs are not validated)
+    import jsonschema  # noqa: F401
+except ImportError:
+    schemacheck = None
+else:
+    from tests import schemacheck
+
+    schemacheck.install()  # before any test imports a command's module
 
 ROOT = Path(__file__).resolve().parent.parent
 VENDORED = ROOT / "tests" / "data"
@@ -62,6 +74,12 @@ REQUIRE_ORACLE = os.environ.get("CHECKPOINT_INSPECTOR_REQUIRE_ORACLE") == "1"
 def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
+    if schemacheck is not None and schemacheck.FAILURES and rep.when == "call":
+        failures, schemacheck.FAILURES[:] = list(schemacheck.FAILURES), []
+        rep.outcome = "failed"
+        rep.longrepr = "a JSON output does not match its schema (inspector/jsonschemas): " + "; ".join(
+            f"{name} at {pointer or '/'}: {message}" for name, pointer, message in failures[:5])
+        return
     if REQUIRE_ORACLE and rep.skipped:
         reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
         if "oracle2" in reason:

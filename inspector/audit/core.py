@@ -12,6 +12,8 @@ engine; one record per pair (:data:`RECORD_SCHEMA`), and one per file that is no
 
 from __future__ import annotations
 
+from inspector import jsonschemas
+
 import collections
 import hashlib
 import os
@@ -31,7 +33,7 @@ __all__ = ["RECORD_SCHEMA", "Found", "classify_batch", "pair_found", "verify_bat
            "FILE_SECONDS", "PARSE_RULES", "Pairing", "where", "pair_key", "other_key"]
 
 #: The name and version of one record of RESULTS (a change of its shape changes the version).
-RECORD_SCHEMA = "checkpoint-inspector.audit-record.v2"
+RECORD_SCHEMA = jsonschemas.AUDIT_RECORD
 #: The time one file's verification may take, in seconds, before it is given up (its record says so).
 FILE_SECONDS = 120.0
 #: Root causes that mean a file could not be parsed as what it claims to be (FORMAT.md 6.1, 6.2).

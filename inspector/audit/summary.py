@@ -4,6 +4,8 @@ with inline SVG bar charts (``--summary-html``: no script, no external style she
 
 from __future__ import annotations
 
+from inspector import jsonschemas
+
 import collections
 import html
 import math
@@ -12,7 +14,7 @@ import os
 __all__ = ["SUMMARY_SCHEMA", "summarize", "summary_text", "summary_html", "rows_for_series"]
 
 #: The name and version of the summary (``--summary FILE.json``).
-SUMMARY_SCHEMA = "checkpoint-inspector.audit-summary.v2"
+SUMMARY_SCHEMA = jsonschemas.AUDIT_SUMMARY
 _TOP = 10
 
 

@@ -15,6 +15,8 @@ on their lines. ``--format json`` and ``--format patch`` keep the exact values.
 
 from __future__ import annotations
 
+from inspector import jsonschemas
+
 import orjson
 
 from inspector.checkpoint import SerdeError, display_path, file_uri
@@ -207,7 +209,7 @@ def diff_json(c: Comparison, files) -> bytes:
             row["b_value"] = ch.new
         row["invalidates"] = list(ch.invalidates)
         changes.append(row)
-    doc = {"kind": c.kind, "a": side(files[0]), "b": side(files[1]), "equal": c.equal, "bytes_equal": c.bytes_equal,
+    doc = {"schema": jsonschemas.DIFF, "kind": c.kind, "a": side(files[0]), "b": side(files[1]), "equal": c.equal, "bytes_equal": c.bytes_equal,
            "typed_read": list(c.typed_sides),
            "summary": c.summary(),
            "counts": [{"kind": k, "op": op, "count": n} for (k, op), n in sorted(c.counts().items())],

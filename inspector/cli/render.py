@@ -6,6 +6,8 @@ pointer or message from a file is escaped and stays on its line); JSON and SARIF
 
 from __future__ import annotations
 
+from inspector import jsonschemas
+
 import json
 from inspector.checkpoint import InputFile, Report, Verdict, catalogue, display_path, file_uri
 from inspector.checkpoint.diagnosis.hazards import REFERENCE_RELEASE
@@ -67,6 +69,7 @@ def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: In
             entry["reason"] = f.detail
         rules.append(entry)
     return {
+        "schema": jsonschemas.VERIFY,
         "verified": report.verified,
         "ok": report.ok,
         "inconclusive": report.inconclusive,

@@ -10,6 +10,8 @@ cannot be read. With ``--watch``: runs until SIGINT or SIGTERM, then exits 0 (:m
 
 from __future__ import annotations
 
+from inspector import jsonschemas
+
 import json
 import threading
 
@@ -65,7 +67,7 @@ def cmd_scan(args) -> int:
         raise failure[0]
     series, rest = group_series(result)
     if args.format == "json":
-        out(json.dumps(series_json(series, rest), ensure_ascii=False, indent=2) + "\n")
+        out(json.dumps({"schema": jsonschemas.SCAN, **series_json(series, rest)}, ensure_ascii=False, indent=2) + "\n")
     else:
         out("".join(terminal_safe(line) + "\n" for line in series_text(series, rest) or ["no checkpoint found"]))
     checkpoints = [r for r in result if r.checkpoint]  # (damaged ones no session claims included)

@@ -18,6 +18,8 @@ input, a file that is not a checkpoint, a descriptor alone, or two payloads.
 
 from __future__ import annotations
 
+from inspector import jsonschemas
+
 import datetime as _dt
 import json
 
@@ -115,7 +117,7 @@ def cmd_timeline(args, read, usage_error, out, err_out) -> int:
         err_out(terminal_safe(f"checkpoint-inspector: the payload does not decode (P-PARSE: {err.text()})"))
         return 1
     if args.format == "json":
-        doc = timeline_json(pay)
+        doc = {"schema": jsonschemas.TIMELINE, **timeline_json(pay)}
         doc["boundary_reason"] = boundary_reason(pay)
         out(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:

@@ -23,6 +23,8 @@ line being written: exit 0. A look that fails (a share that went away) prints ``
 
 from __future__ import annotations
 
+from inspector import jsonschemas
+
 import json
 import signal
 import threading
@@ -39,6 +41,7 @@ from .common import EXIT_OK, out
 __all__ = ["watch"]
 
 def _emit(obj: dict) -> None:
+    obj = {"schema": jsonschemas.SCAN_EVENT, **obj}
     out(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")  # (written whole and flushed)
 
 

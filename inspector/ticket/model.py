@@ -9,6 +9,8 @@ The renderers in :mod:`.render` only format this dict.
 
 from __future__ import annotations
 
+from inspector import jsonschemas
+
 import datetime as _dt
 import hashlib
 import os
@@ -25,7 +27,7 @@ from .redact import gate_for
 
 __all__ = ["TICKET_SCHEMA", "REFERENCE_PIN", "build_ticket", "report_date", "VERDICT_COUNTS", "decodes"]
 
-TICKET_SCHEMA = "checkpoint-inspector.ticket.v1"
+TICKET_SCHEMA = jsonschemas.TICKET
 #: The reference this inspector reproduces (FORMAT.md 0, 3.1): defined with the rule catalogue.
 REFERENCE_PIN = _REFERENCE_PIN
 #: Rule counts in this order, with the words the text report uses.

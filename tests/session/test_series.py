@@ -85,7 +85,8 @@ def test_two_interleaved_sessions_in_order_with_their_gap_fork_duplicate_and_dam
 def test_the_scan_command_prints_the_same_json_and_exits_1_for_the_damaged_copy(tmp_path, capsys):
     folder = build_folder(tmp_path / "f")
     assert cli_main(["scan", str(folder), "--format", "json"]) == 1
-    assert json.loads(capsys.readouterr().out) == json.loads(PINS.read_text(encoding="utf-8"))
+    assert json.loads(capsys.readouterr().out) == {"schema": "checkpoint-inspector.scan.v1",
+                                                   **json.loads(PINS.read_text(encoding="utf-8"))}
     assert cli_main(["scan", str(folder)]) == 1
     text = capsys.readouterr().out.splitlines()
     assert text[0] == ("session alpha: 4 checkpoints, 3 verified; no single latest: fork at run run-1 pass 4 "

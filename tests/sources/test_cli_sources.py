@@ -128,10 +128,12 @@ def test_watch_a_local_folder_judges_stable_files_and_stops_on_sigterm(tmp_path)
         os.rename(tmp_path / "p.json.part", tmp_path / "p.json")
         first = _lines(proc, 2)
         assert first == [
-            {"event": "export", "session_id": "session-checkpoint-1", "name": "p.json", "payload": str(tmp_path / "p.json"),
+            {"schema": "checkpoint-inspector.scan-event.v1", "event": "export", "session_id": "session-checkpoint-1",
+             "name": "p.json", "payload": str(tmp_path / "p.json"),
              "descriptor": str(tmp_path / "d.json"), "run_id": "source-run", "pass": 3, "verified": True,
              "root_cause": None, "resumability": first[0]["resumability"]},
-            {"event": "latest", "session_id": "session-checkpoint-1", "latest_resumable": "p.json", "no_single_latest": None},
+            {"schema": "checkpoint-inspector.scan-event.v1", "event": "latest", "session_id": "session-checkpoint-1",
+             "latest_resumable": "p.json", "no_single_latest": None},
         ]
         # a payload whose descriptor never comes is judged alone once its wait is over
         t0 = time.monotonic()
