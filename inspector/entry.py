@@ -101,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     Without ``argv`` (the process's own command line), a command that verified a payload ends the
     process itself once its output is flushed (``os._exit`` with the same code), skipping the free
     of the parsed value; with ``argv`` (a caller in-process) it always returns."""
+    if sys.stderr is None:  # the windowed Windows executable, or started with stderr closed: messages go nowhere
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # instead of failing on the first one (exit 3)
     if argv is not None:
         return guarded(_dispatch, list(argv))
     # the process's own command line: it exits right after, so a verified payload's parsed value

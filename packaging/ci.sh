@@ -75,8 +75,21 @@ build/packaging/venv/bin/pip install -q --disable-pip-version-check "actionlint-
 # (shellcheck is installed above, so actionlint also checks the workflow's scripts: the result does not depend
 # on what this machine happened to have)
 check "workflow: actionlint (with shellcheck)" 0 build/packaging/venv/bin/actionlint -no-color \
-  packaging/ci/github-workflow-installers.yml
+  .github/workflows/installers.yml
 check "scripts: shellcheck" 0 shellcheck -S warning packaging/ci.sh packaging/linux/*.sh packaging/macos/*.sh .ci/run
+# the Windows installer: its Inno Setup script compiled by a real ISCC (the npm registry's innosetup package) under
+# Wine, and its install, upgrade and uninstall replayed there (packaging/windows/replay_under_wine.py; about a
+# minute). Wine runs the 32-bit ISCC and setup only with Debian's i386 packages.
+if ! command -v wine >/dev/null || ! dpkg-query -W -f='${Status}' wine32:i386 2>/dev/null | grep -q "install ok installed" \
+   || ! command -v xvfb-run >/dev/null || ! command -v npm >/dev/null; then
+  echo "ci.sh: installing Wine (with its 32-bit part), Xvfb and npm for the Windows installer's replay"
+  dpkg --add-architecture i386
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wine wine32:i386 wine64 xvfb xauth npm \
+    >/dev/null
+fi
+check "windows: ISCC compiles the Inno Setup script under Wine; install, upgrade and uninstall replayed" 0 \
+  python3 packaging/windows/replay_under_wine.py
 check "bundle: no dangling symlinks" 0 test -z "$(find build/packaging/dist/checkpoint-inspector -xtype l)"
 check "installed: --self-test --require-gui" 0 "$app" --self-test --require-gui
 check "installed: verify golden pair" 0 "$app" verify "$samples/sample.payload.json" "$samples/sample.descriptor.json"

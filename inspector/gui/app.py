@@ -72,7 +72,8 @@ def _install_excepthook(window: MainWindow) -> None:
         try:
             window.show_banner("error", "error", internal_error_text(exc_type.__name__, "handling that action"))
         except Exception:  # noqa: BLE001 - last resort
-            sys.stderr.write(f"checkpoint-inspector: internal error ({exc_type.__name__})\n")
+            if sys.stderr is not None:  # (None in the windowed Windows executable)
+                sys.stderr.write(f"checkpoint-inspector: internal error ({exc_type.__name__})\n")
 
     sys.excepthook = hook
 

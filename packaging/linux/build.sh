@@ -19,6 +19,8 @@ VERSION=$(sed -n 's/^__version__ = "\(.*\)"/\1/p' inspector/__init__.py)
 # tarball (packaging/ci.sh builds twice and compares; tests/installers/test_reproducible.py the parts alone).
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct)}
 export PYTHONHASHSEED=0
+# a release build refuses a placeholder maintainer or a missing homepage before any work (make_deb.py)
+"$PYTHON" packaging/linux/make_deb.py --check-fields
 ARCH=$(dpkg --print-architecture)
 t0=$(date +%s)
 

@@ -413,14 +413,24 @@ def build_deb(bundle: Path, out: Path, version: str | None = None, allow_unresol
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``--bundle DIR --out DIR [--version V] [--allow-unresolved]``."""
+    """Command line: ``--bundle DIR --out DIR [--version V] [--allow-unresolved]``, or ``--check-fields``: only
+    decide the maintainer and the homepage (exit 1 when a release build would refuse them), which
+    ``build.sh`` runs before any work."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--bundle", required=True, type=Path, help="the PyInstaller one-folder bundle")
-    p.add_argument("--out", required=True, type=Path, help="directory for the .deb")
+    p.add_argument("--check-fields", action="store_true",
+                   help="only check DEB_MAINTAINER and DEB_HOMEPAGE as the build would (RELEASE=1 refuses placeholders)")
+    p.add_argument("--bundle", type=Path, help="the PyInstaller one-folder bundle")
+    p.add_argument("--out", type=Path, help="directory for the .deb")
     p.add_argument("--version", help="package version (default: inspector.__version__)")
     p.add_argument("--allow-unresolved", action="store_true",
                    help="build even if some needed system library is not installed here")
     args = p.parse_args(argv)
+    if args.check_fields:
+        deb_maintainer()
+        deb_homepage()
+        return 0
+    if args.bundle is None or args.out is None:
+        p.error("--bundle and --out are required")
     build_deb(args.bundle.resolve(), args.out.resolve(), args.version, args.allow_unresolved)
     return 0
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the macOS app and DMG of Checkpoint Inspector (NOT run on the Linux build machine:
-# there is no Mac there; the workflow packaging/ci/github-workflow-installers.yml runs it on
+# there is no Mac there; the workflow .github/workflows/installers.yml runs it on
 # GitHub's macos-15 (arm64) and macos-15-intel (x86_64) runners).
 #
 #   packaging/macos/build.sh
@@ -132,13 +132,33 @@ if [ "$NOTARISE" = 1 ]; then
   record "stapled and validated: Checkpoint Inspector.app"
 fi
 
+# hdiutil create fails now and then on hosted runners with "Resource busy" (a volume still being indexed or
+# detached): retry a few times, a little later each time, and fail on any other error at once
+# (tests/installers/test_installer_recipes.py runs this function with a stand-in hdiutil)
+hdiutil_create() {  # hdiutil_create SOURCE_FOLDER DMG
+  local attempt out
+  for attempt in 1 2 3 4 5; do
+    if out=$(hdiutil create -volname "Checkpoint Inspector" -srcfolder "$1" -ov -format UDZO "$2" 2>&1); then
+      echo "$out"
+      return 0
+    fi
+    echo "$out" >&2
+    if [ "$attempt" = 5 ] || ! grep -q "Resource busy" <<<"$out"; then
+      echo "build.sh: hdiutil create failed" >&2
+      return 1
+    fi
+    echo "build.sh: hdiutil create: resource busy, trying again (attempt $((attempt + 1)) of 5)" >&2
+    sleep $((attempt * ${HDIUTIL_RETRY_SECONDS:-5}))
+  done
+}
+
 mkdir -p dist
 DMG="dist/CheckpointInspector-$VERSION-macos-$ARCH.dmg"
 STAGE=$(mktemp -d)
 cp -R "$APP" "$STAGE/"
 ln -s /Applications "$STAGE/Applications"
 rm -f "$DMG"
-hdiutil create -volname "Checkpoint Inspector" -srcfolder "$STAGE" -ov -format UDZO "$DMG"
+hdiutil_create "$STAGE" "$DMG"
 rm -rf "$STAGE"
 if [ -n "$IDENTITY" ]; then
   codesign --force --timestamp --sign "$IDENTITY" "$DMG"

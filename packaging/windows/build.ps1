@@ -1,5 +1,5 @@
 # Build the Windows installer of Checkpoint Inspector (NOT run on the Linux build machine:
-# there is no Windows there; the workflow packaging/ci/github-workflow-installers.yml runs it).
+# there is no Windows there; the workflow .github/workflows/installers.yml runs it).
 #
 #   powershell -ExecutionPolicy Bypass -File packaging\windows\build.ps1
 #
@@ -35,6 +35,21 @@ $Root = (Resolve-Path "$PSScriptRoot\..\..").Path
 Set-Location $Root
 $Version = (Select-String -Path inspector\__init__.py -Pattern '^__version__ = "(.+)"').Matches[0].Groups[1].Value
 $Build = "$Root\build\packaging"
+
+function Find-Iscc {
+    # Inno Setup's compiler: on PATH, else where the Inno Setup 6 or 7 installer puts it (for all users or for
+    # one; 32-bit and 64-bit Program Files). Returns $null when there is none.
+    $onPath = (Get-Command iscc.exe -ErrorAction SilentlyContinue).Source
+    if ($onPath) { return $onPath }
+    foreach ($base in @(${env:ProgramFiles(x86)}, $env:ProgramFiles, "$env:LOCALAPPDATA\Programs")) {
+        if (-not $base) { continue }
+        foreach ($major in @("7", "6")) {
+            $candidate = Join-Path $base "Inno Setup $major\ISCC.exe"
+            if (Test-Path $candidate) { return $candidate }
+        }
+    }
+    return $null
+}
 
 function Invoke-Checked([string]$What, [scriptblock]$Command) {
     & $Command
@@ -156,11 +171,11 @@ try {
     Invoke-Checked "self-test (bundle)" { & "$Bundle\checkpoint-inspector.exe" --self-test --require-gui }
 
     # 4. The installer (the uninstaller is signed by iscc through SignTool when signing is on).
-    $Iscc = (Get-Command iscc.exe -ErrorAction SilentlyContinue).Source
-    if (-not $Iscc) { $Iscc = "${env:ProgramFiles(x86)}\Inno Setup 6\ISCC.exe" }
-    if (-not (Test-Path $Iscc)) {
+    $Iscc = Find-Iscc
+    if (-not $Iscc) {
         Invoke-Checked "choco install innosetup" { choco install innosetup -y --no-progress }
-        $Iscc = "${env:ProgramFiles(x86)}\Inno Setup 6\ISCC.exe"
+        $Iscc = Find-Iscc
+        if (-not $Iscc) { throw "Inno Setup's ISCC.exe was not found after installing it (PATH, Inno Setup 6 or 7)" }
     }
     New-Item -ItemType Directory -Force dist | Out-Null
     $IsccArgs = @("/Qp", "/DAppVersion=$Version", "/DSourceDir=$Bundle", "/DOutputDir=$Root\dist",

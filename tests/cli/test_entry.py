@@ -296,3 +296,22 @@ def test_compare_and_scan_pass_a_fifo_without_blocking(tmp_path):
     r = cli("scan", str(tmp_path), "--format", "json")
     assert r.returncode == 0, r.stderr
     assert "pipe.json" not in r.stdout.decode()  # (not a file: not listed, as a subfolder is not)
+
+
+def test_with_no_stderr_a_usage_error_still_exits_2_and_a_verdict_keeps_its_code():
+    """The windowed Windows executable has no standard error (``sys.stderr`` is None there), nor has a command
+    started with it closed (``2>&-``): a message to it went nowhere and the command failed with exit 3 instead."""
+    import subprocess
+    import sys
+
+    from tests.conftest import GOLDEN, ROOT
+
+    def run(*argv):
+        args = " ".join(f"'{a}'" for a in argv)
+        return subprocess.run(["bash", "-c", f"'{sys.executable}' -m inspector {args} 2>&-"], cwd=ROOT,
+                              capture_output=True, text=True)
+
+    assert run("verfy").returncode == 2
+    broken = run("verify", str(GOLDEN / "payload-with-resume.json"), str(GOLDEN / "descriptor-semantic-only.json"))
+    assert broken.returncode == 1 and "NOT VERIFIED" in broken.stdout
+    assert run("--version").returncode == 0

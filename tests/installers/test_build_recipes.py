@@ -317,3 +317,20 @@ def test_appstream_metainfo_agrees_with_the_desktop_entry_and_validates(tmp_path
     issues = [line.split(":")[0] + ":" + line.split(":")[-1].split()[0] for line in p.stdout.splitlines()
               if line[:2] in ("E:", "W:")]
     assert issues == ["W:cid-desktopapp-is-not-rdns"], p.stdout
+
+
+@linux_only
+def test_a_release_build_with_a_placeholder_maintainer_stops_before_any_work(tmp_path):
+    """packaging/linux/build.sh checks the .deb's fields first: no package is installed, no venv made, no bundle
+    built (before, the refusal came from make_deb.py after the two-minute bundle)."""
+    env = {"PATH": "/usr/bin:/bin", "RELEASE": "1", "BUILD_DIR": str(tmp_path / "build"), "OUT_DIR": str(tmp_path / "dist"),
+           "PYTHON": sys.executable}
+    p = subprocess.run(["bash", str(ROOT / "packaging" / "linux" / "build.sh")], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 1
+    assert "RELEASE=1 but the maintainer is a placeholder" in p.stderr
+    assert not (tmp_path / "build").exists() and not (tmp_path / "dist").exists()
+    p = subprocess.run(["bash", str(ROOT / "packaging" / "linux" / "build.sh")], cwd=ROOT, capture_output=True, text=True,
+                       env={**env, "DEB_MAINTAINER": "Jane Roe <jane.roe@a3s.dev>"}, timeout=120)
+    assert p.returncode == 1 and "RELEASE=1 but DEB_HOMEPAGE is not set" in p.stderr
+    assert not (tmp_path / "build").exists()

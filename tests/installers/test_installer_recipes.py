@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-WORKFLOW = (ROOT / "packaging/ci/github-workflow-installers.yml").read_text()
+WORKFLOW = (ROOT / ".github/workflows/installers.yml").read_text()
 MAC = (ROOT / "packaging/macos/build.sh").read_text()
 ISS = (ROOT / "packaging/windows/checkpoint-inspector.iss").read_text()
 PS1 = (ROOT / "packaging/windows/build.ps1").read_text()
@@ -219,3 +219,56 @@ def test_the_registry_model_finds_the_key_round_two_left_behind():
     profile = {"Software": {}, "Software\\Classes": {}, "Software\\Classes\\Applications": {}}
     left = _install_then_uninstall(_registry_entries(old), profile)
     assert set(left) - set(profile) == {"Software\\Classes\\Applications\\Checkpoint Inspector.exe"}
+
+
+def test_the_workflow_is_where_github_runs_it():
+    assert (ROOT / ".github/workflows/installers.yml").is_file()
+    assert not (ROOT / "packaging/ci").exists()
+    assert "copy it to .github/workflows" not in WORKFLOW
+    ci = (ROOT / "packaging/ci.sh").read_text()
+    assert ".github/workflows/installers.yml" in ci.split('check "workflow: actionlint')[1].split("\n")[1]
+
+
+def test_hdiutil_create_retries_resource_busy_and_fails_at_once_on_anything_else(tmp_path):
+    """The macOS build's ``hdiutil_create``, run with a stand-in ``hdiutil`` that fails ``N`` times first."""
+    import subprocess
+
+    function = re.search(r"^hdiutil_create\(\) \{.*?^\}$", MAC, re.MULTILINE | re.DOTALL).group(0)
+    (tmp_path / "bin").mkdir()
+    fake = tmp_path / "bin" / "hdiutil"
+    fake.write_text('#!/bin/bash\nn=$(cat "$COUNT" 2>/dev/null || echo 0); echo $((n + 1)) > "$COUNT"\n'
+                    'if [ "$n" -lt "$FAILS" ]; then echo "hdiutil: create failed - $MESSAGE" >&2; exit 1; fi\n'
+                    'echo "created: ${@: -1}"\n')
+    fake.chmod(0o755)
+
+    def run(fails: int, message: str):
+        count = tmp_path / f"count-{fails}-{len(message)}"
+        p = subprocess.run(["bash", "-c", f"set -euo pipefail\n{function}\nhdiutil_create stage out.dmg"],
+                           capture_output=True, text=True, timeout=60,
+                           env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "COUNT": str(count), "FAILS": str(fails),
+                                "MESSAGE": message, "HDIUTIL_RETRY_SECONDS": "0"})
+        return p.returncode, int(count.read_text()), p.stdout + p.stderr
+
+    code, calls, out = run(2, "Resource busy")
+    assert (code, calls) == (0, 3) and "created: out.dmg" in out and "attempt 3 of 5" in out
+    code, calls, out = run(9, "Resource busy")
+    assert (code, calls) == (1, 5) and "hdiutil create failed" in out
+    code, calls, out = run(1, "No space left on device")
+    assert (code, calls) == (1, 1)
+
+
+def test_iscc_is_found_on_path_or_where_inno_setup_6_or_7_installs_it():
+    find = PS1.split("function Find-Iscc {", 1)[1].split("\n}\n", 1)[0]
+    assert "Get-Command iscc.exe" in find
+    assert 'foreach ($major in @("7", "6"))' in find and '"Inno Setup $major\\ISCC.exe"' in find
+    assert "${env:ProgramFiles(x86)}" in find and "$env:ProgramFiles" in find
+    assert "Inno Setup 6\\ISCC.exe" not in PS1.split("function Find-Iscc {", 1)[0] + PS1.split("\n}\n", 1)[1]
+
+
+def test_the_release_signs_only_with_the_published_key_and_attaches_it():
+    release = _job("release")
+    assert "packaging/release-signing-key.asc" in release
+    assert "the signing key is not the one published" in release
+    assert "cp \"$published\" release-signing-key.asc" in release
+    doc = (ROOT / "docs/installers.md").read_text()
+    assert "gpg --verify SHA256SUMS.asc SHA256SUMS" in doc and "packaging/release-signing-key.asc" in doc
