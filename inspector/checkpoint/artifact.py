@@ -408,7 +408,7 @@ def pair_inputs(files: list[InputFile]) -> tuple[InputFile | None, InputFile | N
 
 
 def not_a_checkpoint(files: list[InputFile]) -> str | None:
-    """Say so when none of the given files is a checkpoint file at all (issue 8).
+    """Say so when none of the given files is a checkpoint file at all.
 
     A file that is neither a payload nor a descriptor (a ``package.json``, an empty file, a
     binary, a gzip archive) is not a *failed* checkpoint: it gets this sentence instead of

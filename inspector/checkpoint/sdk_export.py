@@ -1,4 +1,4 @@
-"""The SDK export wrapper: one file that holds a whole checkpoint (FORMAT.md 1, issue 26).
+"""The SDK export wrapper: one file that holds a whole checkpoint (FORMAT.md 1).
 
 Hosts built on the Node, Python or Go SDK receive each export in their sink as one JSON object, the
 cross-language wrapper ``SdkSessionCheckpointExportV1`` (``core/src/session_checkpoint.rs``, serde

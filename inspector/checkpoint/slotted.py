@@ -9,7 +9,7 @@ slots is our own wording (or the reference's fixed wording).
 
 The ticket report's redaction gate (:mod:`inspector.ticket.gate`) renders a :class:`Text` slot by
 slot: our words in clear, each slot through the value checks of the allow-list. Nothing parses a
-message back to find a quoted value (issue 22: provenance in the data, not in regular expressions).
+message back to find a quoted value (provenance in the data, not in regular expressions).
 
 A plain ``str`` has no provenance; the gate treats a plain ``str`` from the engine as one value of
 unknown origin (fail closed). ``Text(s)`` with no slots declares ``s`` to be our words.

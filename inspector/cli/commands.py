@@ -29,7 +29,7 @@ __all__ = ["cmd_verify", "cmd_describe", "cmd_canon", "cmd_rules", "cmd_explain"
 def _stage_printer(t0: float):
     """``on_stage`` for ``verify --progress``: each partial verdict on stderr as soon as it is known
     (with the failing rule's two compared values when the root cause is already decided).
-    Progress lines carry stage names, rule ids, our words and counts, and no content (issue 22): every
+    Progress lines carry stage names, rule ids, our words and counts, and no content: every
     engine text goes through the redaction gate (a digest or size shows, a value of the files does
     not), and every line is terminal-safe."""
     from inspector.ticket import Gate

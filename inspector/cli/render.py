@@ -86,10 +86,10 @@ def to_json_obj(report: Report, payload: InputFile | None = None, descriptor: In
         # what the payload says about the A3S Code release that wrote it (FORMAT.md 3.4); never a verdict
         "generation": None if report.generation is None else report.generation.to_json(),
         "notes": list(report.notes),
-        # integrity lint and the resumability answer (issue 11): never a verdict, never the exit code
+        # integrity lint and the resumability answer: never a verdict, never the exit code
         "lint": [x.to_json() for x in report.lint],
         "resumability": None if report.resumability is None else report.resumability.to_json(),
-        # X-BYTES failed, and the canonical re-encoding of what the payload holds is the bound content (issue 26)
+        # X-BYTES failed, and the canonical re-encoding of what the payload holds is the bound content
         "restoration": None if report.restoration is None else report.restoration.to_json(),
         "rules": rules,
         "digests": [{"label": d.label, "pointer": d.pointer, "stated": d.stated, "recomputed": d.recomputed,
@@ -203,7 +203,7 @@ def to_text(report: Report, payload=None, descriptor=None, *, all_rules: bool = 
 
 
 def _resume_text(report: Report) -> list[str]:
-    """The ``Resumability:`` and ``Integrity lint`` sections of the text output (issue 11)."""
+    """The ``Resumability:`` and ``Integrity lint`` sections of the text output."""
     out = []
     res = report.resumability
     if res is not None:

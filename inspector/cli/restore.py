@@ -1,5 +1,5 @@
 """``checkpoint-inspector restore PAYLOAD DESCRIPTOR -o NEW_FILE``: the exported payload, restored from a copy
-re-saved or converted in transport, only when its SHA-256 proves it (issue 26; :mod:`inspector.checkpoint.analysis.restore`).
+re-saved or converted in transport, only when its SHA-256 proves it (:mod:`inspector.checkpoint.analysis.restore`).
 
 Exit 0: restored, and the restored pair verifies; 1: no original can be proven (the reason on stderr; nothing
 written), or the restored pair still fails a rule; 2: unreadable input, bad usage, or ``-o`` names a file that

@@ -1,4 +1,4 @@
-"""Text from checkpoint files made safe to print on a terminal (issue 22). No Qt.
+"""Text from checkpoint files made safe to print on a terminal. No Qt.
 
 A checkpoint is untrusted input: a key, a value, a JSON Pointer or a message quoting one of them
 could hold an ``ESC [31m`` colour change, an ``ESC ] 8 ;;`` hyperlink, a bell, a C1 ``CSI``

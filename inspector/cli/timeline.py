@@ -1,4 +1,4 @@
-"""``checkpoint-inspector timeline PAYLOAD [DESCRIPTOR] [--format text|json]`` (issue 23): a run's
+"""``checkpoint-inspector timeline PAYLOAD [DESCRIPTOR] [--format text|json]``: a run's
 events as the agent loop wrote them (FORMAT.md 4.17; :mod:`inspector.checkpoint.analysis.passes`).
 
 JSON: ``{"runs": [{"run_id", "record", "passes": [{"turn", "first_sequence", "last_sequence",

@@ -10,7 +10,7 @@ def launch(argv: list[str], new_window: bool = False) -> int:
     runs (by default the files go to that one's window: :mod:`inspector.gui.single_instance`)."""
     try:
         from .app import run
-    except ImportError as e:  # PySide6 missing, or a system library Qt needs (issue 27)
+    except ImportError as e:  # PySide6 missing, or a system library Qt needs
         import sys
 
         from inspector.platform_check import EXIT_MISSING_LIBRARY, import_failure_text

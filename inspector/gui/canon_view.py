@@ -1,5 +1,5 @@
 """The canonical diff window: a payload file beside the canonical bytes the reference would write
-(P-CANONICAL, issue 10).
+(P-CANONICAL).
 
 Both are pretty-printed token by token (:mod:`inspector.checkpoint.analysis.canondiff`): the file's tokens
 keep their own bytes, each line shows the byte offset of its first token in its own bytes, and

@@ -1,4 +1,4 @@
-"""The small-window layout (issue 25 item 4): below :data:`COMPACT_BELOW` px of window width the
+"""The small-window layout: below :data:`COMPACT_BELOW` px of window width the
 Resume dock is tabbed with the Digests dock, so the trees and the bytes keep the window's height.
 
 At 1024x700 the Resume dock along the bottom took 161 px of the 700: the snapshot tree showed

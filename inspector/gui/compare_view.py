@@ -1,4 +1,4 @@
-"""The comparison window: two checkpoints side by side (issue 10).
+"""The comparison window: two checkpoints side by side.
 
 Two trees (A left, B right) with every change marked by a sign and a colour (``+`` added,
 ``−`` removed, ``~`` changed, ``•`` holds a change), kept in step: expanding, collapsing,

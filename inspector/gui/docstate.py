@@ -1,4 +1,4 @@
-"""``DocumentStates``: the window's state that belongs to the document it was made for (issue 25).
+"""``DocumentStates``: the window's state that belongs to the document it was made for.
 
 The Find text, the trees' and bytes views' expansion, selection and scroll positions, and the selection
 history (Back/Forward) belong to one checkpoint: opening another starts it afresh, and coming back to one

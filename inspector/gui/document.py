@@ -142,7 +142,7 @@ class Document(QObject):
         self.unsaved: set[str] = set()  # edited documents not yet written by Save As
         self.jobs = JobRunner()
         self._shown = None
-        # notices belong to the document they were said for (issue 25): each key shown, with the number of the
+        # notices belong to the document they were said for: each key shown, with the number of the
         # load it was said during (0: before any); showing the files of a later load clears the older ones
         self._loads = 0
         #: How many verdicts (reports) have been presented: the window announces each one.
@@ -325,7 +325,7 @@ class Document(QObject):
             self.say("notes", "info", " ".join(f"{n[:1].upper()}{n[1:]}." for n in notes))
         else:
             self.unsay("notes")
-        # X-BYTES failed, and the canonical re-encoding of what the payload holds is the bound content (issue 26)
+        # X-BYTES failed, and the canonical re-encoding of what the payload holds is the bound content
         if self.can_restore():
             r = self.report.restoration  # (the verdict above says it is the same checkpoint: here, what changed)
             self.say("restore", "info", f"Restorable: changed after export: {'; '.join(r.changes) or 'its form'}. "

@@ -51,7 +51,7 @@ class FindController(QObject):
         self.job: Job | None = None
         self._pending_back: bool | None = None
         window.doc.presented.connect(lambda *_: self.reset())
-        # the Find text belongs to the checkpoint it was typed for (issue 25): another checkpoint starts with its
+        # the Find text belongs to the checkpoint it was typed for: another checkpoint starts with its
         # own (empty the first time), and coming back to one gives its text back; edits keep the checkpoint
         edit = window.find_bar.edit
         window.states.add_part("find", edit.text, lambda text: edit.setText(text or ""))

@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 #: window's first paint (hundreds of such calls) beside a document parsed on a thread still stalled
 #: 145-220 ms; 0.2 ms brings it to 40-55 ms (``benchmarks/bench_gui_stalls.py``).
 #: Still needed for those jobs (searches, index builds, small documents verified on a thread).
-#: It costs the engine nothing measurable in-process (issue 13, benchmarks/README.md: the same
+#: It costs the engine nothing measurable in-process (benchmarks/README.md: the same
 #: verify time at 1 ms and 5 ms, with the GUI thread idle or busy), and the verification of a
 #: large payload runs in a worker process (:mod:`.workers`), which never imports this module:
 #: neither this setting nor :func:`gc_paused` applies there (``verify`` pauses the collector itself).

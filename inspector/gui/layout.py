@@ -184,7 +184,7 @@ def _table(w, name: str, model, accessible: str) -> QTableView:
     t.verticalHeader().setVisible(False)
     t.verticalHeader().setDefaultSectionSize(w.fontMetrics().height() + 8)
     t.setAccessibleName(accessible)
-    t.setTabKeyNavigation(False)  # arrows move in the table; Tab leaves it for the next pane (issue 25)
+    t.setTabKeyNavigation(False)  # arrows move in the table; Tab leaves it for the next pane
     return t
 
 
@@ -306,7 +306,7 @@ def _build_folder_dock(w):
     fl.setSpacing(2)
     fl.addWidget(w.folder_filter)
     fl.addWidget(w.folder_view)
-    # the checkpoints by session, each series in order (issue 26); the flat table stays for every file
+    # the checkpoints by session, each series in order; the flat table stays for every file
     w.sessions_model = SessionsModel(w)
     w.sessions_view = SessionsView(w.sessions_model)
     w.folder_tabs = QTabWidget()

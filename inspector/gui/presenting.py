@@ -1,4 +1,4 @@
-"""Showing an analysis in the main window, in turns (issue 25): what :class:`.window.MainWindow` does when the
+"""Showing an analysis in the main window, in turns: what :class:`.window.MainWindow` does when the
 document presents an analysis.
 
 A complete analysis of new documents is shown in three event-loop turns, each a 1 ms timer after the last (0 ms
@@ -49,7 +49,7 @@ class Presenter(QObject):
     def present(self, p: Presentation) -> None:
         """Show an analysis (:meth:`present_now`); a complete one of new documents in the next turn (1 ms later),
         after the notices and hints the document announced with it: each of the three turns (notices, trees,
-        verdicts) with its own repaint stays short (issue 25)."""
+        verdicts) with its own repaint stays short."""
         if not p.partial and p.new_documents and self._after_trees is None:
             self._after_trees = [lambda: self.present_now(p)]
             QTimer.singleShot(1, self, self.flush)
@@ -126,7 +126,7 @@ class Presenter(QObject):
             emit(self.w.treesReady)
             if not p.partial:
                 # The verdicts, the verdict bar and the root cause in the next turn, after the trees are shown:
-                # in one turn they held the window 130 ms on a hostile checkpoint (issue 25).
+                # in one turn they held the window 130 ms on a hostile checkpoint.
                 self._after_trees = [lambda: self._show_verdicts(p, same)]
                 QTimer.singleShot(1, self, self.flush)
                 return

@@ -1,4 +1,4 @@
-"""``ResumePanes``: the timeline, the transcript, the integrity lint and the resumability answer (issue 11).
+"""``ResumePanes``: the timeline, the transcript, the integrity lint and the resumability answer.
 
 Installed by the window (:class:`ResumePanes(window)`): a "Resume" dock with three tabs, and the
 resumability line of the verdict bar. It listens to the document's ``presented`` signal; the data
@@ -148,7 +148,7 @@ class ResumePanes(QObject):
         self.tabs.addTab(self._timeline_page(), "Timeline")
         self.tabs.addTab(self.transcript, "Transcript")
         self.tabs.addTab(self.lint_list, "Integrity lint")
-        self.events = EventsPane()  # the timeline's events as a table (issue 23), linked both ways
+        self.events = EventsPane()  # the timeline's events as a table, linked both ways
         self.tabs.addTab(self.events, "Events")
         self.tabs.setCornerWidget(self.timeline_controls, Qt.Corner.TopRightCorner)
         self._controls_in_row = False

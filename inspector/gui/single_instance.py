@@ -1,4 +1,4 @@
-"""One window per user for files opened from outside (issue 27, item 3).
+"""One window per user for files opened from outside.
 
 Selecting a payload and its descriptor in Explorer and choosing *Open* starts the program once per file
 (Windows runs the "Open with" command for each selected file); a second ``checkpoint-inspector FILE`` while

@@ -105,7 +105,7 @@ def _readable(rgb: int, background: int, minimum: float) -> int:
 
 def readable(colour: QColor | str, background: QColor, minimum: float = 4.5) -> QColor:
     """``colour`` made lighter (on a dark ``background``) or darker (on a light one) until its WCAG contrast ratio
-    with ``background`` is at least ``minimum`` (4.5: text, 3: marks; WCAG 2.1 AA, issue 25); unchanged when it
+    with ``background`` is at least ``minimum`` (4.5: text, 3: marks; WCAG 2.1 AA); unchanged when it
     already is. Hue is kept, so categories stay apart."""
     c = QColor(colour)
     return QColor.fromRgb(_readable(c.rgb(), QColor(background).rgb(), minimum))

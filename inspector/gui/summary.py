@@ -31,7 +31,7 @@ class VerdictText:
     root_button: bool
     reference: str = ""
     ticket: bool = False
-    #: A VERIFIED verdict: what it proves, in short (the full text one click away, issue 26); else "".
+    #: A VERIFIED verdict: what it proves, in short (the full text one click away); else "".
     proves: str = ""
 
 

@@ -1,4 +1,4 @@
-"""The window's ticket report: "Copy for ticket" and File ▸ Export Report… (issue 8).
+"""The window's ticket report: "Copy for ticket" and File ▸ Export Report….
 
 Both use :mod:`inspector.ticket`, exactly as ``checkpoint-inspector report`` does, so the text the
 button copies is the text ``report --format text`` prints for the same files. The report is built

@@ -220,7 +220,7 @@ DOCUMENT_VIEW_BUDGET = 5_000
 
 
 def capture_document_view(w) -> dict:
-    """What the user sees of the open document, to give back when it is shown again (issue 25): each tree's
+    """What the user sees of the open document, to give back when it is shown again: each tree's
     expanded rows, selected row and scroll positions (:func:`capture_views`, bounded), the tree worked in last,
     the tabs shown (lower trees, bytes) and both bytes views' scroll positions."""
     last = w.selection.last_tree()

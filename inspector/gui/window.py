@@ -113,7 +113,7 @@ class MainWindow(QMainWindow):
         self.copier = CopyService(self)
         self.finder = FindController(self)
         self.expander = TreeExpander(self.doc, self)
-        # the trees' and bytes' view, then the history it is a stop of, come back with their document (issue 25)
+        # the trees' and bytes' view, then the history it is a stop of, come back with their document
         self.states.add_part("views", lambda: views.capture_document_view(self),
                              lambda state: state is not None and views.restore_document_view(self, state), "shown")
         self.states.add_part("history", self.selection.history.snapshot,
@@ -427,7 +427,7 @@ class MainWindow(QMainWindow):
             if pct != self.progress.value():
                 # QProgressBar.setValue repaints at once, and a repaint paints every pending change of the window
                 # with it (trees just filled: 120 ms in one piece on a 247 MiB checkpoint); with updates off it
-                # only schedules a paint, which the event loop does in its turn (issue 25).
+                # only schedules a paint, which the event loop does in its turn.
                 self.progress.setUpdatesEnabled(False)
                 self.progress.setValue(pct)
                 self.progress.setUpdatesEnabled(True)
@@ -534,7 +534,7 @@ class MainWindow(QMainWindow):
 
     def restore_original(self) -> None:
         """File ▸ Restore Original… (and the notice's button): the exported payload, written to a new file when
-        its SHA-256 proves it, then opened with its descriptor (issue 26)."""
+        its SHA-256 proves it, then opened with its descriptor."""
         dialogs.restore_dialog(self)
 
     def copy_value(self) -> None:

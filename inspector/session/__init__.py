@@ -1,4 +1,4 @@
-"""What a front-end does with files over time, without Qt (issue 24).
+"""What a front-end does with files over time, without Qt.
 
 Loading in stages and worker processes (``engine``, ``workers``), file bytes and identity
 (``filebytes``), the lazy JSON index (``lazyjson``) and search in it (``search``), edits in a sandbox

@@ -1,4 +1,4 @@
-"""``DocumentMemory``: what the window remembers of each checkpoint it showed in this window session (issue 25).
+"""``DocumentMemory``: what the window remembers of each checkpoint it showed in this window session.
 
 Pure data, no Qt. A document is named by :func:`document_key`, its files' resolved paths, so the same
 pair reached through a symbolic link, a relative path, the Recent menu or the folder's Sessions tab is

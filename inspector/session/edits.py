@@ -158,8 +158,8 @@ def _fresh(side: Side | None) -> Side | None:
 
 def restore_to(payload: bytes, descriptor: bytes, path: str) -> str:
     """Write the exported payload, restored from ``payload`` (a copy re-saved or converted in transport), to the
-    new file ``path`` when its SHA-256 proves it (:func:`inspector.checkpoint.analysis.restore.restore_original`;
-    issue 26). Worker thread. Returns ``path``.
+    new file ``path`` when its SHA-256 proves it (:func:`inspector.checkpoint.analysis.restore.restore_original`).
+    Worker thread. Returns ``path``.
 
     Raises:
         UserError: no original can be proven (why, in plain words), the descriptor does not decode,

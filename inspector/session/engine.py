@@ -149,7 +149,7 @@ def read_paths(paths: list[str]) -> tuple[Side | None, Side | None]:
         except checkpoint.UnreadableInput as e:
             raise UserError(str(e)) from None
     reason = checkpoint.not_a_checkpoint(files)
-    if reason:  # not a failed checkpoint: no verdict at all (issue 8)
+    if reason:  # not a failed checkpoint: no verdict at all
         from inspector.checkpoint.rules.catalogue import plain_texts
 
         raise UserError(f"{reason.replace(chr(10), '; ')}. {plain_texts()['what_checkpoints_look_like']}")
@@ -218,7 +218,7 @@ def load_paths(paths: list[str], *, progress=None, partial=None, cancel=None, fi
 
 
 def _with_sibling(paths: list[str], payload: Side | None, descriptor: Side | None) -> tuple:
-    """A file opened alone: its other half found beside it (by digest, then by name; issue 26), and both read;
+    """A file opened alone: its other half found beside it (by digest, then by name), and both read;
     ``(paths, payload, descriptor, sentence)``, the sentence saying which file was paired or that none was."""
     alone = payload or descriptor
     sibling = find_sibling(alone.path, alone.source, alone.data, alone.size)
@@ -261,7 +261,7 @@ def _load_large(payload: Side, descriptor: Side | None, progress, partial, cance
     spans, and its index follows the verdicts too (the fast path's layout comparison, about 0.45 s on the
     242 MiB pretty bench file): its trees say "Reading…" until then.
 
-    Order (issue 13): the payload is opened, not read (:func:`_read_input`). The verifier starts first
+    Order: the payload is opened, not read (:func:`_read_input`). The verifier starts first
     (the warm worker when one waits, :func:`.workers.prewarm`: imports done) and reads the file while
     this thread hashes it through a small reused buffer, with no other work before it; the bytes
     stage is shown at once and the digest sent to the verifier (:data:`.workers.DIGEST_FOLLOWS`),

@@ -1,4 +1,4 @@
-"""Where a staged load stands: bytes -> structure -> verdicts -> views -> trees (issue 24 item 7).
+"""Where a staged load stands: bytes -> structure -> verdicts -> views -> trees.
 
 A large payload is shown in stages (hash before parse; ``inspector.session.engine``): the descriptor's
 rules, the payload's size and content digest first (:data:`~inspector.checkpoint.report.STAGE_BYTES`),

@@ -332,7 +332,7 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
     # transcript, about 0.2 s on the bench files) and, for a payload that does not start as a canonical
     # printing does (pretty-printed, re-saved), of the trees' index too: such a payload is verified as
     # ``verify`` verifies it alone (its whitespace removed, no spans recorded), and its index is found after
-    # the report (:func:`_index_after_report`). The verdicts wait for neither (issue 13).
+    # the report (:func:`_index_after_report`). The verdicts wait for neither.
     window = big is not None
     later = window and data[:2] not in (b'{"', b"{}")
     spans: dict | None = {} if window and not later else None

@@ -1,4 +1,4 @@
-"""Ticket reports that are safe to share (issues 8, 22): one redaction gate (allow-list and value checks), the report as
+"""Ticket reports that are safe to share: one redaction gate (allow-list and value checks), the report as
 data, and its text, Markdown, HTML, JSON and SARIF forms. No Qt, no CLI: both front-ends use it.
 
 ::

@@ -1,6 +1,6 @@
 """The one redaction gate: every value from the files that reaches a shareable output passes here.
 
-A value is shown only when it is proven harmless, by value (issue 22):
+A value is shown only when it is proven harmless, by value:
 
 1. its place is on the allow-list (:mod:`.allowlist`, ``[[allow]]``), and
 2. it passes the check of the class of value its place holds: from the typed layout where the
@@ -274,7 +274,7 @@ def scalar_shown(types: tuple, pointer: str, v, vocabulary: frozenset) -> tuple[
 
 
 def place_classes(allow: AllowList | None = None) -> Counter:
-    """How many allow-listed places show values, by class (issue 22's measure): every leaf place
+    """How many allow-listed places show values, by class: every leaf place
     the allow-list names (``*`` as one index), classed by :func:`typed_class` and, for String places,
     by ``[[class]]``; ``none`` for a String place no class names (it shows nothing), ``container``
     for objects and arrays (structure only), ``untyped`` where the typed layout has no such field."""

@@ -1,4 +1,4 @@
-"""The ticket report as data: what a support person sends engineering, redacted (issues 8, 22).
+"""The ticket report as data: what a support person sends engineering, redacted.
 
 :func:`build_ticket` turns a verification :class:`~inspector.checkpoint.Report` (always computed
 on the original bytes) and its input files into a plain ``dict`` (JSON-ready; the shape of
@@ -146,7 +146,7 @@ def _generation(report):
 
 
 def _resumability(report, gate: Gate) -> dict | None:
-    """Can it resume? (issue 11): the answer, its reasons and the host facts it depends on."""
+    """Can it resume?: the answer, its reasons and the host facts it depends on."""
     r = getattr(report, "resumability", None)
     if r is None:
         return None

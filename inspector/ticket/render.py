@@ -1,4 +1,4 @@
-"""Ticket report renderers: text, Markdown, self-contained HTML, JSON, SARIF (issue 8).
+"""Ticket report renderers: text, Markdown, self-contained HTML, JSON, SARIF.
 
 Each takes the dict of :func:`~.model.build_ticket` and returns ``str``; no I/O. Every format
 ends with the report's own digest, ``report-sha256:<64 hex>``, defined as:
@@ -75,7 +75,7 @@ def _pin(t: dict) -> str:
 
 
 def _other_failures(t: dict) -> list[tuple[str, list]]:
-    """The failures other than the root cause, split by their relation to it (issue 23):
+    """The failures other than the root cause, split by their relation to it:
     ``[(heading, items)]`` for the consequences, then the independent failures (empty groups left out)."""
     cons = [c for c in t["consequences"] if c.get("relation", "consequence") == "consequence"]
     other = [c for c in t["consequences"] if c.get("relation") == "independent"]

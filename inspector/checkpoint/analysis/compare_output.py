@@ -1,5 +1,5 @@
 """What a comparison (:class:`.compare.Comparison`) shows besides its change list: the RFC 6902 JSON Patch from A to
-B, where each change sits in the two files, and each side's value as its file spells it (issue 25: the comparison
+B, where each change sits in the two files, and each side's value as its file spells it (the comparison
 window and ``diff`` say the same)."""
 
 from __future__ import annotations

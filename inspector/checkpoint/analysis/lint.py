@@ -1,4 +1,4 @@
-"""Integrity lint: what the reference does not check but a resume depends on (issue 11).
+"""Integrity lint: what the reference does not check but a resume depends on.
 
 Lint findings are a kind of their own, separate from the rules of FORMAT.md 6: they never change
 a verdict, a root cause or an exit code. They read the decoded payload (serialized form, FORMAT.md

@@ -75,8 +75,8 @@ ANALYSES: tuple[Analysis, ...] = (
     Analysis("generation", "generation", detect_generation, "FORMAT.md 3.4, 0.1"),
     Analysis("notes", "generation", _notes, "FORMAT.md 3.4, 7.8"),
     Analysis("lint", "lint", _lint, "FORMAT.md 4.17"),
-    Analysis("resumability", "lint", _resumability, "FORMAT.md 4.17, issue 23"),
-    Analysis("restoration", "restoration", restoration_of, "FORMAT.md 3.1, 3.2, issue 26"),
+    Analysis("resumability", "lint", _resumability, "FORMAT.md 4.17"),
+    Analysis("restoration", "restoration", restoration_of, "FORMAT.md 3.1, 3.2"),
 )
 
 

@@ -1,4 +1,4 @@
-"""The original restored, when it can be proven (issue 26).
+"""The original restored, when it can be proven.
 
 Files damaged in transport are mostly re-saved, not tampered with: an editor pretty-prints them or
 changes their line ends, git converts them on Windows, a mail gateway gzips them. The reference then

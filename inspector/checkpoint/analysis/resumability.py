@@ -1,4 +1,4 @@
-"""The resumability answer: can the loop checkpoint be resumed, and if not, why (issue 11).
+"""The resumability answer: can the loop checkpoint be resumed, and if not, why.
 
 One of three answers, decided in this order:
 

@@ -1,4 +1,4 @@
-"""Compact, picklable views of a decoded payload for the window's timeline and transcript (issue 11).
+"""Compact, picklable views of a decoded payload for the window's timeline and transcript.
 
 Built where the payload is decoded (a worker thread, or the verifier's process for large files),
 so the window never walks the document on its GUI thread. No Qt. Flat loops only.
@@ -52,7 +52,7 @@ TERMINAL = ("completed", "failed", "cancelled")
 PREVIEW_CHARS = 600
 #: A message whose bytes span at least this many bytes gets its blocks read when the views are built
 #: (:attr:`Transcript.previews`), off the window's thread: decoding a 42 MB message there held it 80 ms
-#: and more (issue 25).
+#: and more.
 LARGE_MESSAGE = 256 * 1024
 #: The most characters of one block's text any view shows ("Show all" included); the whole value stays
 #: in the snapshot tree (Copy Value). A text view laying out 42 million characters stalls for seconds.
@@ -451,7 +451,7 @@ class PackedViews:
 
     LANES_PER_CHUNK = 64
     #: Elements of a lane's array that cross in one chunk of their own (1 MiB of ``array('q')``): a run of a
-    #: million events held the interpreter lock 44-58 ms in one unpickling of its lane (issue 25).
+    #: million events held the interpreter lock 44-58 ms in one unpickling of its lane.
     ARRAY_PIECE = 1 << 17
     _ARRAYS = ("seq", "ts", "kind", "starts", "ends", "rounds", "models", "tools", "errors", "pass_seq", "pass_ts")
 

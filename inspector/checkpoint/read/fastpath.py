@@ -422,7 +422,7 @@ class NotCanonical(NotFast):
     compact printing of ``value``, in sorted or in the file's own key order, maybe with CRLF line
     ends and one final newline: every token is then spelled as the canonical encoding spells it
     (no duplicate keys, the same numbers and escapes), so ``value`` is provably what serde reads
-    (issue 13: a re-saved or pretty-printed payload without the pure-Python path). ``value`` is
+    (a re-saved or pretty-printed payload without the pure-Python path). ``value`` is
     the typed payload; P-CANONICAL fails."""
 
     #: The canonical printing of ``value`` when the path that proved it made it (bytes-like), else ``None``.

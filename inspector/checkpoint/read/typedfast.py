@@ -1,5 +1,5 @@
 """The typed fast path: a payload decoded by msgspec straight into typed structs, the large text fields kept
-as raw JSON (issue 13: ``verify`` CPU and peak memory).
+as raw JSON (``verify`` CPU and peak memory).
 
 :func:`decode_typed` proves what :func:`.fastpath.decode_fast` proves (the value is exactly what
 :func:`.typed.decode` would return, and the file is canonical, or one of the printings

@@ -25,7 +25,7 @@ PREFIX = {
 
 @dataclass(frozen=True)
 class Plain:
-    """A rule in plain language, for support staff (``plain.toml``, issue 8).
+    """A rule in plain language, for support staff (``plain.toml``).
 
     Attributes:
         meaning: one sentence a non-developer understands.
@@ -146,7 +146,7 @@ REFERENCE_PIN = {"a3s_code_commit": "06c82e911df5ab16292cf16c3359f6656daf6e81", 
 
 def reference_line() -> str:
     """``reference A3S Code 8.3.0 (commit 06c82e9…), serde_json 1.0.151; rule catalogue N rules,
-    sha256:…``: what ``--version`` and the About box name (issue 25)."""
+    sha256:…``: what ``--version`` and the About box name."""
     r = REFERENCE_PIN
     return (f"reference A3S Code {r['a3s_code_release']} (commit {r['a3s_code_commit']}), serde_json {r['serde_json']}; "
             f"rule catalogue {catalogue_version()}")

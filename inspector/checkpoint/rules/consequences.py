@@ -1,4 +1,4 @@
-"""How each failing rule relates to the root cause (issue 23): root cause, consequence, or independent.
+"""How each failing rule relates to the root cause: root cause, consequence, or independent.
 
 A failure is a *consequence* only when a declared dependency (``consequences.toml``) says fixing its
 cause would change it: the rule checks something the cause's field or bytes feed into (the rebuilt

@@ -1,4 +1,4 @@
-"""One read of every run's retained events, shared by the rules and the lint (issue 13).
+"""One read of every run's retained events, shared by the rules and the lint.
 
 A payload can hold hundreds of thousands of run events (FORMAT.md 4.5, ``run_records[].events``),
 and walking them costs mostly the memory reads of each event object. So S-EVENT-SEQ

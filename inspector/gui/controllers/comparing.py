@@ -1,4 +1,4 @@
-"""``CompareController``: the ways into the comparison and canonical diff views (issue 10).
+"""``CompareController``: the ways into the comparison and canonical diff views.
 
 * two payloads (or two descriptors) opened or dropped together open a comparison window instead
   of being refused;

@@ -80,7 +80,7 @@ class DigestsModel(RowsTableModel):
             if r.domain:
                 lines.append(f"domain digest: SHA-256(“{r.domain}” ‖ 0x00 ‖ canonical JSON), {r.preimage_size} bytes")
             return "\n".join(lines)
-        if role == Qt.ItemDataRole.AccessibleTextRole:  # each cell its own words (issue 25)
+        if role == Qt.ItemDataRole.AccessibleTextRole:  # each cell its own words
             col = index.column()
             if col == 0:
                 return r.label

@@ -166,7 +166,7 @@ class FindingsModel(QAbstractItemModel):
             if role == _DECORATION and col == 0:
                 v = self._group_verdict(node)
                 return style.icon(v)
-            if role == _ACCESSIBLE:  # each cell its own words (issue 25)
+            if role == _ACCESSIBLE:  # each cell its own words
                 if col == 0:
                     return f"{node.title}: {self._counts(node)}"
                 return f"{node.title}: worst verdict {style.label(self._group_verdict(node))}" if col == 1 else \
@@ -190,7 +190,7 @@ class FindingsModel(QAbstractItemModel):
             return style.colour(f.verdict)
         if role == _TOOLTIP:
             return visible(self._tooltip(f), lines=True)
-        if role == _ACCESSIBLE:  # each cell its own words (issue 25): verdict, rule, then what it says
+        if role == _ACCESSIBLE:  # each cell its own words: verdict, rule, then what it says
             if col == 0:
                 return f"{self._label(f)}: {f.rule.id}"
             if col == 1:

@@ -322,7 +322,7 @@ class JsonTreeModel(TreeDisplay, QAbstractItemModel):
             return style.icon(v) if v is not None else None
         if role == _FOREGROUND:
             return style.colour(v) if v is not None else None
-        if role == _ACCESSIBLE:  # the name cell says the field (and its verdict), the value cell the value (issue 25)
+        if role == _ACCESSIBLE:  # the name cell says the field (and its verdict), the value cell the value
             prefix = f"{style.label(v)}: " if v is not None else ""
             name = self.data(index.siblingAtColumn(0))
             if col == 2:

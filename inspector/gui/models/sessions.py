@@ -1,4 +1,4 @@
-"""The folder's checkpoints by session (issue 26): a two-level model over :mod:`inspector.session.series`.
+"""The folder's checkpoints by session: a two-level model over :mod:`inspector.session.series`.
 
 Top-level rows are sessions (how many checkpoints, how many verify, the latest resumable one, gaps, forks,
 duplicates); their children are the session's checkpoints in order (pass, time, verdict, resumability, what

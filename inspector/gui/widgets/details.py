@@ -22,7 +22,7 @@ def _esc(s) -> str:
     return html.escape(visible(str(s)))
 
 
-#: The next step when the failing artifact is the user's own sandbox edit (issue 25: the catalogue's next
+#: The next step when the failing artifact is the user's own sandbox edit (the catalogue's next
 #: steps speak to support staff about a customer's files).
 EDITED_NEXT_STEP = ("This is the edited copy in the sandbox, not the customer's files: undo the edit (Reload, "
                     "F5) or change the value until the rule passes; the original files are unchanged.")

@@ -1,4 +1,4 @@
-"""``EventsPane``: the runs' events as a table beside the timeline picture (issue 23), the way a
+"""``EventsPane``: the runs' events as a table beside the timeline picture, the way a
 workflow history lists its events.
 
 Columns: sequence, time (UTC), run, pass (the loop pass the event belongs to, FORMAT.md 4.17:

@@ -127,7 +127,7 @@ class HexView(OffsetField, QAbstractScrollArea):
         self._describe()
 
     def accessible_summary(self) -> str:
-        """What a screen reader says of the bytes view (its accessible description, issue 25): the byte under the
+        """What a screen reader says of the bytes view (its accessible description): the byte under the
         cursor with its offset, the field it belongs to, and the selected span."""
         data = self._data
         if not data:
@@ -143,7 +143,7 @@ class HexView(OffsetField, QAbstractScrollArea):
         return text
 
     def accessible_lines(self) -> tuple[list[str], int]:
-        """The text a screen reader reads of the bytes view (its accessible text interface, issue 25): one line per
+        """The text a screen reader reads of the bytes view (its accessible text interface): one line per
         byte of the cursor's row (``ROW`` bytes, 8 when narrow), ``"byte 18: 0x22, '\"', field /content_digest"``
         (the field for the bytes of the selected span), and the index of the cursor's line in them."""
         data = self._data
@@ -166,7 +166,7 @@ class HexView(OffsetField, QAbstractScrollArea):
         text = self.accessible_summary()
         if text != self.accessibleDescription():
             self.setAccessibleDescription(text)  # (Qt tells assistive technology: DescriptionChanged)
-        content_changed(self)  # the text interface: its line per byte and the caret (issue 25)
+        content_changed(self)  # the text interface: its line per byte and the caret
 
     def set_mark(self, offset: int | None) -> None:
         """Mark one byte (e.g. where parsing stopped) with an underline and a frame."""
@@ -431,7 +431,7 @@ class HexView(OffsetField, QAbstractScrollArea):
             finally:
                 self._quiet = False
             # the relay highlights the field's span and puts the cursor at its start: keep it where the key put it,
-            # or Right and Down never leave a field (a keyboard user was held on its first byte, issue 25)
+            # or Right and Down never leave a field (a keyboard user was held on its first byte)
             self._cursor = cursor
 
     def viewportEvent(self, event):

@@ -252,7 +252,7 @@ class VerdictHeader(QFrame):
         self.reference.setObjectName("verdictReference")
         self.reference.setVisible(False)
         texts.addWidget(self.reference)
-        # Beside VERIFIED: what it proves, in short (integrity, not authenticity; issue 26).
+        # Beside VERIFIED: what it proves, in short (integrity, not authenticity).
         self.proves = ElidedLabel("")
         self.proves.setObjectName("verifiedProves")
         self.proves.setVisible(False)

@@ -1,4 +1,4 @@
-"""The folder's Sessions tab (issue 26): each session's checkpoints in order, stepped through with Alt+Left /
+"""The folder's Sessions tab: each session's checkpoints in order, stepped through with Alt+Left /
 Alt+Right (previous / next checkpoint of the series, opened at once), opened with Enter or a double-click,
 and compared with the previous checkpoint from the context menu (the Menu key or Shift+F10 too)."""
 

@@ -1,4 +1,4 @@
-"""``TimelineView``: the runs of a checkpoint as lanes along sequence or time (issue 11).
+"""``TimelineView``: the runs of a checkpoint as lanes along sequence or time.
 
 One lane per run record (:class:`inspector.checkpoint.analysis.views.Lane`); its events are marks whose
 shape says their kind (agent start/end: full-height bar; turn start/end: tall line; tool
@@ -125,7 +125,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
         if key not in self._sorted:
             v = lane.seq if mode == "sequence" else lane.ts
             # at C speed (about 45 ms for a million events, once per lane and mode): a lane taken for unsorted is
-            # drawn event by event, which stalled a million-event timeline for seconds (issue 25)
+            # drawn event by event, which stalled a million-event timeline for seconds
             self._sorted[key] = all(map(operator.le, v, islice(v, 1, None)))
         return self._sorted[key]
 
@@ -445,7 +445,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
             lo_i = bisect_left(values, vis_lo)
             hi_i = bisect_right(values, vis_hi)
         # passes (bands, the model call inside) and tool calls (bars): only those on screen
-        self._bg = bg  # the lane's background: every mark and label is made readable on it (issue 25)
+        self._bg = bg  # the lane's background: every mark and label is made readable on it
         paint_passes(p, lane, values, self.x_of, (lo_i, hi_i) if sorted_ else None, top, w, fm, bg,
                      getattr(lane, "pass_seq" if self.mode == "sequence" else "pass_ts", None), left=self._left)
         paint_tools(p, lane, values, self.x_of, top, w, bg, left=self._left)
@@ -466,7 +466,7 @@ class TimelineView(TimelineWords, QAbstractScrollArea):
                 seen.add(key)
                 _mark(p, cat, x, top, mid, bg)
         errors = lane.errors
-        if sorted_ and errors:  # one mark per pixel column of those on screen (level of detail, issue 25)
+        if sorted_ and errors:  # one mark per pixel column of those on screen (level of detail)
             lo = bisect_left(errors, vis_lo, key=values.__getitem__)
             for x, _ in first_per_column(errors, values, self.x_of, w + 1, lo):
                 if x >= self._left:

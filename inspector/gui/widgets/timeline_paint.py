@@ -1,4 +1,4 @@
-"""Painting helpers of :class:`.timeline.TimelineView` (issues 11, 23): the sizes and colours of the
+"""Painting helpers of :class:`.timeline.TimelineView`: the sizes and colours of the
 timeline, an event's mark by its category, the loop's passes with their model calls (FORMAT.md 4.17,
 :mod:`inspector.checkpoint.analysis.passes` through the lanes) and the tool-call bars. Only what is on screen
 is drawn: the passes are found by bisection over a lane's pass boundaries."""

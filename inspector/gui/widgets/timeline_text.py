@@ -1,4 +1,4 @@
-"""What the timeline says in words (:class:`.timeline.TimelineView`, issue 25): the hover text of an event or run,
+"""What the timeline says in words (:class:`.timeline.TimelineView`): the hover text of an event or run,
 and what a screen reader reads of it (its accessible description, text lines and value), kept apart from the
 painting and the input handling."""
 
@@ -21,7 +21,7 @@ class TimelineWords:
     ``_is_sorted``/``_sorted``."""
 
     def accessible_summary(self) -> str:
-        """What a screen reader says of the timeline (its accessible description, issue 25): how many runs, and the
+        """What a screen reader says of the timeline (its accessible description): how many runs, and the
         selected event (:meth:`event_line`) or run."""
         tl = self.timeline
         if tl is None or not tl.lanes:
@@ -52,7 +52,7 @@ class TimelineWords:
                        + (f"; failing here: {rules}" if rules else ""))
 
     def accessible_lines(self) -> tuple[list[str], int]:
-        """The text a screen reader reads of the timeline (its accessible text interface, issue 25): the selected
+        """The text a screen reader reads of the timeline (its accessible text interface): the selected
         event's line (:meth:`event_line`) with up to two events either side of it in its run, or one line for a
         selected run or for nothing selected; and the index of the selected line."""
         if self.timeline is None or not self.timeline.lanes or self.selected is None or self.selected[1] is None:
@@ -88,7 +88,7 @@ class TimelineWords:
         text = self.accessible_summary()
         if text != self.accessibleDescription():
             self.setAccessibleDescription(text)  # (Qt tells assistive technology: DescriptionChanged)
-        content_changed(self, self._selected_seq)  # the text and value interfaces (issue 25)
+        content_changed(self, self._selected_seq)  # the text and value interfaces
 
     def event_text(self, lane: int, e: int | None) -> str:
         """The hover text of an event (or of the run when ``e`` is ``None``)."""

@@ -329,7 +329,7 @@ class TranscriptPane(QWidget):
         self._full = False
         # The selected message is written out in a turn of its own (1 ms later, after the list, the trees and
         # the bytes have followed the selection), once for a run of arrow keys: laying out a message's text
-        # took 20-30 ms of the turn that also repainted the window (issue 25).
+        # took 20-30 ms of the turn that also repainted the window.
         self._detail_timer = QTimer(self)
         self._detail_timer.setSingleShot(True)
         self._detail_timer.setInterval(1)
