@@ -164,7 +164,8 @@ def cmd_explain(args) -> int:
              f"  code:      {r.code or '(none: host-side serde error, no upstream variant)'}",
              f"  message:   {r.prefix}{r.message}", f"  source:    {r.doc_ref}",
              f"  requires:  {', '.join(r.requires) or '-'}",
-             f"  reported by the import path: {'yes' if r.import_path else 'no (host component check)'}"]
+             f"  reported by the import path: {'yes' if r.import_path else 'no (host component check)'}",
+             f"  documented: docs/rules.md#{r.id.lower()} (the rule reference)"]
     if r.not_evaluated:
         lines.append(f"  not evaluated: {r.not_evaluated}")
     _out("\n".join(terminal_safe(line) for line in lines) + "\n")
