@@ -10,6 +10,7 @@ How:
   --format=%ct``); the build sees it (the wheel's file times are taken from it);
 * the build runs (``python -m build``, the ``package`` extra) on a copy of the files git tracks, every one
   dated ``SOURCE_DATE_EPOCH``, so neither the checkout's file times nor untracked files reach an artifact;
+* the build backend is the pinned one (``requirements-build.txt``'s setuptools, passed to the isolated build);
 * the build runs with umask 022 (the wheel keeps the modes of the files the build makes, its metadata);
 * the sdist is written again in a normal form, member by member in the order setuptools wrote them: owner
   ``root`` (0/0), times clamped to ``SOURCE_DATE_EPOCH``, modes 0644 or 0755, and a gzip header with that
@@ -91,7 +92,10 @@ def build(out: Path, epoch: int | None = None) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="checkpoint-inspector-dist-") as tmp:
         tree = tracked_copy(Path(tmp) / "tree", epoch)
         built = Path(tmp) / "out"
-        env = {**os.environ, "SOURCE_DATE_EPOCH": str(epoch), "PYTHONHASHSEED": "0"}
+        # the isolated build environment takes its setuptools from these pins too: the wheel's metadata names the
+        # backend's version (Generator), and a newer one may lay it out otherwise
+        env = {**os.environ, "SOURCE_DATE_EPOCH": str(epoch), "PYTHONHASHSEED": "0",
+               "PIP_CONSTRAINT": str(ROOT / "packaging" / "requirements-build.txt")}
         subprocess.run([sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(built), str(tree)],
                        check=True, env=env, stdout=subprocess.DEVNULL,
                        preexec_fn=lambda: os.umask(0o022))  # the files it makes (metadata) get 0644 under any umask

@@ -74,7 +74,7 @@ REQUIRE_ORACLE = os.environ.get("CHECKPOINT_INSPECTOR_REQUIRE_ORACLE") == "1"
 def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
-    if schemacheck is not None and schemacheck.FAILURES and rep.when == "call":
+    if schemacheck is not None and schemacheck.FAILURES and (rep.when == "call" or not rep.failed):
         failures, schemacheck.FAILURES[:] = list(schemacheck.FAILURES), []
         rep.outcome = "failed"
         rep.longrepr = "a JSON output does not match its schema (inspector/jsonschemas): " + "; ".join(

@@ -71,11 +71,25 @@ def install() -> None:
     original_new = writing.write_new_file
 
     def write_new_file(path, data):
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            data = b"".join(bytes(chunk) for chunk in data)
-        if str(path).endswith((".json", ".jsonl")) or "part-" in str(path):
+        """The real writer, given the same data (chunks passed on as they come, so that a failure while they
+        are made reaches it as before); what was written is validated once it returned."""
+        wanted = str(path).endswith((".json", ".jsonl")) or "part-" in str(path)
+        if not wanted:
+            return original_new(path, data)
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            result = original_new(path, data)
             check_bytes(data)
-        return original_new(path, data)
+            return result
+        seen: list[bytes] = []
+
+        def tee():
+            for chunk in data:
+                seen.append(bytes(chunk))
+                yield chunk
+
+        result = original_new(path, tee())
+        check_bytes(b"".join(seen))
+        return result
 
     write_new_file.__doc__ = original_new.__doc__
     writing.write_new_file = write_new_file
@@ -86,8 +100,9 @@ def install() -> None:
     original_out = common.out
 
     def out(text):
+        result = original_out(text)
         check_bytes(text)
-        return original_out(text)
+        return result
 
     out.__doc__ = original_out.__doc__
     common.out = out

@@ -24,10 +24,10 @@ from inspector import jsonschemas  # noqa: E402
 PINNED = {
     jsonschemas.VERIFY: "d379a532b7b153a36e06b2aba72bb2ac3380538d690c3aab2378af645b83bd74",
     jsonschemas.TIMELINE: "82d61a0a88897214e3793ad312447a01dff5a1669400cb3ce7b416d7803c6fb9",
-    jsonschemas.DIFF: "051b51cb511fed7bbf4a1e658cd552a4ca978557247e7c9bd8b192d64720fee6",
+    jsonschemas.DIFF: "c1309a091fea2b13897815f61ba0ea987b02c58843d106a85c6c1e5de31319bd",
     jsonschemas.SCAN: "4bdc94081eea71b905d62f6244b3b3787c0a453de832ff8395b156cbe85119c1",
-    jsonschemas.SCAN_EVENT: "82ae2c322063308a49e7b90bb710025ceeb8dc04446eb8a03310471f6c3d0d47",
-    jsonschemas.TICKET: "f110acfed77e44e734ae70ccaa8d923308c2a08a2b1b3ffca177857052163c6f",
+    jsonschemas.SCAN_EVENT: "93a9cd0ab020a2bc9469958e349cb80b9d9e304540f2bf77c030cda5b560a38c",
+    jsonschemas.TICKET: "a262ffd0c3f614bd19a788fbbf14775dce0873da9a70ca507aaf1dad73f09673",
     jsonschemas.AUDIT_RECORD: "fe129476eb7afbda8ffdb818ac6d7fc271663279178f95bd5c45a9d31e63bd35",
     jsonschemas.AUDIT_SUMMARY: "5997c3bf552f4ec5741513b85c77db236efec7dd4ce356cb188035951c7ae65d",
 }
@@ -47,7 +47,9 @@ def test_each_schema_is_a_valid_draft_2020_12_schema_named_for_its_output():
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         assert schema["title"] == name
         assert schema["properties"]["schema"] == {"const": name} and "schema" in schema["required"]
-        assert schema["additionalProperties"] is False  # a new member is a new shape: the output fails
+        # a new member is a new shape: the output fails (each alternative's members closed, for a oneOf)
+        closed = [schema] if "oneOf" not in schema else schema["oneOf"]
+        assert all(s["additionalProperties"] is False for s in closed), name
 
 
 def test_a_schema_file_never_changes_under_its_version():
@@ -107,6 +109,47 @@ def test_scan_json_validates():
         assert code in (0, 1)
         doc = _valid(jsonschemas.SCAN, data)
         assert doc["sessions"] or doc["other_files"]
+
+
+def test_the_outputs_of_odd_inputs_validate(tmp_path):
+    """What the fixtures do not show: a ticket for files that are not a checkpoint (exit 2), a diff of standard
+    input (no URI), and the watch's lines: a payload judged alone once its wait for a descriptor is over, and a
+    look that fails (the folder went away)."""
+    (tmp_path / "empty.json").write_bytes(b"")
+    code, data = _run("report", "--format", "json", str(tmp_path / "empty.json"))
+    assert code == 2 and _valid(jsonschemas.TICKET, data)["verdict"] == "NOT A CHECKPOINT"
+    payload = GOLDEN / "payload-with-resume.json"
+    p = subprocess.run([sys.executable, "-m", "inspector", "diff", "--format", "json", str(payload), "-"], cwd=ROOT,
+                       capture_output=True, stdin=open(GOLDEN / "payload-semantic-only.json", "rb"))
+    assert p.returncode == 1 and _valid(jsonschemas.DIFF, p.stdout)["b"]["uri"] is None
+    import shutil
+    import time
+
+    watched = tmp_path / "watched"
+    watched.mkdir()
+    shutil.copyfile(payload, watched / "a.payload.json")
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", "scan", str(watched), "--watch", "--format", "jsonl",
+                             "--interval", "0.2", "--settle", "0.2", "--pair-wait", "0.5"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        lines = []
+        deadline = time.monotonic() + 60
+        while len(lines) < 2 and time.monotonic() < deadline:
+            lines.append(json.loads(proc.stdout.readline()))
+        shutil.rmtree(watched)  # the next look fails: one error line, and the watch goes on
+        while time.monotonic() < deadline:
+            line = json.loads(proc.stdout.readline())
+            lines.append(line)
+            if line["event"] == "error":
+                break
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    events = [x["event"] for x in lines]
+    assert events[:2] == ["export", "latest"] and events[-1] == "error", events
+    assert lines[0]["descriptor"] is None  # judged alone
+    for line in lines:
+        _valid(jsonschemas.SCAN_EVENT, json.dumps(line).encode())
 
 
 def test_an_output_with_a_new_member_fails_its_schema():

@@ -17,6 +17,7 @@ builds), else today's.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
@@ -73,6 +74,23 @@ def man_page() -> str:
     ENVIRONMENT and FILES."""
     from argparse_manpage.manpage import Manpage
 
+    # argparse lays out the usage and help lines for the terminal's width ($COLUMNS): the page is the same
+    # wherever it is made only at one width (reproducible builds), the width man pages are read at
+    width, os.environ["COLUMNS"] = os.environ.get("COLUMNS"), "80"
+    try:
+        page = str(_page(Manpage))  # (the layout is made here, in __str__ too)
+    finally:
+        if width is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = width
+    # argparse-manpage wraps the help texts without escaping a line that then starts with a dot or a quote
+    # ("...}, the one JSON object": troff took it for a macro and dropped the line)
+    text = _TEXT_LINE_AS_REQUEST.sub(r"\\&\1", page)
+    return text.rstrip("\n") + "\n"
+
+
+def _page(Manpage):
     page = Manpage(documented_parser(), _data={
         "project_name": "Checkpoint Inspector", "version": __version__, "manual_title": "User Commands",
         "description": "verify and explain A3S Code portable session checkpoints"})
@@ -81,10 +99,7 @@ def man_page() -> str:
                                                    for code, meaning in EXIT_STATUS))
     page.add_section("ENVIRONMENT", "=", _ENVIRONMENT)
     page.add_section("FILES", "=", _FILES)
-    # argparse-manpage wraps the help texts without escaping a line that then starts with a dot or a quote
-    # ("...}, the one JSON object": troff took it for a macro and dropped the line)
-    text = _TEXT_LINE_AS_REQUEST.sub(r"\\&\1", str(page))
-    return text.rstrip("\n") + "\n"
+    return page
 
 
 #: A line of text that troff would read as a request: a dot or a quote not followed by a macro the page uses.

@@ -102,7 +102,7 @@ def test_rules_and_explain(capsysbinary):
     assert tenant["requires"] == ["P-PARSE", "S-DURABLE-VALID"] and tenant["doc_ref"] == "FORMAT.md 6.3, 4.10"
     code, out, _ = run(capsysbinary, "explain", "x-bytes")
     assert code == 0 and b"descriptor does not match the exact supplied bytes" in out
-    assert out.decode().splitlines()[-1] == "  documented: docs/rules.md#x-bytes (the rule reference)"
+    assert "  documented: docs/rules.md#x-bytes (the rule reference)" in out.decode().splitlines()
     assert run(capsysbinary, "explain", "NOPE")[0] == 2
     # every rule's link lands on its section of the generated reference
     from tests.conftest import ROOT
@@ -111,7 +111,8 @@ def test_rules_and_explain(capsysbinary):
                 if line.startswith("### ")}
     for r in catalogue():
         code, out, _ = run(capsysbinary, "explain", r.id)
-        anchor = out.decode().splitlines()[-1].split("#", 1)[1].split(" ", 1)[0]
+        line = next(x for x in out.decode().splitlines() if x.startswith("  documented: "))
+        anchor = line.split("#", 1)[1].split(" ", 1)[0]
         assert anchor in headings, r.id
 
 

@@ -65,6 +65,12 @@ def test_two_checkouts_give_the_same_wheel_and_sdist(tmp_path):
     assert max(m.mtime for m in members) <= EPOCH
     assert {m.mode for m in members} <= {0o644, 0o755}
     assert "checkpoint_inspector-0.1.0/inspector/cli/parser.py" in {m.name for m in members}
+    import zipfile
+
+    pinned = next(line.split("==")[1].split()[0] for line in (ROOT / "packaging" / "requirements-build.txt").read_text()
+                  .splitlines() if line.startswith("setuptools=="))
+    with zipfile.ZipFile(out["a"][0]) as whl:
+        assert f"Generator: setuptools ({pinned})" in whl.read("checkpoint_inspector-0.1.0.dist-info/WHEEL").decode()
 
 
 @pytest.mark.skipif(sys.platform != "linux" or shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
