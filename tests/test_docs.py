@@ -69,7 +69,7 @@ def test_readme_names_every_optional_extra_of_the_project():
     table = readme.split("## Optional extras", 1)[1].split("\n## ", 1)[0]
     named = re.findall(r"^\| `([a-z]+)` \|", table, re.M)
     assert sorted(named) == sorted(extras)
-    assert set(extras) == {"gui", "sources", "audit", "dev", "package"}
+    assert set(extras) == {"gui", "gui-dev", "sources", "audit", "dev", "package"}
 
 
 def test_every_relative_link_between_the_documents_resolves():

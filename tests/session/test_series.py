@@ -249,6 +249,7 @@ def test_a_large_payload_on_a_url_is_verified_in_a_worker_process_that_reads_its
     """The worker takes the source and the entry, never a path of its own: a payload over 4 MiB served over
     HTTP (a real server on loopback) is read by the worker process through the source, and gets the verdict and
     the facts the scanning process gives the same bytes (FORMAT.md 4.18: size never changes the answer)."""
+    pytest.importorskip("fsspec", reason="a URL source needs the 'sources' extra")
     from inspector.session import engine, folderscan
     from inspector.session.folderscan import _verify_in_process, scan_source
     from inspector.session.sources import FsspecSource, open_source
