@@ -108,3 +108,10 @@ def load_cases() -> list[dict]:
 def golden():
     """Bytes of the golden files by short name."""
     return {p.stem: p.read_bytes() for p in GOLDEN.glob("*.json")}
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line: how many JSON outputs of in-process runs were validated against their schemas, by schema."""
+    if schemacheck is not None and schemacheck.SEEN:
+        seen = ", ".join(f"{name.removeprefix('checkpoint-inspector.')} {n}" for name, n in sorted(schemacheck.SEEN.items()))
+        terminalreporter.write_line(f"JSON outputs validated against their schemas: {sum(schemacheck.SEEN.values())} ({seen})")
