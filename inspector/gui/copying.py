@@ -17,6 +17,8 @@ stated and recomputed digest for a digest). A value or subtree larger than
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import unescape as unescape_token
+
 import re
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt
@@ -40,7 +42,7 @@ def pointer_tokens(pointer: str) -> list[str]:
     """The unescaped tokens of a JSON Pointer (RFC 6901): ``/a~1b/0`` -> ``["a/b", "0"]``."""
     if not pointer:
         return []
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+    return [unescape_token(t) for t in pointer[1:].split("/")]
 
 
 def jq_path(pointer: str, array_tokens: set[int] | None = None) -> str:

@@ -17,6 +17,8 @@ input it raises :class:`ScanError` rather than guessing.
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import unescape as unescape_token
+
 import re
 from array import array
 
@@ -360,7 +362,7 @@ def find_span(data: bytes, index: SpanIndex | None, pointer: str) -> tuple[int, 
     if pointer in ("", "/"):
         return start, end
     for raw in pointer.lstrip("/").split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
+        token = unescape_token(raw)
         if data[start] not in (0x7B, 0x5B):
             return None
         ch = children_of(data, index, start, end)

@@ -9,6 +9,8 @@ scalars as written in the file.
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import escape as escape_pointer_token
+
 from array import array
 
 import orjson
@@ -26,7 +28,7 @@ MAX_POINTER_CHARS = 16 << 20
 
 
 def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+    return escape_pointer_token(token)
 
 
 class _Needle:

@@ -3,6 +3,8 @@ JSON value (or range of values), and RFC 6901 escaping of pointer tokens."""
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import escape as escape_pointer_token
+
 __all__ = ["TreeItem", "escape_token", "release", "human_size"]
 
 
@@ -16,7 +18,7 @@ def human_size(n: int) -> str:
 
 def escape_token(key) -> str:
     """RFC 6901 escaping of one pointer token."""
-    return str(key).replace("~", "~0").replace("/", "~1")
+    return escape_pointer_token(key)
 
 
 class TreeItem:

@@ -21,6 +21,8 @@ payload alike.
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import escape as escape_pointer_token, unescape as unescape_token
+
 import hashlib
 import hmac
 import re
@@ -132,7 +134,7 @@ def types_at(source: str, pointer: str, doc=None) -> tuple:
     types = _ROOTS.get(source, ())
     node = doc
     for seg in pointer.split("/")[1:] if pointer else ():
-        key = seg.replace("~1", "/").replace("~0", "~")
+        key = unescape_token(seg)
         types = child_types(types, key, node)
         if not types:
             return ()
@@ -215,7 +217,7 @@ class _Classes:
         for pat, vc in self.by_path:
             if pat.fullmatch(pointer):
                 return vc
-        last = pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        last = unescape_token(pointer.rsplit("/", 1)[-1])
         return None if last.isdigit() else self.by_field.get(last)
 
 
@@ -384,7 +386,7 @@ class Gate:
         parsed file (the allow-list's ``*`` matches indices only; such a key is content)."""
         node = self.docs.get(source)
         for seg in pointer.split("/")[1:] if pointer else ():
-            key = seg.replace("~1", "/").replace("~0", "~")
+            key = unescape_token(seg)
             if isinstance(node, dict):
                 if _INDEX.fullmatch(key):
                     return True
@@ -455,7 +457,7 @@ class Gate:
             return pointer
         segs, at = [], ""
         for seg in pointer.split("/")[1:]:
-            key = seg.replace("~1", "/").replace("~0", "~")
+            key = unescape_token(seg)
             index = _INDEX.fullmatch(seg) is not None and self._is_array(source, at)
             shown = index or self.key_shown(source, at, key)
             segs.append(seg if shown else self.mark(key, "key"))
@@ -468,7 +470,7 @@ class Gate:
         if source in self.docs:
             node = self.docs[source]
             for seg in pointer.split("/")[1:] if pointer else ():
-                key = seg.replace("~1", "/").replace("~0", "~")
+                key = unescape_token(seg)
                 if isinstance(node, dict):
                     node = node.get(key)
                 elif isinstance(node, list) and _INDEX.fullmatch(key) and int(key) < len(node):
@@ -503,7 +505,7 @@ class Gate:
 
 
 def _esc(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+    return escape_pointer_token(key)
 
 
 def _compact(v) -> str:

@@ -13,6 +13,8 @@ Verification never sees any of this: it runs on the original bytes first.
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import escape as escape_pointer_token
+
 import json
 import weakref
 from collections.abc import Iterator
@@ -449,7 +451,7 @@ class _Pieces:
 
 
 def _esc(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+    return escape_pointer_token(key)
 
 
 def gate_for(payload: bytes | None, descriptor: bytes | None, *, tags: bool = False, key: bytes | None = None,

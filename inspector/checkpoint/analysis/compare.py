@@ -19,6 +19,8 @@ nesting level), so it takes any value the parser produced.
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import escape as escape_pointer_token
+
 import difflib
 import math
 from collections import Counter
@@ -224,7 +226,7 @@ def _is_tool_round(message) -> bool:
 
 def escape_token(token: str) -> str:
     """One RFC 6901 reference token: ``~`` as ``~0``, ``/`` as ``~1``."""
-    return token.replace("~", "~0").replace("/", "~1")
+    return escape_pointer_token(token)
 
 
 def pointer_of(tokens) -> str:

@@ -9,6 +9,8 @@ CLI's ``diff`` and the comparison window both print.
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import unescape as unescape_token
+
 import orjson
 
 from inspector.checkpoint.jsontext.canonical import encode
@@ -96,7 +98,7 @@ def _span_in_canonical(value, pointer: str, offsets: dict) -> tuple[int, int] | 
     many pointers cost about one encoding of the containers they pass through."""
     start, node = 0, value
     for raw in (pointer.split("/")[1:] if pointer else []):
-        token = raw.replace("~1", "/").replace("~0", "~")
+        token = unescape_token(raw)
         if isinstance(node, dict):
             if token not in node:
                 return None

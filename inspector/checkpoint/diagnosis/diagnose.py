@@ -14,6 +14,8 @@ generation wrote (FORMAT.md 3.4).
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import escape as escape_pointer_token
+
 import re
 from dataclasses import dataclass, field
 
@@ -431,7 +433,7 @@ def _correct(text: str) -> float:
 
 
 def _esc(k: str) -> str:
-    return k.replace("~", "~0").replace("/", "~1")
+    return escape_pointer_token(k)
 
 
 def _generation(ctx) -> str | None:

@@ -6,6 +6,8 @@ that decided the value (as Wireshark's dissectors add each field with the offset
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import unescape as unescape_token
+
 from dataclasses import dataclass, field
 
 __all__ = ["Node"]
@@ -41,7 +43,7 @@ class Node:
         if pointer in ("", "/"):
             return node
         for raw in pointer.lstrip("/").split("/"):
-            token = raw.replace("~1", "/").replace("~0", "~")
+            token = unescape_token(raw)
             if node.kind == "array":
                 if not token.isdigit() or int(token) >= len(node.children):
                     return None

@@ -13,6 +13,8 @@ picks the failure the reference's run loop meets first (``validate_invariants``)
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import escape as escape_pointer_token
+
 from inspector.checkpoint.jsontext.reader import SerdeError
 from inspector.checkpoint.rules.bindings import (
     EVIDENCE_KEY, EVIDENCE_SCHEMA, TRANSFORM_BINDING_KEY, Problem, capability_binding_problem,
@@ -274,7 +276,7 @@ def _field_of(e: SerdeError) -> str:
     m = e.message
     if m.startswith("unknown field `"):  # the key is the message's key slot (never parsed back from the text)
         key = next(s.value for s in slots_of(m) if s.role == KEY)
-        return "/" + key.replace("~", "~0").replace("/", "~1")
+        return "/" + escape_pointer_token(key)
     return ""
 
 

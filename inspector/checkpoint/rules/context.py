@@ -6,6 +6,8 @@ computed at most once and only when a check asks for it.
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import unescape as unescape_token
+
 from array import array
 from bisect import bisect_left
 from functools import cached_property
@@ -415,7 +417,7 @@ class Context:
                     return
                 node = node[int(raw)]
             elif type(node) is dict:
-                node = node.get(raw.replace("~1", "/").replace("~0", "~"))
+                node = node.get(unescape_token(raw))
             else:
                 return
             prefix += "/" + raw
@@ -435,7 +437,7 @@ class Context:
             rec = spans.get(pos)
             if rec is None and type(node) is list and (len(node) > 16 or end is not None and end - pos >= _RAW_STEP_BYTES):
                 rec = self._array_record("/" + "/".join(tokens[:i]) if i else "", node, pos, end)
-            token = raw.replace("~1", "/").replace("~0", "~")
+            token = unescape_token(raw)
             if rec is None:
                 stepped = self._raw_step(node, token, pos, end) if type(node) is dict and end is not None \
                     and end - pos >= _RAW_STEP_BYTES else _step(node, token, pos, end)
@@ -513,7 +515,7 @@ def _canonical_span(value, pointer: str, total: int | None = None, start_only: b
     if pointer in ("", "/"):
         return 0, (len(encode(value)) if total is None else total)
     for raw in pointer.lstrip("/").split("/"):
-        stepped = _step(node, raw.replace("~1", "/").replace("~0", "~"), start, end)
+        stepped = _step(node, unescape_token(raw), start, end)
         if stepped is None:
             return None
         node, start, end = stepped

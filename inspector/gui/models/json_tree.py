@@ -14,6 +14,8 @@ window recomputes the sandbox off the GUI thread and loads the result.
 
 from __future__ import annotations
 
+from inspector.checkpoint.jsontext.pointer import unescape as unescape_token
+
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, Signal
 
 from inspector.checkpoint import Verdict
@@ -382,7 +384,7 @@ class JsonTreeModel(TreeDisplay, QAbstractItemModel):
         item = self._root
         idx = QModelIndex()
         for raw in pointer.lstrip("/").split("/"):
-            token = raw.replace("~1", "/").replace("~0", "~")
+            token = unescape_token(raw)
             if not item.is_container:
                 return QModelIndex()
             self._prepare(item)
