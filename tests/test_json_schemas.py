@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.conftest import CASES, CASES_PINNED, GOLDEN, ROOT
+from tests.conftest import CASES, CASES_PINNED, GOLDEN, ROOT, fixture_pairs
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is a dev dependency")
 
@@ -64,12 +64,7 @@ def _run(*argv: str):
 
 
 def _pairs():
-    out = [(GOLDEN / "payload-with-resume.json", GOLDEN / "descriptor-with-resume.json")]
-    for folder in (CASES, CASES_PINNED):
-        for p in sorted(folder.glob("*.payload.json")):
-            d = p.with_name(p.name.replace(".payload.json", ".descriptor.json"))
-            out.append((p, d if d.exists() else None))
-    return out
+    return [(GOLDEN / "payload-with-resume.json", GOLDEN / "descriptor-with-resume.json")] + fixture_pairs()
 
 
 def _valid(name: str, data: bytes) -> dict:

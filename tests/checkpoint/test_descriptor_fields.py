@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from inspector.checkpoint import verify
+from inspector.checkpoint.jsontext.pointer import split
 from inspector.checkpoint.schema import model as S
 from inspector.ticket.allowlist import allowlist
 from tests.conftest import GOLDEN
@@ -28,8 +29,8 @@ LEAVES = _leaves(S.DESCRIPTOR)
 
 
 def _at(doc, pointer: str):
-    for part in pointer.split("/")[1:]:
-        doc = doc[part]
+    for key in split(pointer):
+        doc = doc[key]
     return doc
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.installers.test_build_recipes import _fake_bundle
 
 EPOCH = 1796083200  # 2026-12-01 00:00:00 UTC
 
@@ -80,11 +81,8 @@ def test_the_deb_is_the_same_bytes_when_built_again(tmp_path, monkeypatch):
     make_deb = _module("make_deb", ROOT / "packaging" / "linux" / "make_deb.py")
     debs = []
     for n in range(2):
-        bundle = tmp_path / f"b{n}" / "checkpoint-inspector"
-        (bundle / "_internal").mkdir(parents=True)
-        shutil.copyfile(os.path.realpath(shutil.which("true")), bundle / "checkpoint-inspector")
-        os.chmod(bundle / "checkpoint-inspector", 0o755)
-        (bundle / "_internal" / "data.txt").write_text("x")
+        (tmp_path / f"b{n}").mkdir()
+        bundle = _fake_bundle(tmp_path / f"b{n}")
         debs.append(make_deb.build_deb(bundle, tmp_path / f"out{n}", version="9.9.9"))
         time.sleep(1.1)  # a second later: any time taken from the clock would differ
     assert _sha(debs[0]) == _sha(debs[1])
