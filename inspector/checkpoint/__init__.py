@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # what a type checker (mypy, pyright) and an IDE see: the nam
     from inspector.checkpoint.rules.catalogue import Rule, catalogue, rule
     from inspector.checkpoint.rules.context import Context, build_descriptor
     from inspector.checkpoint.schema.typed import decode
-    from inspector.checkpoint.verify import first_stage, verify
+    from inspector.checkpoint.verify import Verified, first_stage, verify, verify_indexed
 
 #: Each public name and the module that defines it.
 _HOME = {
@@ -59,11 +59,11 @@ _HOME = {
     **dict.fromkeys(("STAGE_BYTES", "STAGE_STRUCTURE", "DigestRow", "Finding", "Location", "Report", "Stage",
                      "Verdict"), "inspector.checkpoint.report"),
     "decode": "inspector.checkpoint.schema.typed",
-    **dict.fromkeys(("first_stage", "verify"), "inspector.checkpoint.verify"),
+    **dict.fromkeys(("first_stage", "verify", "verify_indexed", "Verified"), "inspector.checkpoint.verify"),
 }
 
 __all__ = [
-    "verify", "first_stage", "Report", "Stage", "STAGE_BYTES", "STAGE_STRUCTURE", "Finding", "Location", "Verdict", "DigestRow",
+    "verify", "verify_indexed", "Verified", "first_stage", "Report", "Stage", "STAGE_BYTES", "STAGE_STRUCTURE", "Finding", "Location", "Verdict", "DigestRow",
     "canonicalize", "encode", "format_f64", "CanonicalError", "SerdeError", "parse_value", "Node", "decode",
     "content_digest", "domain_digest", "domain_preimage", "SNAPSHOT_DOMAIN", "LOGICAL_DOMAIN", "DESCRIPTOR_DOMAIN",
     "MAX_CONTENT_BYTES", "Rule", "catalogue", "rule", "Context", "build_descriptor",

@@ -14,14 +14,17 @@ resumability) and, when asked, the views are built.
 from __future__ import annotations
 
 import gc
+from dataclasses import dataclass
 
 from inspector.checkpoint.analysis.pipeline import run_analyses
 from inspector.checkpoint.analysis.views import build_views
 from inspector.checkpoint.evaluate import evaluate
+from inspector.checkpoint.jsontext.spanindex import SpanIndex
+from inspector.checkpoint.read.door import INDEX_BIG, layout_spans
 from inspector.checkpoint.report import Report, Stage
 from inspector.checkpoint.rules.context import Context
 
-__all__ = ["verify", "first_stage", "attach_views"]
+__all__ = ["verify", "verify_indexed", "Verified", "first_stage", "attach_views"]
 
 
 def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int | None = None,
@@ -95,9 +98,79 @@ def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, 
     return report
 
 
+@dataclass
+class Verified:
+    """What :func:`verify_indexed` read from one pair.
+
+    Attributes:
+        report: the :class:`~.report.Report`, as :func:`verify` gives it (with its views when asked for).
+        index: the payload's :class:`~.jsontext.spanindex.SpanIndex` (the children of every container of at
+            least :data:`~.read.door.INDEX_BIG` bytes with two children or more, byte offsets into the payload file), filled by the
+            reader that proved the payload; ``None`` when no fast reader proved it (the exact decoder read it,
+            or serde rejects it: P-PARSE, P-SCHEMA), and then the caller indexes the bytes itself.
+        views_error: why the views could not be built (:func:`attach_views`), else ``None``.
+        parsed: serde read the payload as the reference's type (P-PARSE passed), so its bytes are JSON: a
+            caller indexing them itself needs no other parse to know that.
+    """
+
+    report: Report
+    index: SpanIndex | None = None
+    views_error: str | None = None
+    parsed: bool = False
+
+
+def verify_indexed(payload: bytes | None, descriptor: bytes | None, *,
+                   payload_size: int | None = None, views: bool = True, on_stage=None, on_report=None,
+                   payload_digest=None, parse_first: bool = False, keep: list | None = None) -> Verified:
+    """:func:`verify`, and the payload's span index from the same read (FORMAT.md 3.1: one read of the file
+    decides the verdicts and where each value's bytes are; a front-end's trees need no second parse).
+
+    Which reader fills the index: a payload that starts as a canonical printing does (``{"`` or ``{}``) is
+    read with its large containers' children recorded while the fast path compares it with its printing
+    (``read.door.read_payload(index_wanted=True)``); any other payload (pretty-printed, re-saved by an editor)
+    is verified as :func:`verify` verifies it, and, once the verdicts are decided, the printing of the
+    value read is compared piece by piece against the file (``read.fastpath.layout_spans``), which gives
+    the spans of every printing the fast path accepts with the printing's own offsets. The verdicts,
+    texts and root cause are :func:`verify`'s on the same bytes.
+
+    Args:
+        payload, descriptor, payload_size, on_stage, payload_digest, parse_first, keep: as for :func:`verify`.
+        views: build the timeline and transcript (:func:`attach_views`), after ``on_report``.
+        on_report: ``callable(report, index or None)``, called as soon as the rules are decided, before the
+            views are built and before a non-canonical printing's index is found (``None`` then): a front-end
+            shows the verdicts first. The same report object is in the result, with its views.
+
+    Returns:
+        a :class:`Verified`. Never raises for bad input.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        wanted = payload is not None and payload[:2] in (b'{"', b"{}")
+        ctx = Context(payload, descriptor, payload_size, payload_digest, {} if wanted else None, raw_text=True)
+        if keep is not None:
+            keep.append(ctx)
+        if parse_first:
+            ctx.pay_result  # noqa: B018 - the parse, before any rule asks for the digest
+        report = evaluate(ctx, on_stage)
+        run_analyses(ctx, report)
+        index = SpanIndex.from_records(ctx.spans, INDEX_BIG) if wanted and ctx.spans else None
+        if on_report is not None:
+            on_report(report, index)
+        error = attach_views(report, ctx) if views else None
+        value = ctx.pay_result[0] if payload is not None else None
+        if index is None and value is not None and not ctx.is_canonical:
+            records = layout_spans(value, payload, INDEX_BIG)  # (None for a CRLF printing: its offsets differ)
+            index = SpanIndex.from_records(records, INDEX_BIG) if records else None
+        return Verified(report, index, error, value is not None)
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def attach_views(report: Report, ctx: Context) -> str | None:
     """Set ``report.views`` to the window's timeline and transcript (:func:`.views.build_views`) of the payload
-    ``ctx`` verified (the context ``verify(keep=[])`` keeps); ``None`` stays when there is no decoded payload.
+    ``ctx`` verified (:func:`verify_indexed` builds them after its ``on_report``); ``None`` stays when there is no decoded payload.
     Returns ``None``, or ``"views: <exception type>"`` when building them failed (never raises): ``verify(views=True)``
     counts that among ``report.internal_errors``; a front-end that builds the views after showing the verdicts
     (which do not depend on them: ``verify`` alone never builds them) says so beside the views instead."""

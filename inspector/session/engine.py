@@ -58,12 +58,14 @@ def ensure_worker() -> None:
 # ----------------------------------------------------------------------------------------------
 # Small documents: engine on this (worker) thread.
 
-def _index_small(side: Side) -> None:
-    """Validate JSON with the engine's serde-exact parser, then index spans (worker thread)."""
+def _index_small(side: Side, *, json_known: bool = False) -> None:
+    """Validate JSON with the engine's serde-exact parser (not when ``json_known``: the verifier's read proved
+    it), then index spans (worker thread)."""
     if side.data is None:
         return
     try:
-        checkpoint.parse_value(side.data)
+        if not json_known:
+            checkpoint.parse_value(side.data)
     except checkpoint.SerdeError as e:
         if e.message != RECURSION_LIMIT_EXCEEDED:
             located = e.locate(side.data)
@@ -80,22 +82,37 @@ def _index_small(side: Side) -> None:
 
 
 def analyse_bytes(payload: Side | None, descriptor: Side | None, *, cancel=None) -> Analysis:
-    """Index both sides and verify them, all on the calling (worker) thread.
+    """Verify both sides and index them for the trees, all on the calling (worker) thread.
 
-    Used for inputs up to :data:`PROCESS_THRESHOLD` and for every sandbox recompute.
+    Used for inputs up to :data:`PROCESS_THRESHOLD` and for every sandbox recompute. The payload is read
+    once: its verdicts and its trees' index come from the same read
+    (:func:`~inspector.checkpoint.verify.verify_indexed`). A payload that read gave no index for is then
+    indexed by the tokenizer (:func:`_index_small`): one serde read but whose offsets the fast reader could not
+    take (CRLF line ends, or only the exact decoder read it), and one serde rejects, after the exact parser
+    has said whether it is JSON at all (the located message of a JSON error). The descriptor, a few hundred
+    bytes, is indexed by the tokenizer.
     """
     ensure_worker()
     for side in (payload, descriptor):
-        if side is not None:
-            _index_small(side)
-            if side.data is not None:
-                side.sha256 = "sha256:" + hashlib.sha256(side.data).hexdigest()
+        if side is not None and side.data is not None:
+            side.sha256 = "sha256:" + hashlib.sha256(side.data).hexdigest()
+    if descriptor is not None:
+        _index_small(descriptor)
     if cancel is not None and cancel():
         raise Cancelled()
     t0 = time.perf_counter()
-    report = checkpoint.verify(payload.data if payload else None, descriptor.data if descriptor else None,
-                               payload_size=payload.size if payload else None, views=True)
-    return Analysis(payload, descriptor, report, verify_seconds=time.perf_counter() - t0)
+    done = checkpoint.verify_indexed(payload.data if payload else None, descriptor.data if descriptor else None,
+                                     payload_size=payload.size if payload else None, views=True,
+                                     payload_digest=payload.sha256 if payload else None)
+    seconds = time.perf_counter() - t0
+    if done.views_error is not None:
+        done.report.internal_errors.append(done.views_error)
+    if payload is not None and payload.data is not None:
+        if done.index is not None:
+            payload.index = done.index
+        else:
+            _index_small(payload, json_known=done.parsed)
+    return Analysis(payload, descriptor, done.report, verify_seconds=seconds)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -24,13 +24,15 @@ from array import array
 
 import orjson
 
-from inspector.session.spanindex import Children, SpanIndex
+from inspector.checkpoint.jsontext.spanindex import Children, SpanIndex
+from inspector.checkpoint.read.door import INDEX_BIG
 
 __all__ = ["ScanError", "Children", "SpanIndex", "build_index", "scan_children", "children_of", "lone_child",
            "kind_at", "decode_key", "BIG"]
 
-#: Containers at least this many bytes long get their children recorded by :func:`build_index`.
-BIG = 64 * 1024
+#: Containers at least this many bytes long get their children recorded by :func:`build_index`: the engine's
+#: threshold (``read.door.INDEX_BIG``), so an index from the verifier's read and one from this scan are alike.
+BIG = INDEX_BIG
 
 # One token after optional whitespace: a whole string (unrolled loop, fast in C), one
 # structural character, or a bare scalar (number, true, false, null).

@@ -21,12 +21,12 @@ import threading
 import time
 
 from inspector import checkpoint
-from inspector.checkpoint.verify import attach_views
+from inspector.checkpoint.verify import verify_indexed
 from inspector.checkpoint.analysis.views import PackedViews
 from inspector.checkpoint.safeopen import open_file
 
 from inspector.session.filebytes import file_identity
-from inspector.session.lazyjson import ScanError, SpanIndex, fast_index
+from inspector.session.lazyjson import ScanError, fast_index
 
 __all__ = ["ChildTask", "WorkerError", "DIGEST_FOLLOWS", "prewarm", "warm_ready", "waiting_process", "child_verify",
            "child_analyse", "child_index", "read_file"]
@@ -288,17 +288,18 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
     ``digest`` is the parent's SHA-256 of the file (``sha256:`` form), or :data:`DIGEST_FOLLOWS` when the
     parent sends it once it has it (the child reads and parses the file meanwhile, and takes it when the
     first rule needs it): reused only when the file still has the size and modification time it had then.
-    Without ``big`` (a folder scan: verdicts only) nothing else is sent, and the report has no views. With
+    ``big`` is the window's index threshold (:data:`.lazyjson.BIG`, the engine's ``read.door.INDEX_BIG``, which
+    the engine's index always uses), or ``None``. Without ``big`` (a folder scan: verdicts only) nothing else is sent, and the report has no views. With
     ``big`` (the window's verifier) the report is sent ahead, as soon as the rules are decided, as
     ``("report", (report, index or None, seen))`` (:attr:`ChildTask.early`), its views not built yet; the
     job then returns ``(None, index or None, seen, views, views_error)``: the trees' index when it was not
     sent with the report, the views (:class:`~inspector.checkpoint.analysis.views.PackedViews` or ``None``) and why
     they could not be built, or ``None`` (:func:`~inspector.checkpoint.verify.attach_views`; the verdicts
-    do not depend on them, as ``verify`` alone never builds them). The
-    index (a :class:`.lazyjson.SpanIndex`) comes from the fast path's spans of a canonical payload, sent with the
-    report; a payload that does not start as a canonical printing does (``{"``: a pretty-printed or re-saved
-    one) is verified as ``verify`` alone verifies it, without spans, and its index is found after the report
-    (:func:`_index_after_report`); ``None`` when the fast path did not read the payload.
+    do not depend on them, as ``verify`` alone never builds them). The index (a
+    :class:`~inspector.checkpoint.jsontext.spanindex.SpanIndex`) is the one the engine's read of the payload
+    filled (:func:`~inspector.checkpoint.verify.verify_indexed`): a canonical payload's goes with the report;
+    a pretty-printed or re-saved one's is found after it; ``None`` when no fast reader proved the payload
+    (then the window's indexing child scans the bytes).
 
     ``seen`` is the :func:`file_identity` of the bytes verified, ``None`` when the file changed while it was
     read: the window keeps its own copy only when it read the same file (:func:`.engine._load_large`). The
@@ -330,12 +331,8 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
 
     # The window's verifier (``big``) sends the verdicts ahead of the views (the Resume dock's timeline and
     # transcript, about 0.2 s on the bench files) and, for a payload that does not start as a canonical
-    # printing does (pretty-printed, re-saved), of the trees' index too: such a payload is verified as
-    # ``verify`` verifies it alone (its whitespace removed, no spans recorded), and its index is found after
-    # the report (:func:`_index_after_report`). The verdicts wait for neither.
+    # printing does (pretty-printed, re-saved), of the trees' index too (``verify_indexed``'s ``on_report``).
     window = big is not None
-    later = window and data[:2] not in (b'{"', b"{}")
-    spans: dict | None = {} if window and not later else None
     sent = [0]
 
     def send_stage(stage) -> None:
@@ -343,50 +340,29 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
         if sent[0] > 1 or parent_digest() is None:  # the parent showed the bytes stage already
             conn.send(("stage", stage))
 
-    keep = _KEPT if _ONE_JOB else ([] if window else None)
+    keep = _KEPT if _ONE_JOB else None
     if keep is not None:
         keep.clear()
-    report = checkpoint.verify(data, descriptor, payload_size=len(data), views=False,
-                               payload_digest=parent_digest, spans=spans, on_stage=send_stage if window else None,
-                               keep=keep, parse_first=follows)
-    if gone:
-        raise EOFError  # nobody is listening (_child_main sends nothing)
-    report.canonical_bytes = None
     if not window:
+        report = checkpoint.verify(data, descriptor, payload_size=len(data), views=False,
+                                   payload_digest=parent_digest, keep=keep, parse_first=follows)
+        if gone:
+            raise EOFError  # nobody is listening (_child_main sends nothing)
+        report.canonical_bytes = None
         return report, None, seen
-    # the fast path records the root container whenever it proved the file canonical
-    conn.send(("report", (report, None if later else _index_of(spans, big), seen)))
-    ctx = keep[0]
-    error = attach_views(report, ctx)  # (this process's copy of the report: the window's was sent above)
-    views = PackedViews(report.views) if report.views is not None else None  # unpacked on the loading thread
-    return None, _index_after_report(ctx, data, big) if later else None, seen, views, error
 
+    def send_report(report, index) -> None:
+        if gone:
+            raise EOFError  # nobody is listening (_child_main sends nothing)
+        report.canonical_bytes = None
+        early.append(index is not None)
+        conn.send(("report", (report, index, seen)))
 
-def _index_of(spans: dict | None, big: int | None) -> SpanIndex | None:
-    """The trees' index (a :class:`.lazyjson.SpanIndex`) from the fast path's spans (``None`` when there
-    are none)."""
-    if not spans:
-        return None
-    index = SpanIndex(big=big)
-    for s, (kind, e, starts, ends, key_starts, keys) in spans.items():
-        if e - s >= big and len(starts) >= 2:  # a lone child is read from the bytes (SpanIndex.big)
-            index.add(s, kind, starts, ends, key_starts, keys)
-    return index.freeze()
-
-
-def _index_after_report(ctx, data: bytes, big: int) -> SpanIndex | None:
-    """The index of a payload verified without one (:func:`child_analyse`, its report already sent): the
-    layout comparison of the fast path (:func:`.fastpath.layout_spans`: the printing of the value the
-    engine read, piece by piece against the file, recording the children of every container of at least
-    ``big`` bytes), when the engine's fast path read the value and the file is one of the printings it
-    accepts with the printing's own offsets; ``None`` otherwise (then the window's indexing child scans
-    the bytes). About 0.45 s for the 242 MiB pretty bench file, after the verdicts instead of before."""
-    from inspector.checkpoint.read.door import layout_spans
-
-    value = ctx.pay_result[0] if ctx.payload is not None else None
-    if value is None or ctx.is_canonical:
-        return None
-    return _index_of(layout_spans(value, data, big), big)
+    early: list = []  # [the index went with the report]
+    done = verify_indexed(data, descriptor, payload_size=len(data), views=True, on_stage=send_stage,
+                          on_report=send_report, payload_digest=parent_digest, parse_first=follows, keep=keep)
+    views = PackedViews(done.report.views) if done.report.views is not None else None  # unpacked on the loading thread
+    return None, None if early[0] else done.index, seen, views, done.views_error
 
 
 def child_index(conn, path: str, big: int):

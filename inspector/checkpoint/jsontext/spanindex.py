@@ -1,9 +1,14 @@
-"""The span index of a JSON document's large containers and the child boundaries it hands out (no Qt; importable
-in a child process, sent back from one by pickling).
+"""The span index of a JSON document's large containers and the child boundaries it hands out (FORMAT.md 3.1:
+byte offsets into the file as read; no Qt; importable in a child process, sent back from one by pickling).
 
 :class:`Children` is what the trees read for one container; :class:`SpanIndex` keeps the children of many, flat.
-The scanners that fill it are in :mod:`.lazyjson` (``build_index``, ``fast_index``), which reads a lone child
-from the bytes (``lone_child``) where this index, by its ``big`` promise, holds nothing.
+It lives in the engine's text floor because the reader that proves a payload fills it: the fast paths record
+the children of large containers while they compare the file with its printing (``read.fastpath``,
+``read.typedfast``) and :meth:`SpanIndex.from_records` makes the index of those records
+(:func:`inspector.checkpoint.verify.verify_indexed`). The window's tokenizer
+(:mod:`inspector.session.lazyjson`: ``build_index``, ``fast_index``) fills the same index for a file no fast
+reader proved, and reads a lone child from the bytes (``lone_child``) where this index, by its ``big``
+promise, holds nothing.
 """
 
 from __future__ import annotations
@@ -75,6 +80,19 @@ class SpanIndex:
         self._key_starts = array("q")
         self._keys: list = []
         self._cache: dict[int, Children] = {}
+
+    @classmethod
+    def from_records(cls, records: dict, big: int) -> "SpanIndex":
+        """The index of a fast reader's span records (``{start: (kind, end, starts, ends, key_starts, keys)}``,
+        byte offsets, as ``read.fastpath.decode_fast(spans=)`` and ``read.typedfast.decode_typed(spans=)`` fill
+        them): every recorded container of at least ``big`` bytes with two children or more (the ``big``
+        promise; a lone child is read from the bytes), frozen. Records of smaller containers (which the
+        lint's locations asked for) are left out."""
+        index = cls(big=big)
+        for s, (kind, e, starts, ends, key_starts, keys) in records.items():
+            if e - s >= big and len(starts) >= 2:
+                index.add(s, kind, starts, ends, key_starts, keys)
+        return index.freeze()
 
     def add(self, start: int, kind: str, starts: array, ends: array, key_starts: array | None = None,
             keys: list | None = None) -> None:
