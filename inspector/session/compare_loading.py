@@ -278,7 +278,8 @@ def compare_paths(paths: list[str], *, progress=None, cancel=None) -> CompareRes
     if large:
         tasks = [ChildTask(child_index, (fa.path, BIG)), ChildTask(child_index, (fb.path, BIG)),
                  ChildTask(_child_compare, (fa.path, fb.path, fa.role))]
-        (ia, seen_a), (ib, seen_b), out = _run_children(tasks, progress, cancel, "Comparing")
+        indexed_a, indexed_b, out = _run_children(tasks, progress, cancel, "Comparing")
+        (ia, seen_a), (ib, seen_b) = (indexed_a.index, indexed_a.seen), (indexed_b.index, indexed_b.seen)
         # the trees' spans and the differences must be of the bytes read here
         for f, seen in zip((fa, fb, fa, fb), (seen_a, seen_b, *out.pop("seen"))):
             _same_file(f, seen)

@@ -35,7 +35,7 @@ from inspector.session.lazyjson import BIG, ScanError, SpanIndex, build_index
 from inspector.session.documents import Analysis, Cancelled, Side, UserError
 from inspector.session.staged import StagedLoad
 from inspector.session.workers import (
-    DIGEST_FOLLOWS, ChildTask, WorkerError, child_analyse, child_index, prewarm,
+    DIGEST_FOLLOWS, ChildTask, Digest, WorkerError, child_analyse, child_index, prewarm,
 )
 
 # Sandbox edits are in .edits and folder scans in .folderscan (they import this module; it no longer
@@ -368,7 +368,7 @@ class _LargeLoad:
         if digest is None:  # the file changed (or went) since it was opened: read it again (load_paths)
             raise _Changed()
         stage = checkpoint.first_stage(payload.data, descriptor.data if descriptor else None, payload_digest=digest)
-        self.verifier.send(("digest", digest))
+        self.verifier.send(Digest(digest))
         payload.sha256 = digest
         self.load.stage = stage
         self._send(None)
@@ -387,7 +387,8 @@ class _LargeLoad:
 
     def _take_index(self) -> None:
         if self.indexer is not None and self.index_done is None and self.indexer.done:
-            self.index_done, seen = _result(self.indexer)
+            indexed = _result(self.indexer)
+            self.index_done, seen = indexed.index, indexed.seen
             self.indexer.terminate()
             if not _matches(seen, self.opened):  # it indexed other bytes than the window's copy
                 raise _Changed()
@@ -399,13 +400,12 @@ class _LargeLoad:
         verifier, payload = self.verifier, self.payload
         if self.report is not None or (verifier.early is None and not verifier.done):
             return
-        if verifier.early is not None:  # the verdicts ahead of the views (and of a pretty payload's index)
-            report, spans_index, seen = verifier.early
-            self.tail_follows = True
-        else:  # (only a verifier that failed before its report ends without one: raises here)
-            report, spans_index, seen = _result(verifier)[:3]
-            verifier.terminate()
-            self.load.views_done = True  # (its report carries the views)
+        if verifier.early is None:  # only a verifier that failed before its report ends without one: raises here
+            _result(verifier)
+            raise WorkerError("no report")
+        # the verdicts ahead of the views (and of a pretty payload's index)
+        report, spans_index, seen = verifier.early.report, verifier.early.index, verifier.early.seen
+        self.tail_follows = True
         self.report = self.load.report = report
         # the window keeps its copy with the verdicts only when both read the bytes hashed for the
         # bytes stage: else the trees, the bytes pane and the verdicts would describe different bytes
@@ -415,10 +415,7 @@ class _LargeLoad:
         if spans_index is not None and self.index_done is None:
             self.index_done = spans_index
             _set_index(payload, self.index_done)
-        if self.tail_follows:
-            self._send(report)  # the verdicts now; the timeline, and any trees still unread, next
-        elif self.index_done is None:
-            self.indexer, self.index_done = _index_or_indexer(payload, None)
+        self._send(report)  # the verdicts now; the timeline, and any trees still unread, next
 
     def _take_tail(self) -> None:
         if not (self.tail_follows and self.verifier.done):
@@ -471,10 +468,10 @@ def _tail(verifier: ChildTask) -> tuple:
     worker process stopped (<error>)", None)``: its verdicts stand (they were decided), the Resume dock says
     why it has no timeline, and an indexing child reads the bytes for the trees."""
     try:
-        _, index, _, views, views_error = verifier.result()
+        after = verifier.result()
     except WorkerError as e:
         return None, f"the worker process stopped ({e.error_type})", None
-    return views, views_error, index
+    return after.views, after.views_error, after.index
 
 
 def _opened_identity(payload: Side) -> tuple:

@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import threading
 import time
+from dataclasses import dataclass
 
 from inspector import checkpoint
 from inspector.checkpoint.verify import verify_indexed
@@ -29,7 +30,8 @@ from inspector.session.filebytes import file_identity
 from inspector.session.lazyjson import ScanError, fast_index
 
 __all__ = ["ChildTask", "WorkerError", "DIGEST_FOLLOWS", "prewarm", "warm_ready", "waiting_process", "child_verify",
-           "child_analyse", "child_index", "read_file"]
+           "child_analyse", "child_index", "read_file", "Job", "Ready", "Digest", "Progress", "StageReached",
+           "ReportAhead", "Finished", "Failed", "Verdicts", "AfterReport", "Indexed"]
 
 
 class WorkerError(Exception):
@@ -39,6 +41,105 @@ class WorkerError(Exception):
     def __init__(self, error_type: str):
         super().__init__(error_type)
         self.error_type = error_type
+
+
+# ----------------------------------------------------------------------------------------------
+# The worker protocol: what crosses a pipe, one class per message (pickled; no Qt).
+
+@dataclass(frozen=True)
+class Job:
+    """Window to a waiting warm worker: run ``fn(conn, *args)`` at priority ``nice`` (:func:`prewarm`)."""
+
+    fn: object
+    args: tuple
+    nice: int = 10
+
+
+@dataclass(frozen=True)
+class Ready:
+    """Warm worker to window: its imports are done; it waits for one :class:`Job`."""
+
+
+@dataclass(frozen=True)
+class Digest:
+    """Window to the verifier: the payload file's ``sha256:`` content digest, or ``None`` when the window could not
+    hash the bytes it opened (sent when the verifier was started with :data:`DIGEST_FOLLOWS`)."""
+
+    digest: str | None
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Child to window: the fraction of its job done (0.0 to 1.0; an indexer's bytes read)."""
+
+    fraction: float
+
+
+@dataclass(frozen=True)
+class StageReached:
+    """Verifier to window: a partial verdict (``checkpoint.Stage``), before the report."""
+
+    stage: object
+
+
+@dataclass(frozen=True)
+class ReportAhead:
+    """Verifier to window, ahead of the job's end (:attr:`ChildTask.early`): the ``report`` as soon as the rules
+    are decided, the trees' ``index`` when the read gave it at once (a canonical payload's
+    :class:`~inspector.checkpoint.jsontext.spanindex.SpanIndex`; ``None``: it follows in :class:`AfterReport`, or
+    the window indexes the bytes), and ``seen``, the :func:`file_identity` of the bytes verified (``None``: the
+    file changed while it was read)."""
+
+    report: object
+    index: object = None
+    seen: tuple | None = None
+
+
+@dataclass(frozen=True)
+class Finished:
+    """Child to window: the job returned ``value`` (one of the results below, or the job's own value)."""
+
+    value: object
+
+
+@dataclass(frozen=True)
+class Failed:
+    """Child to window: the job raised; ``error_type`` names the exception's type (never its text, which may quote
+    payload content)."""
+
+    error_type: str
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """:func:`child_analyse`'s result for a folder scan: the ``report`` (no views) and ``seen`` (as in
+    :class:`ReportAhead`)."""
+
+    report: object
+    seen: tuple | None = None
+
+
+@dataclass(frozen=True)
+class AfterReport:
+    """:func:`child_analyse`'s result for the window, after its :class:`ReportAhead`: the trees' ``index`` when it
+    did not go with the report (a pretty-printed payload's; ``None`` otherwise), ``seen``, the ``views``
+    (:class:`~inspector.checkpoint.analysis.views.PackedViews` or ``None``) and ``views_error`` (why they could
+    not be built, or ``None``)."""
+
+    index: object = None
+    seen: tuple | None = None
+    views: object = None
+    views_error: str | None = None
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """:func:`child_index`'s result: the ``index`` (a :class:`~inspector.checkpoint.jsontext.spanindex.SpanIndex`)
+    or the :class:`~.lazyjson.ScanError` that says why the bytes are not JSON, and ``seen`` (as in
+    :class:`ReportAhead`)."""
+
+    index: object
+    seen: tuple | None = None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -74,7 +175,7 @@ def warm_ready(timeout: float = 0.0) -> bool:
         proc, conn, ready = _warm[0]
         if not ready[0] and conn.poll(timeout):
             try:
-                ready[0] = conn.recv() == ("ready",)
+                ready[0] = isinstance(conn.recv(), Ready)
             except (EOFError, OSError):
                 return False
         return ready[0] and proc.is_alive()
@@ -101,11 +202,11 @@ def _take_warm():
 def _warm_main(conn) -> None:
     """The warm worker: the imports are done (this module); say so, then run the one job sent."""
     try:
-        conn.send(("ready",))
-        fn, args, nice = conn.recv()
+        conn.send(Ready())
+        job = conn.recv()
     except (EOFError, OSError, BrokenPipeError):
         return  # the window went away before giving a job
-    _child_main(conn, fn, args, nice)
+    _child_main(conn, job.fn, job.args, job.nice)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -118,8 +219,8 @@ class ChildTask:
     it; the verifier of an open runs at the window's own priority (nice 0): at nice 10 on a busy machine it got
     a fraction of a core and the verdicts took twice the engine's own time. With ``warm=True`` the waiting
     warm worker (:func:`prewarm`) runs the job when there is one (no start-up cost), else a new process.
-    Messages are ``("progress", fraction)``, ``("stage", checkpoint.Stage)``, ``("report", value)`` (a result
-    ahead of the job's end: :attr:`early`), ``("ok", value)`` or ``("error", type_name)``.
+    The child sends :class:`Progress`, :class:`StageReached`, :class:`ReportAhead` (a result ahead of the job's
+    end: :attr:`early`), then :class:`Finished` or :class:`Failed`; a warm worker first sends :class:`Ready`.
     """
 
     def __init__(self, fn, args, nice: int = 10, warm: bool = False):
@@ -133,8 +234,7 @@ class ChildTask:
         self._value = None
         self._error = None
         self._stages: list = []
-        #: A value the child sent ahead of its result (``child_analyse``: ``(report, index or None, seen)``),
-        #: else ``None``.
+        #: The :class:`ReportAhead` the child sent ahead of its result (``child_analyse``), else ``None``.
         self.early = None
 
     def stages(self) -> list:
@@ -149,7 +249,7 @@ class ChildTask:
         if taken is not None:
             self._proc, self._conn, self.was_warm = taken
             try:
-                self._conn.send((self.fn, self.args, self.nice))
+                self._conn.send(Job(self.fn, self.args, self.nice))
             except (BrokenPipeError, OSError):
                 taken = None
                 self._conn.close()
@@ -178,23 +278,23 @@ class ChildTask:
             while self._conn.poll(timeout):
                 msg = self._conn.recv()
                 timeout = 0
-                if msg[0] == "ready":  # a warm worker's imports finished
+                if isinstance(msg, Ready):  # a warm worker's imports finished
                     continue
-                if msg[0] == "progress":
-                    self.progress = msg[1]
+                if isinstance(msg, Progress):
+                    self.progress = msg.fraction
                     continue
-                if msg[0] == "stage":
-                    self._stages.append(msg[1])
+                if isinstance(msg, StageReached):
+                    self._stages.append(msg.stage)
                     continue
-                if msg[0] == "report":  # the verdicts, ahead of the job's end (the views, maybe the index, follow)
-                    self.early = msg[1]
+                if isinstance(msg, ReportAhead):  # the verdicts, ahead of the job's end (the views, maybe the index, follow)
+                    self.early = msg
                     continue
                 self.done = True
                 self.seconds = time.perf_counter() - self._t0
-                if msg[0] == "ok":
-                    self._value = msg[1]
+                if isinstance(msg, Finished):
+                    self._value = msg.value
                 else:
-                    self._error = msg[1]  # the exception's type name only (never its text)
+                    self._error = msg.error_type  # the exception's type name only (never its text)
                 # No join here: a child freeing gigabytes takes a while to exit; terminate() reaps it.
                 return
         except (EOFError, OSError):
@@ -234,11 +334,11 @@ def _child_main(conn, fn, args, nice: int = 10) -> None:
     try:
         try:
             value = fn(conn, *args)
-            conn.send(("ok", value))
+            conn.send(Finished(value))
         except (BrokenPipeError, EOFError):
             pass  # the window went away or cancelled: nobody is listening
         except BaseException as e:  # reported to the parent by type only: its text may quote the payload
-            conn.send(("error", type(e).__name__))
+            conn.send(Failed(type(e).__name__))
     except (BrokenPipeError, EOFError, OSError):
         pass
     finally:
@@ -250,11 +350,11 @@ def _child_main(conn, fn, args, nice: int = 10) -> None:
 
 def child_verify(conn, path: str, descriptor: bytes | None, size: int):
     """Verify the payload file in a child process (folder scans); returns the report (no views)."""
-    return child_analyse(conn, path, descriptor, size, None, None, None)[0]
+    return child_analyse(conn, path, descriptor, size, None, None, None).report
 
 
 #: ``child_analyse``'s ``digest`` when the parent is still hashing the file: the child reads the file meanwhile,
-#: then waits for ``("digest", digest or None)`` on its pipe (:meth:`ChildTask.send`).
+#: then waits for a :class:`Digest` on its pipe (:meth:`ChildTask.send`).
 DIGEST_FOLLOWS = "follows"
 
 
@@ -282,18 +382,17 @@ def read_file(path: str) -> tuple[bytes, tuple | None]:
 
 def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns: int | None, digest: str | None,
                   big: int | None):
-    """Verify the payload file (one parse); returns ``(report, None, seen)`` without ``big``, else sends each
-    stage and the report ahead and returns what follows it (below).
+    """Verify the payload file (one parse); returns :class:`Verdicts` without ``big``, else sends each stage
+    and the report ahead and returns :class:`AfterReport` (below).
 
     ``digest`` is the parent's SHA-256 of the file (``sha256:`` form), or :data:`DIGEST_FOLLOWS` when the
     parent sends it once it has it (the child reads and parses the file meanwhile, and takes it when the
     first rule needs it): reused only when the file still has the size and modification time it had then.
     ``big`` is the window's index threshold (:data:`.lazyjson.BIG`, the engine's ``read.door.INDEX_BIG``, which
     the engine's index always uses), or ``None``. Without ``big`` (a folder scan: verdicts only) nothing else is sent, and the report has no views. With
-    ``big`` (the window's verifier) the report is sent ahead, as soon as the rules are decided, as
-    ``("report", (report, index or None, seen))`` (:attr:`ChildTask.early`), its views not built yet; the
-    job then returns ``(None, index or None, seen, views, views_error)``: the trees' index when it was not
-    sent with the report, the views (:class:`~inspector.checkpoint.analysis.views.PackedViews` or ``None``) and why
+    ``big`` (the window's verifier) the report is sent ahead, as soon as the rules are decided, as a
+    :class:`ReportAhead` (:attr:`ChildTask.early`), its views not built yet; the job then returns an
+    :class:`AfterReport`: the trees' index when it was not sent with the report, the views (:class:`~inspector.checkpoint.analysis.views.PackedViews` or ``None``) and why
     they could not be built, or ``None`` (:func:`~inspector.checkpoint.verify.attach_views`; the verdicts
     do not depend on them, as ``verify`` alone never builds them). The index (a
     :class:`~inspector.checkpoint.jsontext.spanindex.SpanIndex`) is the one the engine's read of the payload
@@ -322,8 +421,8 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
                     msg = conn.recv()
                 except (EOFError, OSError):  # the window went away or cancelled: nobody is listening
                     gone.append(True)
-                    msg = ("gone", None)
-                d = msg[1] if msg[0] == "digest" else None
+                    msg = None
+                d = msg.digest if isinstance(msg, Digest) else None
             if seen is None or seen[2:] != (size, mtime_ns):
                 d = None  # not the bytes the parent hashed
             got.append(d)
@@ -338,7 +437,7 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
     def send_stage(stage) -> None:
         sent[0] += 1
         if sent[0] > 1 or parent_digest() is None:  # the parent showed the bytes stage already
-            conn.send(("stage", stage))
+            conn.send(StageReached(stage))
 
     keep = _KEPT if _ONE_JOB else None
     if keep is not None:
@@ -349,25 +448,25 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
         if gone:
             raise EOFError  # nobody is listening (_child_main sends nothing)
         report.canonical_bytes = None
-        return report, None, seen
+        return Verdicts(report, seen)
 
     def send_report(report, index) -> None:
         if gone:
             raise EOFError  # nobody is listening (_child_main sends nothing)
         report.canonical_bytes = None
         early.append(index is not None)
-        conn.send(("report", (report, index, seen)))
+        conn.send(ReportAhead(report, index, seen))
 
     early: list = []  # [the index went with the report]
     done = verify_indexed(data, descriptor, payload_size=len(data), views=True, on_stage=send_stage,
                           on_report=send_report, payload_digest=parent_digest, parse_first=follows, keep=keep)
     views = PackedViews(done.report.views) if done.report.views is not None else None  # unpacked on the loading thread
-    return None, None if early[0] else done.index, seen, views, done.views_error
+    return AfterReport(None if early[0] else done.index, seen, views, done.views_error)
 
 
 def child_index(conn, path: str, big: int):
-    """Index the payload file's large containers in a child: ``(index or ScanError, seen)``, the index
-    a :class:`.lazyjson.SpanIndex`; ``seen`` is the :func:`file_identity` of the bytes indexed (``None``: the file
+    """Index the payload file's large containers in a child: an :class:`Indexed` (the index, a
+    :class:`~inspector.checkpoint.jsontext.spanindex.SpanIndex`, or the :class:`~.lazyjson.ScanError`); ``seen`` is the :func:`file_identity` of the bytes indexed (``None``: the file
     changed while it was read). Raises ``OSError`` when the file cannot be read."""
     data, seen = read_file(path)
     last = [0.0]
@@ -376,9 +475,9 @@ def child_index(conn, path: str, big: int):
         now = time.perf_counter()
         if now - last[0] > 0.2:
             last[0] = now
-            conn.send(("progress", done / max(total, 1)))
+            conn.send(Progress(done / max(total, 1)))
 
     try:
-        return fast_index(data, big=big, progress=progress), seen
+        return Indexed(fast_index(data, big=big, progress=progress), seen)
     except ScanError as e:
-        return e, seen
+        return Indexed(e, seen)

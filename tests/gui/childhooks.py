@@ -182,7 +182,7 @@ class _AfterReport:
 
     def send(self, msg):
         self._conn.send(msg)
-        if msg[0] == "report":
+        if isinstance(msg, workers.ReportAhead):
             self._act()
 
 

@@ -14,7 +14,7 @@ import inspector.checkpoint as checkpoint
 from inspector.checkpoint import verify
 from inspector.checkpoint.read.fastpath import NotFast, decode_fast
 from inspector.gui import summary
-from inspector.session import engine
+from inspector.session import engine, workers
 from inspector.session.lazyjson import build_index, children_of
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, open_and_wait
@@ -319,8 +319,8 @@ class _Pipe:
         self.sent.append(msg)
 
     def report(self):
-        """The report the child sent ahead of its views (``("report", (report, index, seen))``)."""
-        return next(m[1][0] for m in self.sent if m[0] == "report")
+        """The report the child sent ahead of its views (a ``workers.ReportAhead``)."""
+        return next(m.report for m in self.sent if isinstance(m, workers.ReportAhead))
 
 
 def test_the_verifier_reads_while_the_window_hashes_and_takes_its_digest(tmp_path):
@@ -339,15 +339,14 @@ def test_the_verifier_reads_while_the_window_hashes_and_takes_its_digest(tmp_pat
     st = os.stat(p)
     real = "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest()
     sent = "sha256:" + "ab" * 32  # not the file's: the report shows whose digest was used
-    pipe = _Pipe(("digest", sent))
-    _, _, seen, _, _ = child_analyse(pipe, str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns,
-                                     DIGEST_FOLLOWS, BIG)
+    pipe = _Pipe(workers.Digest(sent))
+    seen = child_analyse(pipe, str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns, DIGEST_FOLLOWS, BIG).seen
     report = pipe.report()
     digests = {r.label: r.recomputed for r in report.digests}
     assert digests["payload content_digest"] == sent
     assert report.root_cause.rule.id == "X-BYTES"
     assert seen == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)  # the file it read, unchanged meanwhile
-    pipe = _Pipe(("digest", sent))
+    pipe = _Pipe(workers.Digest(sent))
     child_analyse(pipe, str(p), GOLDEN_D.read_bytes(), st.st_size + 1, st.st_mtime_ns, DIGEST_FOLLOWS, BIG)
     report = pipe.report()
     assert {r.label: r.recomputed for r in report.digests}["payload content_digest"] == real

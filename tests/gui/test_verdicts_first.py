@@ -72,6 +72,12 @@ def _child(path, big=64):
     return pipe.sent, value
 
 
+def _after(sent, value):
+    """``(sent, (index, seen, views, views_error))`` of a window verifier's job, whose result is an ``AfterReport``."""
+    assert isinstance(value, workers.AfterReport)
+    return sent, (value.index, value.seen, value.views, value.views_error)
+
+
 def _rows(report):
     return [(f.rule.id, f.verdict, f.message) for f in report.findings]
 
@@ -84,11 +90,11 @@ def test_the_verifier_sends_a_pretty_payloads_report_ahead_then_its_views_and_in
     pretty = orjson.dumps(orjson.loads(_generated()), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
     p = tmp_path / "pretty.payload.json"
     p.write_bytes(pretty)
-    sent, (none, index, seen, views, views_error) = _child(p, big=BIG)
+    sent, (index, seen, views, views_error) = _after(*_child(p, big=BIG))
     # the bytes stage (no digest was given: the child's own), the structure stage, then the verdicts
-    assert [m[0] for m in sent] == ["stage", "stage", "report"]
-    early, early_index, early_seen = sent[2][1]
-    assert none is None and early_index is None and early_seen == seen and seen[2] == len(pretty)
+    assert [type(m).__name__ for m in sent] == ["StageReached", "StageReached", "ReportAhead"]
+    early, early_index, early_seen = sent[2].report, sent[2].index, sent[2].seen
+    assert early_index is None and early_seen == seen and seen[2] == len(pretty)
     assert _rows(early) == _rows(verify(pretty, GOLDEN_D.read_bytes()))
     assert early.root_cause.rule.id == "X-BYTES"
     assert "P-CANONICAL" in [f.rule.id for f in early.failed()]
@@ -103,12 +109,12 @@ def test_a_canonical_payload_gets_its_index_with_the_report_and_its_views_after(
     p = tmp_path / "gen.payload.json"
     p.write_bytes(data)
     # (the fast path records containers of 64 KiB or more whatever ``big`` says: the window's BIG)
-    sent, (none, index, seen, views, views_error) = _child(p, big=BIG)
-    assert [m[0] for m in sent] == ["stage", "stage", "report"]
-    early, early_index, early_seen = sent[2][1]
+    sent, (index, seen, views, views_error) = _after(*_child(p, big=BIG))
+    assert [type(m).__name__ for m in sent] == ["StageReached", "StageReached", "ReportAhead"]
+    early, early_index, early_seen = sent[2].report, sent[2].index, sent[2].seen
     assert _rows(early) == _rows(verify(data, GOLDEN_D.read_bytes())) and early.views is None
     assert early_index == build_index(data, big=BIG) and len(early_index) >= 3  # the spans came with the parse
-    assert none is None and index is None and early_seen == seen and seen[2] == len(data)
+    assert index is None and early_seen == seen and seen[2] == len(data)
     assert views.unpack() == _views(data) and views_error is None
 
 
@@ -118,10 +124,10 @@ def test_a_crlf_pretty_payload_gets_its_report_ahead_and_no_index(tmp_path):
     data = _pretty(crlf=True)
     p = tmp_path / "crlf.payload.json"
     p.write_bytes(data)
-    sent, (none, index, seen, views, views_error) = _child(p)
-    assert [m[0] for m in sent] == ["stage", "stage", "report"]
-    assert none is None and index is None and sent[2][1][1] is None
-    assert _rows(sent[2][1][0]) == _rows(verify(data, GOLDEN_D.read_bytes()))
+    sent, (index, seen, views, views_error) = _after(*_child(p))
+    assert [type(m).__name__ for m in sent] == ["StageReached", "StageReached", "ReportAhead"]
+    assert index is None and sent[2].index is None
+    assert _rows(sent[2].report) == _rows(verify(data, GOLDEN_D.read_bytes()))
     assert views.unpack() == _views(data)
     assert layout_spans(orjson.loads(data), data, 64) is None
 
@@ -267,13 +273,14 @@ def test_early_report_is_the_clis_verdict(tmp_path, name):
     st = os.stat(p)
     pipe = _Pipe()
     value = workers.child_analyse(pipe, str(p), GOLDEN_D.read_bytes(), st.st_size, st.st_mtime_ns, None, 64)
-    reports = [m[1][0] for m in pipe.sent if m[0] == "report"]
+    reports = [m.report for m in pipe.sent if isinstance(m, workers.ReportAhead)]
     cli = verify(data, GOLDEN_D.read_bytes(), payload_size=len(data))
-    assert len(reports) == 1, [m[0] for m in pipe.sent]
+    assert len(reports) == 1, [type(m).__name__ for m in pipe.sent]
     early = reports[0]
     assert early.views is None
     assert _summary(early) == _summary(cli)
-    none, index, seen, views, views_error = value
+    assert isinstance(value, workers.AfterReport)
+    views, views_error = value.views, value.views_error
     assert views_error is None
     full = verify(data, GOLDEN_D.read_bytes(), payload_size=len(data), views=True)
     assert (views.unpack() if views is not None else None) == full.views
