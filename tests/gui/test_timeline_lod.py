@@ -40,6 +40,12 @@ def test_a_dense_lane_of_passes_is_drawn_by_column(qapp, monkeypatch):
         rounds = array("q", [v for k in range(n) for v in (k + 1, 2 * k, 2 * k + 1)])  # (turn, start, end) a pass
         models = array("q", [])
 
+        @classmethod
+        def passes(cls):
+            from inspector.checkpoint.analysis.views import Passes
+
+            return Passes(cls.rounds)
+
     drawn = []
     monkeypatch.setattr(timeline_paint, "_paint_passes_dense",
                         lambda *a: drawn.append(("dense", a[5], a[6])))  # (k_lo, k_hi)

@@ -42,24 +42,20 @@ def _time(ms: int) -> str:
 
 
 class _Passes:
-    """Which pass an event of one lane belongs to, by bisection over the passes' first events (three
-    C-speed slices of the lane's ``rounds``: nothing per event is built)."""
+    """Which pass an event of one lane belongs to (:meth:`.views.Passes.turn_of`), the lane's passes sliced when
+    first asked (a lane of 500,000 passes: 10 ms; the table shows one lane's)."""
 
-    __slots__ = ("lane", "turns", "starts", "ends")
+    __slots__ = ("lane", "passes")
 
     def __init__(self, lane):
         self.lane = lane
-        self.turns = None  # sliced when first asked (a lane of 500,000 passes: 10 ms; the table shows one lane's)
+        self.passes = None
 
     def of(self, e: int):
-        """The pass number of event ``e``, or ``None`` before the first pass."""
-        if self.turns is None:
-            r = self.lane.rounds
-            self.turns, self.starts, self.ends = r[0::3], r[1::3], r[2::3]
-        k = bisect_right(self.starts, e) - 1
-        if k < 0 or (self.ends[k] >= 0 and e > self.ends[k]):
-            return None
-        return self.turns[k]
+        """The pass number of event ``e``, or ``None`` when it is in no pass or its pass has no number."""
+        if self.passes is None:
+            self.passes = self.lane.passes()
+        return self.passes.turn_of(e)
 
 
 def filter_rows(timeline, passes: list, kind: int | None, text: str, cancelled=lambda: False) -> array | None:

@@ -66,10 +66,10 @@ def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: fl
     top (pixels); ``w``: the viewport width (pixels); ``bg``: the lane's background (the labels' contrast);
     ``pass_values``: ``values`` at each pass's first event when known (``Lane.pass_seq``/``pass_ts``); ``left``:
     where the plot begins (the lane labels' width, :func:`header_width`)."""
-    rounds, models = lane.rounds, lane.models
+    passes, models = lane.passes(), lane.models
     under = bg if bg is not None else QColor("white")
     label = style.readable_on_all(QColor(*_PASS), (under, style.over(_PASS, under, 28)), 4.5)  # (drawn on the band)
-    starts, ends = rounds[1::3], rounds[2::3]  # C-speed slices; passes are disjoint and in order
+    starts, ends = passes.firsts, passes.lasts  # (C-speed slices; passes are disjoint and in order)
     k_lo, k_hi = (bisect_left(ends, visible[0]), bisect_right(starts, visible[1])) if visible else (0, len(starts))
     if k_hi - k_lo > max(1, w - left) // _LOD_PX:  # more passes than pixels can tell apart
         _paint_passes_dense(p, values, x_of, starts, ends, k_lo, k_hi, top, w,
@@ -77,7 +77,7 @@ def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: fl
                             left)
         return
     for k in range(k_lo, k_hi):  # a lane may hold hundreds of thousands of passes
-        turn, a, b = rounds[3 * k], starts[k], (None if ends[k] < 0 else ends[k])
+        turn, a, b = passes.turn(k), starts[k], passes.last(k)
         xa = x_of(values[a])
         xb = x_of(values[b]) if b is not None else (x_of(values[-1]) + 8)
         if xb < left or xa > w:
@@ -98,7 +98,7 @@ def paint_passes(p, lane, values, x_of, visible: tuple[int, int] | None, top: fl
                 p.setPen(pen)
                 p.drawRect(inner)
         p.setPen(QPen(label))
-        if rect.width() > fm.horizontalAdvance(f"P{turn}") + 4:
+        if turn is not None and rect.width() > fm.horizontalAdvance(f"P{turn}") + 4:
             p.drawText(rect.adjusted(2, 8, 0, 0), Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft, f"P{turn}")
 
 

@@ -5,7 +5,6 @@ painting and the input handling."""
 from __future__ import annotations
 
 import datetime
-from bisect import bisect_right
 
 from inspector.session.visible import visible
 from ..accessibility import content_changed
@@ -42,11 +41,8 @@ class TimelineWords:
         10:00:01.250 UTC"``."""
         ln = self.timeline.lanes[lane]
         when = datetime.datetime.fromtimestamp(ln.ts[e] / 1000, datetime.timezone.utc).strftime("%H:%M:%S.%f")[:-3]
-        starts = ln.rounds[1::3]
-        k = bisect_right(starts, e) - 1
-        last = ln.rounds[3 * k + 2] if k >= 0 else -1
-        pas = (f"pass P{ln.rounds[3 * k]}" if k >= 0 and (last < 0 or e <= last) and ln.rounds[3 * k] >= 0
-               else "in no pass")
+        turn = ln.passes().turn_of(e)
+        pas = f"pass P{turn}" if turn is not None else "in no pass"
         rules = ", ".join(self.rule_marks.get(lane, {}).get(e, []))
         return visible(f"{ln.kind_name(e)}, event #{ln.seq[e]} of run {ln.id}, {pas}, at {when} UTC"
                        + (f"; failing here: {rules}" if rules else ""))

@@ -138,3 +138,25 @@ def test_every_scenarios_transcript_has_the_loop_checkpoints_own_messages_and_09
     assert len(orphan) == 1 and orphan[0].blocks_resume
     assert [tr.resume_point.index_of(x.pointer) for x in orphan[0].locations] == [2]
     assert [tr.index_of(x.pointer) for x in orphan[0].locations] == [None]
+
+
+def test_a_lane_s_passes_by_name_say_which_pass_an_event_is_in():
+    """``Lane.passes()`` (FORMAT.md 4.17): the flat ``(turn, first, last)`` triples read by name, one home for the
+    timeline's text, its painter and the events table. A pass whose ``turn_start`` carries no integer turn has no
+    number (the events table showed it as pass -1, the timeline's text as "in no pass")."""
+    from inspector.checkpoint.analysis.views import Lane
+
+    lane = Lane(0, "run-1", "completed", 0, 0, 12)
+    lane.seq.extend(range(12))
+    lane.ts.extend(range(12))
+    lane.rounds = [(1, 1, 3), (2, 5, 7), ("two", 8, None)]  # events 0 and 4 are in no pass; the last runs to the end
+    lane.compact()
+    passes = lane.passes()
+    assert len(passes) == 3
+    assert (list(passes.turns), list(passes.firsts), list(passes.lasts)) == ([1, 2, -1], [1, 5, 8], [3, 7, -1])
+    assert [passes.containing(e) for e in range(12)] == [None, 0, 0, 0, None, 1, 1, 1, 2, 2, 2, 2]
+    assert [passes.turn_of(e) for e in range(12)] == [None, 1, 1, 1, None, 2, 2, 2, None, None, None, None]
+    assert (passes.turn(2), passes.last(2), passes.last(0)) == (None, None, 3)
+    unpacked = Lane(1, "run-2", "running", 0, 0, 3)
+    unpacked.rounds = [(4, 0, None)]  # before compact(): the same record
+    assert unpacked.passes().turn_of(2) == 4
