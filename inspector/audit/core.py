@@ -23,7 +23,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from inspector import checkpoint
-from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.constants import MAX_CONTENT_BYTES
 from inspector.checkpoint.pairing import name_stem, stated_binding
 from inspector.checkpoint.safeopen import NotAFile, open_file, read_regular
 from inspector.session.manifest import open_audit_source

@@ -12,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 
-from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.constants import DESCRIPTOR_SCHEMA, MAX_CONTENT_BYTES, PAYLOAD_SCHEMA
 from inspector.checkpoint.safeopen import NotAFile, open_regular, read_fd
 from inspector.checkpoint.sdk_export import (FORM, WRAPPER_MAX_BYTES, ExportError, is_export, looks_like_export,
                                              may_be_export, unwrap)
@@ -299,8 +299,7 @@ def file_role(data: bytes) -> tuple[str, str | None]:
 
 
 _DESCRIPTOR_ONLY_KEYS = {"descriptor_digest", "media_type", "format", "content_digest", "size_bytes"}
-_SCHEMA_ROLE = {b"a3s.code.session-checkpoint-payload.v1": "payload",
-                b"a3s.code.session-checkpoint-descriptor.v1": "descriptor"}
+_SCHEMA_ROLE = {PAYLOAD_SCHEMA.encode(): "payload", DESCRIPTOR_SCHEMA.encode(): "descriptor"}
 
 
 def _role_from_keys(data: bytes) -> tuple[str | None, str | None]:

@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import re
 
+from inspector.checkpoint.constants import (  # (the format's constants, FORMAT.md 2; named here as before)
+    DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, MAX_CONTENT_BYTES, MAX_ID_BYTES, SNAPSHOT_DOMAIN,
+)
 from inspector.checkpoint.jsontext.canonical import encode
 
 __all__ = [
@@ -20,11 +23,6 @@ __all__ = [
     "is_sha256", "is_valid_id", "rust_trim", "MAX_CONTENT_BYTES", "MAX_ID_BYTES",
 ]
 
-SNAPSHOT_DOMAIN = "a3s.code.session-snapshot-evidence-digest.v1"
-LOGICAL_DOMAIN = "a3s.code.logical-resume-evidence-digest.v1"
-DESCRIPTOR_DOMAIN = "a3s.code.session-checkpoint-descriptor-digest.v1"
-MAX_CONTENT_BYTES = 268435456
-MAX_ID_BYTES = 256
 #: Unicode White_Space (what Rust's ``str::trim`` removes); Python's ``str.strip()`` differs.
 _WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _SHA = re.compile(r"sha256:[0-9a-f]{64}\Z")

@@ -16,7 +16,7 @@ from typing import Sequence, TypeVar
 
 import orjson
 
-from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.constants import MAX_CONTENT_BYTES
 from inspector.checkpoint.safeopen import open_file, open_regular, read_fd
 from inspector.checkpoint.sdk_export import WRAPPER_MAX_BYTES, is_export
 

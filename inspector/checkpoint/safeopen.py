@@ -20,7 +20,7 @@ import errno
 import os
 import stat
 
-from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.constants import MAX_CONTENT_BYTES
 
 __all__ = ["NotAFile", "open_regular", "open_file", "read_regular", "read_fd", "what_it_is_not",
            "OPEN_FLAGS"]

@@ -23,7 +23,7 @@ import binascii
 import re
 from dataclasses import dataclass
 
-from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.constants import MAX_CONTENT_BYTES
 from inspector.checkpoint.jsontext.reader import SerdeError, parse_value
 
 __all__ = ["FORM", "WRAPPER_MAX_BYTES", "ExportError", "Unwrapped", "looks_like_export", "may_be_export", "is_export",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.constants import MAX_CONTENT_BYTES
 from inspector.session.sources import (EXPORT_LINES_SUFFIXES, Entry, LocalFolder, Source, SourceError,
                                        open_source, read_location, shown_location)
 

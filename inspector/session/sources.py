@@ -32,7 +32,7 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 
-from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.constants import MAX_CONTENT_BYTES
 from inspector.checkpoint.safeopen import NotAFile, read_regular
 
 __all__ = ["Entry", "Source", "SourceError", "LocalFolder", "FsspecSource", "ExportLines", "open_source", "is_url",

@@ -21,7 +21,7 @@ import zlib
 from dataclasses import dataclass
 
 from inspector.checkpoint.diagnosis.diagnose import class_text, diagnose_canonical
-from inspector.checkpoint.digest import MAX_CONTENT_BYTES
+from inspector.checkpoint.constants import MAX_CONTENT_BYTES
 from inspector.checkpoint.jsontext.errors import EOF
 from inspector.checkpoint.rules.context import Context
 

@@ -8,10 +8,10 @@ from inspector.checkpoint.digest import (
     DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, MAX_CONTENT_BYTES, SNAPSHOT_DOMAIN, descriptor_digest_input, domain_digest,
     is_sha256, logical_evidence_input, snapshot_evidence_input,
 )
-from inspector.checkpoint.rules.context import (
-    DESCRIPTOR_SCHEMA, ENCODING, FORMAT, LOGICAL_EVIDENCE_SCHEMA, MEDIA_TYPE, RESUME_SEMANTICS,
-    SNAPSHOT_EVIDENCE_SCHEMA, Context, NotApplicable,
+from inspector.checkpoint.constants import (
+    DESCRIPTOR_SCHEMA, ENCODING, FORMAT, LOGICAL_EVIDENCE_SCHEMA, MEDIA_TYPE, RESUME_SEMANTICS, SNAPSHOT_EVIDENCE_SCHEMA,
 )
+from inspector.checkpoint.rules.context import Context, NotApplicable
 from inspector.checkpoint.rules.registry import (
     Violation, check, descriptor_logical_resume, expect_equal, id_violations, nv, reference_message,
 )

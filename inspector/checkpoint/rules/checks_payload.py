@@ -4,8 +4,9 @@ E-ENCODING, each registered with ``@check``. Messages are the reference's verbat
 
 from __future__ import annotations
 
-from inspector.checkpoint.digest import MAX_CONTENT_BYTES
-from inspector.checkpoint.rules.context import PAYLOAD_SCHEMA, Deferred, NotApplicable, json_equal
+from inspector.checkpoint.constants import MAX_CONTENT_BYTES
+from inspector.checkpoint.constants import PAYLOAD_SCHEMA
+from inspector.checkpoint.rules.context import Deferred, NotApplicable, json_equal
 from inspector.checkpoint.rules.registry import (
     U64_MAX, Violation, check, descriptor_logical_resume, expect_equal, nv, reference_message, short_json,
 )

@@ -14,6 +14,9 @@ from functools import cached_property
 
 import orjson
 
+from inspector.checkpoint.constants import (
+    DESCRIPTOR_SCHEMA, ENCODING, FORMAT, LOGICAL_EVIDENCE_SCHEMA, MEDIA_TYPE, RESUME_SEMANTICS, SNAPSHOT_EVIDENCE_SCHEMA,
+)
 from inspector.checkpoint.digest import (
     DESCRIPTOR_DOMAIN, LOGICAL_DOMAIN, SNAPSHOT_DOMAIN, content_digest, descriptor_digest_input, domain_digest,
     logical_evidence_input, snapshot_evidence_input,
@@ -24,18 +27,7 @@ from inspector.checkpoint.read.door import read_payload
 from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.schema.typed import decode
 
-__all__ = ["Context", "build_descriptor", "json_equal", "NotApplicable", "Deferred",
-           "DESCRIPTOR_SCHEMA", "PAYLOAD_SCHEMA", "SNAPSHOT_EVIDENCE_SCHEMA", "LOGICAL_EVIDENCE_SCHEMA",
-           "FORMAT", "MEDIA_TYPE", "ENCODING", "RESUME_SEMANTICS"]
-
-DESCRIPTOR_SCHEMA = "a3s.code.session-checkpoint-descriptor.v1"
-PAYLOAD_SCHEMA = "a3s.code.session-checkpoint-payload.v1"
-SNAPSHOT_EVIDENCE_SCHEMA = "a3s.code.session-snapshot-evidence.v1"
-LOGICAL_EVIDENCE_SCHEMA = "a3s.code.logical-resume-evidence.v1"
-FORMAT = "a3s_code_session_checkpoint_v1"
-MEDIA_TYPE = "application/vnd.a3s.code.session-checkpoint.v1+json"
-ENCODING = "canonical_json_v1"
-RESUME_SEMANTICS = "between_tool_rounds_v1"
+__all__ = ["Context", "build_descriptor", "json_equal", "NotApplicable", "Deferred"]
 
 
 class NotApplicable(Exception):
