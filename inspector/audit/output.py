@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 
+from inspector.formats import names
 from inspector.session.writing import write_new_file
 
 __all__ = ["FORMATS", "write_results", "parquet_schema", "need_pyarrow"]
 
-#: The formats of RESULTS.
-FORMATS = ("jsonl", "parquet")
+#: The formats of RESULTS: the ``audit --format`` values, from the one registry (:mod:`inspector.formats`).
+FORMATS = names("audit")
 _ROWS = 16384  # (rows per row group: the rows of one group are held as dicts, about 25 MiB)
 
 

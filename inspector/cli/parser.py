@@ -11,6 +11,7 @@ import difflib
 import sys
 
 from inspector import __version__
+from inspector.formats import names
 
 from .common import EXIT_USAGE, NOT_REDACTED, out
 from .termsafe import terminal_safe_lines
@@ -70,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Verify a payload and/or descriptor (either order; recognised by content). "
                                    + NOT_REDACTED)
     v.add_argument("files", nargs="+", metavar="FILE", help="payload and/or descriptor")
-    v.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    v.add_argument("--format", choices=names("verify"), default=names("verify")[0])
     v.add_argument("--all", action="store_true", help="list every rule in text output")
     v.add_argument("--progress", action="store_true",
                    help="say on stderr what is known as soon as it is known: the descriptor, size and content "
@@ -82,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "contents, prompts, memory contents, paths and environment values are never "
                                    "included: only the fields of the allow-list appear in clear. Exit codes as verify.")
     t.add_argument("files", nargs="*", metavar="FILE", help="payload and/or descriptor")
-    t.add_argument("--format", choices=("text", "markdown", "html", "json", "sarif"), default="text")
+    t.add_argument("--format", choices=names("report"), default=names("report")[0])
     t.add_argument("-o", "--output", metavar="NEW_FILE", help="write the report to this new file (never overwrites)")
     t.add_argument("--redacted-payload", metavar="NEW_FILE",
                    help="also write a redacted copy of the payload to this new file, listing every replacement on stderr")
@@ -109,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--diff", action="store_true",
                    help="show the file beside the canonical bytes (unified diff with byte offsets, difference classes)")
     r = sub.add_parser("rules", help="list the rule catalogue")
-    r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    r.add_argument("--format", choices=names("rules"), default=names("rules")[0])
     e = sub.add_parser("explain", help="explain one rule")
     e.add_argument("rule_id")
     for add in (_add_diff, _add_timeline, _add_restore, _add_scan, _add_audit):
@@ -171,7 +172,7 @@ def _add_diff(sub) -> None:
                                    + NOT_REDACTED)
     d.add_argument("a", metavar="A", help="the old payload or descriptor")
     d.add_argument("b", metavar="B", help="the new one (same kind as A)")
-    d.add_argument("--format", choices=("text", "json", "patch"), default="text",
+    d.add_argument("--format", choices=names("diff"), default=names("diff")[0],
                    help="patch: an RFC 6902 JSON Patch turning A into B")
 
 def _add_timeline(sub) -> None:
@@ -179,7 +180,7 @@ def _add_timeline(sub) -> None:
     t = sub.add_parser("timeline", help="the runs' events as passes of the agent loop, and the resume boundary",
                        description="The runs' events as passes of the agent loop, and the resume boundary. " + NOT_REDACTED)
     t.add_argument("files", nargs="+", metavar="FILE", help="a payload (and, optionally, its descriptor)")
-    t.add_argument("--format", choices=("text", "json"), default="text")
+    t.add_argument("--format", choices=names("timeline"), default=names("timeline")[0])
 
 def _add_restore(sub) -> None:
     """The ``restore`` subcommand's options."""
@@ -199,7 +200,7 @@ def _add_scan(sub) -> None:
     s.add_argument("folder", metavar="SOURCE",
                    help="a folder, an fsspec URL prefix (s3://, gs://, az://, http(s)://, memory://; needs the "
                         "'sources' extra) or a .jsonl file of SDK export wrappers")
-    s.add_argument("--format", choices=("text", "json", "jsonl"), default="text",
+    s.add_argument("--format", choices=names("scan"), default=names("scan")[0],
                    help="jsonl (with --watch): one JSON line per export as it appears and per change of a session's "
                         "latest resumable export")
     s.add_argument("-r", "--recursive", action="store_true", help="also the folders (prefixes) below SOURCE")
@@ -227,7 +228,7 @@ def _add_audit(sub) -> None:
                                    "was not read: no content), and a summary. Needs the 'audit' extra.")
     a.add_argument("source", metavar="SOURCE")
     a.add_argument("--out", required=True, metavar="RESULTS", help="the records, a new file")
-    a.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl",
+    a.add_argument("--format", choices=names("audit"), default=names("audit")[0],
                    help="RESULTS as JSON Lines (default) or Parquet (needs pyarrow)")
     a.add_argument("--summary", metavar="FILE.json", help="also write the summary as JSON to this new file")
     a.add_argument("--summary-html", metavar="FILE.html", help="also write the summary as an HTML page with plots")

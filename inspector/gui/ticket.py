@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.checkpoint import InputFile
+from inspector.formats import family
 from inspector.ticket import allowlist, build_ticket, gate_for, redact_payload, render
 
 from inspector.session.writing import remove_if_ours, write_new_file
@@ -28,10 +29,8 @@ from .jobs import start_job
 __all__ = ["ticket_inputs", "ticket_text", "copy_for_ticket", "ExportReportDialog", "export_dialog",
            "EXPORT_FORMATS", "write_export"]
 
-#: (label, ``report --format`` name, file suffix)
-EXPORT_FORMATS = (("Text (.txt)", "text", ".txt"), ("Markdown (.md)", "markdown", ".md"),
-                  ("HTML, self-contained (.html)", "html", ".html"), ("JSON (.json)", "json", ".json"),
-                  ("SARIF 2.1.0 (.sarif)", "sarif", ".sarif"))
+#: (label, ``report --format`` name, file suffix), from the one registry of the report family (:mod:`inspector.formats`)
+EXPORT_FORMATS = tuple((f"{f.label} ({f.suffix})", f.name, f.suffix) for f in family("report"))
 
 
 def ticket_inputs(doc):

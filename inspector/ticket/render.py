@@ -27,6 +27,7 @@ import html
 import json
 
 from inspector.checkpoint import display_text
+from inspector.formats import family
 
 from .credentials import CREDENTIAL_SHAPED
 from .model import VERDICT_COUNTS
@@ -376,7 +377,8 @@ def to_sarif(t: dict) -> str:
     return _seal(json.dumps(log, ensure_ascii=False, indent=2) + "\n")
 
 
-FORMATS = {"text": to_text, "markdown": to_markdown, "html": to_html, "json": to_json, "sarif": to_sarif}
+#: ``report --format`` name -> writer, from the one registry of the report family (:mod:`inspector.formats`).
+FORMATS = {f.name: f.writer() for f in family("report")}
 
 
 def render(t: dict, fmt: str) -> str:

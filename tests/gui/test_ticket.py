@@ -207,3 +207,19 @@ def test_export_of_the_bundled_sample_starts_in_the_documents_folder(qtbot, wind
     assert export() == os.path.join(documents_dir(), "sample.payload.report.txt")
     open_and_wait(qtbot, window, GOLDEN_PAIR)
     assert export() == str(GOLDEN / "payload-with-resume.report.txt")
+
+
+def test_the_export_dialog_lists_the_report_family_of_the_one_registry(qtbot, window):
+    """Ctrl+Shift+E: the formats offered are ``report --format``'s, in its order, each with its suffix
+    (inspector/formats.py), so the dialog and the command line cannot drift apart."""
+    from inspector import formats
+
+    open_and_wait(qtbot, window, BROKEN)
+    QTest.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: getattr(window, "export_dialog_widget", None) is not None
+                    and window.export_dialog_widget.isVisible(), timeout=5000)
+    combo = window.export_dialog_widget.format
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        "Text (.txt)", "Markdown (.md)", "HTML, self-contained (.html)", "JSON (.json)", "SARIF 2.1.0 (.sarif)"]
+    assert [combo.itemData(i) for i in range(combo.count())] == list(formats.names("report"))
+    window.export_dialog_widget.reject()
