@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from inspector.checkpoint.diagnostic import InspectorError
 from inspector.session.sources import Entry, shown_location
 
 from . import core
@@ -41,7 +42,7 @@ RETRIES = 2
 LOG_LENGTH = 16
 
 
-class AuditError(Exception):
+class AuditError(InspectorError):
     """The audit could not run or finish on Dask (the scheduler cannot be reached, the cluster failed).
     ``reason``: a sentence for the user (no traceback, no content)."""
 

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, replace
 
 from inspector.checkpoint.constants import DESCRIPTOR_SCHEMA, MAX_CONTENT_BYTES, PAYLOAD_SCHEMA
+from inspector.checkpoint.diagnostic import InspectorError
 from inspector.checkpoint.safeopen import NotAFile, open_regular, read_fd
 from inspector.checkpoint.sdk_export import (FORM, WRAPPER_MAX_BYTES, ExportError, is_export, looks_like_export,
                                              may_be_export, unwrap)
@@ -85,7 +86,7 @@ def file_uri(path: "str | bytes | os.PathLike") -> str:
     return Path(os.path.abspath(path)).as_uri()
 
 
-class UnreadableInput(Exception):
+class UnreadableInput(InspectorError):
     """A path that cannot be used as input (missing, a directory, permission denied).
 
     ``args[0]`` is a sentence for the user (the path shown by :func:`display_path`); ``path``
@@ -97,7 +98,7 @@ class UnreadableInput(Exception):
         self.path = path
 
 
-class PairingError(Exception):
+class PairingError(InspectorError):
     """The given files do not make one payload/descriptor pair (e.g. two payloads)."""
 
 

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from inspector.checkpoint.constants import MAX_CONTENT_BYTES
+from inspector.checkpoint.diagnostic import InspectorError
 from inspector.checkpoint.jsontext.reader import SerdeError, parse_value
 
 __all__ = ["FORM", "WRAPPER_MAX_BYTES", "ExportError", "Unwrapped", "looks_like_export", "may_be_export", "is_export",
@@ -41,7 +42,7 @@ _HEAD = re.compile(rb'\A[ \t\r\n]*\{[ \t\r\n]*"(?:descriptor|contentBase64)"[ \t
 _B64 = re.compile(r"\A[A-Za-z0-9+/]*={0,2}\Z")
 
 
-class ExportError(Exception):
+class ExportError(InspectorError):
     """A file in the SDK export form whose content cannot be taken out (bad base64, not an object...): a clear
     verdict for the user (the CLI exits 2), never a crash."""
 

@@ -85,14 +85,14 @@ def cmd_audit(args) -> int:
         result = audit.run_audit(args.source, journal, recursive=args.recursive, scheduler=args.scheduler,
                                  workers=args.workers, batch=args.batch, file_seconds=args.file_timeout,
                                  memory_limit=args.memory_limit, bar=_bar_factory())
-    except SourceError as e:
+    except SourceError:
         if journal.count == 0:  # (nothing was journaled: nothing to resume)
             journal.remove()
-        raise UsageError(e.reason) from None
+        raise  # (said by main, exit 2)
     except audit.AuditError as e:
         if e.reason.startswith("cannot reach") and journal.count == 0:
             journal.remove()
-            raise UsageError(e.reason) from None
+            raise  # (said by main, exit 2)
         err(f"checkpoint-inspector: {e.reason}")
         return EXIT_INCONCLUSIVE
     except OSError as e:

@@ -7,7 +7,7 @@ import sys
 import time
 
 from inspector.checkpoint import (
-    CanonicalError, UnreadableInput, canonicalize, catalogue, display_path, not_a_checkpoint, rule, verify,
+    CanonicalError, canonicalize, catalogue, display_path, not_a_checkpoint, rule, verify,
 )
 from inspector.checkpoint.artifact import expand_exports
 from inspector.checkpoint.pairing import find_sibling
@@ -88,10 +88,7 @@ def cmd_describe(args) -> int:
     reason = not_a_checkpoint([f])
     if reason:
         raise _not_a_checkpoint_error(reason)
-    try:  # an SDK export wrapper: describe the payload it holds
-        f = next((x for x in expand_exports([f]) if x.role == "payload"), f)
-    except UnreadableInput as e:
-        raise UsageError(str(e)) from None
+    f = next((x for x in expand_exports([f]) if x.role == "payload"), f)  # an SDK export wrapper: the payload it holds
     if f.role == "descriptor" and f.doubt is None:
         raise UsageError(f"{display_path(args.payload)} is a descriptor; describe takes a payload "
                          "('checkpoint-inspector verify PAYLOAD DESCRIPTOR' checks the pair)")

@@ -19,6 +19,7 @@ import sys
 
 # (the engine's modules are imported where they are used: this module is imported by ``--help`` too)
 
+from inspector.checkpoint.diagnostic import InspectorError
 from inspector.session.writing import write_all, write_new_file
 
 from .termsafe import terminal_safe_lines
@@ -52,11 +53,13 @@ def retain_parsed_payloads() -> list:
 
 
 
-class OutputError(Exception):
-    """An output cannot be written whole: standard output (closed, full disk, ...) or a new file
+class OutputError(InspectorError):
+    """An output cannot be written whole (:attr:`exit_status` 3): standard output (closed, full disk, ...) or a new file
     (:func:`write_new`); ``reason`` says why in a few words (for a file, led by its name).
     :func:`~inspector.cli.main.guarded` turns it into one line on stderr (``cannot write the output:
     REASON``) and exit 3: no report was delivered."""
+
+    exit_status = 3
 
     def __init__(self, reason: str):
         super().__init__(reason)
@@ -214,7 +217,7 @@ def err(text: str) -> None:
     sys.stderr.write(terminal_safe_lines(text.rstrip("\n")) + "\n")
 
 
-class UsageError(Exception):
+class UsageError(InspectorError):
     """Unusable input or arguments: reported on stderr, exit code 2."""
 
 
@@ -267,21 +270,17 @@ def read_file(path: str):
     """The :class:`~inspector.checkpoint.InputFile` at ``path``, a local path or a URL (``http(s)://``,
     ``s3://``... through :mod:`inspector.session.sources`; its ``path`` is then the URL without credentials),
     or standard input for ``-`` (:func:`read_stdin`), with its bytes up to the 256 MiB ceiling, else its size
-    only. Raises :class:`UsageError` (exit 2) for a file that cannot be read, with the reason."""
-    from inspector.checkpoint.artifact import UnreadableInput, read_input
+    only. Raises :class:`~inspector.checkpoint.artifact.UnreadableInput` or
+    :class:`~inspector.session.sources.SourceError` (an :class:`~inspector.checkpoint.diagnostic.InspectorError`:
+    exit 2) for a file that cannot be read, with the reason."""
+    from inspector.checkpoint.artifact import read_input
     from inspector.session import sources
 
     if path == STDIN:
         return read_stdin()
     if sources.is_url(path):
-        try:
-            return sources.read_input_at(path)
-        except sources.SourceError as e:
-            raise UsageError(e.reason) from None
-    try:
-        return read_input(path)
-    except UnreadableInput as e:
-        raise UsageError(str(e)) from None
+        return sources.read_input_at(path)
+    return read_input(path)
 
 
 def not_a_checkpoint_error(reason: str) -> UsageError:
@@ -300,12 +299,10 @@ def verified(files, on_stage=None, *, retain: bool = True):
     ``retain=False``: the parsed payload is freed even when :func:`retain_parsed_payloads` asked to
     keep it, for a command with more work to do after the verification (``report`` parses the files
     again for its gate: both parses at once would hold about twice the memory)."""
-    from inspector.checkpoint import PairingError, UnreadableInput, pair_inputs, verify
+    from inspector.checkpoint import pair_inputs, verify
 
-    try:
-        payload, descriptor = pair_inputs(files)
-    except (PairingError, UnreadableInput) as e:  # (an SDK export wrapper whose content cannot be taken out)
-        raise UsageError(str(e)) from None
+    # (PairingError, or UnreadableInput for an SDK export wrapper whose content cannot be taken out: exit 2)
+    payload, descriptor = pair_inputs(files)
     report = verify(payload.data if payload else None, descriptor.data if descriptor else None,
                     payload_size=payload.size if payload else None, on_stage=on_stage,
                     keep=_retained if retain else None)

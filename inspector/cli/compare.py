@@ -20,7 +20,7 @@ from inspector import jsonschemas
 import orjson
 
 from inspector.checkpoint import SerdeError, display_path, file_uri
-from inspector.checkpoint.artifact import UnreadableInput, expand_exports
+from inspector.checkpoint.artifact import expand_exports
 from inspector.checkpoint.analysis.canondiff import LAYOUT_CLASSES, canonical_diff, unified
 from inspector.checkpoint.diagnosis.diagnose import class_text
 from inspector.checkpoint import encode
@@ -37,10 +37,9 @@ EXIT_OK, EXIT_FAIL = 0, 1
 def cmd_diff(args, read, usage_error, out) -> int:
     """``diff A B``: returns 0 (equal), 1 (different); raises ``usage_error`` (exit 2) on bad input."""
     files = [read(args.a), read(args.b)]
-    try:  # an SDK export wrapper compares as the payload it holds (FORMAT.md 1)
-        files = [expand_exports([f])[0] if f.data is not None else f for f in files]
-    except UnreadableInput as e:
-        raise usage_error(str(e)) from None
+    # an SDK export wrapper compares as the payload it holds (FORMAT.md 1); UnreadableInput when its content
+    # cannot be taken out (an InspectorError: exit 2)
+    files = [expand_exports([f])[0] if f.data is not None else f for f in files]
     for side, f in zip("AB", files):
         if f.data is None:
             raise usage_error(f"{side}: {display_path(f.path)}: {f.hint}")

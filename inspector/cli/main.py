@@ -26,6 +26,7 @@ from .common import (  # noqa: F401 (EXIT_* and the errors are the CLI's public 
     emit as _emit,
 )
 from .common import NOT_REDACTED, retain_parsed_payloads  # noqa: F401 (inspector.entry calls it here)
+from inspector.checkpoint.diagnostic import InspectorError
 from .common import _stdin_taken
 from .parser import SUBCOMMANDS, build_parser, parse_args as _parse, unknown_options_hint  # noqa: F401
 
@@ -57,9 +58,11 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     handler = getattr(import_module(f"inspector.cli.{module}"), name)
     try:
         return handler(args)
-    except UsageError as e:
-        _err(f"checkpoint-inspector: {e}")
-        return EXIT_USAGE
+    except OutputError:
+        raise  # (guarded: exit 3)
+    except InspectorError as e:  # unusable input or arguments, from whichever layer found it: said once, here
+        _err(f"checkpoint-inspector: {e.diagnostics()}")
+        return e.exit_status
 
 
 def guarded(fn, *args) -> int:

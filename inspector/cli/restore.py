@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from inspector.checkpoint import Context, display_path, verify
 from inspector.checkpoint.analysis.restore import NoProof, restore_original
-from inspector.checkpoint.artifact import UnreadableInput, expand_exports
+from inspector.checkpoint.artifact import expand_exports
 
 from .common import EXIT_FAIL, OutputError, UsageError, err, exit_code, out, read_file, remove_new, write_new
 from .termsafe import terminal_safe
@@ -24,10 +24,7 @@ def cmd_restore(args) -> int:
     if args.output == "-":  # (`-` names standard input: the restored payload goes to a file the user names)
         raise UsageError("-o -: name the new file to write the restored payload to (`-` is standard input)")
     files = [read_file(args.payload)] + ([read_file(args.descriptor)] if args.descriptor else [])
-    try:
-        files = expand_exports(files)
-    except UnreadableInput as e:
-        raise UsageError(str(e)) from None
+    files = expand_exports(files)  # (UnreadableInput for a wrapper whose content cannot be taken out: exit 2)
     if len(files) != 2:
         raise UsageError("restore needs the payload and its descriptor (or one SDK export wrapper, which holds both)")
     payload, descriptor = files

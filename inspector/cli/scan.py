@@ -27,10 +27,7 @@ __all__ = ["cmd_scan"]
 
 
 def _source(args):
-    try:
-        return open_source(args.folder, recursive=args.recursive)
-    except SourceError as e:
-        raise UsageError(e.reason) from None
+    return open_source(args.folder, recursive=args.recursive)  # (SourceError: said by main, exit 2)
 
 
 def cmd_scan(args) -> int:

@@ -106,10 +106,7 @@ def cmd_timeline(args, read, usage_error, out, err_out) -> int:
     reason = not_a_checkpoint(files)
     if reason:
         raise usage_error(reason)
-    try:
-        payload, _descriptor = pair_inputs(files)
-    except Exception as e:  # PairingError: two payloads, two descriptors
-        raise usage_error(str(e)) from None
+    payload, _descriptor = pair_inputs(files)  # (PairingError: two payloads, two descriptors; exit 2)
     if payload is None or payload.data is None:
         raise usage_error("timeline needs a payload (the events are in the payload)")
     pay, err = Context(payload.data, None).pay_result  # the typed decode only: no rule is evaluated

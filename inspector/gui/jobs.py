@@ -17,7 +17,8 @@ import traceback
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from inspector.session.engine import Cancelled, UserError
+from inspector.checkpoint.diagnostic import InspectorError
+from inspector.session.engine import Cancelled
 from .qtcompat import emit
 
 __all__ = ["Job", "JobRunner", "JobSignals", "start_job", "internal_error_text"]
@@ -136,8 +137,8 @@ class Job(QRunnable):
         except InterruptedError:
             emit(self.signals.cancelled)
             return
-        except UserError as e:
-            emit(self.signals.failed, str(e))
+        except InspectorError as e:  # (an unreadable file, a bad pairing, a source that cannot be listed...)
+            emit(self.signals.failed, e.diagnostics())
             return
         except MemoryError:
             emit(self.signals.failed, "Not enough memory to load these files.")

@@ -205,11 +205,9 @@ def _child_compare(conn, path_a: str, path_b: str, role: str) -> dict:
 
 
 def _read_one(path: str):
-    """The :class:`~inspector.checkpoint.InputFile` at ``path``; :class:`UserError` when it cannot be read."""
-    try:
-        f = checkpoint.read_input(path)
-    except checkpoint.UnreadableInput as e:
-        raise UserError(str(e)) from None
+    """The :class:`~inspector.checkpoint.InputFile` at ``path``; :class:`~inspector.checkpoint.UnreadableInput` or
+    :class:`UserError` (both :class:`~inspector.checkpoint.diagnostic.InspectorError`) when it cannot be read."""
+    f = checkpoint.read_input(path)
     if f.data is None:
         raise UserError(f"{checkpoint.display_path(path)}: {f.hint}")
     return f

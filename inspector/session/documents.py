@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from inspector.checkpoint.diagnostic import InspectorError
 from inspector.session.lazyjson import SpanIndex
 from inspector.session.staged import StagedLoad
 
@@ -18,7 +19,7 @@ class Cancelled(Exception):
     """The user cancelled the job."""
 
 
-class UserError(Exception):
+class UserError(InspectorError):
     """A problem to show the user as one sentence (unreadable file, bad pairing, bad edit)."""
 
 

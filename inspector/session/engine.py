@@ -156,24 +156,18 @@ def read_paths(paths: list[str]) -> tuple[Side | None, Side | None]:
     """Read one or two files and tell payload from descriptor by content.
 
     Raises:
-        UserError: a path cannot be read, or the files are not one payload and one descriptor.
+        checkpoint.UnreadableInput: a path cannot be read. checkpoint.PairingError: the files are not one payload
+        and one descriptor. UserError: the files are not checkpoint files. (All three are
+        :class:`~inspector.checkpoint.diagnostic.InspectorError`: the window shows their ``diagnostics()``.)
     """
     ensure_worker()
-    files = []
-    for p in paths:
-        try:
-            files.append(_read_input(p))
-        except checkpoint.UnreadableInput as e:
-            raise UserError(str(e)) from None
+    files = [_read_input(p) for p in paths]
     reason = checkpoint.not_a_checkpoint(files)
     if reason:  # not a failed checkpoint: no verdict at all
         from inspector.checkpoint.rules.catalogue import plain_texts
 
         raise UserError(f"{reason.replace(chr(10), '; ')}. {plain_texts()['what_checkpoints_look_like']}")
-    try:
-        payload, descriptor = checkpoint.pair_inputs(files)
-    except (checkpoint.PairingError, checkpoint.UnreadableInput) as e:  # (a wrapper's content cannot be taken out)
-        raise UserError(str(e)) from None
+    payload, descriptor = checkpoint.pair_inputs(files)  # (UnreadableInput: a wrapper's content cannot be taken out)
     return (_side(payload, "payload") if payload else None,
             _side(descriptor, "descriptor") if descriptor else None)
 

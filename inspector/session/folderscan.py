@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 
 from inspector import checkpoint
+from inspector.checkpoint.diagnostic import InspectorError
 from inspector.checkpoint.pairing import file_sha256, pair_by_digest, stated_binding
 from inspector.checkpoint.safeopen import open_file, read_regular
 from inspector.checkpoint.sdk_export import WRAPPER_MAX_BYTES, looks_like_export
@@ -301,10 +302,8 @@ def _verify_pair(p: _Found | None, d: _Found | None, cancel):
                 data = p.source.read(p.entry)
                 wrapper = checkpoint.InputFile(p.path, len(data), data, *checkpoint.detect_role(data)[:2])
             pay, desc = checkpoint.pair_inputs([wrapper])
-        except (checkpoint.UnreadableInput, checkpoint.PairingError) as e:
-            return _Unreadable(str(e)), None
-        except SourceError as e:
-            return _Unreadable(e.reason), None
+        except InspectorError as e:  # (UnreadableInput, PairingError, SourceError)
+            return _Unreadable(e.diagnostics()), None
         return _verify_in_process(pay.data if pay else None, desc.data if desc else None,
                                   pay.size if pay else None)
     ddata = d.data if d else None

@@ -33,6 +33,7 @@ import urllib.parse
 from dataclasses import dataclass
 
 from inspector.checkpoint.constants import MAX_CONTENT_BYTES
+from inspector.checkpoint.diagnostic import InspectorError
 from inspector.checkpoint.safeopen import NotAFile, read_regular
 
 __all__ = ["Entry", "Source", "SourceError", "LocalFolder", "FsspecSource", "ExportLines", "open_source", "is_url",
@@ -44,7 +45,7 @@ EXPORT_LINES_SUFFIXES = (".jsonl", ".ndjson")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+://")
 
 
-class SourceError(Exception):
+class SourceError(InspectorError):
     """A source or one of its entries cannot be listed or read. ``reason`` is a sentence for the user
     that names the location as :func:`shown_location` shows it (no credential)."""
 
