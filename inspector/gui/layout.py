@@ -1,6 +1,6 @@
 """Builds the window's panes: verdict bar, verdicts and detail, trees, bytes, digests, raw text, folder, status bar.
 
-:func:`build_layout` sets the panes as attributes of the window (``w.snap_pane``, ``w.findings_view``,
+:func:`build_layout` sets the panes as attributes of the window, which declares each of them (``w.snap_pane``, ``w.findings_view``,
 ``w.hex_payload``...); the window wires them to the document model.
 """
 
