@@ -81,8 +81,9 @@ def verify(payload: bytes | None, descriptor: bytes | None, *, payload_size: int
             gc.enable()
 
 
-def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep, parse_first,
-            lint_spans=True) -> Report:
+def _decided(payload, descriptor, payload_size, on_stage, payload_digest, spans, keep, parse_first,
+             lint_spans=True) -> tuple[Context, Report]:
+    """The verification's context and its report, the rules evaluated and the analyses run (no views)."""
     ctx = Context(payload, descriptor, payload_size, payload_digest, spans, raw_text=True)
     ctx.lint_spans = lint_spans
     if keep is not None:
@@ -91,6 +92,13 @@ def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, 
         ctx.pay_result  # noqa: B018 - the parse, before any rule asks for the digest
     report = evaluate(ctx, on_stage)
     run_analyses(ctx, report)
+    return ctx, report
+
+
+def _verify(payload, descriptor, payload_size, views, on_stage, payload_digest, spans, keep, parse_first,
+            lint_spans=True) -> Report:
+    ctx, report = _decided(payload, descriptor, payload_size, on_stage, payload_digest, spans, keep, parse_first,
+                           lint_spans)
     if views:
         error = attach_views(report, ctx)
         if error is not None:
@@ -147,13 +155,8 @@ def verify_indexed(payload: bytes | None, descriptor: bytes | None, *,
     gc.disable()
     try:
         wanted = payload is not None and payload[:2] in (b'{"', b"{}")
-        ctx = Context(payload, descriptor, payload_size, payload_digest, {} if wanted else None, raw_text=True)
-        if keep is not None:
-            keep.append(ctx)
-        if parse_first:
-            ctx.pay_result  # noqa: B018 - the parse, before any rule asks for the digest
-        report = evaluate(ctx, on_stage)
-        run_analyses(ctx, report)
+        ctx, report = _decided(payload, descriptor, payload_size, on_stage, payload_digest, {} if wanted else None,
+                               keep, parse_first)
         index = SpanIndex.from_records(ctx.spans, INDEX_BIG) if wanted and ctx.spans else None
         if on_report is not None:
             on_report(report, index)

@@ -21,17 +21,21 @@ def _explode(conn):
     raise ValueError(SECRET)
 
 
-def test_worker_process_error_sends_the_type_only():
-    pytest.importorskip("PySide6")
-    from inspector.gui.jobs import Job, internal_error_text
-
-    task = engine.ChildTask(_explode, ())
+def _run(task: workers.ChildTask) -> workers.ChildTask:
     task.start()
     try:
         while not task.done:
             task.pump(0.05)
     finally:
         task.terminate()
+    return task
+
+
+def test_worker_process_error_sends_the_type_only():
+    pytest.importorskip("PySide6")
+    from inspector.gui.jobs import Job, internal_error_text
+
+    task = _run(engine.ChildTask(_explode, ()))
     with pytest.raises(engine.WorkerError) as info:
         task.result()
     assert info.value.error_type == "ValueError"
@@ -41,16 +45,6 @@ def test_worker_process_error_sends_the_type_only():
     job.signals.failed.connect(msgs.append)
     job.run()
     assert msgs == [internal_error_text("ValueError", "verifying")]
-
-
-def _run(task: workers.ChildTask) -> workers.ChildTask:
-    task.start()
-    try:
-        while not task.done:
-            task.pump(0.05)
-    finally:
-        task.terminate()
-    return task
 
 
 def test_the_window_s_verifier_sends_typed_messages_from_its_process():
