@@ -117,14 +117,15 @@ class Verified:
             reader that proved the payload; ``None`` when no fast reader proved it (the exact decoder read it,
             or serde rejects it: P-PARSE, P-SCHEMA), and then the caller indexes the bytes itself.
         views_error: why the views could not be built (:func:`attach_views`), else ``None``.
-        parsed: serde read the payload as the reference's type (P-PARSE passed), so its bytes are JSON: a
-            caller indexing them itself needs no other parse to know that.
+
+    An index proves more than the verdicts: the file is a printing of the value read, so it is JSON throughout.
+    Without one, the verdicts alone do not say so: serde's typed read skips the value of a key the type does
+    not know without looking inside it (invalid UTF-8 or an out-of-range number there passes P-PARSE).
     """
 
     report: Report
     index: SpanIndex | None = None
     views_error: str | None = None
-    parsed: bool = False
 
 
 def verify_indexed(payload: bytes | None, descriptor: bytes | None, *,
@@ -165,7 +166,7 @@ def verify_indexed(payload: bytes | None, descriptor: bytes | None, *,
         if index is None and value is not None and not ctx.is_canonical:
             records = layout_spans(value, payload, INDEX_BIG)  # (None for a CRLF printing: its offsets differ)
             index = SpanIndex.from_records(records, INDEX_BIG) if records else None
-        return Verified(report, index, error, value is not None)
+        return Verified(report, index, error)
     finally:
         if collecting:
             gc.enable()

@@ -58,14 +58,12 @@ def ensure_worker() -> None:
 # ----------------------------------------------------------------------------------------------
 # Small documents: engine on this (worker) thread.
 
-def _index_small(side: Side, *, json_known: bool = False) -> None:
-    """Validate JSON with the engine's serde-exact parser (not when ``json_known``: the verifier's read proved
-    it), then index spans (worker thread)."""
+def _index_small(side: Side) -> None:
+    """Validate JSON with the engine's serde-exact parser, then index spans (worker thread)."""
     if side.data is None:
         return
     try:
-        if not json_known:
-            checkpoint.parse_value(side.data)
+        checkpoint.parse_value(side.data)
     except checkpoint.SerdeError as e:
         if e.message != RECURSION_LIMIT_EXCEEDED:
             located = e.locate(side.data)
@@ -86,11 +84,10 @@ def analyse_bytes(payload: Side | None, descriptor: Side | None, *, cancel=None)
 
     Used for inputs up to :data:`PROCESS_THRESHOLD` and for every sandbox recompute. The payload is read
     once: its verdicts and its trees' index come from the same read
-    (:func:`~inspector.checkpoint.verify.verify_indexed`). A payload that read gave no index for is then
-    indexed by the tokenizer (:func:`_index_small`): one serde read but whose offsets the fast reader could not
-    take (CRLF line ends, or only the exact decoder read it), and one serde rejects, after the exact parser
-    has said whether it is JSON at all (the located message of a JSON error). The descriptor, a few hundred
-    bytes, is indexed by the tokenizer.
+    (:func:`~inspector.checkpoint.verify.verify_indexed`). A payload that read gave no index for (CRLF line
+    ends, a file only the exact decoder reads, one serde rejects) is read as before: the exact parser says
+    whether it is JSON at all (the located message of a JSON error, also inside a value the typed read skips),
+    then the tokenizer indexes it (:func:`_index_small`). The descriptor, a few hundred bytes, is read the same way.
     """
     ensure_worker()
     for side in (payload, descriptor):
@@ -111,7 +108,7 @@ def analyse_bytes(payload: Side | None, descriptor: Side | None, *, cancel=None)
         if done.index is not None:
             payload.index = done.index
         else:
-            _index_small(payload, json_known=done.parsed)
+            _index_small(payload)
     return Analysis(payload, descriptor, done.report, verify_seconds=seconds)
 
 

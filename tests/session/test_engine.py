@@ -76,8 +76,9 @@ def _analyse(data: bytes, monkeypatch) -> tuple:
 def test_a_payload_a_fast_reader_proves_is_read_once(form, monkeypatch):
     data = FORMS[form]
     analysis, reads = _analyse(data, monkeypatch)
-    # a CRLF printing is proven JSON by the read, but its offsets are not the printing's: the tokenizer indexes it
-    assert reads == {"parse_value": 0, "build_index": int(form == "pretty-crlf"), "read_payload": 1}
+    # a CRLF printing's offsets are not the printing's: read as before, by the exact parser and the tokenizer
+    crlf = int(form == "pretty-crlf")
+    assert reads == {"parse_value": crlf, "build_index": crlf, "read_payload": 1}
     index = analysis.payload.index
     assert index is not None and len(index) >= 3  # the root, the run records, the events of a run
     assert index == build_index(data, big=BIG)  # the tokenizer's index, container for container
@@ -103,7 +104,7 @@ def _escaped() -> bytes:
 def test_a_payload_only_the_exact_decoder_reads_is_indexed_by_the_tokenizer(monkeypatch):
     data = _escaped()
     analysis, reads = _analyse(data, monkeypatch)
-    assert reads == {"parse_value": 0, "build_index": 1, "read_payload": 1}  # serde read it: it is JSON
+    assert reads == {"parse_value": 1, "build_index": 1, "read_payload": 1}
     assert analysis.payload.index == build_index(data, big=BIG) and len(analysis.payload.index) >= 3
     assert analysis.payload.parse_error is None
     assert [f.rule.id for f in analysis.report.failed() if f.rule.id.startswith("P-")] == ["P-CANONICAL"]
@@ -129,3 +130,18 @@ def test_a_payload_that_is_not_json_has_the_exact_parser_s_error_and_no_index(mo
     message, offset = analysis.payload.parse_error
     assert offset == len(data)  # the document ended there: no byte is wrong
     assert message.startswith("EOF while parsing")
+
+
+def test_a_value_the_typed_read_skips_is_still_checked_for_the_trees(monkeypatch):
+    """Serde's typed read skips an unknown key's value without looking inside (P-PARSE passes); the exact parser
+    still finds the number out of range there, and the trees say where (the verdicts alone prove no JSON)."""
+    canon = FORMS["canonical"]
+    at = canon.index(b'"snapshot":{') + len(b'"snapshot":{')
+    data = canon[:at] + b'"zzz_unknown":1' + b"0" * 400 + b"," + canon[at:]
+    analysis, reads = _analyse(data, monkeypatch)
+    assert reads == {"parse_value": 1, "build_index": 0, "read_payload": 1}
+    assert analysis.payload.index is None
+    message, offset = analysis.payload.parse_error
+    assert message.startswith("number out of range at line 1 column ")
+    assert offset == at + len(b'"zzz_unknown":')
+    assert not analysis.report.for_rule("P-PARSE").failed  # (the verdicts are the reference's: serde skipped it)

@@ -182,9 +182,23 @@ class Lane:
             self.tools.extend((c.first_index, _n(c.last_index)))
 
     def passes(self) -> Passes:
-        """The lane's passes by name (:class:`Passes`; after :meth:`compact`)."""
-        return Passes(self.rounds if type(self.rounds) is array else array("q", [v for t, a, b in self.rounds
-                                                                                  for v in (_turn_code(t), a, _n(b))]))
+        """The lane's passes by name (:class:`Passes`), sliced once and kept while ``rounds`` is the same array of
+        the same length (the timeline's text asks for them per event line, its painter per paint: a lane of
+        500,000 passes is 10 ms a slicing)."""
+        rounds = self.rounds
+        kept = self.__dict__.get("_passes")
+        if kept is not None and kept[0] is rounds and kept[1] == len(rounds):
+            return kept[2]
+        if type(rounds) is not array:  # (before compact: the triples as built)
+            return Passes(array("q", [v for t, a, b in rounds for v in (_turn_code(t), a, _n(b))]))
+        passes = Passes(rounds)
+        self.__dict__["_passes"] = (rounds, len(rounds), passes)
+        return passes
+
+    def __getstate__(self) -> dict:  # pickled without the kept passes (they are slices of ``rounds``)
+        state = dict(self.__dict__)
+        state.pop("_passes", None)
+        return state
 
     def iter_rounds(self):
         """``(turn, first, last or None)`` per tool round (after :meth:`compact`)."""

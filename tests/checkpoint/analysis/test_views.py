@@ -157,6 +157,13 @@ def test_a_lane_s_passes_by_name_say_which_pass_an_event_is_in():
     assert [passes.containing(e) for e in range(12)] == [None, 0, 0, 0, None, 1, 1, 1, 2, 2, 2, 2]
     assert [passes.turn_of(e) for e in range(12)] == [None, 1, 1, 1, None, 2, 2, 2, None, None, None, None]
     assert (passes.turn(2), passes.last(2), passes.last(0)) == (None, None, 3)
+    assert lane.passes() is passes  # sliced once while the passes stay the same
+    import pickle
+
+    assert "_passes" not in pickle.loads(pickle.dumps(lane)).__dict__ and pickle.loads(pickle.dumps(lane)) == lane
+    lane.add_pass(type("P", (), {"turn": 3, "first_index": 12, "last_index": None, "model_call_index": (12, None),
+                                 "tool_calls": ()})())
+    assert lane.passes() is not passes and lane.passes().turn_of(12) == 3  # a pass added: sliced again
     unpacked = Lane(1, "run-2", "running", 0, 0, 3)
     unpacked.rounds = [(4, 0, None)]  # before compact(): the same record
     assert unpacked.passes().turn_of(2) == 4
