@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import operator
 from array import array
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import islice
 
 import orjson
 
-from inspector.checkpoint.analysis.passes import iter_passes
+from inspector.checkpoint.analysis.passes import Passes, iter_passes
 from inspector.checkpoint.read.door import text_of
 from inspector.checkpoint.schema.model import AGENT_EVENT
 
@@ -68,46 +67,6 @@ def _n(x) -> int:
 def _turn_code(t) -> int:
     """A pass number in :meth:`Lane.compact`'s flat form: -1 when it is not an integer."""
     return t if isinstance(t, int) else -1
-
-
-class Passes:
-    """The passes of one lane (FORMAT.md 4.17, :mod:`.passes`) by name, over :attr:`Lane.rounds`'s flat
-    ``(turn, first, last)`` triples: three C-speed slices (a lane of 500,000 passes: about 10 ms), nothing per
-    pass built. Pass ``k`` runs from event ``firsts[k]`` to event ``lasts[k]`` (event indexes in the lane;
-    -1: no later event closed it, it runs to the lane's end); ``turns[k]`` is its turn number (-1: its
-    ``turn_start`` carries no integer turn). Passes are disjoint and in event order."""
-
-    __slots__ = ("turns", "firsts", "lasts")
-
-    def __init__(self, rounds: array) -> None:
-        self.turns, self.firsts, self.lasts = rounds[0::3], rounds[1::3], rounds[2::3]
-
-    def __len__(self) -> int:
-        return len(self.firsts)
-
-    def turn(self, k: int) -> int | None:
-        """Pass ``k``'s turn number, ``None`` when its ``turn_start`` gave none."""
-        t = self.turns[k]
-        return None if t < 0 else t
-
-    def last(self, k: int) -> int | None:
-        """Pass ``k``'s last event index, ``None`` when it runs to the lane's end."""
-        b = self.lasts[k]
-        return None if b < 0 else b
-
-    def containing(self, e: int) -> int | None:
-        """The pass event ``e`` belongs to (by bisection over the first events), ``None`` before the first pass
-        or between passes."""
-        k = bisect_right(self.firsts, e) - 1
-        if k < 0 or (self.lasts[k] >= 0 and e > self.lasts[k]):
-            return None
-        return k
-
-    def turn_of(self, e: int) -> int | None:
-        """The turn number of the pass event ``e`` belongs to, ``None`` when it is in no pass or its pass has no
-        turn number."""
-        k = self.containing(e)
-        return None if k is None else self.turn(k)
 
 
 @dataclass
