@@ -1,6 +1,6 @@
 """Builds the window's panes: verdict bar, verdicts and detail, trees, bytes, digests, raw text, folder, status bar.
 
-:func:`build_layout` sets the panes as attributes of the window, which declares each of them (``w.snap_pane``, ``w.findings_view``,
+:func:`build_layout` sets the panes as attributes of the window, each declared in :class:`WindowPanes` (``w.snap_pane``, ``w.findings_view``,
 ``w.hex_payload``...); the window wires them to the document model.
 """
 
@@ -25,8 +25,70 @@ from .widgets.sessions_view import SessionsView
 from .widgets.panes import (DigestDetail, ElidedLabel, FindBar, FindingDetail, RawEditor, RowTreeView, TreePane,
                             VerdictHeader)
 
-__all__ = ["build_layout", "fit_folder_columns", "restore_folder_columns", "save_folder_columns", "default_dock_sizes",
+__all__ = ["WindowPanes", "build_layout", "fit_folder_columns", "restore_folder_columns", "save_folder_columns", "default_dock_sizes",
            "size_folder_dock", "remember_folder_width"]
+
+
+class WindowPanes:
+    """The panes and flags :func:`build_layout` makes on the window, declared with their types: the window is a
+    ``WindowPanes`` (``MainWindow(QMainWindow, WindowPanes)``), so a reader of either finds every attribute the
+    layout sets (``tests/gui/test_layout_attributes.py`` checks that each is declared here and has its type)."""
+
+    # The models of the trees, the verdicts, the digests and the folder:
+    snap_model: JsonTreeModel
+    resume_model: JsonTreeModel
+    desc_model: JsonTreeModel
+    findings_model: FindingsModel
+    digests_model: DigestsModel
+    folder_model: FolderModel
+    folder_proxy: FolderFilterProxy
+    sessions_model: SessionsModel
+    # The verdict bar, Find, the verdicts and a finding's detail:
+    banner_area: QVBoxLayout
+    header: VerdictHeader
+    find_bar: FindBar
+    findings_view: RowTreeView
+    detail: FindingDetail
+    verdict_splitter: QSplitter
+    verdicts_caption: ElidedLabel
+    failures_only: QCheckBox
+    # The trees:
+    snap_pane: TreePane
+    resume_pane: TreePane
+    desc_pane: TreePane
+    lower_trees: QTabWidget
+    tree_splitter: QSplitter
+    trees_dock: QDockWidget
+    # The bytes, the digests and the raw text:
+    hex_tabs: QTabWidget
+    hex_payload: HexView
+    hex_descriptor: HexView
+    bytes_dock: QDockWidget
+    digests_view: QTableView
+    digest_detail: DigestDetail
+    digests_splitter: QSplitter
+    digests_dock: QDockWidget
+    raw_editor: RawEditor
+    raw_dock: QDockWidget
+    # The folder and its sessions:
+    folder_view: QTableView
+    folder_user_widths: dict  # column -> width (pixels) the user dragged
+    folder_filter: QLineEdit
+    sessions_view: SessionsView
+    folder_tabs: QTabWidget
+    folder_dock: QDockWidget
+    # The status bar:
+    status_icon: QLabel
+    status_label: QLabel
+    progress: QProgressBar
+    progress_label: QLabel
+    cancel_button: QPushButton
+    # The layout's own state: the default dock state, whether sized, the state restored, a column fit asked for
+    _default_state: QByteArray | None
+    _sized: bool
+    _restored_state: bool
+    _fitting_folder: bool
+    _fit_request: bool
 
 
 def build_layout(w) -> None:

@@ -9,29 +9,8 @@ through :class:`~.selection.SelectionRelay`; menus are built in :mod:`.menus`, d
 
 from __future__ import annotations
 
-
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMainWindow
-
-if TYPE_CHECKING:  # the panes' types (:func:`.layout.build_layout` makes them)
-    from PySide6.QtCore import QByteArray
-    from PySide6.QtWidgets import (
-        QCheckBox, QDockWidget, QLabel, QLineEdit, QProgressBar, QPushButton, QSplitter, QTableView, QTabWidget,
-        QVBoxLayout,
-    )
-
-    from .models.digests import DigestsModel
-    from .models.findings import FindingsModel
-    from .models.folder import FolderFilterProxy, FolderModel
-    from .models.json_tree import JsonTreeModel
-    from .models.sessions import SessionsModel
-    from .widgets.hex_view import HexView
-    from .widgets.panes import (
-        DigestDetail, ElidedLabel, FindBar, FindingDetail, RawEditor, RowTreeView, TreePane, VerdictHeader,
-    )
-    from .widgets.sessions_view import SessionsView
 
 from inspector.checkpoint import Verdict
 
@@ -51,6 +30,7 @@ from inspector.session.drops import paths_from_mime
 from .docstate import DocumentStates
 from .presenting import Presenter
 from .document import Document, display_path, sample_paths
+from .layout import WindowPanes
 from .layout import (
     build_layout, default_dock_sizes, fit_folder_columns, remember_folder_width, restore_window_settings,
     save_window_settings, scale_docks, size_folder_dock,
@@ -69,7 +49,7 @@ SAY_PROGRESS_AFTER_MS = 1500
 __all__ = ["MainWindow", "sample_paths"]
 
 
-class MainWindow(QMainWindow):
+class MainWindow(QMainWindow, WindowPanes):
     """The inspector window.
 
     Args:
@@ -89,64 +69,6 @@ class MainWindow(QMainWindow):
         editFailed(str): an edit was not applied.
         folderScanned(int): a folder scan finished with this many checkpoints.
     """
-
-    # The panes, made by :func:`.layout.build_layout` (called in ``__init__``) and declared here, where the window
-    # that owns them is read (``tests/gui/test_layout_attributes.py`` checks that every one is).
-    # The models of the trees, the verdicts, the digests and the folder:
-    snap_model: JsonTreeModel
-    resume_model: JsonTreeModel
-    desc_model: JsonTreeModel
-    findings_model: FindingsModel
-    digests_model: DigestsModel
-    folder_model: FolderModel
-    folder_proxy: FolderFilterProxy
-    sessions_model: SessionsModel
-    # The verdict bar, Find, the verdicts and a finding's detail:
-    banner_area: QVBoxLayout
-    header: VerdictHeader
-    find_bar: FindBar
-    findings_view: RowTreeView
-    detail: FindingDetail
-    verdict_splitter: QSplitter
-    verdicts_caption: ElidedLabel
-    failures_only: QCheckBox
-    # The trees:
-    snap_pane: TreePane
-    resume_pane: TreePane
-    desc_pane: TreePane
-    lower_trees: QTabWidget
-    tree_splitter: QSplitter
-    trees_dock: QDockWidget
-    # The bytes, the digests and the raw text:
-    hex_tabs: QTabWidget
-    hex_payload: HexView
-    hex_descriptor: HexView
-    bytes_dock: QDockWidget
-    digests_view: QTableView
-    digest_detail: DigestDetail
-    digests_splitter: QSplitter
-    digests_dock: QDockWidget
-    raw_editor: RawEditor
-    raw_dock: QDockWidget
-    # The folder and its sessions:
-    folder_view: QTableView
-    folder_user_widths: dict  # column -> width (pixels) the user dragged
-    folder_filter: QLineEdit
-    sessions_view: SessionsView
-    folder_tabs: QTabWidget
-    folder_dock: QDockWidget
-    # The status bar:
-    status_icon: QLabel
-    status_label: QLabel
-    progress: QProgressBar
-    progress_label: QLabel
-    cancel_button: QPushButton
-    # The layout's own state: the default dock state, whether sized, the state restored, a column fit asked for
-    _default_state: QByteArray | None
-    _sized: bool
-    _restored_state: bool
-    _fitting_folder: bool
-    _fit_request: bool
 
     treesReady = Signal()
     verdictsShown = Signal()

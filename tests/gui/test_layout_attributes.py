@@ -1,4 +1,4 @@
-"""The window declares the panes the layout builds (inspector/gui/window.py ``MainWindow`` annotations): every
+"""The window declares the panes the layout builds (``layout.WindowPanes``, which ``MainWindow`` is): every
 attribute ``gui/layout.py`` sets on the window is one the window names, with its type, and it exists once the
 window is made."""
 
@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from inspector.gui import layout  # noqa: E402
+from inspector.gui.layout import WindowPanes  # noqa: E402
 from inspector.gui.window import MainWindow  # noqa: E402
 
 
@@ -39,7 +40,8 @@ def _namespace() -> dict:
 def test_every_attribute_the_layout_sets_is_declared_by_the_window(window):
     set_here = _set_by_layout()
     assert len(set_here) == 48
-    declared = MainWindow.__annotations__
+    assert issubclass(MainWindow, WindowPanes)
+    declared = WindowPanes.__annotations__
     assert sorted(set_here - set(declared)) == []
     assert sorted(set(declared) - set_here) == []  # and the window declares nothing the layout does not set
     ns = _namespace()
