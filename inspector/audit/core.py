@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from inspector import checkpoint
 from inspector.checkpoint.constants import MAX_CONTENT_BYTES
 from inspector.checkpoint.pairing import name_stem, stated_binding
-from inspector.checkpoint.safeopen import NotAFile, open_file, read_regular
+from inspector.checkpoint.safeopen import NotAFile, read_regular
 from inspector.session.manifest import open_audit_source
 from inspector.session.sources import Entry, Source, SourceError, shown_location
 
@@ -38,7 +38,6 @@ RECORD_SCHEMA = jsonschemas.AUDIT_RECORD
 FILE_SECONDS = 120.0
 #: Root causes that mean a file could not be parsed as what it claims to be (FORMAT.md 6.1, 6.2).
 PARSE_RULES = frozenset({"P-PARSE", "D-PARSE"})
-_WHOLE = 1 << 20  # (as folderscan.CLASSIFY_WHOLE: a larger file is streamed once)
 
 
 @dataclass(frozen=True)
@@ -81,27 +80,17 @@ def read_error(exc: BaseException) -> str:
 
 
 def _classify(src: Source, entry: Entry) -> Found:
-    from inspector.session import folderscan as fs  # (its classification, unchanged: the roles scan gives)
+    from inspector.checkpoint.roles import role_of_path  # (the roles the scan gives: one place decides them)
+    from inspector.session import folderscan as fs
 
-    if src.local_paths:
-        fh, st = open_file(entry.location)  # (a FIFO or device is refused without blocking: NotAFile)
-        with fh:
-            if st.st_size <= _WHOLE:
-                data = fh.read(_WHOLE + 1)
-                if len(data) <= _WHOLE:
-                    f = fs._found_whole(entry.location, data)
-                    return _found(entry, f, _sha(data), f.data)
-                fh.seek(0)
-            f = fs._classify_stream(entry.location, fh, st.st_size)
-            return _found(entry, f, f.sha256, None)
-    f = fs._classify_entry(src, entry)
-    sha = f.sha256 or (_sha(f.data) if f.data is not None else None)
-    return _found(entry, f, sha, f.data)
+    # (a FIFO or device is refused without blocking: NotAFile)
+    f = role_of_path(entry.location) if src.local_paths else fs._classify_entry(src, entry)
+    return _found(entry, f)
 
 
-def _found(entry: Entry, f, sha: str | None, data: bytes | None) -> Found:
-    stated = stated_binding(data)[1] if f.role == "descriptor" and data is not None else None
-    return Found(entry.location, entry.name, f.size, f.role, sha, stated)
+def _found(entry: Entry, f) -> Found:
+    stated = stated_binding(f.data)[1] if f.role == "descriptor" and f.data is not None else None
+    return Found(entry.location, entry.name, f.size, f.role, f.sha256, stated)
 
 
 def _open(location: str, recursive: bool, manifest: bool) -> Source:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from inspector import checkpoint
 from inspector.checkpoint.diagnostic import InspectorError
 from inspector.checkpoint.pairing import file_sha256, pair_by_digest, stated_binding
-from inspector.checkpoint.safeopen import open_file, read_regular
-from inspector.checkpoint.sdk_export import WRAPPER_MAX_BYTES, looks_like_export
+from inspector.checkpoint.safeopen import read_regular
+from inspector.checkpoint.roles import WHOLE_BYTES, FileRole, role_of_entry, role_of_path
 from inspector.session import engine
 from inspector.session.engine import Cancelled, ensure_worker
 from inspector.session.sources import (EXPORT_LINES_SUFFIXES, Entry, ExportLines, FsspecSource, LocalFolder, Source,
@@ -51,10 +51,9 @@ class FolderRow:
         return self.other is None
 
 
-#: Files up to this size are classified from their whole content; larger ones from their head
-#: (a descriptor is never this large: the engine takes any larger file for a payload).
-CLASSIFY_WHOLE = 1 << 20
-_HEAD = 1 << 16
+#: Files up to this size are classified from their whole content; larger ones are streamed once
+#: (:data:`inspector.checkpoint.roles.WHOLE_BYTES`).
+CLASSIFY_WHOLE = WHOLE_BYTES
 
 
 @dataclass
@@ -72,70 +71,14 @@ class _Found:
 
 
 def _classify_file(path: str) -> _Found:
-    """Role of one local file from its whole content (:func:`inspector.checkpoint.file_role`, the one place roles
-    are decided), read once: a file of at most :data:`CLASSIFY_WHOLE` bytes is read whole (a payload's SHA-256
-    taken from those bytes); a larger one is streamed once (:func:`_classify_stream`). A FIFO or device is refused
-    without blocking (``NotAFile``, an ``OSError``)."""
-    fh, st = open_file(path)
-    with fh:
-        if st.st_size <= CLASSIFY_WHOLE:
-            data = fh.read(CLASSIFY_WHOLE + 1)
-            if len(data) <= CLASSIFY_WHOLE:
-                return _found_whole(path, data)
-            fh.seek(0)  # (it grew meanwhile: a large file)
-        return _classify_stream(path, fh, st.st_size)
+    """Role of one local file, read once (:func:`inspector.checkpoint.roles.role_of_path`, the one place roles are
+    decided). A FIFO or device is refused without blocking (``NotAFile``, an ``OSError``)."""
+    return _found(path, role_of_path(path))
 
 
-def _found_whole(path: str, data: bytes, **where) -> _Found:
-    """A file classified from all of its bytes ``data``: descriptors keep them, payloads their SHA-256."""
-    role, hint = checkpoint.file_role(data)
-    return _Found(path, len(data), role, hint, data if role == "descriptor" else None,
-                  "sha256:" + hashlib.sha256(data).hexdigest() if role == "payload" else None, **where)
-
-
-#: The member an SDK export wrapper always has, as it appears unescaped in the wrapper's text (FORMAT.md 1).
-_WRAPPER_KEY = b'"contentBase64"'
-
-
-def _classify_stream(path: str, fh, size: int) -> _Found:
-    """A file over :data:`CLASSIFY_WHOLE` bytes: gzip by its head, a payload by its size over the 256 MiB ceiling
-    (unless its head opens as a wrapper), else streamed once (1 MiB at a time, up to the ceiling plus one byte,
-    the wrapper ceiling when it opens as one):
-    hashed for pairing, and searched for :data:`_WRAPPER_KEY` (across chunk boundaries) so that a wrapper whose
-    first member is an unknown one of any size is still one (serde ignores it). Such a file is read again whole
-    and judged by :func:`inspector.checkpoint.file_role`; otherwise it is a payload (descriptors are small), or
-    not a checkpoint when it is gzip."""
-    head = fh.read(_HEAD)
-    if head[:2] == b"\x1f\x8b":  # a large gzip file is still not a checkpoint: its head says so
-        return _Found(path, size, *checkpoint.classify(head))
-    opens = looks_like_export(head[:256])
-    if size > checkpoint.MAX_CONTENT_BYTES and not opens:
-        return _Found(path, size, "payload", None)  # (over the ceiling: a payload by its size, never read: P-BOUND)
-    fh.seek(0)
-    h = hashlib.sha256()
-    head, tail, seen, named = b"", b"", 0, False
-    limit = (WRAPPER_MAX_BYTES if opens else checkpoint.MAX_CONTENT_BYTES) + 1
-    while seen < limit:
-        chunk = fh.read(min(1 << 20, limit - seen))
-        if not chunk:
-            break
-        if not seen:
-            head = chunk[:_HEAD]
-        if seen <= checkpoint.MAX_CONTENT_BYTES:
-            h.update(chunk[:checkpoint.MAX_CONTENT_BYTES + 1 - seen])
-        named = named or _WRAPPER_KEY in tail + chunk[:len(_WRAPPER_KEY)]
-        named = named or _WRAPPER_KEY in chunk
-        tail = chunk[-(len(_WRAPPER_KEY) - 1):]
-        seen += len(chunk)
-    if head[:2] == b"\x1f\x8b":  # a large gzip file is still not a checkpoint
-        return _Found(path, max(seen, size), *checkpoint.classify(head))
-    if named or looks_like_export(head[:256]):
-        fh.seek(0)
-        data = fh.read(WRAPPER_MAX_BYTES + 1)
-        if checkpoint.file_role(data)[0] == "export":
-            return _Found(path, len(data), "export", None)
-    digest = "sha256:" + h.hexdigest() if seen <= checkpoint.MAX_CONTENT_BYTES else None
-    return _Found(path, seen if seen < limit else max(seen, size), "payload", None, sha256=digest)
+def _found(path: str, r: "FileRole", **where) -> _Found:
+    """The :class:`_Found` of a file at ``path`` (``where``: its source and entry) from what its read decided."""
+    return _Found(path, r.size, r.role, r.hint, r.data, r.sha256, **where)
 
 
 def _classify_entry(source: Source, entry) -> _Found:
@@ -143,15 +86,8 @@ def _classify_entry(source: Source, entry) -> _Found:
     Lines file): its whole content (bounded by the content ceiling, the wrapper ceiling when its head opens as a
     wrapper) read once through the source and judged by :func:`inspector.checkpoint.file_role`. An entry listed
     as over the ceiling that does not open as a wrapper is a payload by its size, not downloaded."""
-    head = source.head(entry, 256)
-    opens_as_wrapper = looks_like_export(head)
-    if entry.size is not None and entry.size > checkpoint.MAX_CONTENT_BYTES and not opens_as_wrapper:
-        return _Found(entry.location, entry.size, "payload", None, entry=entry, source=source)
-    ceiling = WRAPPER_MAX_BYTES if opens_as_wrapper else checkpoint.MAX_CONTENT_BYTES
-    data = source.read(entry, ceiling)
-    if len(data) > ceiling:
-        return _Found(entry.location, entry.size or len(data), "payload", None, entry=entry, source=source)
-    return _found_whole(entry.location, data, entry=entry, source=source)
+    return _found(entry.location, role_of_entry(source.head(entry, 256), entry.size, lambda n: source.read(entry, n)),
+                  entry=entry, source=source)
 
 
 def _read_found(f: _Found) -> bytes:

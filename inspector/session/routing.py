@@ -132,17 +132,15 @@ def url_sibling(url: str, local: str) -> str | None:
     whose ``content_digest`` is the payload's SHA-256, else the first descriptor of that stem; ``None`` when
     ``local`` (the payload's copy) is not a payload, the folder has more than ``SIBLING_SCAN_LIMIT`` files or
     cannot be listed, or nothing matches (worker thread only: network calls)."""
-    from inspector.checkpoint import classify, file_role
-    from inspector.checkpoint.pairing import SIBLING_SCAN_LIMIT, file_sha256, name_stem, stated_binding
-    from inspector.checkpoint.safeopen import read_regular
+    from inspector.checkpoint.pairing import SIBLING_SCAN_LIMIT, name_stem, stated_binding
+    from inspector.checkpoint.roles import role_of_bytes, role_of_path
     from inspector.session.sources import FsspecSource
 
     try:
-        size = os.path.getsize(local)
-        head = read_regular(local, 1 << 20)[0]
-    except OSError:
+        found = role_of_path(local)  # (read once: its role and its digest)
+    except (OSError, ValueError):
         return None
-    if (file_role(head)[0] if size <= 1 << 20 else classify(head[:256])[0]) != "payload":
+    if found.role != "payload":
         return None
     parts = urllib.parse.urlsplit(url)
     folder, _, name = parts.path.rpartition("/")
@@ -155,7 +153,7 @@ def url_sibling(url: str, local: str) -> str | None:
     if len(entries) > SIBLING_SCAN_LIMIT:
         return None
     stem = name_stem(urllib.parse.unquote(name))
-    digest = file_sha256(local)
+    digest = found.sha256
     named = None
     tries = [e for e in entries if e.name != urllib.parse.unquote(name) and name_stem(e.name) == stem
              and (e.size is None or e.size <= 1 << 20)][:URL_SIBLING_TRIES]
@@ -164,7 +162,7 @@ def url_sibling(url: str, local: str) -> str | None:
             data = src.read(e, 1 << 20)
         except SourceError:
             continue
-        if classify(data)[0] != "descriptor":
+        if role_of_bytes(data).role != "descriptor":
             continue
         if stated_binding(data)[1] == digest:
             return e.location
