@@ -6,7 +6,7 @@ pointer or message from a file is escaped and stays on its line); JSON and SARIF
 
 from __future__ import annotations
 
-from inspector import jsonschemas
+from inspector import jsonschemas, sarif
 
 import json
 from inspector.checkpoint import InputFile, Report, Verdict, catalogue, display_path, file_uri
@@ -228,16 +228,16 @@ def _val(v) -> str:
 
 
 def to_sarif(report: Report, payload=None, descriptor=None) -> str:
-    """SARIF 2.1.0 log: one result per failing rule, byte regions in the files."""
+    """SARIF 2.1.0 log (:mod:`inspector.sarif`): every catalogue rule, one result per failing rule with byte
+    regions in the files (``byteOffset``, ``byteLength``: bytes) and its JSON Pointer; the generation and notes,
+    which never change a verdict (FORMAT.md 3.4, 7.8), in the run's properties."""
     def uri(f, name):
         return file_uri(f.path) if f is not None and f.path != "-" else name  # percent-encoded exact bytes: valid UTF-8
 
     files = {"payload": uri(payload, "payload"), "descriptor": uri(descriptor, "descriptor")}
     rules = [{"id": r.id, "name": r.id, "shortDescription": {"text": r.title},
-              "fullDescription": {"text": r.message}, "helpUri": None,
+              "fullDescription": {"text": r.message},
               "properties": {"code": r.code, "stage": r.stage, "doc_ref": r.doc_ref}} for r in catalogue()]
-    for r in rules:
-        del r["helpUri"]
     results = []
     for f in report.failed():
         locs = []
@@ -247,17 +247,11 @@ def to_sarif(report: Report, payload=None, descriptor=None) -> str:
                 phys["region"] = {"byteOffset": loc.span[0], "byteLength": loc.span[1] - loc.span[0]}
             locs.append({"physicalLocation": phys,
                          "logicalLocations": [{"fullyQualifiedName": f"{loc.source}{loc.pointer}"}]})
-        results.append({
-            "ruleId": f.rule.id, "level": "error", "message": {"text": f.message}, "locations": locs,
-            "properties": {"root_cause": f is report.root_cause, "code": f.rule.code,
-                           "expected": f.expected, "actual": f.actual},
-        })
-    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "checkpoint-inspector", "rules": rules}}, "results": results,
-                     # explanations that never change a verdict (FORMAT.md 3.4, 7.8)
-                     "properties": {"generation": None if report.generation is None else report.generation.to_json(),
-                                    "notes": list(report.notes)}}]}
-    return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
+        results.append(sarif.result(f.rule.id, f.message, {"root_cause": f is report.root_cause, "code": f.rule.code,
+                                                           "expected": f.expected, "actual": f.actual}, locs))
+    return sarif.dumps(sarif.log(rules, results, run_properties={
+        "generation": None if report.generation is None else report.generation.to_json(),
+        "notes": list(report.notes)}))
 
 
 def rules_markdown() -> str:

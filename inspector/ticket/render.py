@@ -27,6 +27,7 @@ import html
 import json
 
 from inspector.checkpoint import display_text
+from inspector import sarif
 from inspector.formats import family
 
 from .credentials import CREDENTIAL_SHAPED
@@ -355,26 +356,20 @@ def to_json(t: dict) -> str:
 
 
 def to_sarif(t: dict) -> str:
-    """SARIF 2.1.0: the root cause and its consequences as results (redacted messages and
+    """SARIF 2.1.0 (:mod:`inspector.sarif`): the root cause and its consequences as results (redacted messages and
     locations, file names only); the whole ticket in ``runs[0].properties.ticket``."""
-    results = []
     rc = t["root_cause"]
-    for f, root in ([(rc, True)] if rc else []) + [(c, False) for c in t["consequences"]]:
-        results.append({"ruleId": f["rule"], "level": "error", "message": {"text": f["message"]},
-                        "properties": {"root_cause": root, "code": f["code"], "where": f["where"],
-                                       "meaning": f["meaning"]}})
+    failed = ([(rc, True)] if rc else []) + [(c, False) for c in t["consequences"]]
+    results = [sarif.result(f["rule"], f["message"], {"root_cause": root, "code": f["code"], "where": f["where"],
+                                                      "meaning": f["meaning"]}) for f, root in failed]
     rules = [{"id": f["rule"], "shortDescription": {"text": f["title"]},
-              "help": {"text": f["meaning"] or f["title"]}} for f, _r in
-             ([(rc, True)] if rc else []) + [(c, False) for c in t["consequences"]]]
+              "help": {"text": f["meaning"] or f["title"]}} for f, _root in failed]
     artifacts = [{"location": {"uri": f["name"]}, "length": f["size_bytes"],
                   "hashes": {"sha-256": f["sha256"].removeprefix("sha256:")}, "roles": ["analysisTarget"]}
                  for f in t["files"]]
-    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "checkpoint-inspector", "version": t["inspector"]["version"],
-                                         "rules": rules}},
-                     "artifacts": artifacts, "results": results, "properties": {"ticket": t}}],
-           "properties": {"report_sha256": _PLACEHOLDER}}
-    return _seal(json.dumps(log, ensure_ascii=False, indent=2) + "\n")
+    return _seal(sarif.dumps(sarif.log(rules, results, tool_version=t["inspector"]["version"], artifacts=artifacts,
+                                       run_properties={"ticket": t},
+                                       log_properties={"report_sha256": _PLACEHOLDER})))
 
 
 #: ``report --format`` name -> writer, from the one registry of the report family (:mod:`inspector.formats`).
