@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication, QMenu
 from inspector.checkpoint import Location
 
 from .jobs import start_job
-from inspector.session.lazyjson import load_value
+from inspector.checkpoint.jsontext.lazyjson import load_value
 from .roles import LocationRole, ObjectRole
 
 __all__ = ["CopyService", "jq_path", "pointer_tokens", "BACKGROUND_BYTES"]

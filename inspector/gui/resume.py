@@ -24,7 +24,7 @@ from inspector.checkpoint.analysis.passes import event_summary
 from inspector.checkpoint.analysis.resumability import NOT_RESUMABLE, RESUMABLE
 
 from . import style
-from inspector.session.lazyjson import BIG, ScanError, children_of, find_span
+from inspector.checkpoint.jsontext.lazyjson import BIG, ScanError, children_of, find_span
 from .roles import PointerRole
 from inspector.session.visible import visible
 from .widgets.events_table import EventsPane
@@ -392,7 +392,7 @@ class ResumePanes(QObject):
         bench file's 2,352 runs, before any verdict shows), so the first hover over a run finds them here,
         through the trees' index to the run record, then its ``events`` member and their elements: from the
         index when it holds them (every container of at least 64 KiB), else at C speed for a compact payload
-        (:func:`.lazyjson.children_of`); only a smaller container of a non-compact payload is scanned in
+        (:func:`inspector.checkpoint.jsontext.lazyjson.children_of`); only a smaller container of a non-compact payload is scanned in
         Python (at most 64 KiB: milliseconds). False when they cannot be found (the payload is not the run
         record's JSON), and, without reading anything, while a payload of more than 64 KiB has no index (a large
         pretty-printed payload's verdicts come before its trees: finding a run record from the root would scan

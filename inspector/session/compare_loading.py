@@ -21,7 +21,7 @@ import orjson
 
 from inspector.session.series import HistoryOrder, history_order
 from inspector.session.engine import PROCESS_THRESHOLD, Cancelled, UserError, ensure_worker
-from inspector.session.lazyjson import BIG, ScanError, SpanIndex, build_index
+from inspector.checkpoint.jsontext.lazyjson import BIG, ScanError, SpanIndex, build_index
 from inspector.session.workers import ChildTask, child_index, read_file
 
 __all__ = ["CompareSide", "ChangeRow", "CompareResult", "compare_paths", "same_kind", "same_kind_as", "canonical_path",

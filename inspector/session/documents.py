@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from inspector.checkpoint.diagnostic import InspectorError
-from inspector.session.lazyjson import SpanIndex
+from inspector.checkpoint.jsontext.lazyjson import SpanIndex
 from inspector.session.staged import StagedLoad
 
 __all__ = ["Side", "Analysis", "Cancelled", "UserError"]
@@ -34,7 +34,7 @@ class Side:
         data: the bytes (the sandbox copy once edited); ``None`` when over the ceiling.
         size: size in bytes. mtime_ns: file modification time when read (0 if none).
         hint: the engine's sentence about an obvious problem (gzip, BOM...), or ``None``.
-        index: a :class:`.lazyjson.SpanIndex` (``container_start -> Children``) of the large containers, or ``None`` when the bytes
+        index: a :class:`inspector.checkpoint.jsontext.lazyjson.SpanIndex` (``container_start -> Children``) of the large containers, or ``None`` when the bytes
             are not JSON (then ``parse_error`` says why).
         parse_error: ``(message, byte_offset_or_None)`` when the bytes are not JSON.
         sha256: ``sha256:`` digest of ``data`` when computed.

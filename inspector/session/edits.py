@@ -12,7 +12,7 @@ from inspector import checkpoint
 from inspector.checkpoint.analysis.restore import NoProof, restore_original
 
 from inspector.session.engine import Analysis, Side, UserError, analyse_bytes, ensure_worker
-from inspector.session.lazyjson import ScanError, build_index, find_span
+from inspector.checkpoint.jsontext.lazyjson import ScanError, build_index, find_span
 from inspector.session.writing import write_new_file
 
 __all__ = ["restore_to", "Edit", "apply_edits", "apply_edit", "replace_bytes"]

@@ -31,7 +31,7 @@ from inspector.checkpoint.pairing import find_sibling
 from inspector.checkpoint.safeopen import open_file
 
 from inspector.session.filebytes import FileBytes, file_identity
-from inspector.session.lazyjson import BIG, ScanError, SpanIndex, build_index
+from inspector.checkpoint.jsontext.lazyjson import BIG, ScanError, SpanIndex, build_index
 from inspector.session.documents import Analysis, Cancelled, Side, UserError
 from inspector.session.staged import StagedLoad
 from inspector.session.workers import (

@@ -15,7 +15,7 @@ from array import array
 
 import orjson
 
-from inspector.session.lazyjson import ScanError, tokens, value_span
+from inspector.checkpoint.jsontext.lazyjson import ScanError, tokens, value_span
 
 __all__ = ["search_document", "MAX_MATCHES", "MAX_POINTER_CHARS"]
 

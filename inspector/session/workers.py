@@ -27,7 +27,7 @@ from inspector.checkpoint.analysis.views import PackedViews
 from inspector.checkpoint.safeopen import open_file
 
 from inspector.session.filebytes import file_identity
-from inspector.session.lazyjson import ScanError, fast_index
+from inspector.checkpoint.jsontext.lazyjson import ScanError, fast_index
 
 __all__ = ["ChildTask", "WorkerError", "DIGEST_FOLLOWS", "prewarm", "warm_ready", "waiting_process", "child_verify",
            "child_analyse", "child_index", "read_file", "Job", "Ready", "Digest", "Progress", "StageReached",
@@ -135,7 +135,7 @@ class AfterReport:
 @dataclass(frozen=True)
 class Indexed:
     """:func:`child_index`'s result: the ``index`` (a :class:`~inspector.checkpoint.jsontext.spanindex.SpanIndex`)
-    or the :class:`~.lazyjson.ScanError` that says why the bytes are not JSON, and ``seen`` (as in
+    or the :class:`~inspector.checkpoint.jsontext.lazyjson.ScanError` that says why the bytes are not JSON, and ``seen`` (as in
     :class:`ReportAhead`)."""
 
     index: object
@@ -388,7 +388,7 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
     ``digest`` is the parent's SHA-256 of the file (``sha256:`` form), or :data:`DIGEST_FOLLOWS` when the
     parent sends it once it has it (the child reads and parses the file meanwhile, and takes it when the
     first rule needs it): reused only when the file still has the size and modification time it had then.
-    ``big`` is the window's index threshold (:data:`.lazyjson.BIG`, the engine's ``read.door.INDEX_BIG``, which
+    ``big`` is the window's index threshold (:data:`inspector.checkpoint.jsontext.lazyjson.BIG`, the engine's ``read.door.INDEX_BIG``, which
     the engine's index always uses), or ``None``. Without ``big`` (a folder scan: verdicts only) nothing else is sent, and the report has no views. With
     ``big`` (the window's verifier) the report is sent ahead, as soon as the rules are decided, as a
     :class:`ReportAhead` (:attr:`ChildTask.early`), its views not built yet; the job then returns an
@@ -466,7 +466,7 @@ def child_analyse(conn, path: str, descriptor: bytes | None, size: int, mtime_ns
 
 def child_index(conn, path: str, big: int):
     """Index the payload file's large containers in a child: an :class:`Indexed` (the index, a
-    :class:`~inspector.checkpoint.jsontext.spanindex.SpanIndex`, or the :class:`~.lazyjson.ScanError`); ``seen`` is the :func:`file_identity` of the bytes indexed (``None``: the file
+    :class:`~inspector.checkpoint.jsontext.spanindex.SpanIndex`, or the :class:`~inspector.checkpoint.jsontext.lazyjson.ScanError`); ``seen`` is the :func:`file_identity` of the bytes indexed (``None``: the file
     changed while it was read). Raises ``OSError`` when the file cannot be read."""
     data, seen = read_file(path)
     last = [0.0]

@@ -166,7 +166,7 @@ def _escaped(p):
 
 
 def test_the_indexer_of_a_payload_the_fast_path_does_not_read(qtbot, window, pair):
-    from inspector.session.lazyjson import build_index
+    from inspector.checkpoint.jsontext.lazyjson import build_index
 
     p, d = pair
     data = _escaped(p)

@@ -8,7 +8,7 @@ from PySide6.QtCore import QModelIndex, Qt  # noqa: E402
 
 from inspector.checkpoint import Verdict, verify  # noqa: E402
 from inspector.session.folderscan import FolderRow  # noqa: E402
-from inspector.session.lazyjson import build_index  # noqa: E402
+from inspector.checkpoint.jsontext.lazyjson import build_index  # noqa: E402
 from inspector.gui.models.digests import DigestsModel  # noqa: E402
 from inspector.gui.models.findings import FindingsModel  # noqa: E402
 from inspector.gui.models.folder import FolderModel  # noqa: E402

@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 
 from inspector.checkpoint import Verdict, build_descriptor, encode  # noqa: E402
 from inspector.gui import style  # noqa: E402
-from inspector.session.lazyjson import find_span, scan_children  # noqa: E402
+from inspector.checkpoint.jsontext.lazyjson import find_span, scan_children  # noqa: E402
 from inspector.gui.roles import PointerRole  # noqa: E402
 from tests.conftest import CASES_PINNED, SCENARIOS  # noqa: E402
 
@@ -309,8 +309,8 @@ def test_a_runs_event_spans_on_first_hover_take_no_python_scan_of_large_containe
     import json
     from types import SimpleNamespace
 
-    from inspector.session import lazyjson
-    from inspector.session.lazyjson import build_index
+    from inspector.checkpoint.jsontext import lazyjson
+    from inspector.checkpoint.jsontext.lazyjson import build_index
     from inspector.gui.resume import ResumePanes
 
     v = json.loads((CASES / "02-valid.payload.json").read_bytes())

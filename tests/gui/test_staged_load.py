@@ -15,7 +15,7 @@ from inspector.checkpoint import verify
 from inspector.checkpoint.read.fastpath import NotFast, decode_fast
 from inspector.gui import summary
 from inspector.session import engine, workers
-from inspector.session.lazyjson import build_index, children_of
+from inspector.checkpoint.jsontext.lazyjson import build_index, children_of
 
 from .conftest import CASES, GOLDEN_D, GOLDEN_P, open_and_wait
 
@@ -331,7 +331,7 @@ def test_the_verifier_reads_while_the_window_hashes_and_takes_its_digest(tmp_pat
     import os
     import shutil
 
-    from inspector.session.lazyjson import BIG
+    from inspector.checkpoint.jsontext.lazyjson import BIG
     from inspector.session.workers import DIGEST_FOLLOWS, child_analyse
 
     p = tmp_path / GOLDEN_P.name
@@ -364,7 +364,7 @@ def test_the_verifiers_kept_payload_and_collector_stay_in_its_process(tmp_path):
     import shutil
 
     from inspector.session import workers
-    from inspector.session.lazyjson import BIG
+    from inspector.checkpoint.jsontext.lazyjson import BIG
 
     p = tmp_path / GOLDEN_P.name
     shutil.copyfile(GOLDEN_P, p)

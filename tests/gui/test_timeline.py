@@ -9,7 +9,7 @@ from .conftest import GOLDEN_D, GOLDEN_P, open_and_wait
 pytest.importorskip("PySide6")
 from PySide6.QtCore import QPoint  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
-from inspector.session.lazyjson import find_span  # noqa: E402
+from inspector.checkpoint.jsontext.lazyjson import find_span  # noqa: E402
 
 
 def test_a_single_lane_fills_the_timeline_at_1600x1000_and_a_click_anywhere_in_it_selects_the_run(

@@ -21,7 +21,7 @@ from inspector.checkpoint.read.fastpath import layout_spans
 from inspector.gui import summary
 from inspector.session import engine
 from inspector.session import workers
-from inspector.session.lazyjson import BIG, build_index
+from inspector.checkpoint.jsontext.lazyjson import BIG, build_index
 
 from . import childhooks
 from .conftest import GOLDEN_D, GOLDEN_P

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from inspector.session import engine
-from inspector.session import lazyjson
-from inspector.session.lazyjson import BIG
+from inspector.checkpoint.jsontext import lazyjson
+from inspector.checkpoint.jsontext.lazyjson import BIG
 from inspector.gui.roles import ObjectRole
 
 from . import childhooks

@@ -21,7 +21,7 @@ from inspector import checkpoint
 from inspector.checkpoint.rules import context as context_module
 from inspector.session import engine
 from inspector.session.documents import Side
-from inspector.session.lazyjson import BIG, build_index
+from inspector.checkpoint.jsontext.lazyjson import BIG, build_index
 from tests.conftest import GOLDEN, ROOT
 
 GOLDEN_D = GOLDEN / "descriptor-with-resume.json"

@@ -7,7 +7,7 @@ import pytest
 
 from inspector.checkpoint.report import Stage
 from inspector.session import engine, workers
-from inspector.session.lazyjson import BIG, build_index
+from inspector.checkpoint.jsontext.lazyjson import BIG, build_index
 from tests.conftest import GOLDEN
 
 GOLDEN_P = GOLDEN / "payload-with-resume.json"

@@ -6,7 +6,7 @@ It lives in the engine's text floor because the reader that proves a payload fil
 the children of large containers while they compare the file with its printing (``read.fastpath``,
 ``read.typedfast``) and :meth:`SpanIndex.from_records` makes the index of those records
 (:func:`inspector.checkpoint.verify.verify_indexed`). The window's tokenizer
-(:mod:`inspector.session.lazyjson`: ``build_index``, ``fast_index``) fills the same index for a file no fast
+(:mod:`inspector.checkpoint.jsontext.lazyjson`: ``build_index``, ``fast_index``) fills the same index for a file no fast
 reader proved, and reads a lone child from the bytes (``lone_child``) where this index, by its ``big``
 promise, holds nothing.
 """
@@ -19,7 +19,11 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import islice
 
-__all__ = ["Children", "SpanIndex"]
+__all__ = ["INDEX_BIG", "Children", "SpanIndex"]
+
+#: Containers of at least this many bytes (64 KiB) get their children's spans recorded: by the fast readers when
+#: an index is wanted (``read.door``) and by the tokenizer's index (``lazyjson.build_index``).
+INDEX_BIG = 1 << 16
 
 
 @dataclass
@@ -82,15 +86,15 @@ class SpanIndex:
         self._cache: dict[int, Children] = {}
 
     @classmethod
-    def from_records(cls, records: dict, big: int) -> "SpanIndex":
+    def from_records(cls, records: dict, big: int | None) -> "SpanIndex":
         """The index of a fast reader's span records (``{start: (kind, end, starts, ends, key_starts, keys)}``,
         byte offsets, as ``read.fastpath.decode_fast(spans=)`` and ``read.typedfast.decode_typed(spans=)`` fill
-        them): every recorded container of at least ``big`` bytes with two children or more (the ``big``
-        promise; a lone child is read from the bytes), frozen. Records of smaller containers (which the
-        lint's locations asked for) are left out."""
+        them), frozen. With ``big`` (bytes): every recorded container of at least ``big`` bytes with two children
+        or more (the ``big`` promise; a lone child is read from the bytes), records of smaller containers (which
+        the lint's locations asked for) left out. With ``None``: every record, and no promise."""
         index = cls(big=big)
         for s, (kind, e, starts, ends, key_starts, keys) in records.items():
-            if e - s >= big and len(starts) >= 2:
+            if big is None or e - s >= big and len(starts) >= 2:
                 index.add(s, kind, starts, ends, key_starts, keys)
         return index.freeze()
 

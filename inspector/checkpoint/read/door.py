@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.checkpoint.jsontext.reader import SerdeError, parse_value
+from inspector.checkpoint.jsontext.spanindex import INDEX_BIG  # (containers of 64 KiB or more get their children's spans)
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, decode_fast, layout_spans
 from inspector.checkpoint.read.typedfast import decode_typed, text_of
 from inspector.checkpoint.schema import model as S
@@ -25,8 +26,6 @@ from inspector.checkpoint.schema.typed import decode
 
 __all__ = ["PayloadRead", "read_payload", "read_value", "layout_spans", "text_of"]
 
-#: Containers of at least this many bytes get their children's spans recorded (64 KiB).
-INDEX_BIG = 1 << 16
 
 
 @dataclass

@@ -6,13 +6,9 @@ computed at most once and only when a check asks for it.
 
 from __future__ import annotations
 
-from inspector.checkpoint.jsontext.pointer import unescape as unescape_token
-
 from array import array
-from bisect import bisect_left
 from functools import cached_property
 
-import orjson
 
 from inspector.checkpoint.constants import (
     DESCRIPTOR_SCHEMA, ENCODING, FORMAT, LOGICAL_EVIDENCE_SCHEMA, MEDIA_TYPE, RESUME_SEMANTICS, SNAPSHOT_EVIDENCE_SCHEMA,
@@ -22,6 +18,8 @@ from inspector.checkpoint.digest import (
     logical_evidence_input, snapshot_evidence_input,
 )
 from inspector.checkpoint.jsontext.canonical import encode
+from inspector.checkpoint.jsontext.lazyjson import SpanWalk
+from inspector.checkpoint.jsontext.spanindex import SpanIndex
 from inspector.checkpoint.jsontext.reader import Node, SerdeError, parse_value
 from inspector.checkpoint.read.door import read_payload
 from inspector.checkpoint.schema import model as S
@@ -278,207 +276,57 @@ class Context:
 
     # -- locations ------------------------------------------------------------------------
     def span(self, source: str, pointer: str) -> tuple[int, int] | None:
-        """Byte span of ``pointer`` in the payload or descriptor file, ``None`` if absent."""
+        """Byte span of ``pointer`` in the payload or descriptor file, ``None`` if absent: in a canonical payload
+        through :attr:`_walk` (the span index the reader filled, then the bytes), else from the exact parser's span
+        tree (not built for a non-canonical payload over 32 MiB: it costs ~60x the file)."""
         if source == "descriptor":
             tree = self.desc_tree
         else:
-            if self.payload is not None and self.pay_result[0] is not None and self.is_canonical:
-                return self._canonical_span(pointer)
+            walk = self._walk
+            if walk is not None:
+                return walk.span(pointer)
             if self.payload is not None and len(self.payload) > _SPAN_TREE_LIMIT:
-                return None  # a span tree of a large non-canonical file costs ~60x its size
+                return None
             tree = self.pay_tree
         if tree is None:
             return None
         node = tree.find(pointer)
         return None if node is None else (node.start, node.end)
 
-
     def item_spans(self, pointer: str, items: list):
         """Byte spans of every element of the payload array at ``pointer`` (whose decoded value is
         ``items``) as two ``array('q')`` (starts, ends), or ``None`` when spans are unavailable
-        (a non-canonical payload over 32 MiB). One pass: each element is encoded once when the
-        payload is canonical (and remembered, so later spans below it cost only that element; none
-        when the fast path recorded this array's element spans), else read from the span tree."""
-        cached = self._items.get(pointer)
-        if cached is not None:
-            return cached[0], cached[1]
-        starts, ends = array("q"), array("q")
-        if self.payload is not None and self.pay_result[0] is not None and self.is_canonical:
-            whole = self._canonical_span(pointer, start_only=True)
-            if whole is None:
+        (a non-canonical payload over 32 MiB). One pass over the array's bytes in a canonical payload (none when
+        the reader recorded its elements), remembered by :attr:`_walk` for the spans below it; else read from the
+        span tree."""
+        walk = self._walk
+        if walk is not None:
+            whole = walk.span(pointer)
+            if whole is None or self.payload[whole[0]] != 0x5B:
                 return None
-            rec = self.spans.get(whole[0])  # a large array: the fast path recorded its elements' spans
-            if rec is not None and rec[0] == "array" and len(rec[2]) == len(items):
-                self._items[pointer] = (rec[2], rec[3], items)
-                return rec[2], rec[3]
-            if whole[1] is None:
-                whole = self._canonical_span(pointer)
-            starts, ends = self._element_spans(whole[0], whole[1], items)
-            self._items[pointer] = (starts, ends, items)
-            return starts, ends
+            ch = walk.children(*whole)
+            return (ch.starts, ch.ends) if len(ch) == len(items) else None
         if self.payload is None or len(self.payload) > _SPAN_TREE_LIMIT or self.pay_tree is None:
             return None
         node = self.pay_tree.find(pointer)
         if node is None or node.kind != "array" or len(node.children) != len(items):
             return None
+        starts, ends = array("q"), array("q")
         for _i, _k, child in node.children:
             starts.append(child.start)
             ends.append(child.end)
         return starts, ends
 
     @cached_property
-    def _items(self) -> dict:
-        """``{array pointer: (starts, ends, items)}`` remembered by :meth:`item_spans` (canonical only)."""
-        return {}
-
-    def _canonical_span(self, pointer: str, start_only: bool = False):
-        """:func:`_canonical_span` of the payload: through the fast path's spans of its large
-        containers while the pointer runs through them, else starting from the deepest array whose
-        element spans :meth:`item_spans` already knows."""
-        if self.spans:
-            return self._indexed_span(pointer, start_only)
-        self._index_arrays(pointer)
-        cut = len(pointer)
-        while cut > 0:
-            cut = pointer.rfind("/", 0, cut)
-            if cut <= 0:
-                break
-            base = pointer[:cut]
-            hit = self._items.get(base)
-            if hit is not None:
-                tok, _, rest = pointer[cut + 1:].partition("/")
-                if not tok.isdigit() or int(tok) >= len(hit[2]):
-                    return None
-                i = int(tok)
-                rel = _canonical_span(hit[2][i], "/" + rest if rest else "", hit[1][i] - hit[0][i])
-                return None if rel is None else (hit[0][i] + rel[0], hit[0][i] + rel[1])
-        return _canonical_span(self.pay, pointer, len(self.payload), start_only)
-
-
-    def _array_record(self, pointer: str, items: list, start: int, end: int) -> tuple:
-        """A :attr:`spans` record of the array ``items`` at ``pointer`` (``start``..``end`` in the canonical
-        payload) whose element spans the fast path did not record: each element encoded once, remembered
-        with :meth:`item_spans`'s."""
-        hit = self._items.get(pointer)
-        if hit is None:
-            hit = self._items[pointer] = (*self._element_spans(start, end, items), items)
-        return ("array", end, hit[0], hit[1], None, None)
-
-    def _element_spans(self, start: int, end: int | None, items: list) -> tuple[array, array]:
-        """``(starts, ends)`` of the elements of the array ``items`` printed canonically at ``start`` in the
-        canonical payload (``end``: its end, when known): from msgspec's raw slices of the array's bytes
-        (a C-speed skip over them: the elements of canonical JSON are separated by single commas) when
-        there are many elements or the array is at least ``_RAW_STEP_BYTES`` long (a few elements that
-        hold a million events are not encoded again just to be measured), or, without ``end``, from each
-        element's encoded length."""
-        starts, ends = array("q"), array("q")
-        pos = start + 1
-        if end is not None and (len(items) > 16 or end - start >= _RAW_STEP_BYTES):
-            import msgspec
-
-            try:
-                lengths = [len(r) for r in msgspec.json.decode(memoryview(self.canonical)[start:end],
-                                                               type=list[msgspec.Raw])]
-            except msgspec.DecodeError:  # pragma: no cover - the span is of a canonical array
-                lengths = None
-            if lengths is not None and len(lengths) == len(items):
-                from itertools import accumulate
-                from operator import add
-
-                starts = array("q", accumulate([n + 1 for n in lengths[:-1]], initial=pos))
-                return starts, array("q", map(add, starts, lengths))
-        for item in items:
-            n = len(encode(item))
-            starts.append(pos)
-            ends.append(pos + n)
-            pos += n + 1
-        return starts, ends
-
-    def _index_arrays(self, pointer: str) -> None:
-        """Remember the element spans (:meth:`item_spans`) of every array of more than 16 elements that
-        ``pointer`` runs through, outermost first: later spans below such an array cost only their own
-        element (200 lint locations in one run's events no longer encode the events before each)."""
-        node, prefix = self.pay, ""
-        tokens = pointer.split("/")[1:] if pointer not in ("", "/") else []
-        for raw in tokens[:-1]:
-            if type(node) is list:
-                if len(node) > 16 and prefix not in self._items:
-                    if self.item_spans(prefix, node) is None:
-                        return
-                if not (raw.isascii() and raw.isdigit()) or int(raw) >= len(node):
-                    return
-                node = node[int(raw)]
-            elif type(node) is dict:
-                node = node.get(unescape_token(raw))
-            else:
-                return
-            prefix += "/" + raw
-
-    def _indexed_span(self, pointer: str, start_only: bool):
-        """Span of ``pointer`` in the canonical payload from :attr:`spans` (child spans of the containers the
-        fast path recorded, keys in sorted order); an array of more than 16 elements, or of at least
-        ``_RAW_STEP_BYTES`` whose end is known, that it did not record gets its element spans once
-        (:meth:`_array_record`: a run record after the one holding a million events is not found by
-        encoding those events); other containers are stepped through by arithmetic
-        (:func:`_step`)."""
-        spans = self.spans
-        pos, end = 0, len(self.payload)
-        node = self.pay
-        tokens = pointer.split("/")[1:] if pointer not in ("", "/") else []
-        for i, raw in enumerate(tokens):
-            rec = spans.get(pos)
-            if rec is None and type(node) is list and (len(node) > 16 or end is not None and end - pos >= _RAW_STEP_BYTES):
-                rec = self._array_record("/" + "/".join(tokens[:i]) if i else "", node, pos, end)
-            token = unescape_token(raw)
-            if rec is None:
-                stepped = self._raw_step(node, token, pos, end) if type(node) is dict and end is not None \
-                    and end - pos >= _RAW_STEP_BYTES else _step(node, token, pos, end)
-                if stepped is None:
-                    return None
-                node, pos, end = stepped
-                continue
-            kind, _e, starts, ends, _ks, keys = rec
-            if kind == "object":
-                j = bisect_left(keys, token)
-                if type(node) is not dict or j >= len(keys) or keys[j] != token:
-                    return None
-                node = node[token]
-            else:
-                if not (token.isascii() and token.isdigit()) or int(token) >= len(starts) or type(node) is not list:
-                    return None
-                j = int(token)
-                node = node[j]
-            pos, end = starts[j], ends[j]
-        if end is None and not start_only:
-            end = pos + len(encode(node))
-        return pos, end
-
-
-    def _raw_step(self, node: dict, token: str, start: int, end: int):
-        """:func:`_step` into member ``token`` of the object ``node`` printed canonically at ``start``..``end``
-        of the canonical payload, with the member's end known too: the members' lengths come from msgspec's
-        raw slices of the object's bytes (a C-speed skip) instead of encoding the members before it and the
-        member itself (a run record's ``events``: :meth:`item_spans` then needs no encoding of the events)."""
-        import msgspec
-
-        if token not in node:
+    def _walk(self) -> SpanWalk | None:
+        """The :class:`~.jsontext.lazyjson.SpanWalk` of a canonical payload (FORMAT.md 6.2) over the children its
+        reader recorded (:attr:`spans`), the rest read from the bytes once each; ``None`` when the payload is
+        absent, not read as a payload, or not canonical."""
+        if self.payload is None or self.pay_result[0] is None or not self.is_canonical:
             return None
-        try:
-            raws = msgspec.json.decode(memoryview(self.canonical)[start:end], type=dict[str, msgspec.Raw])
-        except msgspec.DecodeError:  # pragma: no cover - the span is of a canonical object
-            return _step(node, token, start, end)
-        pos = start + 1
-        for k in sorted(node):
-            pos += len(orjson.dumps(k)) + 1
-            if k == token:
-                return node[token], pos, pos + len(raws[token])
-            pos += len(raws[k]) + 1
-        return None  # pragma: no cover - token is a member
+        return SpanWalk(self.payload, SpanIndex.from_records(self.spans, None) if self.spans else None,
+                        canonical=True)
 
-
-#: Objects of at least this many bytes are stepped through by :meth:`Context._raw_step`, and arrays
-#: of at least this many bytes measured by msgspec's skip in :meth:`Context._element_spans`.
-_RAW_STEP_BYTES = 4096
 
 _SPAN_TREE_LIMIT = 32 << 20
 
@@ -490,55 +338,3 @@ def _tree(data: bytes | None) -> Node | None:
         return parse_value(data, nodes=True)[1]
     except SerdeError:
         return None
-
-
-def _canonical_span(value, pointer: str, total: int | None = None, start_only: bool = False) -> tuple[int, int] | None:
-    """Span of ``pointer`` in a file that is exactly ``encode(value)``, by arithmetic.
-
-    Every value's encoded length is ``len(encode(value))``, so the span is found without
-    building a span tree (fast for large canonical payloads). ``total``: the file's length when
-    known; the last member of a container then ends just before its closing bracket, so the
-    largest value (the snapshot) is never encoded only to be measured. ``start_only``: the end
-    is not needed (``None`` unless known without encoding).
-    """
-    start = 0
-    node = value
-    end = total
-    if pointer in ("", "/"):
-        return 0, (len(encode(value)) if total is None else total)
-    for raw in pointer.lstrip("/").split("/"):
-        stepped = _step(node, unescape_token(raw), start, end)
-        if stepped is None:
-            return None
-        node, start, end = stepped
-    if end is None and not start_only:
-        end = start + len(encode(node))
-    return start, end
-
-
-def _step(node, token: str, start: int, end: int | None):
-    """One level of :func:`_canonical_span`: ``(child, child start, child end or None)`` of member ``token``
-    (unescaped) of the container ``node`` printed canonically at ``start`` (``end``: its end when known;
-    the last member then ends just before the closing bracket), or ``None`` when there is no such member."""
-    pos = start + 1
-    if isinstance(node, dict):
-        if token not in node:
-            return None
-        keys = sorted(node)
-        for k in keys:
-            pos += len(orjson.dumps(k)) + 1
-            if k == token:
-                break
-            pos += len(encode(node[k])) + 1
-        last = k == keys[-1]
-        node = node[token]
-    elif isinstance(node, list):
-        if not token.isdigit() or int(token) >= len(node):
-            return None
-        for item in node[: int(token)]:
-            pos += len(encode(item)) + 1
-        last = int(token) == len(node) - 1
-        node = node[int(token)]
-    else:
-        return None
-    return node, pos, (end - 1 if (last and end is not None) else None)

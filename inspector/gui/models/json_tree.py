@@ -21,7 +21,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, Signal
 from inspector.checkpoint import Verdict
 
 from .. import style
-from inspector.session.lazyjson import children_of, find_span, kind_at, load_value, value_span
+from inspector.checkpoint.jsontext.lazyjson import children_of, find_span, kind_at, load_value, value_span
 from ..qtcompat import emit
 from ..roles import CopyValueRole, VerdictRole
 from inspector.session.visible import visible

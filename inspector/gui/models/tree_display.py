@@ -7,7 +7,7 @@ from __future__ import annotations
 from inspector.checkpoint import Location, Verdict
 
 from .. import style
-from inspector.session.lazyjson import find_span, load_value, lone_child
+from inspector.checkpoint.jsontext.lazyjson import find_span, load_value, lone_child
 from ..roles import ACCESSIBLE as _ACCESSIBLE, DECORATION as _DECORATION, DISPLAY as _DISPLAY, EDIT as _EDIT
 from ..roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from ..roles import CopyValueRole, KindRole, LocationRole, PointerRole, SpanRole, VerdictRole

@@ -189,7 +189,7 @@ def test_piecewise_layout_comparison_accepts_exactly_orjsons_printing(opt):
 @pytest.mark.parametrize("big", [0, 40, 400, 1 << 16])
 def test_piecewise_layout_spans_are_the_byte_scanners_index(opt, big):
     from inspector.checkpoint.read.fastpath import _same_layout
-    from inspector.session.lazyjson import build_index, children_of
+    from inspector.checkpoint.jsontext.lazyjson import build_index, children_of
 
     value = _layout_doc()
     text = orjson.dumps(value, option=opt)

@@ -2,8 +2,8 @@
 
 ``Context`` finds a pointer's byte span through ``decode_fast(spans=)``'s child spans of large
 containers (no encoding of the siblings of large values), then by arithmetic inside small ones.
-Every pointer of every canonical fixture payload (plus absent ones) must get exactly the span
-plain arithmetic (``_canonical_span``) gives, with a small ``big`` so the index is used deeply.
+Every pointer of every canonical fixture payload (plus absent ones) must get exactly the span the exact
+parser's span tree gives (``parse_value(nodes=True)``), with a small ``big`` so the index is used deeply.
 """
 
 import json
@@ -11,7 +11,8 @@ import json
 import pytest
 
 from inspector.checkpoint.read import fastpath
-from inspector.checkpoint.rules.context import Context, _canonical_span
+from inspector.checkpoint import parse_value
+from inspector.checkpoint.rules.context import Context
 from tests.conftest import CASES, CASES_PINNED, GOLDEN
 
 
@@ -36,6 +37,12 @@ def _pointers(v):
     return ptrs
 
 
+def _exact_span(data: bytes, pointer: str):
+    """The exact parser's span of ``pointer`` in ``data`` (``None`` when absent): the oracle."""
+    node = parse_value(data, nodes=True)[1].find(pointer)
+    return None if node is None else (node.start, node.end)
+
+
 def _indexed(path):
     """``(bytes, spans, Context)`` of a payload the fast path read with its index (64-byte containers); skips a
     payload that is not canonical."""
@@ -56,7 +63,7 @@ def test_indexed_spans_equal_arithmetic(path):
     pointers = _pointers(value)
     assert len(pointers) > 20
     for q in pointers + ["/nope", "/snapshot/nope", "/snapshot/run_records/99999", "/snapshot/run_records/x"]:
-        assert ctx.span("payload", q) == _canonical_span(value, q), q
+        assert ctx.span("payload", q) == _exact_span(data, q), q
     assert ctx.span("payload", "") == (0, len(data))
 
 
@@ -68,13 +75,13 @@ def test_item_spans_taken_from_the_index_equal_arithmetic(path):
     value = ctx.pay
     reused = 0
     for q in ["/snapshot/run_records", "/snapshot/session/messages", "/logical_resume/messages"]:
-        items = _canonical_span(value, q) and _at(value, q)
+        items = _exact_span(data, q) and _at(value, q)
         if not items:
             continue
         start = ctx.span("payload", q)[0]
         reused += start in spans
         starts, ends = ctx.item_spans(q, items)
-        assert [(s, e) for s, e in zip(starts, ends)] == [_canonical_span(value, f"{q}/{i}") for i in range(len(items))]
+        assert [(s, e) for s, e in zip(starts, ends)] == [_exact_span(data, f"{q}/{i}") for i in range(len(items))]
     assert reused
 
 

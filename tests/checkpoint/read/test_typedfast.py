@@ -12,6 +12,14 @@ from inspector.checkpoint.read.typedfast import _canonical_escapes, decode_typed
 from tests.checkpoint.read.test_fast_verdicts import RICH, RICH_DESC, _same_verdict
 
 
+def _exact(data: bytes, pointer: str):
+    """The exact parser's span of ``pointer`` in ``data`` (the oracle of every span here)."""
+    from inspector.checkpoint import parse_value
+
+    node = parse_value(data, nodes=True)[1].find(pointer)
+    return None if node is None else (node.start, node.end)
+
+
 def _rich():
     return orjson.loads(RICH)
 
@@ -56,7 +64,8 @@ def test_long_arrays_of_the_top_three_levels_record_their_element_spans():
     """More than 64 run records (depth 2): the comparison records every record's exact span, and
     ``Context.item_spans`` takes them from there (no second pass over the records); the 70 messages
     (depth 3) are compared in batches, unrecorded."""
-    from inspector.checkpoint.rules.context import Context, _canonical_span
+    from inspector.checkpoint.jsontext import lazyjson
+    from inspector.checkpoint.rules.context import Context
 
     value = _rich()
     runs = value["snapshot"]["run_records"]
@@ -67,19 +76,20 @@ def test_long_arrays_of_the_top_three_levels_record_their_element_spans():
     spans = {}
     decode_typed(data, spans=spans)
     arrays = {s: r for s, r in spans.items() if r[0] == "array"}
-    start = _canonical_span(value, "/snapshot/run_records")[0]
+    start = _exact(data, "/snapshot/run_records")[0]
     assert list(arrays) == [start]
     kind, end, starts, ends, _ks, _keys = arrays[start]
-    assert end == _canonical_span(value, "/snapshot/run_records")[1] and len(starts) == 70
+    assert end == _exact(data, "/snapshot/run_records")[1] and len(starts) == 70
     assert [(s, e) for s, e in zip(starts, ends)] == \
-           [_canonical_span(value, f"/snapshot/run_records/{r}") for r in range(70)]
+           [_exact(data, f"/snapshot/run_records/{r}") for r in range(70)]
     ctx = Context(data, None, raw_text=True)
-    real = Context._element_spans
-    Context._element_spans = lambda *a: pytest.fail("element spans computed again")
+    real = lazyjson.canonical_children
+    lazyjson.canonical_children = lambda d, s, e: pytest.fail("element spans computed again") if s == start \
+        else real(d, s, e)
     try:
         got = ctx.item_spans("/snapshot/run_records", ctx.pay["snapshot"]["run_records"])
     finally:
-        Context._element_spans = real
+        lazyjson.canonical_children = real
     assert (list(got[0]), list(got[1])) == (list(starts), list(ends))
 
 
@@ -305,8 +315,11 @@ def test_the_index_of_long_arrays():
 @pytest.mark.parametrize("index", [False, True])
 def test_element_spans_from_raw_slices(index):
     """``Context.item_spans`` of a long array not in the index: msgspec's raw slices of the array's bytes
-    give each element's span, equal to the arithmetic of encoded lengths."""
-    from inspector.checkpoint.rules.context import Context, _canonical_span
+    give each element's span (no element encoded to be measured), equal to the exact parser's."""
+    import orjson as _orjson
+
+    from inspector.checkpoint.jsontext import lazyjson
+    from inspector.checkpoint.rules.context import Context
 
     value = _rich()
     messages = value["snapshot"]["session"]["messages"]
@@ -316,49 +329,58 @@ def test_element_spans_from_raw_slices(index):
     items = ctx.pay["snapshot"]["session"]["messages"]
     if index:
         ctx.spans.clear()  # nothing recorded: the spans come from the raw slices
-    import inspector.checkpoint.rules.context as C
     encoded = []
-    real = C.encode
-    C.encode = lambda v: encoded.append(v) or real(v)
+
+    class Spy:  # what the walk prints with orjson: keys only, never an element
+        def __getattr__(self, name):
+            return getattr(_orjson, name)
+
+        @staticmethod
+        def dumps(v, *a):
+            encoded.append(v)
+            return _orjson.dumps(v, *a)
+
+    real = lazyjson.orjson
+    lazyjson.orjson = Spy()
     try:
         starts, ends = ctx.item_spans("/snapshot/session/messages", items)
     finally:
-        C.encode = real
-    assert not any(e is m for e in encoded for m in items)  # no element was encoded to be measured
+        lazyjson.orjson = real
+    assert all(type(e) is str for e in encoded)  # no element was encoded to be measured: keys only
+    assert bool(encoded) == index  # (with nothing recorded the walk measures the keys of the objects above)
     assert len(starts) == 150
     for i in (0, 1, 63, 64, 149):
-        assert (starts[i], ends[i]) == _canonical_span(value, f"/snapshot/session/messages/{i}")
+        assert (starts[i], ends[i]) == _exact(data, f"/snapshot/session/messages/{i}")
 
 
 def test_run_events_spans_by_raw_steps():
-    """``Context.item_spans`` of a run record's ``events`` (a member of an object of at least 4 KiB, not the
-    last one): the member's start and end come from msgspec's raw slices of the record (no encoding of the
-    events to measure them), and every event's span is its exact span."""
-    import inspector.checkpoint.rules.context as C
-    from inspector.checkpoint.rules.context import Context, _canonical_span
+    """``Context.item_spans`` of every run record's ``events``: each record's members and the events array are read
+    from msgspec's raw slices once each (no encoding of the events to measure them), and every event's span is its
+    exact span."""
+    from inspector.checkpoint.jsontext import lazyjson
+    from inspector.checkpoint.rules.context import Context
 
     value = _rich()
     runs = value["snapshot"]["run_records"]
-    big = max(runs, key=lambda r: len(r["events"]))
-    assert len(encode(big)) >= C._RAW_STEP_BYTES and len(big["events"]) > 16
-    value["snapshot"]["run_records"] = [runs[i % len(runs)] for i in range(20)]  # > 16: element spans by slices
+    value["snapshot"]["run_records"] = [runs[i % len(runs)] for i in range(20)]
     data = encode(value)
     ctx = Context(data, None, spans={}, raw_text=True)
     assert ctx.is_canonical
-    encoded, stepped = [], []
-    real_encode, real_step = C.encode, Context._raw_step
-    C.encode = lambda v: encoded.append(v) or real_encode(v)
-    Context._raw_step = lambda self, *a: stepped.append(a[1]) or real_step(self, *a)
+    read = []
+    real = lazyjson.canonical_children
+    lazyjson.canonical_children = lambda d, s, e: read.append(s) or real(d, s, e)
     try:
         spans = {r: ctx.item_spans(f"/snapshot/run_records/{r}/events", rec["events"])
                  for r, rec in enumerate(ctx.pay["snapshot"]["run_records"])}
+        again = {r: ctx.item_spans(f"/snapshot/run_records/{r}/events", rec["events"])
+                 for r, rec in enumerate(ctx.pay["snapshot"]["run_records"])}
     finally:
-        C.encode, Context._raw_step = real_encode, real_step
-    assert stepped.count("events") == 10  # the ten records of at least 4 KiB; the others by encoding
-    assert not any(type(e) is list and len(e) > 16 for e in encoded)  # no long events list encoded
+        lazyjson.canonical_children = real
+    assert len(read) == len(set(read)) == 20 * 2  # each record and its events once; none the second time
+    assert again == spans
     for r in (0, 1, 18, 19):
         starts, ends = spans[r]
         n = len(value["snapshot"]["run_records"][r]["events"])
         assert len(starts) == n
         assert [(s, e) for s, e in zip(starts, ends)] == \
-               [_canonical_span(value, f"/snapshot/run_records/{r}/events/{j}") for j in range(n)]
+               [_exact(data, f"/snapshot/run_records/{r}/events/{j}") for j in range(n)]

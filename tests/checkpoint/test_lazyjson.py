@@ -4,7 +4,7 @@ import pickle
 import pytest
 
 from inspector.checkpoint import SerdeError, parse_value
-from inspector.session.lazyjson import (
+from inspector.checkpoint.jsontext.lazyjson import (
     ScanError, build_index, children_of, fast_index, find_span, quick_children, scan_children, value_span,
 )
 from tests.conftest import CASES, GOLDEN
@@ -231,7 +231,7 @@ def test_the_span_index_looks_starts_up_in_sorted_arrays_and_the_last_add_wins()
     any order of adds, a start added twice keeps its last children, an add after a lookup is seen."""
     from array import array
 
-    from inspector.session.lazyjson import SpanIndex
+    from inspector.checkpoint.jsontext.lazyjson import SpanIndex
 
     idx = SpanIndex()
     idx.add(40, "array", array("q", [41]), array("q", [42]))
@@ -242,3 +242,71 @@ def test_the_span_index_looks_starts_up_in_sorted_arrays_and_the_last_add_wins()
     idx.add(3, "array", array("q", []), array("q", []))  # after a lookup
     assert list(idx) == [3, 7, 40] and idx.get(3) is not None and idx.get(5) is None
     assert idx.freeze() is idx and idx == pickle.loads(pickle.dumps(idx))
+
+
+def _canonical_files():
+    from inspector.checkpoint import canonicalize
+
+    out = []
+    for path in FILES:
+        data = path.read_bytes()
+        try:
+            if canonicalize(data) == data:
+                out.append(path)
+        except Exception:  # noqa: BLE001 - not JSON, or not canonical JSON: not this test's input
+            pass
+    return out
+
+
+CANONICAL = _canonical_files()
+
+
+def test_the_canonical_files_are_there():
+    assert len(CANONICAL) >= 40 and GOLDEN / "payload-with-resume.json" in CANONICAL
+
+
+@pytest.mark.parametrize("path", CANONICAL, ids=lambda p: p.name)
+def test_a_walk_of_a_canonical_file_gives_the_exact_parsers_span_of_every_value(path):
+    """FORMAT.md 6.2: in a canonical file the children come from msgspec's raw slices by arithmetic
+    (``canonical_children``), unchecked; every pointer's span is still the exact parser's, and every container's
+    children are the scanner's."""
+    from inspector.checkpoint.jsontext.lazyjson import SpanWalk, canonical_children
+
+    data = path.read_bytes()
+    root = _engine_tree(data)
+    walk = SpanWalk(data, canonical=True)
+    stack, checked = [("", root)], 0
+    while stack:
+        pointer, node = stack.pop()
+        assert walk.span(pointer) == (node.start, node.end), pointer
+        if node.kind in ("object", "array"):
+            assert canonical_children(data, node.start, node.end) == scan_children(data, node.start, node.end)
+            for k, _key_start, child in node.children:
+                token = str(k) if node.kind == "array" else k.replace("~", "~0").replace("/", "~1")
+                stack.append((f"{pointer}/{token}", child))
+        checked += 1
+    assert checked > 10
+    assert walk.span("/snapshot/nope") is None and walk.span("/snapshot/session/messages/x") is None
+
+
+def test_a_walk_reads_each_container_once_however_many_pointers_run_through_it(monkeypatch):
+    """Two hundred pointers below one array cost that array one read of its children (the lint's locations)."""
+    from inspector.checkpoint.jsontext import lazyjson
+
+    data = b'{"a":[' + b",".join(b'{"k":%d,"v":[%d,"x"]}' % (i, i) for i in range(200)) + b"]}"
+    reads = []
+    real = lazyjson.canonical_children
+    monkeypatch.setattr(lazyjson, "canonical_children", lambda d, s, e: reads.append(s) or real(d, s, e))
+    walk = lazyjson.SpanWalk(data, canonical=True)
+    spans = [walk.span(f"/a/{i}/v/1") for i in range(200)] + [walk.span(f"/a/{i}/v/1") for i in range(200)]
+    assert reads.count(0) == 1 and reads.count(5) == 1 and len(reads) == 2 + 200 * 2
+    assert spans[7] == (data.index(b'{"k":7,') + 14, data.index(b'{"k":7,') + 17) and data[slice(*spans[7])] == b'"x"'
+    assert spans[:200] == spans[200:]
+
+
+def test_a_walk_of_a_file_that_is_not_canonical_checks_the_bytes_and_takes_the_last_duplicate():
+    from inspector.checkpoint.jsontext.lazyjson import SpanWalk
+
+    data = b'{"a": 1, "a": [2, 3], "b": {"c" : 4}}'
+    walk = SpanWalk(data)
+    assert walk.span("/a/1") == (18, 19) and walk.span("/b/c") == (34, 35) and walk.span("/a/2") is None

@@ -1,4 +1,5 @@
-"""Byte-span index of a JSON document for lazily loaded trees (no Qt; importable in a child process).
+"""Byte-span index of a JSON document for lazily loaded trees and the rules' locations (no Qt; importable in a child
+process; the engine's text floor: it imports only ``jsontext`` and orjson/msgspec).
 
 Why not the engine's ``parse_value(nodes=True)``: it is exact but pure Python (1-3 MB/s) and
 builds every node up front, which is too slow for a 256 MiB payload. The trees only need,
@@ -24,14 +25,14 @@ from array import array
 
 import orjson
 
-from inspector.checkpoint.jsontext.spanindex import Children, SpanIndex
-from inspector.checkpoint.read.door import INDEX_BIG
+from inspector.checkpoint.jsontext.spanindex import INDEX_BIG, Children, SpanIndex
 
-__all__ = ["ScanError", "Children", "SpanIndex", "build_index", "scan_children", "children_of", "lone_child",
-           "kind_at", "decode_key", "BIG"]
+__all__ = ["ScanError", "Children", "SpanIndex", "SpanWalk", "build_index", "scan_children", "children_of",
+           "canonical_children", "lone_child", "find_span", "kind_at", "decode_key", "BIG"]
 
 #: Containers at least this many bytes long get their children recorded by :func:`build_index`: the engine's
-#: threshold (``read.door.INDEX_BIG``), so an index from the verifier's read and one from this scan are alike.
+#: threshold (``spanindex.INDEX_BIG``, which the read door records by), so an index from the verifier's read and one
+#: from this scan are alike.
 BIG = INDEX_BIG
 
 # One token after optional whitespace: a whole string (unrolled loop, fast in C), one
@@ -359,28 +360,109 @@ def quick_children(data: bytes, start: int, end: int) -> Children:
 
 
 def find_span(data: bytes, index: SpanIndex | None, pointer: str) -> tuple[int, int] | None:
-    """Span of an RFC 6901 pointer, or ``None`` when absent (last duplicate key wins, as in serde)."""
-    start, end = value_span(data)
-    if pointer in ("", "/"):
+    """Span of an RFC 6901 pointer, or ``None`` when absent (last duplicate key wins, as in serde): one
+    :class:`SpanWalk` over ``data``."""
+    return SpanWalk(data, index).span(pointer)
+
+
+class SpanWalk:
+    """Byte spans by JSON Pointer in one document the engine accepted (FORMAT.md 3.1: offsets into the file as
+    read), for the rules' locations (``rules.context.Context.span``) and the window's trees alike.
+
+    Each step reads a container's children once: from ``index`` when it records them, else from the bytes
+    (:func:`children_of`), and remembers them, so many pointers below one array (two hundred lint locations in one
+    run's events) cost that array one pass, not one each. ``canonical``: ``data`` is proven to be its own
+    canonical printing (FORMAT.md 6.2: compact, keys sorted and unique); children are then read from msgspec's raw
+    slices and placed by arithmetic without comparing each one with the bytes (:func:`canonical_children`).
+    """
+
+    def __init__(self, data: bytes, index: SpanIndex | None = None, canonical: bool = False) -> None:
+        self.data, self.index, self.canonical = data, index, canonical
+        self._seen: dict[int, Children] = {}
+        self._keyed: dict[int, dict] = {}
+        self._root: tuple[int, int] | None = None
+
+    def children(self, start: int, end: int) -> Children:
+        """The :class:`Children` of the container spanning ``data[start:end]`` (bytes), remembered.
+
+        Raises:
+            ScanError: the span is not one well-formed JSON container.
+        """
+        ch = self._seen.get(start)
+        if ch is None:
+            ch = self.index.get(start) if self.index is not None else None
+            if ch is None:
+                ch = canonical_children(self.data, start, end) if self.canonical else \
+                    children_of(self.data, self.index, start, end)
+            self._seen[start] = ch
+        return ch
+
+    def span(self, pointer: str) -> tuple[int, int] | None:
+        """Half-open byte span of ``pointer`` (RFC 6901; ``""`` or ``"/"`` is the whole value), or ``None`` when
+        the document has no such value. Raises :class:`ScanError` on bytes that are not JSON."""
+        if self._root is None:
+            self._root = value_span(self.data)
+        start, end = self._root
+        if pointer in ("", "/"):
+            return start, end
+        data = self.data
+        for raw in pointer.lstrip("/").split("/"):
+            token = unescape_token(raw)
+            if data[start] not in (0x7B, 0x5B):
+                return None
+            ch = self.children(start, end)
+            if ch.kind == "array":
+                if not (token.isascii() and token.isdigit()) or int(token) >= len(ch):
+                    return None
+                i = int(token)
+            else:
+                keyed = self._keyed.get(start)
+                if keyed is None:
+                    keyed = self._keyed[start] = {k: j for j, k in enumerate(ch.keys)}  # (the last duplicate)
+                i = keyed.get(token)
+                if i is None:
+                    return None
+            start, end = ch.starts[i], ch.ends[i]
         return start, end
-    for raw in pointer.lstrip("/").split("/"):
-        token = unescape_token(raw)
-        if data[start] not in (0x7B, 0x5B):
-            return None
-        ch = children_of(data, index, start, end)
-        if ch.kind == "array":
-            if not token.isdigit() or int(token) >= len(ch):
-                return None
-            i = int(token)
+
+
+def canonical_children(data: bytes, start: int, end: int) -> Children:
+    """Children of the container ``data[start:end]`` of a document proven canonical (FORMAT.md 6.2: no whitespace,
+    keys sorted, unique and spelled as orjson spells them, one comma between members): msgspec's raw slices give
+    each child's length (a C-speed skip, no copy of the bytes), the offsets follow by arithmetic. For any other
+    document use :func:`children_of`, which checks every child against the bytes.
+
+    Raises:
+        ScanError: msgspec cannot read the span as one container (it was not canonical after all).
+    """
+    import msgspec
+    from itertools import accumulate
+    from operator import add
+
+    piece = memoryview(data)[start:end]
+    obj = data[start] == 0x7B
+    try:
+        if obj:
+            members = msgspec.json.decode(piece, type=dict[str, msgspec.Raw])
+            keys, raws = list(members), members.values()
         else:
-            i = None
-            for j, k in enumerate(ch.keys):
-                if k == token:
-                    i = j
-            if i is None:
-                return None
-        start, end = ch.starts[i], ch.ends[i]
-    return start, end
+            keys, raws = None, msgspec.json.decode(piece, type=list[msgspec.Raw])
+    except (msgspec.DecodeError, RecursionError):
+        return children_of(data, None, start, end)
+    if not obj:
+        starts = array("q", accumulate([len(r) + 1 for r in raws][:-1], initial=start + 1)) if raws else array("q")
+        return Children("array", starts, array("q", map(add, starts, map(len, raws))))
+    key_starts, starts, ends = array("q"), array("q"), array("q")
+    pos = start + 1
+    dumps = orjson.dumps
+    for k, r in zip(keys, raws):
+        key_starts.append(pos)
+        pos += len(dumps(k)) + 1
+        starts.append(pos)
+        pos += len(r)
+        ends.append(pos)
+        pos += 1
+    return Children("object", starts, ends, key_starts, keys)
 
 
 def load_value(data: bytes, start: int, end: int, limit: int = 1 << 20):
