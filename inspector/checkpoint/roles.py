@@ -14,6 +14,7 @@ is gzip-compressed.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 from inspector.checkpoint.artifact import classify, file_role
 from inspector.checkpoint.constants import MAX_CONTENT_BYTES
@@ -32,8 +33,9 @@ _HEAD = 1 << 16  # bytes of a large file's head kept for its gzip test
 _WRAPPER_KEY = b'"contentBase64"'
 
 
+@dataclass(slots=True)
 class FileRole:
-    """What one read of a file decided (a plain class: importing it costs no ``dataclasses``).
+    """What one read of a file decided.
 
     Attributes:
         role: ``payload``, ``descriptor``, ``export`` (an SDK export wrapper) or ``unknown``.
@@ -44,21 +46,11 @@ class FileRole:
             content digest); ``None`` for a large file that is not a payload, or one over the ceiling.
     """
 
-    __slots__ = ("role", "hint", "size", "data", "sha256")
-
-    def __init__(self, role: str, hint: str | None, size: int, data: bytes | None = None,
-                 sha256: str | None = None) -> None:
-        self.role, self.hint, self.size, self.data, self.sha256 = role, hint, size, data, sha256
-
-    def __repr__(self) -> str:
-        return f"FileRole({self.role!r}, {self.hint!r}, size={self.size}, sha256={self.sha256!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FileRole):
-            return NotImplemented
-        return all(getattr(self, a) == getattr(other, a) for a in self.__slots__)
-
-    __hash__ = None
+    role: str
+    hint: str | None
+    size: int
+    data: bytes | None = None
+    sha256: str | None = None
 
 
 def role_of_bytes(data: bytes) -> FileRole:
