@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Seeded mutation attack on the typed fast path (issue 13 review): every mutated payload's ``verify`` report
-through the typed fast path, the dict fast path and the exact path alone (``test_fast_verdicts._report``:
+through the typed fast path, the dict fast path and the exact path alone (``test_fastpath_verdicts._report``:
 findings, messages, locations, expected/actual, notes, root cause, lint), each with the base's descriptor and
 with one re-pointed at the bytes (``diffkit.rebind_full``), plus the reference's verdict (``oracle2 verify``)
 against ours; with ``--window``, also the window's verify (``spans=``, ``views=True``): its findings, views
@@ -47,7 +47,7 @@ from inspector.checkpoint.read import door  # the one door to a payload: the rea
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast  # noqa: E402
 from inspector.checkpoint.jsontext.reader import SerdeError, parse_value  # noqa: E402
 from inspector.checkpoint.read.typedfast import decode_typed  # noqa: E402
-from tests.checkpoint.read.test_fast_verdicts import _declined, _report, _shown  # noqa: E402
+from tests.checkpoint.read.test_fastpath_verdicts import _declined, _report, _shown  # noqa: E402
 from tests.conftest import CASES_PINNED, GOLDEN  # noqa: E402
 
 

@@ -196,7 +196,7 @@ def drag_bytes(qtbot, window, needle: bytes, steps):
 
 
 def test_drag_selects_a_byte_range_and_copies_it_as_hex(qtbot, window):
-    from .test_copy import _menu_pick
+    from .test_copying import _menu_pick
 
     hexv, data, a = drag_bytes(qtbot, window, b'"turn":3', [7, 3, 0])
     assert hexv.highlighted == (a, a + 8)
@@ -247,7 +247,7 @@ def test_a_right_click_inside_dragged_bytes_copies_them_not_the_field_under_the_
     # Mouse trial: drag over bytes, right-click, Copy Bytes as Hex: the right click selected the field
     # under the pointer (its value "1732040265008"), and that was copied instead of the dragged bytes.
     from .test_bytes_pane import drag_bytes
-    from .test_copy import _menu_pick
+    from .test_copying import _menu_pick
 
     hexv, data, a = drag_bytes(qtbot, window, b'"turn":3', [0, 4, 7])
     vp = hexv.viewport()

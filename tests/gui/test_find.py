@@ -176,7 +176,7 @@ def test_large_arrays_show_range_rows_and_navigation_goes_through_them(qtbot, wi
 
 
 def _menu(qtbot, view, label):
-    from .test_copy import _menu_pick
+    from .test_copying import _menu_pick
     return _menu_pick(qtbot, view, lambda: QTest.keyClick(view, Qt.Key.Key_Menu), label)
 
 

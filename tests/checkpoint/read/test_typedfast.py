@@ -1,7 +1,7 @@
 """The typed fast path (issue 13): msgspec structs with the large text fields kept as raw slices of the file.
 
 Each case checks what ``decode_typed`` returns or refuses, and that ``verify``'s whole verdict is the exact
-path's (and the dict fast path's) on the same bytes (``test_fast_verdicts._same_verdict``)."""
+path's (and the dict fast path's) on the same bytes (``test_fastpath_verdicts._same_verdict``)."""
 
 import orjson
 import pytest
@@ -9,7 +9,7 @@ import pytest
 from inspector.checkpoint import encode, verify
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast
 from inspector.checkpoint.read.typedfast import _canonical_escapes, decode_typed, text_of
-from tests.checkpoint.read.test_fast_verdicts import RICH, RICH_DESC, _same_verdict
+from tests.checkpoint.read.test_fastpath_verdicts import RICH, RICH_DESC, _same_verdict
 
 
 def _exact(data: bytes, pointer: str):
@@ -272,7 +272,7 @@ def test_a_default_the_reference_omits_is_refused_when_written(path, written):
 
 
 def _canonical_fixtures():
-    from tests.checkpoint.read.test_spans_index import _payloads
+    from tests.checkpoint.jsontext.test_spanindex import _payloads
     return _payloads()[::2]
 
 

@@ -1,6 +1,6 @@
 """Inputs found by attacking the typed fast path (issue 13 review): each one is refused by the typed path
 (``NotFast``) and ``verify``'s whole verdict is the exact path's and the dict fast path's
-(``test_fast_verdicts._same_verdict``); the reference's root rule is pinned beside it."""
+(``test_fastpath_verdicts._same_verdict``); the reference's root rule is pinned beside it."""
 
 import orjson
 import pytest
@@ -8,7 +8,7 @@ import pytest
 from inspector.checkpoint import encode, verify
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast
 from inspector.checkpoint.read.typedfast import decode_typed, text_of
-from tests.checkpoint.read.test_fast_verdicts import RICH, RICH_DESC, _same_verdict
+from tests.checkpoint.read.test_fastpath_verdicts import RICH, RICH_DESC, _same_verdict
 
 _TEXT = b'"text":"Parser errors should carry byte offsets."'
 

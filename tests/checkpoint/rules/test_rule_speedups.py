@@ -31,7 +31,7 @@ from inspector.checkpoint.schema.typed_content import _plain_struct, content, de
 from tests.checkpoint.rules.binding_recipes import (
     SHA_E, cognitive, cognitive_event, evidence, tool_end, transform_binding, transformed, turn_start,
 )
-from tests.checkpoint.rules.test_binding_mutations import both, repointed, run
+from tests.checkpoint.rules.test_bindings_mutations import both, repointed, run
 
 STRUCTS = [t for t in S.ALL_TYPES if isinstance(t, S.Struct)]
 

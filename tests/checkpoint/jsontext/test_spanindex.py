@@ -1,4 +1,4 @@
-"""Locations in canonical payloads through the fast path's container spans (issue 13).
+"""Locations in canonical payloads through the fast path's container spans (FORMAT.md 6: a finding's byte span).
 
 ``Context`` finds a pointer's byte span through ``decode_fast(spans=)``'s child spans of large
 containers (no encoding of the siblings of large values), then by arithmetic inside small ones.

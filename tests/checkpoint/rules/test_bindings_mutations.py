@@ -10,7 +10,7 @@ first (inner-check order within a catalog, rule order, event and run order).
 
 The pins in ``data/binding_mutations.json`` are ``oracle2 verify`` verdicts. Re-record with::
 
-    .venv/bin/python tests/checkpoint/rules/test_binding_mutations.py --record
+    .venv/bin/python tests/checkpoint/rules/test_bindings_mutations.py --record
 """
 
 from __future__ import annotations
