@@ -50,7 +50,6 @@ COVERED_BY = {
     "inspector/checkpoint/slotted.py": "ticket/test_gate.py",
     "inspector/cli/common.py": "cli/test_pairing.py",
     "inspector/cli/render.py": "cli/test_main.py",
-    "inspector/cli/timeline.py": "checkpoint/analysis/test_scenarios.py",
     "inspector/cli/watch.py": "cli/test_scan.py",
     "inspector/entry.py": "cli/test_entry.py",
     "inspector/gui/about.py": "gui/test_install_integration.py",

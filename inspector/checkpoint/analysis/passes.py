@@ -30,8 +30,8 @@ from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass, field
 
-__all__ = ["ToolCall", "Pass", "Passes", "RunPasses", "Boundary", "passes_of", "iter_passes", "run_passes", "boundary_of", "timeline_json",
-           "event_summary"]
+__all__ = ["ToolCall", "Pass", "Passes", "RunPasses", "Boundary", "BoundaryWatch", "passes_of", "iter_passes", "run_passes",
+           "boundary_of", "timeline_json", "event_summary"]
 
 
 @dataclass(slots=True)
@@ -136,10 +136,16 @@ def iter_passes(events: list):
     cur: Pass | None = None
     waiting_run: dict = {}  # id -> calls of the current pass not yet executed, in order
     waiting_end: dict = {}  # id -> calls of the current pass not yet ended, in order
-    for j, ev in enumerate(events):
-        body = _body(ev)
+    empty: dict = {}
+    for j, ev in enumerate(events):  # _body(ev) inline: this loop runs once per event
+        if isinstance(ev, dict):
+            body = ev.get("event")
+            seq = ev.get("sequence")
+            if not isinstance(body, dict):
+                body = empty
+        else:
+            body, seq = empty, None
         kind = body.get("type")
-        seq = ev.get("sequence") if isinstance(ev, dict) else None
         if kind == "turn_start":
             turn = body.get("turn")
             if cur is None or cur.turn != turn:
@@ -201,28 +207,63 @@ def run_passes(pay: dict) -> list[RunPasses]:
             for i, rec in enumerate(runs) if isinstance(rec, dict)]
 
 
+class BoundaryWatch:
+    """The resume boundary (:func:`boundary_of`) found while a payload's passes go by, one run at a time, so a
+    caller that streams the passes holds none of them: :meth:`start` each run record, :meth:`see` each of its
+    passes, :meth:`end` it; ``boundary`` is then the :class:`Boundary` or ``None``, and ``done`` says no later
+    run can change it (the source run is the first record with the loop checkpoint's ``run_id``)."""
+
+    __slots__ = ("boundary", "done", "_run_id", "_turn", "_run", "_last")
+
+    def __init__(self, pay: dict) -> None:
+        lr = (pay or {}).get("logical_resume")
+        self.boundary: Boundary | None = None
+        self.done = not isinstance(lr, dict)
+        self._run_id = None if self.done else lr.get("run_id")
+        self._turn = None if self.done else lr.get("turn")
+        self._run = self._last = None
+
+    def start(self, run_id, record: int) -> None:
+        """A run record begins: ``run_id`` (its ``snapshot.id``) at index ``record`` of ``run_records``."""
+        if not self.done and run_id == self._run_id:
+            self._run, self._last = (run_id, record), None
+
+    def see(self, p: Pass) -> None:
+        """One pass of the run begun last: the last pass numbered ``logical_resume.turn`` is the boundary's."""
+        if self._run is not None and p.turn == self._turn:
+            self._last = p
+
+    def end(self) -> None:
+        """The run begun last has no more passes."""
+        if self._run is not None:
+            p = self._last
+            if p is not None:
+                self.boundary = Boundary(self._run[0], self._run[1], p.turn, p.last_sequence, p.last_index)
+            self.done, self._run, self._last = True, None, None
+
+
 def boundary_of(pay: dict, runs: list[RunPasses] | None = None) -> Boundary | None:
     """The resume boundary of a payload's loop checkpoint: after the last event of the source run's
     pass ``logical_resume.turn`` (the last pass of that number). ``None`` without a loop checkpoint,
     without its source run, or when that pass is not among the retained events."""
-    lr = (pay or {}).get("logical_resume")
-    if not isinstance(lr, dict):
+    watch = BoundaryWatch(pay)
+    if watch.done:
         return None
-    runs = run_passes(pay) if runs is None else runs
-    for rp in runs:
-        if rp.run_id == lr.get("run_id"):
-            match = [p for p in rp.passes if p.turn == lr.get("turn")]
-            if not match:
-                return None
-            p = match[-1]
-            return Boundary(rp.run_id, rp.record, p.turn, p.last_sequence, p.last_index)
-    return None
+    for rp in run_passes(pay) if runs is None else runs:
+        watch.start(rp.run_id, rp.record)
+        for p in rp.passes:
+            watch.see(p)
+        watch.end()
+        if watch.done:
+            break
+    return watch.boundary
 
 
-def timeline_json(pay: dict) -> dict:
+def timeline_json(pay: dict, runs: list[RunPasses] | None = None) -> dict:
     """``{runs: [{run_id, record, passes: [...]}], boundary: {run_id, after_sequence, turn} | null}``:
-    the ``timeline --format json`` document (FORMAT.md 4.17)."""
-    runs = run_passes(pay)
+    the ``timeline --format json`` document (FORMAT.md 4.17). ``runs``: :func:`run_passes` of ``pay`` when the
+    caller has them (computed here otherwise)."""
+    runs = run_passes(pay) if runs is None else runs
     b = boundary_of(pay, runs)
     return {"runs": [{"run_id": r.run_id, "record": r.record, "passes": [p.to_json() for p in r.passes]} for r in runs],
             "boundary": None if b is None else b.to_json()}
