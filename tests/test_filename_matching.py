@@ -39,7 +39,6 @@ COVERED_BY = {
     "inspector/checkpoint/artifact.py": "checkpoint/test_sdk_export.py",
     "inspector/checkpoint/digest.py": "checkpoint/test_verify_fixtures.py",
     "inspector/checkpoint/jsontext/reader.py": "checkpoint/jsontext/test_canonical.py",
-    "inspector/checkpoint/read/door.py": "checkpoint/read/test_fastpath_verdicts.py",
     "inspector/checkpoint/report.py": "checkpoint/test_verify_fixtures.py",
     "inspector/checkpoint/rules/checks.py": "checkpoint/rules/test_catalogue.py",
     "inspector/checkpoint/rules/runevents.py": "checkpoint/rules/test_rule_speedups.py",

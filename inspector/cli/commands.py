@@ -7,7 +7,7 @@ import sys
 import time
 
 from inspector.checkpoint import (
-    CanonicalError, canonicalize, catalogue, display_path, not_a_checkpoint, rule, verify,
+    CanonicalError, catalogue, display_path, not_a_checkpoint, rule, verify,
 )
 from inspector.checkpoint.artifact import expand_exports
 from inspector.checkpoint.pairing import find_sibling
@@ -116,11 +116,16 @@ def cmd_canon(args) -> int:
     f = _read(args.file)
     if f.data is None:
         raise UsageError(f"{display_path(args.file)}: {f.hint}")
+    from inspector.checkpoint.read.door import canonical_form
+    from inspector.checkpoint.verify import collector_paused
+
     try:
-        _out(canonicalize(f.data))
+        with collector_paused():  # millions of containers, no cycles
+            text = canonical_form(f.data)
     except CanonicalError as e:
         _err(terminal_safe(f"{e} (serde_json {e.category} error at byte {e.offset})"))
         return EXIT_FAIL
+    _out(text)
     return EXIT_OK
 
 

@@ -17,14 +17,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from inspector.checkpoint.jsontext.canonical import canonicalize, encode
 from inspector.checkpoint.jsontext.reader import SerdeError, parse_value
 from inspector.checkpoint.jsontext.spanindex import INDEX_BIG  # (containers of 64 KiB or more get their children's spans)
 from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, decode_fast, layout_spans
 from inspector.checkpoint.read.typedfast import decode_typed, text_of
 from inspector.checkpoint.schema import model as S
+from inspector.checkpoint.schema.kinds import VALUE
 from inspector.checkpoint.schema.typed import decode
 
-__all__ = ["PayloadRead", "read_payload", "read_value", "layout_spans", "text_of"]
+__all__ = ["PayloadRead", "read_payload", "read_value", "canonical_form", "layout_spans", "text_of"]
 
 
 
@@ -89,16 +91,37 @@ def read_payload(data: bytes, *, spans: dict | None = None, raw_text: bool = Fal
 def read_value(data: bytes, kind: str = "payload"):
     """``serde_json::from_slice::<Value>`` of ``data`` (FORMAT.md 3.1), at C speed when provable.
 
-    A payload that is exactly canonical is the fast reader's value (the typed form of a canonical
-    payload is its ``Value``); anything else, and every descriptor, is read by the exact serde_json
-    emulation (:func:`~inspector.checkpoint.jsontext.reader.parse_value`).
+    :func:`.fastpath.decode_fast` with the free-form ``Value`` schema reads any JSON document, payload or
+    descriptor (``kind`` is not consulted: kept for callers that name it), and returns its value only when
+    proven to be serde_json's: exactly canonical, or one of the printings ``NotCanonical`` accepts
+    (pretty-printed, in the file's own key order, CRLF), each float as serde's own parser reads its text. Anything else (a duplicate key, ``-0``, an integer beyond 64 bits, odd whitespace, every
+    error) is read by the exact serde_json emulation (:func:`~inspector.checkpoint.jsontext.reader.parse_value`).
 
     Raises:
         SerdeError: serde_json rejects the document (message, byte offset).
     """
-    if kind == "payload":
-        try:
-            return decode_fast(data, S.PAYLOAD)
-        except NotFast:
-            pass
+    try:
+        return decode_fast(data, VALUE, serde_floats=True)
+    except NotCanonical as e:
+        return e.value
+    except NotFast:
+        pass
     return parse_value(data)
+
+
+def canonical_form(data: bytes) -> bytes:
+    """``canonical_json_v1`` of the JSON document ``data`` (FORMAT.md 3.1): ``data`` itself when a fast read
+    proves it canonical, the canonical encoding of the proven value when it is another accepted printing, else
+    :func:`~inspector.checkpoint.jsontext.canonical.canonicalize` (the exact serde_json emulation). The bytes are
+    the same every way.
+
+    Raises:
+        CanonicalError: serde_json rejects the document (message, category, byte offset).
+    """
+    try:
+        decode_fast(data, VALUE, serde_floats=True)
+    except NotCanonical as e:
+        return encode(e.value)
+    except NotFast:
+        return canonicalize(data)
+    return bytes(data)

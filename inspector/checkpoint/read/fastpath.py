@@ -342,7 +342,8 @@ def _encoded_end(v, data: bytes, pos: int, depth: int, spans: dict | None = None
     return pos + len(b)
 
 
-def decode_fast(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: int = 1 << 16) -> dict:
+def decode_fast(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: int = 1 << 16,
+                serde_floats: bool = False) -> dict:
     """Decode a file that is already exactly canonical, at C speed, or raise :class:`NotFast`.
 
     The result is returned only when it is provably identical to :func:`decode`'s: orjson
@@ -351,6 +352,12 @@ def decode_fast(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: int
     re-encoding equals ``data`` byte for byte (so there were no duplicate keys, whitespace or
     other spellings), and every float's text reads back under serde_json's own (not
     correctly rounded) parser to the same double. Anything else raises :class:`NotFast`.
+
+    ``serde_floats``: a float whose text serde_json reads one step off (FORMAT.md 3.1) no longer refuses the
+    file; once the printing is proven to be the file's (so each such float's text is its shortest spelling),
+    :class:`NotCanonical` carries the value with serde's reading of each in its place (serde's ``Value``: its
+    canonical printing is not the file's). For a free-form ``Value`` read (``canon``, ``diff``), not a typed
+    one (an ``f32`` field is read as ``f32``).
 
     ``spans``: a dict to fill, as the re-encoding is compared, with the children of every
     container of at least ``big`` bytes: ``{start: (kind, end, starts, ends, key_starts, keys)}``
@@ -371,10 +378,13 @@ def decode_fast(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: int
     if fast_check is None or not fast_check(value, floats):  # msgspec's typed check did not prove it
         floats = []
         check(value, 0, floats)  # the Python walk decides (NotFast)
+    misread = {}
     for x in set(floats):
-        text = format_f64(x)
-        if serde_f64_from_text(text) != x:
-            raise NotFast
+        read = serde_f64_from_text(format_f64(x))
+        if read != x:
+            if not serde_floats:
+                raise NotFast
+            misread[x] = read
     try:
         canonical = _encoded_end(value, data, 0, 0, spans, big) == len(data)
     except (NotFast, TypeError):  # TypeError: orjson cannot print it (an integer over 64 bits)
@@ -384,7 +394,28 @@ def decode_fast(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: int
             spans.clear()
         if _same_layout(value, data, spans, big) is None:
             raise NotFast
+    if misread:
+        raise NotCanonical(_floats_replaced(value, misread))
+    if not canonical:
         raise NotCanonical(value)
+    return value
+
+
+def _floats_replaced(value, misread: dict):
+    """``value`` with each float that is a key of ``misread`` replaced by its value, in place (an explicit stack, no
+    recursion per level); the value itself when it is such a float."""
+    if type(value) is float:
+        return misread.get(value, value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        for k, y in (node.items() if type(node) is dict else enumerate(node)):
+            ty = type(y)
+            if ty is float:
+                if y in misread:
+                    node[k] = misread[y]
+            elif ty is dict or ty is list:
+                stack.append(y)
     return value
 
 
