@@ -80,13 +80,19 @@ check "scripts: shellcheck" 0 shellcheck -S warning packaging/ci.sh packaging/li
 # the Windows installer: its Inno Setup script compiled by a real ISCC (the npm registry's innosetup package) under
 # Wine, and its install, upgrade and uninstall replayed there (packaging/windows/replay_under_wine.py; about a
 # minute). Wine runs the 32-bit ISCC and setup only with Debian's i386 packages.
-if ! command -v wine >/dev/null || ! dpkg-query -W -f='${Status}' wine32:i386 2>/dev/null | grep -q "install ok installed" \
-   || ! command -v xvfb-run >/dev/null || ! command -v npm >/dev/null; then
-  echo "ci.sh: installing Wine (with its 32-bit part), Xvfb and npm for the Windows installer's replay"
+# Only what is missing: a machine whose npm came with another Node.js (nodesource's nodejs conflicts with
+# Debian's npm package) must not be asked for Debian's npm.
+missing=()
+if ! command -v wine >/dev/null || ! dpkg-query -W -f='${Status}' wine32:i386 2>/dev/null | grep -q "install ok installed"; then
+  missing+=(wine wine32:i386 wine64)
+fi
+command -v xvfb-run >/dev/null || missing+=(xvfb xauth)
+command -v npm >/dev/null || missing+=(npm)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "ci.sh: installing ${missing[*]} for the Windows installer's replay"
   dpkg --add-architecture i386
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wine wine32:i386 wine64 xvfb xauth npm \
-    >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 check "windows: ISCC compiles the Inno Setup script under Wine; install, upgrade and uninstall replayed" 0 \
   python3 packaging/windows/replay_under_wine.py
