@@ -80,11 +80,13 @@ def read_error(exc: BaseException) -> str:
 
 
 def _classify(src: Source, entry: Entry) -> Found:
-    from inspector.checkpoint.roles import role_of_path  # (the roles the scan gives: one place decides them)
-    from inspector.session import folderscan as fs
+    from inspector.checkpoint.roles import role_of_entry, role_of_path  # (the roles the scan gives: one place)
 
     # (a FIFO or device is refused without blocking: NotAFile)
-    f = role_of_path(entry.location) if src.local_paths else fs._classify_entry(src, entry)
+    if src.local_paths:
+        f = role_of_path(entry.location)
+    else:
+        f = role_of_entry(src.head(entry, 256), entry.size, lambda n: src.read(entry, n))
     return _found(entry, f)
 
 

@@ -64,7 +64,7 @@ def role_of_bytes(data: bytes) -> FileRole:
 def role_by_size(head: bytes, size: int | None) -> FileRole | None:
     """The role a file's listed ``size`` (bytes, ``None`` when not known) and its first 256 bytes ``head`` decide
     without reading more: a payload when it is over the 256 MiB ceiling and does not open as an SDK export wrapper
-    (never read: P-BOUND), else ``None`` (read it, at most :func:`read_ceiling` bytes)."""
+    (never read: FORMAT.md 2 and 6.2, P-BOUND), else ``None`` (read it, at most :func:`read_ceiling` bytes)."""
     if size is not None and size > MAX_CONTENT_BYTES and not looks_like_export(head[:256]):
         return FileRole("payload", None, size)
     return None

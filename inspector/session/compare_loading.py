@@ -15,7 +15,9 @@ import time
 from dataclasses import dataclass, field
 
 from inspector import checkpoint
+from inspector.checkpoint.roles import WHOLE_BYTES
 from inspector.checkpoint.safeopen import open_regular, read_fd
+from inspector.checkpoint.sdk_export import looks_like_export
 
 import orjson
 
@@ -96,7 +98,8 @@ def same_kind(paths: list[str]) -> str | None:
     decides, as for :func:`inspector.checkpoint.pair_inputs`, which refuses such a pair), else
     ``None`` (also when a file cannot be read, or is not a regular file: never blocks on a FIFO,
     :mod:`inspector.checkpoint.safeopen`). Bounded (a file over 1 MiB is a payload by its size;
-    smaller ones are read whole). Worker thread only (it reads files): it routes two dropped
+    an SDK export wrapper of any size is neither; smaller ones are read whole: the roles of
+    :mod:`inspector.checkpoint.roles`). Worker thread only (it reads files): it routes two dropped
     files to the comparison view (:func:`inspector.session.routing.route_paths`).
 
     Raises:
@@ -108,10 +111,10 @@ def same_kind(paths: list[str]) -> str | None:
         try:
             fd, st = open_regular(p)
             try:
-                if st.st_size > 1 << 20:
-                    roles.append("payload")
+                if st.st_size > WHOLE_BYTES:  # a payload by its size, unless it opens as an SDK export wrapper
+                    roles.append(None if looks_like_export(read_fd(fd, 256, st.st_size)) else "payload")
                     continue
-                data = read_fd(fd, 1 << 20, st.st_size)
+                data = read_fd(fd, WHOLE_BYTES, st.st_size)
             finally:
                 os.close(fd)
         except (OSError, ValueError):

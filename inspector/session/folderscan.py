@@ -106,8 +106,8 @@ def scan_folder(folder: str, *, progress=None, partial=None, cancel=None, recurs
 def scan_source(source: Source, *, progress=None, partial=None, cancel=None) -> list[FolderRow]:
     """Find every checkpoint in ``source`` (:mod:`.sources`) and verify each (worker thread).
 
-    Files are classified from a bounded read (whole when at most :data:`CLASSIFY_WHOLE` bytes,
-    else the head); only descriptors are kept in memory. Payloads and descriptors are paired by
+    Files are classified from one bounded read (whole when at most :data:`CLASSIFY_WHOLE` bytes, else
+    streamed and hashed: :mod:`inspector.checkpoint.roles`); only descriptors are kept in memory. Payloads and descriptors are paired by
     digest: a descriptor belongs to the payload whose SHA-256 (streamed) equals its
     ``content_digest``. Unpaired files are listed alone. Each payload is read when its
     verification runs, so one file's bytes are held at a time. Files that are neither a payload

@@ -44,6 +44,18 @@ def test_a_large_file_is_streamed_once_and_hashed(tmp_path):
     big.write_bytes(data)
     assert roles.role_of_path(str(big)) == roles.FileRole("payload", None, len(data), None,
                                                           "sha256:" + hashlib.sha256(data).hexdigest())
+    # once: the head, then the whole file in one pass (no second read of a payload that is no wrapper)
+    class Counted(io.BytesIO):
+        read_bytes = 0
+
+        def read(self, n=-1):
+            got = super().read(n)
+            self.read_bytes += len(got)
+            return got
+
+    fh = Counted(data)
+    assert roles.role_of_file(fh, len(data)).sha256 == "sha256:" + hashlib.sha256(data).hexdigest()
+    assert fh.read_bytes == roles._HEAD + len(data)
     gz = tmp_path / "p.json.gz"
     gz.write_bytes(gzip.compress(os.urandom(3 << 20), compresslevel=0))
     got = roles.role_of_path(str(gz))

@@ -86,6 +86,22 @@ def test_same_kind_reads_no_fifo(fifo):
     assert _in_worker(lambda: compare_loading.same_kind_as(fifo, str(GD), [str(GP)])) == fifo
 
 
+def test_a_large_export_wrapper_is_not_a_payload_by_its_size(tmp_path):
+    """Over 1 MiB a file is a payload by its size, unless it opens as an SDK export wrapper: a wrapper holds both
+    halves, so two large wrappers are not two payloads to compare (the roles of inspector.checkpoint.roles)."""
+    import json
+
+    from inspector.checkpoint.sdk_export import wrap
+
+    inner = json.loads(wrap(GP.read_bytes(), GD.read_bytes()))
+    big = tmp_path / "export.json"
+    big.write_text(json.dumps({**inner, "note": "x" * (2 << 20)}))
+    large_payload = tmp_path / "large.payload.json"
+    large_payload.write_bytes(GP.read_bytes()[:-1] + b" " * (2 << 20) + b"}")
+    assert _in_worker(lambda: compare_loading.same_kind([str(big), str(big)])) is None
+    assert _in_worker(lambda: compare_loading.same_kind([str(large_payload), str(GP)])) == "payload"
+
+
 def test_the_load_refuses_a_fifo_by_name(fifo):
     with pytest.raises(InspectorError) as e:  # (UnreadableInput: the window says its diagnostics as they are)
         _in_worker(lambda: engine.load_paths([str(GP), fifo]))

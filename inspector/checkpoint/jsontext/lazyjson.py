@@ -11,7 +11,7 @@ with one regular-expression tokenizer that jumps over whole strings in C:
 * :func:`scan_children` finds the children of a *small* container on demand (microseconds).
 
 Spans are half-open byte offsets into the file, identical to the engine's
-:class:`~inspector.checkpoint.Node` spans (``tests/gui/test_lazyjson.py`` proves it on every
+:class:`~inspector.checkpoint.Node` spans (``tests/checkpoint/jsontext/test_lazyjson.py`` proves it on every
 case file). The tokenizer assumes the document is JSON the engine accepted; on malformed
 input it raises :class:`ScanError` rather than guessing.
 """
@@ -366,8 +366,8 @@ def find_span(data: bytes, index: SpanIndex | None, pointer: str) -> tuple[int, 
 
 
 class SpanWalk:
-    """Byte spans by JSON Pointer in one document the engine accepted (FORMAT.md 3.1: offsets into the file as
-    read), for the rules' locations (``rules.context.Context.span``) and the window's trees alike.
+    """Byte spans by JSON Pointer (RFC 6901) in one document the engine accepted (offsets into the file as read;
+    FORMAT.md 6: a finding's location), for the rules' locations (``rules.context.Context.span``) and the window's trees alike.
 
     Each step reads a container's children once: from ``index`` when it records them, else from the bytes
     (:func:`children_of`), and remembers them, so many pointers below one array (two hundred lint locations in one
@@ -408,6 +408,8 @@ class SpanWalk:
         data = self.data
         for raw in pointer.lstrip("/").split("/"):
             token = unescape_token(raw)
+            if start >= end:  # (no value at all: empty or blank bytes)
+                raise ScanError("no JSON value", start)
             if data[start] not in (0x7B, 0x5B):
                 return None
             ch = self.children(start, end)

@@ -45,7 +45,7 @@ class Node:
         for raw in pointer.lstrip("/").split("/"):
             token = unescape_token(raw)
             if node.kind == "array":
-                if not token.isdigit() or int(token) >= len(node.children):
+                if not (token.isascii() and token.isdigit()) or int(token) >= len(node.children):  # ("²".isdigit())
                     return None
                 node = node.children[int(token)][2]
             elif node.kind == "object":

@@ -5,6 +5,7 @@ import pytest
 
 from inspector.checkpoint import SerdeError, parse_value
 from inspector.checkpoint.jsontext.lazyjson import (
+    SpanWalk,
     ScanError, build_index, children_of, fast_index, find_span, quick_children, scan_children, value_span,
 )
 from tests.conftest import CASES, GOLDEN
@@ -310,3 +311,22 @@ def test_a_walk_of_a_file_that_is_not_canonical_checks_the_bytes_and_takes_the_l
     data = b'{"a": 1, "a": [2, 3], "b": {"c" : 4}}'
     walk = SpanWalk(data)
     assert walk.span("/a/1") == (18, 19) and walk.span("/b/c") == (34, 35) and walk.span("/a/2") is None
+
+
+@pytest.mark.parametrize("data", [b"", b"   ", b"\n\t"])
+def test_a_walk_of_no_value_at_all_raises_scan_error_not_index_error(data):
+    with pytest.raises(ScanError):
+        SpanWalk(data).span("/a")
+    with pytest.raises(ScanError):
+        SpanWalk(data, canonical=True).span("/0")
+
+
+@pytest.mark.parametrize("token", ["²", "١", "０"])
+def test_an_array_index_is_ascii_digits_only_in_both_span_paths(token):
+    """RFC 6901: an array index is ASCII digits. "²".isdigit() is true, and int("²") raises: both paths say absent."""
+    data = b'{"a":[10,20,30]}'
+    assert SpanWalk(data, canonical=True).span(f"/a/{token}") is None
+    _value, root = parse_value(data, nodes=True)
+    assert root.find(f"/a/{token}") is None
+    node = root.find("/a/2")
+    assert (node.start, node.end) == SpanWalk(data, canonical=True).span("/a/2") == (12, 14)
