@@ -310,13 +310,15 @@ def lone_child(data: bytes, start: int, end: int) -> Children | None:
     return Children("object" if obj else "array", array("q", [pos]), array("q", [ce]), key_starts, keys)
 
 
-def quick_children(data: bytes, start: int, end: int) -> Children:
+def quick_children(data: bytes, start: int, end: int, on_deep=None) -> Children:
     """:func:`scan_children` of the container ``data[start:end]``, at C speed when it is printed compactly
     (no whitespace between tokens, keys spelled as orjson spells them: a canonical payload's containers):
     msgspec's raw slices of its children give their lengths, the offsets follow by arithmetic, and the
     result is used only when every child's bytes sit where the arithmetic puts them and the container
     ends where the file says. Anything else (whitespace, escaped keys, duplicate keys, which msgspec
-    folds) is scanned (:func:`scan_children`: Python, cost proportional to ``end - start``).
+    folds) is scanned (:func:`scan_children`: Python, cost proportional to ``end - start``). ``on_deep(start, end)``:
+    what to do instead when the container nests deeper than msgspec reads (about a thousand levels), where a scan at
+    every level of a walk down would cost the remaining bytes each time (:class:`SpanWalk` builds one flat index).
 
     Raises:
         ScanError: the span is not one well-formed JSON container (from :func:`scan_children`).
@@ -324,6 +326,7 @@ def quick_children(data: bytes, start: int, end: int) -> Children:
     import msgspec
 
     piece = data[start:end]
+    deep = False
     try:
         if piece[:1] == b"{":
             members = msgspec.json.decode(piece, type=dict[str, msgspec.Raw])
@@ -334,8 +337,12 @@ def quick_children(data: bytes, start: int, end: int) -> Children:
             raws = msgspec.json.decode(piece, type=list[msgspec.Raw])
         else:
             raws = None
-    except (msgspec.DecodeError, RecursionError):  # deeper than msgspec goes: the scanner has no limit
+    except msgspec.DecodeError:
         raws = None
+    except RecursionError:  # deeper than msgspec goes: the scanner has no limit
+        raws, deep = None, True
+    if deep and on_deep is not None:
+        return on_deep(start, end)
     if raws is not None:
         starts, ends = array("q"), array("q")
         pos = 1
@@ -365,6 +372,11 @@ def find_span(data: bytes, index: SpanIndex | None, pointer: str) -> tuple[int, 
     return SpanWalk(data, index).span(pointer)
 
 
+#: The smallest container the flat index of a document nested deeper than msgspec reads records (bytes); smaller
+#: ones nest fewer than msgspec's thousand levels, so their children are read at C speed.
+_DEEP_BIG = 256
+
+
 class SpanWalk:
     """Byte spans by JSON Pointer (RFC 6901) in one document the engine accepted (offsets into the file as read;
     FORMAT.md 6: a finding's location), for the rules' locations (``rules.context.Context.span``) and the window's trees alike.
@@ -381,6 +393,7 @@ class SpanWalk:
         self._seen: dict[int, Children] = {}
         self._keyed: dict[int, dict] = {}
         self._root: tuple[int, int] | None = None
+        self._deep: SpanIndex | None = None
 
     def children(self, start: int, end: int) -> Children:
         """The :class:`Children` of the container spanning ``data[start:end]`` (bytes), remembered.
@@ -392,10 +405,23 @@ class SpanWalk:
         if ch is None:
             ch = self.index.get(start) if self.index is not None else None
             if ch is None:
-                ch = canonical_children(self.data, start, end) if self.canonical else \
-                    children_of(self.data, self.index, start, end)
+                if self.canonical:
+                    ch = canonical_children(self.data, start, end, self._deep_children)
+                else:  # children_of, with the deep fallback
+                    if self.index is not None and self.index.big is not None and end - start >= self.index.big:
+                        ch = lone_child(self.data, start, end)  # not recorded: one child or none
+                    if ch is None:
+                        ch = quick_children(self.data, start, end, self._deep_children)
             self._seen[start] = ch
         return ch
+
+    def _deep_children(self, start: int, end: int) -> Children:
+        """Children of a container nested deeper than msgspec reads: from one flat index of the whole document
+        (:func:`build_index`, every container of :data:`_DEEP_BIG` bytes or more; built once, at the first such
+        container), so a walk down a chain a thousand levels deep reads the bytes once, not once a level."""
+        if self._deep is None:
+            self._deep = build_index(self.data, big=_DEEP_BIG)
+        return children_of(self.data, self._deep, start, end)
 
     def span(self, pointer: str) -> tuple[int, int] | None:
         """Half-open byte span of ``pointer`` (RFC 6901; ``""`` or ``"/"`` is the whole value), or ``None`` when
@@ -428,11 +454,12 @@ class SpanWalk:
         return start, end
 
 
-def canonical_children(data: bytes, start: int, end: int) -> Children:
+def canonical_children(data: bytes, start: int, end: int, on_deep=None) -> Children:
     """Children of the container ``data[start:end]`` of a document proven canonical (FORMAT.md 6.2: no whitespace,
     keys sorted, unique and spelled as orjson spells them, one comma between members): msgspec's raw slices give
     each child's length (a C-speed skip, no copy of the bytes), the offsets follow by arithmetic. For any other
-    document use :func:`children_of`, which checks every child against the bytes.
+    document use :func:`children_of`, which checks every child against the bytes. ``on_deep``: as for
+    :func:`quick_children`.
 
     Raises:
         ScanError: msgspec cannot read the span as one container (it was not canonical after all).
@@ -449,8 +476,10 @@ def canonical_children(data: bytes, start: int, end: int) -> Children:
             keys, raws = list(members), members.values()
         else:
             keys, raws = None, msgspec.json.decode(piece, type=list[msgspec.Raw])
-    except (msgspec.DecodeError, RecursionError):
+    except msgspec.DecodeError:
         return children_of(data, None, start, end)
+    except RecursionError:
+        return on_deep(start, end) if on_deep is not None else children_of(data, None, start, end)
     if not obj:
         starts = array("q", accumulate([len(r) + 1 for r in raws][:-1], initial=start + 1)) if raws else array("q")
         return Children("array", starts, array("q", map(add, starts, map(len, raws))))

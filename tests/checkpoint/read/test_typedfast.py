@@ -84,8 +84,8 @@ def test_long_arrays_of_the_top_three_levels_record_their_element_spans():
            [_exact(data, f"/snapshot/run_records/{r}") for r in range(70)]
     ctx = Context(data, None, raw_text=True)
     real = lazyjson.canonical_children
-    lazyjson.canonical_children = lambda d, s, e: pytest.fail("element spans computed again") if s == start \
-        else real(d, s, e)
+    lazyjson.canonical_children = lambda d, s, e, *deep: pytest.fail("element spans computed again") if s == start \
+        else real(d, s, e, *deep)
     try:
         got = ctx.item_spans("/snapshot/run_records", ctx.pay["snapshot"]["run_records"])
     finally:
@@ -368,7 +368,7 @@ def test_run_events_spans_by_raw_steps():
     assert ctx.is_canonical
     read = []
     real = lazyjson.canonical_children
-    lazyjson.canonical_children = lambda d, s, e: read.append(s) or real(d, s, e)
+    lazyjson.canonical_children = lambda d, s, e, *deep: read.append(s) or real(d, s, e, *deep)
     try:
         spans = {r: ctx.item_spans(f"/snapshot/run_records/{r}/events", rec["events"])
                  for r, rec in enumerate(ctx.pay["snapshot"]["run_records"])}
