@@ -91,15 +91,22 @@ def read_payload(data: bytes, *, spans: dict | None = None, raw_text: bool = Fal
 def read_value(data: bytes, kind: str = "payload"):
     """``serde_json::from_slice::<Value>`` of ``data`` (FORMAT.md 3.1), at C speed when provable.
 
-    :func:`.fastpath.decode_fast` with the free-form ``Value`` schema reads any JSON document, payload or
-    descriptor (``kind`` is not consulted: kept for callers that name it), and returns its value only when
-    proven to be serde_json's: exactly canonical, or one of the printings ``NotCanonical`` accepts
-    (pretty-printed, in the file's own key order, CRLF), each float as serde's own parser reads its text. Anything else (a duplicate key, ``-0``, an integer beyond 64 bits, odd whitespace, every
-    error) is read by the exact serde_json emulation (:func:`~inspector.checkpoint.jsontext.reader.parse_value`).
+    A payload (``kind``) that is exactly canonical is the typed fast reader's value (the typed form of a canonical
+    payload, as it has always been read here). Anything else, payload or descriptor, goes to
+    :func:`.fastpath.decode_fast` with the free-form ``Value`` schema, whose value is taken only when proven to be
+    serde_json's: exactly canonical, or one of the printings ``NotCanonical`` accepts (pretty-printed, in the
+    file's own key order, CRLF), each float as serde's own parser reads its text. The rest (a duplicate key,
+    ``-0``, an integer beyond 64 bits, odd whitespace, every error) is read by the exact serde_json emulation
+    (:func:`~inspector.checkpoint.jsontext.reader.parse_value`).
 
     Raises:
         SerdeError: serde_json rejects the document (message, byte offset).
     """
+    if kind == "payload":
+        try:
+            return decode_fast(data, S.PAYLOAD)
+        except NotFast:  # (NotCanonical too: read as a Value below)
+            pass
     try:
         return decode_fast(data, VALUE, serde_floats=True)
     except NotCanonical as e:
