@@ -33,7 +33,8 @@ from inspector.checkpoint.analysis.compare_text import dump_json, locate, previe
 from inspector.checkpoint.digest import content_digest
 from inspector.checkpoint.jsontext.reader import SerdeError
 from inspector.checkpoint.analysis.staleness import invalidates_descriptor, invalidates_payload
-from inspector.checkpoint.read.door import read_value
+from inspector.checkpoint.jsontext.lazyjson import ScanError, SpanWalk
+from inspector.checkpoint.read.door import read_value, read_value_form
 from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.schema.typed import decode
 
@@ -494,35 +495,57 @@ def load_document(data: bytes, kind: str = "payload"):
     return read_value(data, kind)
 
 
-def _component_digest(value, key: str) -> str | None:
-    if not isinstance(value, dict) or key not in value or value[key] is None:
-        return None
-    try:
-        return content_digest(encode(value[key]))
-    except (RecursionError, orjson.JSONEncodeError, TypeError):
-        return None
+def _component_digests(data: bytes, value, canonical: bool, keys=("snapshot", "logical_resume")) -> list:
+    """The content digest (FORMAT.md 3.2) of each component ``keys`` of a payload, ``None`` for one absent or
+    ``null``: of its slice of ``data`` when ``canonical`` (the file is its own canonical printing, so each top-level
+    value's bytes are the component's: the span walk's root children), else of its canonical encoding."""
+    if not isinstance(value, dict):
+        return [None] * len(keys)
+    spans = None
+    if canonical:
+        try:
+            ch = SpanWalk(data, canonical=True).children(0, len(data))
+            spans = dict(zip(ch.keys, zip(ch.starts, ch.ends)))
+        except ScanError:
+            spans = None
+    out = []
+    for key in keys:
+        if key not in value or value[key] is None:
+            out.append(None)
+        elif spans is not None and key in spans:
+            out.append(content_digest(memoryview(data)[slice(*spans[key])]))
+        else:
+            try:
+                out.append(content_digest(encode(value[key])))
+            except (RecursionError, orjson.JSONEncodeError, TypeError):
+                out.append(None)
+    return out
 
 
-def _load_pair(a: bytes, b: bytes, kind: str) -> tuple[tuple, tuple]:
-    """``((a_value, b_value), typed_sides)``: both sides as ``serde_json::Value`` when both read
-    so; else, when a side only reads typed (see :attr:`Comparison.typed_sides`), both sides as the
-    reference's typed values (:func:`.typed.decode`; a side that fails typed keeps its ``Value``).
+def _load_pair(a: bytes, b: bytes, kind: str) -> tuple[tuple, tuple, tuple]:
+    """``((a_value, b_value), typed_sides, (a_canonical, b_canonical))``: both sides as ``serde_json::Value`` when
+    both read so; else, when a side only reads typed (see :attr:`Comparison.typed_sides`), both sides as the
+    reference's typed values (:func:`.typed.decode`; a side that fails typed keeps its ``Value``). A side is
+    ``canonical`` when the door's fast reader proved it its own canonical printing (:func:`.door.read_value_form`).
 
     Raises:
         SerdeError: a side the reference reads neither way (``.side`` ``"A"``/``"B"``; the
         ``Value`` error, the one a user fixing the file meets first).
     """
     schema = S.PAYLOAD if kind == "payload" else S.DESCRIPTOR
-    parsed, errors = [], []
+    parsed, errors, canonical = [], [], []
     for data in (a, b):
         try:
-            parsed.append(load_document(data, kind))
+            value, proven = read_value_form(data, kind)
+            parsed.append(value)
+            canonical.append(proven)
             errors.append(None)
         except SerdeError as e:
             parsed.append(None)
+            canonical.append(False)
             errors.append(e)
     if not any(errors):
-        return tuple(parsed), ()
+        return tuple(parsed), (), tuple(canonical)
     typed_sides = []
     for i, (side, data) in enumerate((("A", a), ("B", b))):
         try:
@@ -533,7 +556,7 @@ def _load_pair(a: bytes, b: bytes, kind: str) -> tuple[tuple, tuple]:
             if errors[i] is not None:
                 errors[i].side = side
                 raise errors[i] from None
-    return tuple(parsed), tuple(typed_sides)
+    return tuple(parsed), tuple(typed_sides), tuple(canonical)
 
 
 def compare_documents(a: bytes, b: bytes, kind: str = "payload", values: tuple | None = None) -> Comparison:
@@ -552,8 +575,9 @@ def compare_documents(a: bytes, b: bytes, kind: str = "payload", values: tuple |
         SerdeError: a file is not JSON serde_json accepts (``.side`` is ``"A"`` or ``"B"``).
     """
     typed_sides: tuple = ()
+    canonical = (False, False)
     if values is None:
-        values, typed_sides = _load_pair(a, b, kind)
+        values, typed_sides, canonical = _load_pair(a, b, kind)
     va, vb = values
     result = compare_values(va, vb, kind)
     result.typed_sides = typed_sides
@@ -561,8 +585,10 @@ def compare_documents(a: bytes, b: bytes, kind: str = "payload", values: tuple |
     result.values = (va, vb)
     if kind == "payload":
         result.components = [ComponentDelta("payload", content_digest(a), content_digest(b))]
-        for key in ("snapshot", "logical_resume"):
-            result.components.append(ComponentDelta(key, _component_digest(va, key), _component_digest(vb, key)))
+        keys = ("snapshot", "logical_resume")
+        for key, da, db in zip(keys, _component_digests(a, va, canonical[0], keys),
+                               _component_digests(b, vb, canonical[1], keys)):
+            result.components.append(ComponentDelta(key, da, db))
     else:
         result.components = [ComponentDelta("descriptor", content_digest(a), content_digest(b))]
     return result

@@ -26,7 +26,7 @@ from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.schema.kinds import VALUE
 from inspector.checkpoint.schema.typed import decode
 
-__all__ = ["PayloadRead", "read_payload", "read_value", "canonical_form", "layout_spans", "text_of"]
+__all__ = ["PayloadRead", "read_payload", "read_value", "read_value_form", "canonical_form", "layout_spans", "text_of"]
 
 
 
@@ -89,7 +89,19 @@ def read_payload(data: bytes, *, spans: dict | None = None, raw_text: bool = Fal
 
 
 def read_value(data: bytes, kind: str = "payload"):
-    """``serde_json::from_slice::<Value>`` of ``data`` (FORMAT.md 3.1), at C speed when provable.
+    """``serde_json::from_slice::<Value>`` of ``data`` (FORMAT.md 3.1), at C speed when provable: the value of
+    :func:`read_value_form`.
+
+    Raises:
+        SerdeError: serde_json rejects the document (message, byte offset).
+    """
+    return read_value_form(data, kind)[0]
+
+
+def read_value_form(data: bytes, kind: str = "payload") -> tuple:
+    """``(value, canonical)``: ``serde_json::from_slice::<Value>`` of ``data`` (FORMAT.md 3.1), and ``True`` when a
+    fast reader proved ``data`` to be exactly its canonical printing (its components are then slices of it), else
+    ``False`` (not canonical, or not known: the exact parser read it).
 
     A payload (``kind``) that is exactly canonical is the typed fast reader's value (the typed form of a canonical
     payload, as it has always been read here). Anything else, payload or descriptor, goes to
@@ -104,16 +116,16 @@ def read_value(data: bytes, kind: str = "payload"):
     """
     if kind == "payload":
         try:
-            return decode_fast(data, S.PAYLOAD)
+            return decode_fast(data, S.PAYLOAD), True
         except NotFast:  # (NotCanonical too: read as a Value below)
             pass
     try:
-        return decode_fast(data, VALUE, serde_floats=True)
+        return decode_fast(data, VALUE, serde_floats=True), True
     except NotCanonical as e:
-        return e.value
+        return e.value, False
     except NotFast:
         pass
-    return parse_value(data)
+    return parse_value(data), False
 
 
 def canonical_form(data: bytes) -> bytes:

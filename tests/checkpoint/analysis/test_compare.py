@@ -325,3 +325,25 @@ def test_value_text_spells_a_value_as_its_file_does():
     assert texts == {"/a": "1.0e2 (= 100.0)", "/b": '[1,"x  y"]', "/c": '"\\u00e9" (= "é")', "/d": "5",
                      "/e": '{"k":"' + "v" * 33 + "…"}
     assert value_text(100.0, data, None, 40) == "100.0"  # not located: the decoded value
+
+
+@pytest.mark.parametrize("pretty", [False, True], ids=["canonical", "pretty-printed"])
+def test_component_digests_are_the_pinned_ones_sliced_or_encoded(pretty, monkeypatch):
+    """The digest summary's components (FORMAT.md 3.2) of the golden pair, pinned by the reference's own test: a
+    canonical side's are hashed from its slices of the file (no component is encoded), a pretty-printed side's from
+    their canonical encoding."""
+    import orjson as _orjson
+
+    from inspector.checkpoint.analysis import compare as C
+
+    a = (GOLDEN / "payload-with-resume.json").read_bytes()
+    b = _orjson.dumps(_orjson.loads(a), option=_orjson.OPT_INDENT_2) if pretty else a
+    encoded = []
+    real = C.encode
+    monkeypatch.setattr(C, "encode", lambda v: encoded.append(v) or real(v))
+    got = {c.name: (c.old, c.new) for c in C.compare_documents(a, b).components}
+    snap = "sha256:8e08a5afbc93ae80421ee0a6d366b5b435fcb908a2698a2f4d00c63e862b7b10"
+    lr = "sha256:d114b0ee11cd2e9e855ef04929f9f3683310ff0d45ddd4179dd5eb8411dc595d"
+    assert got["snapshot"] == (snap, snap) and got["logical_resume"] == (lr, lr)
+    va = _orjson.loads(a)
+    assert sum(isinstance(v, dict) and v == va["snapshot"] for v in encoded) == (1 if pretty else 0)
