@@ -1,4 +1,4 @@
-"""The house in stages is enforced (issue 24; ../shared/DESIGN.md 4): import-linter's contracts in
+"""The house in stages is enforced (../shared/DESIGN.md 4): import-linter's contracts in
 pyproject.toml (the engine's floors, gui -> session -> checkpoint, Qt only in the window, the fast readers
 only behind the read door), no import cycle anywhere in the package (function-level imports included),
 and every module imports alone in a fresh interpreter, those outside the window where PySide6 cannot load."""

@@ -12,7 +12,7 @@ _spec = importlib.util.spec_from_file_location("vendor_ground_truth", ROOT / "to
 vgt = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(vgt)
 
-#: SHA-256 of serde_json's 6,000 canonical vectors as published in shared/vectors/ (issue 7).
+#: SHA-256 of serde_json's 6,000 canonical vectors as published in shared/vectors/.
 VECTORS_SHA256 = "54fe1e254065e24638f4c936ac76cc4d4c5fea047ec353557004e0d0a4001f20"
 
 

@@ -1,4 +1,4 @@
-"""verify() never raises, whatever the bytes (issue 2: bad input gets a verdict, never a crash)."""
+"""verify() never raises, whatever the bytes (bad input gets a verdict, never a crash)."""
 
 import hashlib
 

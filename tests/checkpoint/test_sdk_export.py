@@ -1,4 +1,4 @@
-"""The SDK export wrapper is a checkpoint (FORMAT.md 1, issue 26): ``{"descriptor": {...}, "contentBase64": "..."}``
+"""The SDK export wrapper is a checkpoint (FORMAT.md 1): ``{"descriptor": {...}, "contentBase64": "..."}``
 is recognised by content, its content decoded (standard padded base64, as Rust's STANDARD engine reads it) and
 verified as the pair it holds."""
 

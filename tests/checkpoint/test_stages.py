@@ -1,4 +1,4 @@
-"""Staged verdicts (hash before parse, issue 13): ``verify(on_stage=...)`` never contradicts its report.
+"""Staged verdicts (hash before parse): ``verify(on_stage=...)`` never contradicts its report.
 
 For every case of ``fixtures/cases`` and ``fixtures/cases-pinned`` (and each case's payload alone),
 the partial verdicts given before the report must be the report's: the stages come in order

@@ -1,4 +1,4 @@
-"""``diff A B`` and ``canon --diff`` (issue 10 items 2 and 4): outputs, exit codes, bad input."""
+"""``diff A B`` and ``canon --diff``: outputs, exit codes, bad input."""
 
 import json
 import os
@@ -190,7 +190,7 @@ def test_diff_reads_what_the_reference_reads_typed(capsysbinary, tmp_path):
 
 def test_diff_text_shows_each_value_as_its_file_spells_it(capsysbinary, tmp_path):
     """A number or string spelled otherwise than the reference writes it is shown as the file has it, and the
-    decoded value beside it only when they differ (issue 25 item 5; the comparison window says the same:
+    decoded value beside it only when they differ (the comparison window says the same:
     tests/gui/test_compare_view.py)."""
     a, b = spelled_pair(tmp_path)
     code, out, _ = run(capsysbinary, "diff", a, b)

@@ -1,4 +1,4 @@
-"""The real ``checkpoint-inspector`` entry point in a subprocess, without a display (issue 9).
+"""The real ``checkpoint-inspector`` entry point in a subprocess, without a display.
 
 A mistyped command or an unknown option must never open the window (a headless CI job would
 hang on it): exit 2 with usage. File names that are not UTF-8 survive every output, shown with

@@ -1,5 +1,4 @@
-""""Written by a newer A3S Code": the release FORMAT.md 3.4 names, next to the pinned reference's verdict
-(issue 7 item 4). Payloads are the golden one with a later release's fields added (canonical encoder,
+""""Written by a newer A3S Code": the release FORMAT.md 3.4 names, next to the pinned reference's verdict. Payloads are the golden one with a later release's fields added (canonical encoder,
 descriptor re-pointed); the verdicts were produced by ``oracle2 verify`` and are re-checked when it
 is built here."""
 

@@ -1,4 +1,4 @@
-"""The headless CLI: exit codes, output shapes, and bad input (issue 2, FORMAT.md 6)."""
+"""The headless CLI: exit codes, output shapes, and bad input (FORMAT.md 6)."""
 
 import gzip
 import hashlib
@@ -158,7 +158,7 @@ def test_bad_payload_gets_a_verdict_and_is_not_modified(bad, capsysbinary, name,
     before = hashlib.sha256(p.read_bytes()).hexdigest(), os.stat(p).st_mtime_ns
     code, report, err = _verdict(capsysbinary, p)
     if name in NOT_A_CHECKPOINT:
-        # alone, nothing in it names a checkpoint: "not a checkpoint file", exit 2 (issue 8) ...
+        # alone, nothing in it names a checkpoint: "not a checkpoint file", exit 2 ...
         assert (code, report) == (2, None) and "this is not a checkpoint file" in err, err
         # ... while the engine still gives the reference's verdict on these bytes
         engine = verify(p.read_bytes(), None)
@@ -173,7 +173,7 @@ def test_bad_payload_gets_a_verdict_and_is_not_modified(bad, capsysbinary, name,
     assert code == 1 and report["root_cause"]["rule"] == "X-BYTES"
 
 
-#: Bad payloads that alone are not recognisable as a checkpoint file at all (issue 8); beside a
+#: Bad payloads that alone are not recognisable as a checkpoint file at all; beside a
 #: descriptor they are still verified as its payload.
 NOT_A_CHECKPOINT = {"empty", "gzip", "deep"}
 
@@ -193,7 +193,7 @@ def test_oversize_payload_refused_from_size(tmp_path, capsysbinary, monkeypatch)
 
     real_open = builtins.open
 
-    class HeadOnly:  # the first bytes may be read (is it an SDK export wrapper? issue 26), never the file
+    class HeadOnly:  # the first bytes may be read (is it an SDK export wrapper?), never the file
         def __init__(self, fh):
             self.fh = fh
 

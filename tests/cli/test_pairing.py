@@ -1,6 +1,6 @@
 """Two files always get the reference's verdict: when the content cannot tell the payload from the
 descriptor, the order given decides (payload first, as the reference's import takes them) and the
-output says so (issue 7 item 8; inspector/checkpoint/artifact.py ``detect_role``/``pair_inputs``).
+output says so (inspector/checkpoint/artifact.py ``detect_role``/``pair_inputs``).
 
 The expected root causes were produced by the reference (``oracle2 verify`` on the same files,
 payload first); ``test_pins_match_reference`` re-checks them when oracle2 is built here."""

@@ -1,4 +1,4 @@
-"""``verify --progress``: partial verdicts on stderr before the report (issue 13), the report unchanged."""
+"""``verify --progress``: partial verdicts on stderr before the report, the report unchanged."""
 
 import re
 

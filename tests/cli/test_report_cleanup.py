@@ -1,4 +1,4 @@
-"""``report --redacted-payload NEW_FILE [-o NEW_FILE]`` completes or leaves nothing behind (issue 22):
+"""``report --redacted-payload NEW_FILE [-o NEW_FILE]`` completes or leaves nothing behind:
 a crash while rendering, Ctrl+C, a report file that cannot be written (or only in part), stdout
 closed, full or gone before the end remove the redacted copy and any part of the report file, and
 the exit code is never a verdict's 0 or 1. A file that existed before is never removed."""

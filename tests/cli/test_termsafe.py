@@ -1,4 +1,4 @@
-"""Terminal-safe text output (issue 22): :func:`inspector.cli.termsafe.terminal_safe`, and every text
+"""Terminal-safe text output: :func:`inspector.cli.termsafe.terminal_safe`, and every text
 output of the command line run on checkpoints whose keys, values, ids and file names hold terminal
 control sequences (an ANSI colour, an OSC 8 hyperlink, BEL, the C1 CSI U+009B, the right-to-left
 override U+202E, DEL, a newline that would forge a line): none of them reaches stdout or stderr raw."""
@@ -204,7 +204,7 @@ def test_progress_escapes_the_root_cause_it_gives_early(evil, capsysbinary):
     assert code == 1
     first = err.splitlines()[1]
     assert first.startswith("[") and "NOT VERIFIED: P-PARSE failed" in first
-    # progress lines carry no content (issue 22): the value is a marker, so nothing of it can inject
+    # progress lines carry no content: the value is a marker, so nothing of it can inject
     assert "unknown variant `[redacted: value, 36 bytes]`, expected one of `Unknown`, `Active`" in first
     assert EVIL_SHOWN not in first and "\x1b" not in err
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seeded mutation attack on the typed fast path (issue 13 review): every mutated payload's ``verify`` report
+"""Seeded mutation attack on the typed fast path: every mutated payload's ``verify`` report
 through the typed fast path, the dict fast path and the exact path alone (``test_fastpath_verdicts._report``:
 findings, messages, locations, expected/actual, notes, root cause, lint), each with the base's descriptor and
 with one re-pointed at the bytes (``diffkit.rebind_full``), plus the reference's verdict (``oracle2 verify``)

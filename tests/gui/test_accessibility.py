@@ -1,4 +1,4 @@
-"""Usable with a screen reader and the keyboard alone (issue 25 item 6): every interactive control of the main
+"""Usable with a screen reader and the keyboard alone: every interactive control of the main
 window has a name, no table row reads the same text in every cell, the bytes view and the timeline describe the
 byte under the cursor and the selected event and read it through their accessible text (and value) interfaces,
 Tab leaves the tables and reaches every pane, and a new verdict is announced.

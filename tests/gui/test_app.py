@@ -1,6 +1,6 @@
 """The application: its error banner (inspector/gui/app.py).
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import sys
 import pytest

@@ -1,4 +1,4 @@
-"""A large payload that changes on disk while the window opens it (issue 13's load order, review).
+"""A large payload that changes on disk while the window opens it (the load order, review).
 
 The verifier reads the file while the window hashes it, and the window reads its own copy while the
 verifier parses: the verdicts, the trees' spans and the bytes pane must still describe one set of bytes,

@@ -1,4 +1,4 @@
-"""The small-window layout (issue 25 item 4, inspector/gui/compact.py): below 1100 px the Resume dock
+"""The small-window layout (inspector/gui/compact.py): below 1100 px the Resume dock
 is a tab beside the Digests, the trees and the bytes keep the height; widening restores the wide
 arrangement (the default or the user's own, from the settings); rule ids are never cut."""
 

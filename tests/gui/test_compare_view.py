@@ -1,4 +1,4 @@
-"""The comparison window and the canonical diff window (issue 10), driven by real input events."""
+"""The comparison window and the canonical diff window, driven by real input events."""
 
 import copy
 import json
@@ -305,7 +305,7 @@ def test_a_comparison_that_cannot_be_made_does_not_keep_saying_comparing(qtbot, 
 
 def test_the_change_list_shows_the_files_spelling_of_each_value(qtbot, window, tmp_path):
     """The list of changes shows a value as its file spells it (``1.0e2``, ``-0``, ``"\\u00e9"``) and the decoded
-    value only when it differs, as ``diff`` prints it (issue 25 item 5: it showed ``100.0 -> 100.5``)."""
+    value only when it differs, as ``diff`` prints it (it showed ``100.0 -> 100.5``)."""
     a, b = spelled_pair(tmp_path)
     win = _opened(qtbot, window, lambda: _drop(window, [a, b]))
     m = win.change_model

@@ -1,4 +1,4 @@
-"""Ctrl+C and the context menus copy what the user means, driven by real key presses (issue 9)."""
+"""Ctrl+C and the context menus copy what the user means, driven by real key presses."""
 
 import pytest
 

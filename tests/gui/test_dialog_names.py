@@ -1,4 +1,4 @@
-"""Open Folder, Save As and Compare With in a folder whose name is not valid UTF-8 (issue 9, kind 1;
+"""Open Folder, Save As and Compare With in a folder whose name is not valid UTF-8 (kind 1;
 File ▸ Open is in test_open_dialog.py).
 
 A ``str`` holding such a name (``surrogateescape``) loses those code points on the way to a

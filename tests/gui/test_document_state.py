@@ -1,4 +1,4 @@
-"""State per document (issue 25 item 5): the notices, the trees' and bytes' scroll positions, the selected
+"""State per document: the notices, the trees' and bytes' scroll positions, the selected
 node and the selection history belong to the checkpoint they were made for. Another checkpoint starts afresh;
 coming back to one shown earlier in this window (Sessions tab Alt+Left/Right, Open Recent) gives them back."""
 
@@ -134,7 +134,7 @@ OPEN_A_PAYLOAD = ("Open a payload first: the canonical diff shows a payload file
 
 
 def test_notices_belong_to_their_document_through_open_recent(qtbot, window, tmp_path):
-    """The canonical diff's "Open a payload first" stayed over the next checkpoint opened (issue 25); the hint of a
+    """The canonical diff's "Open a payload first" stayed over the next checkpoint opened; the hint of a
     lone descriptor goes with it and is said again when it is opened again."""
     p, d, lone = _pair_and_lone_descriptor(tmp_path)
     open_and_wait(qtbot, window, [p, d])

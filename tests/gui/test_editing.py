@@ -1,6 +1,6 @@
 """Edits in the sandbox and Save As (inspector/gui/controllers/editing.py), driven by real input.
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import pytest
 from PySide6.QtCore import Qt

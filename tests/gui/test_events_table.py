@@ -1,4 +1,4 @@
-"""The Events tab (issue 23): the runs' events as a table beside the timeline picture, filtered by kind
+"""The Events tab: the runs' events as a table beside the timeline picture, filtered by kind
 and text, linked both ways to the picture, the tree and the bytes; and a timeline zoom that sticks."""
 
 from __future__ import annotations

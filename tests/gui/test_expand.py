@@ -1,6 +1,6 @@
 """Expand and collapse in the trees (inspector/gui/expand.py), driven by keys.
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import pytest
 pytest.importorskip("PySide6")

@@ -1,6 +1,6 @@
 """The trees' Field column (inspector/gui/widgets/field_column.py), driven by real input.
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import pytest
 pytest.importorskip("PySide6")

@@ -105,7 +105,7 @@ def test_a_drop_of_a_payload_and_a_fifo_opens_the_payload_and_names_the_fifo(qtb
 
 
 def test_a_drop_of_a_fifo_first_and_a_descriptor_opens_the_descriptor_as_if_alone(qtbot, window, fifo):
-    """The descriptor opens as one given alone: with the payload found beside it (issue 26)."""
+    """The descriptor opens as one given alone: with the payload found beside it."""
     _payload, pipe = fifo
     md = QMimeData()
     md.setUrls([QUrl.fromLocalFile(pipe), QUrl.fromLocalFile(str(GOLDEN_D))])

@@ -1,4 +1,4 @@
-"""Never freeze on a slow or dead share (issue 33 item 3): the stale-file check that runs each time the user
+"""Never freeze on a slow or dead share: the stale-file check that runs each time the user
 returns to the window stats the files on a thread of its own. A share whose ``stat`` does not answer (here a
 ``stat`` that waits on an event, as a dead NFS or SMB mount does) freezes nothing: the window goes on, says
 after a while that it is waiting, with Stop waiting, and asks no second ``stat`` while the first waits."""

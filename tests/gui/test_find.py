@@ -1,4 +1,4 @@
-"""Find, Go to JSON Pointer, Expand All and documents of any shape and depth (issue 9), by keyboard."""
+"""Find, Go to JSON Pointer, Expand All and documents of any shape and depth, by keyboard."""
 
 import json
 
@@ -222,7 +222,7 @@ def test_find_count_of_the_previous_checkpoint_is_not_left_showing(qtbot, window
     edit = window.find_bar.edit
     assert window.find_bar.status.text() == "1 of 3 matches"
     open_and_wait(qtbot, window, list(sample_paths("broken")))
-    # (the text typed for the other checkpoint stays with it, issue 25: test_the_find_text_belongs_to_its_checkpoint)
+    # (the text typed for the other checkpoint stays with it: test_the_find_text_belongs_to_its_checkpoint)
     assert window.find_bar.isVisible() and edit.text() == ""
     assert window.find_bar.status.text() == ""
     QTest.keyClicks(edit, "source-run")
@@ -232,7 +232,7 @@ def test_find_count_of_the_previous_checkpoint_is_not_left_showing(qtbot, window
 
 
 def test_the_find_text_belongs_to_its_checkpoint(qtbot, window, tmp_path):
-    """Find text typed for one checkpoint is not carried to the next; coming back gives it back (issue 25)."""
+    """Find text typed for one checkpoint is not carried to the next; coming back gives it back."""
     import shutil
 
     for name in ("a", "b"):  # two folders, so that each payload opens alone

@@ -1,6 +1,6 @@
 """The verdicts list and its Failures only filter (inspector/gui/models/findings.py).
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import pytest
 pytest.importorskip("PySide6")

@@ -1,4 +1,4 @@
-"""Folder table: clickable headers sort, the filter field filters, a Root cause column (issue 9, item 4)."""
+"""Folder table: clickable headers sort, the filter field filters, a Root cause column."""
 
 import os
 
@@ -81,7 +81,7 @@ def test_folder_table_sorts_filters_and_shows_root_cause(qtbot, window, tmp_path
 
 
 def _show_files_tab(qtbot, window):
-    """Click the Folder dock's Files tab (the flat table; the Sessions tab is shown first, issue 26)."""
+    """Click the Folder dock's Files tab (the flat table; the Sessions tab is shown first)."""
     bar = window.folder_tabs.tabBar()
     QTest.mouseClick(bar, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, bar.tabRect(1).center())
     qtbot.waitUntil(lambda: window.folder_view.isVisible(), timeout=2000)
@@ -109,7 +109,7 @@ def test_folder_dock_opens_wide_enough_for_the_root_cause_and_keeps_the_users_wi
     assert [hh.logicalIndex(v) for v in range(4)] == [0, 1, 3, 2]  # Root cause before the long verdict
     assert _root_cause_visible(view), (dock.width(), [hh.sectionSize(c) for c in range(4)])
     assert hh.sectionSize(2) >= 250  # and room for the verdict
-    # the Resume dock beside it keeps room (400 px: the Root cause column fits the widest rule id now, issue 25)
+    # the Resume dock beside it keeps room (400 px: the Root cause column fits the widest rule id now)
     assert window.resume_panes.dock.width() >= 400
 
     # the user drags the dock's edge (the separator between it and the Resume dock) 120 px left

@@ -1,4 +1,4 @@
-"""The window shows what the payload says about its writer (issue 7 item 4) and how an input's role was
+"""The window shows what the payload says about its writer and how an input's role was
 chosen (item 8): the report notes in a banner beside the pinned reference's verdict, and the root
 cause's notes in the finding detail."""
 

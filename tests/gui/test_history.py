@@ -1,4 +1,4 @@
-"""Go ▸ Back / Forward (Alt+Left / Alt+Right) through the selections the relay forwarded (issue 9, item 4)."""
+"""Go ▸ Back / Forward (Alt+Left / Alt+Right) through the selections the relay forwarded."""
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest

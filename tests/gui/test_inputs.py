@@ -1,4 +1,4 @@
-"""Drops of every shape, invisible characters and file names that are not UTF-8 (issue 9)."""
+"""Drops of every shape, invisible characters and file names that are not UTF-8."""
 
 import os
 import shutil

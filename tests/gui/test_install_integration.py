@@ -101,7 +101,7 @@ def test_user_files_are_still_watched(qtbot, window, copies):
 def test_about_names_the_licences_and_the_dialog_shows_every_text(qapp):
     assert f"Checkpoint Inspector {__version__}" in about.about_text()
     assert "Apache License 2.0" in about.about_text() and "LGPL-3.0" in about.about_text()
-    # issue 25: the About box names the pinned reference and the rule catalogue
+    #: the About box names the pinned reference and the rule catalogue
     assert ("Pinned reference A3S Code 8.3.0 (commit 06c82e911df5ab16292cf16c3359f6656daf6e81), serde_json 1.0.151; "
             f"rule catalogue {len(catalogue())} rules, sha256:") in about.about_text()
     dialog = about.LicencesDialog()

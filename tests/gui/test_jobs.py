@@ -1,6 +1,6 @@
 """Background jobs and their errors (inspector/gui/jobs.py).
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import pytest
 pytest.importorskip("PySide6")

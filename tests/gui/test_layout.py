@@ -1,6 +1,6 @@
 """The window's docks and panes at every size (inspector/gui/layout.py), driven by real input.
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import pytest
 pytest.importorskip("PySide6")
@@ -18,7 +18,7 @@ CASE_056 = [PINNED / "056-toolend-binding-null.payload.json", PINNED / "056-tool
 
 def test_docks_keep_their_share_when_the_window_grows(qtbot, window):
     open_and_wait(qtbot, window, CASE_056)
-    window.resize(1100, 700)  # (the wide layout: below 1100 px the Resume dock is a tab, issue 25)
+    window.resize(1100, 700)  # (the wide layout: below 1100 px the Resume dock is a tab)
     qtbot.waitUntil(lambda: window.width() == 1100 and window.height() == 700, timeout=1000)
     qtbot.wait(50)
     before = (window.trees_dock.width(), window.bytes_dock.width(), window.resume_panes.dock.height())

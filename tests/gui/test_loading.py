@@ -1,6 +1,6 @@
 """Opening files and what the verdict bar says about it (inspector/gui/controllers/loading.py).
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import os
 import shutil

@@ -1,6 +1,6 @@
 """The menus, their shortcuts and the shortcuts dialog (inspector/gui/menus.py), driven by keys.
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import pytest
 pytest.importorskip("PySide6")

@@ -1,4 +1,4 @@
-"""File ▸ Open with a file name that is not valid UTF-8 (issue 9, kind 1): Qt's file dialog cannot
+"""File ▸ Open with a file name that is not valid UTF-8 (kind 1): Qt's file dialog cannot
 list such a name (it decodes names as UTF-8); typed as the window shows it (``\\xNN``) or as Qt
 shows it (U+FFFD), it opens the file with its exact bytes, shown escaped, remembered and reopened."""
 
@@ -89,7 +89,7 @@ def test_open_dialog_opens_a_name_that_is_not_utf8_typed_as_the_window_shows_it(
     assert window.findChild(OpenDialog).directory().absolutePath() == folder
     with qtbot.waitSignal(window.analysisReady, timeout=20000):
         _dialog_type(qtbot, window, "caf\ufffd.payload.json")
-    # chosen alone, the payload opens with the matching descriptor beside it, as on the command line (issue 33)
+    # chosen alone, the payload opens with the matching descriptor beside it, as on the command line
     assert window.payload.path == p and window.descriptor.path == d and window.report.verified
 
     # remembered across runs, and reopened from File ▸ Open Recent with the keyboard
@@ -118,7 +118,7 @@ def test_a_payload_opened_alone_after_a_pair_leaves_no_descriptor_caption(qtbot,
     assert window.desc_pane.caption.text() == "<b>Descriptor</b> — descriptor.json, 1,185 bytes"
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=3000)
-    os.remove(d)  # (a descriptor beside it would be paired: issue 33 item 5)
+    os.remove(d)  # (a descriptor beside it would be paired:)
     QTest.keyClick(window, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
     with qtbot.waitSignal(window.analysisReady, timeout=20000):
         _dialog_type(qtbot, window, "caf\\xe9.payload.json")

@@ -1,4 +1,4 @@
-"""File ▸ Open URL… (issue 33 item 5): a checkpoint on an HTTP server the test starts on loopback, opened by
+"""File ▸ Open URL…: a checkpoint on an HTTP server the test starts on loopback, opened by
 the keys a user presses. The window reads it off the GUI thread into a private local copy (through the source
 seam: fsspec) and verifies that copy; a URL that cannot be read is refused with its reason."""
 

@@ -1,4 +1,4 @@
-"""Colours that read in any palette (issue 25 item 4): the timeline's marks (3:1) and labels (4.5:1), the
+"""Colours that read in any palette: the timeline's marks (3:1) and labels (4.5:1), the
 legend and the verdict colours (4.5:1) meet WCAG 2.1 AA in light, dark and high-contrast palettes."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The guard against a PySide6 reference-count defect (inspector/gui/qtcompat.py).
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import sys
 import pytest

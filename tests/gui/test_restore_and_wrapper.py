@@ -1,4 +1,4 @@
-"""Sessions, not files, in the window (issue 26): a re-saved copy offers Restore Original (the button in its
+"""Sessions, not files, in the window: a re-saved copy offers Restore Original (the button in its
 notice, clicked), which writes the proven original to a new file and shows the restored pair VERIFIED; an SDK
 export wrapper opens as the pair it holds and says which form it was in."""
 

@@ -1,4 +1,4 @@
-"""Timeline, transcript, integrity lint and the resumability line (issue 11), driven with real input."""
+"""Timeline, transcript, integrity lint and the resumability line, driven with real input."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def test_transcript_pairs_calls_and_selects_the_message(qtbot, window):
     tp = _show_tab(window, 1).transcript
     m = tp.model
     assert m.rowCount() == 6 and m.boundary_row() == 5
-    # the call, its input, then where its result is (issue 25: the input came after "result in [2]:")
+    # the call, its input, then where its result is (the input came after "result in [2]:")
     assert '⚙ bash(toolu_1) {"command":"cargo test -q"} → result in [2]' in m.data(m.index(1))
     assert "↳ result ERROR for toolu_1 (answers [1]): test result: FAILED." in m.data(m.index(2))
     assert m.data(m.index(5)).startswith("Resume boundary: the loop checkpoint holds the first 5 of these messages")
@@ -367,7 +367,7 @@ def test_a_tool_name_holding_an_arrow_keeps_the_call_its_input_and_where_its_res
 
 
 def test_a_run_of_arrow_keys_writes_the_message_pane_once_for_where_it_stops(qtbot, window):
-    """The message pane is written in a turn of its own after the selection moved (issue 25: not in the turn
+    """The message pane is written in a turn of its own after the selection moved (not in the turn
     that repaints the window), once for keys pressed in a row."""
     open_and_wait(qtbot, window, RICH)
     tp = _show_tab(window, 1).transcript

@@ -1,4 +1,4 @@
-"""The Folder dock's Sessions tab (issue 26): each session's checkpoints in order, stepped through with
+"""The Folder dock's Sessions tab: each session's checkpoints in order, stepped through with
 Alt+Left/Right from the keyboard, opened at once, and compared with the previous checkpoint."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Help ▸ Keyboard Shortcuts lists every key of every window, read from the actions (issue 9)."""
+"""Help ▸ Keyboard Shortcuts lists every key of every window, read from the actions."""
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible, QAction, QKeySequence, QShortcut

@@ -1,4 +1,4 @@
-"""One window for files opened from outside (issue 27, item 3): a second instance hands its files to the
+"""One window for files opened from outside: a second instance hands its files to the
 first over a real local socket and exits 0; the first opens the files that arrive close together as one pair.
 
 The handoff is driven through real ``QLocalSocket``/``QLocalServer`` ends (a socket handoff is not a user

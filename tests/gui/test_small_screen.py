@@ -1,4 +1,4 @@
-"""The window at 1024x700, as the screenshots showed it (issue 9, item 6)."""
+"""The window at 1024x700, as the screenshots showed it."""
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -35,7 +35,7 @@ def test_digests_table_shows_most_rows_at_1024x700(qtbot, window_1024):
 
 def test_folder_dock_is_not_squeezed_at_1024_px(qtbot, window_1024, tmp_path):
     """Beside the folder table at 1024 px the Resume dock's tabs were pushed under the timeline's
-    x-axis controls; in the compact layout (issue 25) the Resume dock is a tab beside the Digests,
+    x-axis controls; in the compact layout the Resume dock is a tab beside the Digests,
     so the folder table has the window's width and shows its Root cause column whole; the Resume
     tab, clicked, shows its tabs whole with the x-axis controls still usable."""
     from inspector.gui import style

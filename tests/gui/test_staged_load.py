@@ -1,4 +1,4 @@
-"""Large loads (issue 13): the partial verdict before the parse, one parse for trees and verdicts.
+"""Large loads: the partial verdict before the parse, one parse for trees and verdicts.
 
 Above ``PROCESS_THRESHOLD`` the window decides the descriptor's rules, the payload's size and its
 content digest first (hash before parse) and shows them at once; one child process then parses

@@ -1,4 +1,4 @@
-"""The event loop is never held by work that grows with the document (issue 9): Expand All runs in
+"""The event loop is never held by work that grows with the document: Expand All runs in
 slices between event-loop turns and Esc cancels it; a 500,000-element array's rows are made in
 chunks as the view scrolls. The mechanism is tested here; how long the loop waits is measured by
 ``benchmarks/bench_gui_stalls.py`` (timing belongs there, not in tests)."""
@@ -101,7 +101,7 @@ def test_a_500000_element_array_is_shown_in_chunks_as_the_view_scrolls(qtbot, wi
 
 def test_progress_never_paints_the_window_in_the_middle_of_a_slot(qtbot, window):
     """QProgressBar.setValue repaints at once (and with it every pending change of the window); the window's
-    progress only schedules its paint, so the event loop paints in its own turn (issue 25)."""
+    progress only schedules its paint, so the event loop paints in its own turn."""
     from PySide6.QtCore import QEvent, QObject
 
     class Paints(QObject):

@@ -1,4 +1,4 @@
-"""The window's ticket report (issue 8): the verdict bar leads with plain language, "Copy for
+"""The window's ticket report: the verdict bar leads with plain language, "Copy for
 ticket" (button and Ctrl+Shift+T) copies exactly `report --format text`, File ▸ Export Report…
 lets the user choose a format and a redacted payload and shows what leaves this machine, and a
 file that is not a checkpoint is said to be one."""

@@ -1,6 +1,6 @@
 """The painted timeline (inspector/gui/widgets/timeline.py), driven by keys and the mouse.
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import pytest
 from PySide6.QtCore import Qt
@@ -68,7 +68,7 @@ def test_left_with_nothing_selected_selects_the_last_event_of_the_first_run_with
 
 
 def test_a_failing_events_rule_id_is_written_whole_at_its_event(qtbot, window):
-    """The rule ids of a lane were drawn right-aligned at the lane's end, far from their event (issue 25):
+    """The rule ids of a lane were drawn right-aligned at the lane's end, far from their event:
     S-TOOLEND-BINDING-PARSE, failing at event 12 of run-source, is written under its mark, whole, and
     nothing red is written at the lane's end."""
     from .test_layout import CASE_056

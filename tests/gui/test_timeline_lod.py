@@ -1,4 +1,4 @@
-"""The timeline draws what the screen can show (issue 25 item 1): a lane of a million events is sorted (checked at
+"""The timeline draws what the screen can show: a lane of a million events is sorted (checked at
 C speed, not taken for unsorted because it is long), and its passes and error marks are drawn one per pixel
 column, not one per event (the million-event checkpoint stalled the window 10.7 s in one paint)."""
 

@@ -1,6 +1,6 @@
 """The snapshot tree's rows (inspector/gui/models/tree_display.py), driven by real input.
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import pytest
 pytest.importorskip("PySide6")

@@ -1,4 +1,4 @@
-"""A large pretty-printed payload's verdicts before its trees (issue 13: window verdicts within 1.2x the
+"""A large pretty-printed payload's verdicts before its trees (window verdicts within 1.2x the
 engine's own verify time).
 
 The window's verifier verifies such a payload as ``verify`` alone does (its whitespace removed, no index),

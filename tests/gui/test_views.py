@@ -1,6 +1,6 @@
 """The tree and list views' scrolling behaviour (inspector/gui/views.py), driven by the mouse.
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import pytest
 pytest.importorskip("PySide6")

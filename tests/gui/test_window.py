@@ -219,12 +219,12 @@ def test_unreadable_and_unrecognised_inputs_give_messages_not_tracebacks(qtbot, 
     assert window.banner_text("error") == f"{tmp_path / 'missing.json'}: no such file"
     gz = tmp_path / "x.json.gz"
     gz.write_bytes(b"\x1f\x8b\x08\x00junk")
-    # alone, a gzip file is not a checkpoint file: said so, not verified as a failed one (issue 8)
+    # alone, a gzip file is not a checkpoint file: said so, not verified as a failed one
     with qtbot.waitSignal(window.loadFailed, timeout=10000):
         window.open_paths([str(gz)])
     assert window.banner_text("error").startswith(
         "x.json.gz: this is not a checkpoint file (the file is gzip-compressed; decompress it first")
-    # two payloads are compared (issue 10), not refused
+    # two payloads are compared, not refused
     with qtbot.waitSignal(window.comparer.opened, timeout=10000) as opened:
         window.open_paths([str(GOLDEN_P), str(SAMPLES / "broken.payload.json")])
     with qtbot.waitSignal(opened.args[0].ready, timeout=20000):

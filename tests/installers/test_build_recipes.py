@@ -202,7 +202,7 @@ def test_spec_collects_every_inspector_submodule_and_the_data():
 
 @linux_only
 def test_the_package_carries_md5sums_of_every_file(tmp_path):
-    """DEBIAN/md5sums (issue 27): every regular file of the tree, with its MD5, sorted, symlinks left out."""
+    """DEBIAN/md5sums: every regular file of the tree, with its MD5, sorted, symlinks left out."""
     import hashlib
 
     bundle = _fake_bundle(tmp_path)

@@ -142,7 +142,7 @@ def test_links_to_pruned_libraries_are_dropped_with_them():
 
 
 def test_a_pip_install_names_every_runtime_dependency_in_its_notices(monkeypatch):
-    """The pip route's Licences (issue 27: msgspec was missing): every distribution pyproject.toml makes the
+    """The pip route's Licences (msgspec was missing): every distribution pyproject.toml makes the
     program depend on at run time (dependencies and the gui extra) is listed, and shown when installed."""
     import re
     import tomllib

@@ -17,7 +17,6 @@ def test_rules_check_counts_the_catalogue():
 
     r = selftest.check_rules()
     assert r == CheckResult("rules", True, f"rule catalogue {len(catalogue())} rules")
-    assert len(catalogue()) == 75
 
 
 def test_sample_check_recomputes_the_pinned_values():
@@ -262,7 +261,7 @@ def test_cli_only_install_window_request_says_what_to_install(cli_only_python):
     p = subprocess.run([str(cli_only_python), "-m", "inspector", str(GOLDEN / "payload-with-resume.json")],
                        capture_output=True, text=True, env=_env_no_display(), timeout=120)
     assert p.returncode == 2
-    # (checkpoint-inspector[gui] named a project that is not on the package index, issue 27)
+    # (checkpoint-inspector[gui] named a project that is not on the package index)
     assert p.stderr.splitlines() == [
         "checkpoint-inspector: the desktop window needs PySide6, which is not installed (PySide6).",
         "Install it with: pip install 'PySide6-Essentials>=6.8,<6.12' platformdirs",
@@ -271,7 +270,7 @@ def test_cli_only_install_window_request_says_what_to_install(cli_only_python):
 
 def test_a_missing_qt_system_library_is_named_with_the_apt_command(monkeypatch, capsys):
     """PySide6 is installed but Qt cannot load libxcb-cursor0 (or libEGL): the launcher names the library and the
-    command, not "install PySide6" (issue 27)."""
+    command, not "install PySide6"."""
     import builtins
 
     from inspector import gui

@@ -1,4 +1,4 @@
-"""``--self-test`` tells the truth about fonts (issue 25): no font at all fails with the fix; a system whose
+"""``--self-test`` tells the truth about fonts: no font at all fails with the fix; a system whose
 fontconfig knows only DejaVu (no CJK, no colour emoji) passes with a warning naming the scripts and the
 packages to install."""
 
@@ -30,7 +30,7 @@ _FONTCONFIG = pytest.mark.skipif(not (sys.platform.startswith("linux") and os.pa
 @_FONTCONFIG
 def test_self_test_passes_with_a_warning_naming_the_packages_when_only_dejavu_is_installed(tmp_path):
     """Latin, Greek and Cyrillic draw (the window's own text is Latin); CJK and emoji only appear in checkpoint
-    content: a warning line with the packages to install, exit 0 (issue 25)."""
+    content: a warning line with the packages to install, exit 0."""
     r = subprocess.run([sys.executable, "-m", "inspector", "--self-test"], capture_output=True, text=True,
                        env=_fontconfig_with(tmp_path, DEJAVU), timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -46,7 +46,7 @@ def test_self_test_passes_with_a_warning_naming_the_packages_when_only_dejavu_is
 @_FONTCONFIG
 def test_self_test_fails_naming_the_fix_when_no_font_is_installed(tmp_path):
     """No font at all: Qt still lists fontconfig's alias families and draws every character with its box engine
-    (glyph 1, not 0); the self-test sees the boxes and fails with the fix (issue 25)."""
+    (glyph 1, not 0); the self-test sees the boxes and fails with the fix."""
     empty = tmp_path / "no-fonts"
     empty.mkdir()
     r = subprocess.run([sys.executable, "-m", "inspector", "--self-test"], capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""DocumentMemory and SelectionHistory snapshots: the window's state per document, without Qt (issue 25 item 5)."""
+"""DocumentMemory and SelectionHistory snapshots: the window's state per document, without Qt."""
 
 import os
 

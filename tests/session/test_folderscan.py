@@ -1,6 +1,6 @@
 """Folder scans (inspector/session/folderscan.py): classification without keeping bytes.
 
-Moved from the round-named test files (issue 24: tests mirror the code), assertions unchanged."""
+Moved from the round-named test files (tests mirror the code), assertions unchanged."""
 
 import os
 import shutil

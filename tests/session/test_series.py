@@ -1,4 +1,4 @@
-"""A session's checkpoints in order (issue 26; inspector/session/series.py and ``checkpoint-inspector scan``): a
+"""A session's checkpoints in order (inspector/session/series.py and ``checkpoint-inspector scan``): a
 folder holding two interleaved sessions of several checkpoints each, a copy damaged in transport, a fork, a
 duplicate under another name and files that are not checkpoints; the JSON is pinned in data/series.json."""
 

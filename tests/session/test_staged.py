@@ -1,4 +1,4 @@
-"""Where a staged load stands (inspector/session/staged.py, issue 24 item 7): one object with explicit
+"""Where a staged load stands (inspector/session/staged.py): one object with explicit
 states, filled by the engine's large load and read by the document and the window."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The one redaction gate (inspector/ticket/gate.py, issue 22): nothing from the files reaches a
+"""The one redaction gate (inspector/ticket/gate.py): nothing from the files reaches a
 shareable output unless it is proven harmless, by value.
 
 The property test plants unique markers in every string and number position of a payload (and of
@@ -322,7 +322,7 @@ def test_place_classes_are_counted_by_class():
     assert counts == PLACE_CLASSES, dict(counts)
 
 
-#: Measured on this allow-list (see the issue 22 closing note).
+#: Measured on this allow-list.
 PLACE_CLASSES = {
     "boolean": 41, "container": 113, "enum": 41, "integer": 193, "number": 12, "string: digest": 51,
     "string: format constant": 3, "string: git object id": 2, "string: id": 75, "string: image source type": 2,

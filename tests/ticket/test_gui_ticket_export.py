@@ -1,5 +1,5 @@
 """The window's File ▸ Export Report… (:func:`inspector.gui.ticket.write_export`) completes or leaves
-nothing behind (issue 22): a crash while rendering, a report file that cannot be written (or only in
+nothing behind: a crash while rendering, a report file that cannot be written (or only in
 part: a real, nearly full tmpfs) remove the redacted copy and any part of the report; a file that existed
 before (a FIFO included: never opened) is never removed.
 No window is needed: the export function is called with the inputs the window would give it."""

@@ -1,4 +1,4 @@
-"""No customer content in any report format or redacted payload (issue 8).
+"""No customer content in any report format or redacted payload.
 
 Payloads from the golden pairs and rich reference cases have *every free-text field* rewritten
 to hold a unique marker (decorated with quotes, backslashes, newlines, non-ASCII and controls,

@@ -1,4 +1,4 @@
-"""`checkpoint-inspector report`: pinned ticket texts, every format, exit codes, new files only (issue 8).
+"""`checkpoint-inspector report`: pinned ticket texts, every format, exit codes, new files only.
 
 The pinned texts are made with ``SOURCE_DATE_EPOCH=1767225600`` (2026-01-01T00:00:00Z). When the
 report's wording, the rule catalogue or the version change on purpose, re-record them with
@@ -186,7 +186,7 @@ def test_outputs_are_new_files_only(tmp_path, capsysbinary):
 
 
 def test_sha256_prefixes_are_opt_in_and_keyed_per_report(tmp_path, capsysbinary):
-    """--sha256-prefixes gives each marker a tag keyed per report (issue 22): not the unsalted SHA-256
+    """--sha256-prefixes gives each marker a tag keyed per report: not the unsalted SHA-256
     prefix anyone could brute-force (a 4-digit PIN, "yes", /home/alice), and different in each report."""
     payload, descriptor, _ = PINNED["broken"]
     tags = []

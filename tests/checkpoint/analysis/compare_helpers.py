@@ -94,7 +94,7 @@ def export(payload: dict) -> tuple[bytes, bytes]:
 def spelled_pair(folder):
     """Two payloads (A, B) written in ``folder`` from the golden payload with numbers and a string spelled as
     the reference never writes them (``1.0e2``, ``100.50``, ``1E+2``, ``-0``, ``"\\u00e9"``; they need not
-    verify): the comparison must show those spellings (issue 25 item 5). Returns their paths."""
+    verify): the comparison must show those spellings. Returns their paths."""
     from tests.conftest import GOLDEN
 
     src = (GOLDEN / "payload-with-resume.json").read_bytes()

@@ -1,4 +1,4 @@
-"""A file beside its canonical bytes (issue 10 item 4): pretty-printed forms with byte offsets,
+"""A file beside its canonical bytes: pretty-printed forms with byte offsets,
 aligned rows marked with the P-CANONICAL classes of diagnose.py."""
 
 import json

@@ -1,4 +1,4 @@
-"""Semantic diff of two checkpoints (issue 10): single edits of the golden payload, two tool
+"""Semantic diff of two checkpoints: single edits of the golden payload, two tool
 rounds apart, a pretty-printed copy, deep values, and the JSON Patch property."""
 
 import copy
@@ -314,7 +314,7 @@ def test_locate_spans_in_canonical_and_pretty_files():
 
 def test_value_text_spells_a_value_as_its_file_does():
     """``value_text``: the file's spelling, the decoded value only when written otherwise; an object keeps its
-    spelling without the whitespace between tokens (inside strings kept), cut to the limit (issue 25 item 5)."""
+    spelling without the whitespace between tokens (inside strings kept), cut to the limit."""
     from inspector.checkpoint.analysis.compare_text import locate, value_text
 
     data = b'{ "a" : 1.0e2, "b": [ 1 ,  "x  y" ], "c": "\\u00e9", "d": 5, "e": {"k":   "' + b"v" * 300 + b'"} }'

@@ -1,4 +1,4 @@
-"""Integrity lint and the resumability answer (issue 11): pinned on the golden pair, the
+"""Integrity lint and the resumability answer: pinned on the golden pair, the
 semantic-only golden, cases, and constructed payloads for every lint kind.
 
 Constructed payloads are edits of ``cases-pinned/001-valid-rich-resume`` with the descriptor rebuilt

@@ -1,4 +1,4 @@
-"""The original restored when it can be proven (issue 26; inspector/checkpoint/analysis/restore.py and the
+"""The original restored when it can be proven (inspector/checkpoint/analysis/restore.py and the
 ``restore`` command): the golden payload comes back byte for byte from a pretty-printed CRLF copy, a BOM, a
 trailing newline and gzip; a changed value and a float the reference reads differently are refused; nothing is
 ever written over an input."""

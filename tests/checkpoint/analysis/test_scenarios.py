@@ -2,7 +2,7 @@
 (``shared/fixtures/scenarios``, vendored in ``tests/data``): every one is VERIFIED by the reference;
 the integrity lint reports exactly the required kinds and none of the forbidden ones, the
 resumability answer and its host-confirm items are as listed, and ``timeline --format json`` gives the
-listed passes and boundary (issue 23)."""
+listed passes and boundary."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""P-CANONICAL diagnosis of the typed hazards (FORMAT.md 3.1 table, 4.13-4.16, 7.7-7.8; issue 7 item 3).
+"""P-CANONICAL diagnosis of the typed hazards (FORMAT.md 3.1 table, 4.13-4.16, 7.7-7.8).
 
 Every typed ``P-CANONICAL`` case of cases-pinned is explained by one difference, named in the
 payload's own terms, at the pointer the reference's re-encoding changes. Constructed cases start

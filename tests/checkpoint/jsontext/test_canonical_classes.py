@@ -1,4 +1,4 @@
-"""Every P-CANONICAL difference named by its own class (issue 23): a canonical payload re-printed with
+"""Every P-CANONICAL difference named by its own class: a canonical payload re-printed with
 any mix of whitespace, CRLF line breaks, another key order, escaped characters and other number
 spellings is diagnosed with exactly the classes applied, and turning those classes' changes off again
 gives the canonical bytes back (the classes named are the whole explanation)."""

@@ -1,4 +1,4 @@
-"""Parse-error locations point at the offending byte, not where serde_json stopped (issue 9).
+"""Parse-error locations point at the offending byte, not where serde_json stopped.
 
 serde_json's line/column (pinned to the reference, unchanged) is where its reader stopped; for
 each error class the offending byte is derived here from that position alone, by a rule per

@@ -1,4 +1,4 @@
-"""Differential (issue 13): ``verify``'s verdict with the fast path (msgspec parse, typed check,
+"""Differential: ``verify``'s verdict with the fast path (msgspec parse, typed check,
 canonical comparison) equals the exact path's alone (``decode_fast`` switched off) on every fixture
 pair, on mutated payloads and on decline reasons ``test_fastcheck.py`` does not build (FORMAT.md 3.1, 4).
 Rules, verdicts, messages, locations, expected/actual values, notes, root cause, lint and notes."""

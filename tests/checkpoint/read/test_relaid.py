@@ -1,4 +1,4 @@
-"""Non-canonical payloads without the pure-Python path (issue 13): pretty-printed, CRLF, reordered keys.
+"""Non-canonical payloads without the pure-Python path: pretty-printed, CRLF, reordered keys.
 
 ``fastpath.NotCanonical``: a file that is exactly orjson's pretty or compact printing of the value
 it parses to (sorted or in its own key order, CRLF line ends and one final newline allowed) is read

@@ -1,4 +1,4 @@
-"""The typed fast path (issue 13): msgspec structs with the large text fields kept as raw slices of the file.
+"""The typed fast path: msgspec structs with the large text fields kept as raw slices of the file.
 
 Each case checks what ``decode_typed`` returns or refuses, and that ``verify``'s whole verdict is the exact
 path's (and the dict fast path's) on the same bytes (``test_fastpath_verdicts._same_verdict``)."""

@@ -1,4 +1,4 @@
-"""Inputs found by attacking the typed fast path (issue 13 review): each one is refused by the typed path
+"""Inputs found by attacking the typed fast path: each one is refused by the typed path
 (``NotFast``) and ``verify``'s whole verdict is the exact path's and the dict fast path's
 (``test_fastpath_verdicts._same_verdict``); the reference's root rule is pinned beside it."""
 

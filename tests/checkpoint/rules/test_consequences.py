@@ -1,4 +1,4 @@
-"""Consequences that are consequences (issue 23; inspector/checkpoint/rules/consequences.toml): a failure is
+"""Consequences that are consequences (inspector/checkpoint/rules/consequences.toml): a failure is
 labelled a consequence of another only when a declared dependency says fixing that one would change
 it; every other failure is independent."""
 

@@ -1,4 +1,4 @@
-"""Plain language for every rule (issue 8): plain.toml covers the catalogue exactly, and `explain` shows it."""
+"""Plain language for every rule: plain.toml covers the catalogue exactly, and `explain` shows it."""
 
 import re
 import tomllib

@@ -1,4 +1,4 @@
-"""The rules' and the lint's shortcuts (issue 13) give what the plain computation gives.
+"""The rules' and the lint's shortcuts give what the plain computation gives.
 
 * ``decode_value``'s plain-struct path agrees with serde's buffered read (``content`` over
   ``to_content``) on generated values of every typed struct: same result or same error text.
