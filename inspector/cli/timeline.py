@@ -182,7 +182,8 @@ def cmd_timeline(args, read, usage_error, out, err_out) -> int:
             return 1
         if args.format == "json":
             for piece in timeline_json_pieces(pay):
-                out(piece)
+                if out(piece) is False:  # the reader went away (``| head``): the rest is not made
+                    break
             return 0
         text = text_table(pay)
     out(text)

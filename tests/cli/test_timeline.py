@@ -138,3 +138,16 @@ def test_the_watch_stops_at_the_first_source_run():
     assert watch.done and watch.boundary is None and boundary_of(pay) is None
     pay["logical_resume"]["turn"] = 1
     assert boundary_of(pay) == Boundary("r", 0, 1, 1, 0)
+
+
+def test_the_stream_stops_when_the_reader_goes_away():
+    """``out`` says False once the reader went away (``| head``): no further piece is made, and the exit is 0."""
+    from types import SimpleNamespace
+
+    from inspector.cli.common import UsageError, read_file
+    from inspector.cli.timeline import cmd_timeline
+
+    calls = []
+    args = SimpleNamespace(files=[str(SCENARIOS / "02-stream-retry.payload.json")], format="json")
+    code = cmd_timeline(args, read_file, UsageError, lambda piece: calls.append(piece) or False, print)
+    assert code == 0 and len(calls) == 1 and calls[0].startswith(b'{\n  "schema": ')

@@ -404,6 +404,8 @@ class SpanWalk:
         ch = self._seen.get(start)
         if ch is None:
             ch = self.index.get(start) if self.index is not None else None
+            if ch is None and self._deep is not None:  # below a container deeper than msgspec reads
+                ch = self._deep.get(start)
             if ch is None:
                 if self.canonical:
                     ch = canonical_children(self.data, start, end, self._deep_children)

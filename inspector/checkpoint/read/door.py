@@ -89,8 +89,8 @@ def read_payload(data: bytes, *, spans: dict | None = None, raw_text: bool = Fal
 
 
 def read_value(data: bytes, kind: str = "payload"):
-    """``serde_json::from_slice::<Value>`` of ``data`` (FORMAT.md 3.1), at C speed when provable: the value of
-    :func:`read_value_form`.
+    """``data`` read as ``diff`` compares it (FORMAT.md 3.1), at C speed when provable: the value of
+    :func:`read_value_form` (a proven payload's typed value, else ``serde_json::Value``).
 
     Raises:
         SerdeError: serde_json rejects the document (message, byte offset).
@@ -99,17 +99,17 @@ def read_value(data: bytes, kind: str = "payload"):
 
 
 def read_value_form(data: bytes, kind: str = "payload") -> tuple:
-    """``(value, canonical)``: ``serde_json::from_slice::<Value>`` of ``data`` (FORMAT.md 3.1), and ``True`` when a
-    fast reader proved ``data`` to be exactly its canonical printing (its components are then slices of it), else
-    ``False`` (not canonical, or not known: the exact parser read it).
+    """``(value, canonical)``: ``data`` read as ``diff`` compares it (FORMAT.md 3.1), and ``True`` when a fast
+    reader proved ``data`` exactly the canonical printing of that value (its components are then slices of it).
 
-    A payload (``kind``) that is exactly canonical is the typed fast reader's value (the typed form of a canonical
-    payload, as it has always been read here). Anything else, payload or descriptor, goes to
-    :func:`.fastpath.decode_fast` with the free-form ``Value`` schema, whose value is taken only when proven to be
-    serde_json's: exactly canonical, or one of the printings ``NotCanonical`` accepts (pretty-printed, in the
-    file's own key order, CRLF), each float as serde's own parser reads its text. The rest (a duplicate key,
-    ``-0``, an integer beyond 64 bits, odd whitespace, every error) is read by the exact serde_json emulation
-    (:func:`~inspector.checkpoint.jsontext.reader.parse_value`).
+    A payload (``kind``) the typed fast reader proves, canonical or another printing ``NotCanonical`` accepts, is
+    its typed value: the reference's own reading (an ``f32`` field's text narrowed to f32, where serde's ``Value``
+    keeps the double its parser makes of it, FORMAT.md 3.1), the same for a file and its pretty-printed copy, and
+    the one the descriptor's digests cover. Anything else, payload or descriptor, is ``serde_json::Value``:
+    :func:`.fastpath.decode_fast` with the free-form ``Value`` schema when it proves serde's reading (each float as
+    serde's own parser reads its text), else the exact serde_json emulation
+    (:func:`~inspector.checkpoint.jsontext.reader.parse_value`: a duplicate key, ``-0``, an integer beyond 64 bits,
+    odd whitespace, every error).
 
     Raises:
         SerdeError: serde_json rejects the document (message, byte offset).
@@ -117,7 +117,9 @@ def read_value_form(data: bytes, kind: str = "payload") -> tuple:
     if kind == "payload":
         try:
             return decode_fast(data, S.PAYLOAD), True
-        except NotFast:  # (NotCanonical too: read as a Value below)
+        except NotCanonical as e:  # the typed value, proven; not its canonical printing
+            return e.value, False
+        except NotFast:
             pass
     try:
         return decode_fast(data, VALUE, serde_floats=True), True

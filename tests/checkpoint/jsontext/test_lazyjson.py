@@ -354,3 +354,17 @@ def test_a_walk_down_a_chain_deeper_than_msgspec_reads_builds_one_flat_index(can
     assert (node.start, node.end) == SpanWalk(b"[" * 100 + b'{"k":1}' + b"]" * 100).span("/0" * 100 + "/k")
     assert built == [{"big": 256}]
     assert len(scans) <= 2  # (the index's own pass; no scan per level)
+
+
+def test_below_a_container_deeper_than_msgspec_reads_the_flat_index_answers(monkeypatch):
+    """With whitespace, the levels msgspec could read would each fall back to a scan of the rest (45 s at 1,100
+    levels): the flat index built at the first deep container answers for them too."""
+    from inspector.checkpoint.jsontext import lazyjson
+
+    n = 1100
+    data = (b"[ " + b"[" + b"1," * 80 + b"1], ") * n + b'{"k":1}' + b"]" * n
+    scans = []
+    real_scan = lazyjson.scan_children
+    monkeypatch.setattr(lazyjson, "scan_children", lambda *a: scans.append(a[1:]) or real_scan(*a))
+    assert SpanWalk(data).span("/1" * n + "/k") == (len(data) - n - 2, len(data) - n - 1)
+    assert len(scans) <= 2

@@ -103,3 +103,27 @@ def test_what_the_fast_reader_cannot_prove_goes_to_the_exact_parser(text):
         assert str(got.value) == str(e)
     else:
         assert canonical_form(text) == want
+
+
+def test_a_payload_and_its_pretty_copy_read_alike_where_an_f32_field_is_one_serde_misreads():
+    """A typed read narrows an ``f32`` field's text to f32 and widens it back (0.9100000262260437); serde's ``Value``
+    keeps the double its parser makes of the same text (…436, FORMAT.md 3.1). The door reads a payload the typed
+    fast reader proves as the reference does, typed, canonical or pretty-printed alike: the two compare equal, with
+    the component digests the descriptor states (a slice of the canonical file; the pretty copy's re-encoding)."""
+    from inspector.checkpoint import parse_value
+    from inspector.checkpoint.analysis.compare import compare_documents
+    from inspector.checkpoint.read.door import read_value_form
+    from tests.conftest import CASES_PINNED
+
+    data = (CASES_PINNED / "001-valid-rich-resume.payload.json").read_bytes()
+    descriptor = orjson.loads((CASES_PINNED / "001-valid-rich-resume.descriptor.json").read_bytes())
+    value, canonical = read_value_form(data)
+    assert canonical is True and encode(value) == data  # the typed value's printing is the file
+    assert canonical_form(data) == encode(parse_value(data)) != data  # as a Value it is not canonical
+    pretty = orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2)
+    assert read_value_form(pretty) == (value, False)
+    result = compare_documents(data, pretty)
+    assert result.equal
+    digests = {c.name: (c.old, c.new) for c in result.components}
+    assert digests["snapshot"] == (descriptor["snapshot"]["content_digest"],) * 2
+    assert digests["logical_resume"] == (descriptor["logical_resume"]["content_digest"],) * 2
