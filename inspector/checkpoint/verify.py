@@ -150,7 +150,7 @@ def verify_indexed(payload: bytes | None, descriptor: bytes | None, *,
     read with its large containers' children recorded while the fast path compares it with its printing
     (``read.door.read_payload(index_wanted=True)``); any other payload (pretty-printed, re-saved by an editor)
     is verified as :func:`verify` verifies it, and, once the verdicts are decided, the printing of the
-    value read is compared piece by piece against the file (``read.fastpath.layout_spans``), which gives
+    value read is compared piece by piece against the file (``read.relaid.layout_spans``), which gives
     the spans of every printing the fast path accepts with the printing's own offsets. The verdicts,
     texts and root cause are :func:`verify`'s on the same bytes.
 

@@ -17,7 +17,7 @@ from PySide6.QtTest import QTest
 
 from inspector.checkpoint.analysis.story import plain_of  # noqa: E402
 from inspector.checkpoint import verify
-from inspector.checkpoint.read.fastpath import layout_spans
+from inspector.checkpoint.read.relaid import layout_spans
 from inspector.gui import summary
 from inspector.session import engine
 from inspector.session import workers

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from inspector.checkpoint.jsontext.canonical import canonicalize, encode
 from inspector.checkpoint.jsontext.reader import SerdeError, parse_value
 from inspector.checkpoint.jsontext.spanindex import INDEX_BIG  # (containers of 64 KiB or more get their children's spans)
-from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, decode_fast, layout_spans
+from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, decode_fast
+from inspector.checkpoint.read.relaid import layout_spans
 from inspector.checkpoint.read.typedfast import decode_typed, text_of
 from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.schema.kinds import VALUE

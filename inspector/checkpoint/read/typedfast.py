@@ -42,7 +42,8 @@ import orjson
 from inspector.checkpoint.schema import model as S
 from inspector.checkpoint.jsontext.canonical import encode, format_f64
 from inspector.checkpoint.read.fastcheck import _Builder, _Hooked, _max_depth
-from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, _compile, _encoded_end, _same_layout
+from inspector.checkpoint.read.fastpath import NotCanonical, NotFast, _compile, _encoded_end
+from inspector.checkpoint.read.relaid import _same_layout
 from inspector.checkpoint.schema.serde_errors import INT_RANGES
 
 __all__ = ["decode_typed", "text_of"]
@@ -145,7 +146,7 @@ def decode_typed(data: bytes, t=S.PAYLOAD, *, spans: dict | None = None, big: in
     form :func:`.fastpath.decode_fast` gives (``{start: ("object", end, starts, ends, key_starts, keys)}``,
     ``("array", end, starts, ends, None, None)``); left empty otherwise. With ``big`` (bytes), the index a
     front-end's trees need instead: the children of every container of at least ``big`` bytes, objects and arrays, recorded by the
-    dict fast path's own walks (:func:`.fastpath._encoded_end`, and :func:`.fastpath._same_layout` for the
+    dict fast path's own walks (:func:`.fastpath._encoded_end`, and :func:`.relaid._same_layout` for the
     printings it accepts, pretty-printed or in the file's own key order, with the offsets of that file).
 
     Returns:
@@ -260,7 +261,7 @@ def _minified(data: bytes, t):
 def _indexed(value, data: bytes, spans: dict, big: int):
     """:func:`decode_typed`'s end with ``big``: the comparison with the file recording the index of every
     container of at least ``big`` bytes (:func:`_printed_end` for the canonical file, the dict fast path's
-    :func:`.fastpath._same_layout` for the printings it accepts)."""
+    :func:`.relaid._same_layout` for the printings it accepts)."""
     try:
         if data[:2] in (b'{"', b"{}"):
             if _printed_end(value, data, 0, 0, spans, big) == len(data):

@@ -161,7 +161,7 @@ def _layout_doc():
 
 @pytest.mark.parametrize("opt", [orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS, orjson.OPT_INDENT_2, 0])
 def test_piecewise_layout_comparison_accepts_exactly_orjsons_printing(opt):
-    from inspector.checkpoint.read.fastpath import _relaid_end, _same_layout
+    from inspector.checkpoint.read.relaid import _relaid_end, _same_layout
 
     value = _layout_doc()
     text = orjson.dumps(value, option=opt)
@@ -188,7 +188,7 @@ def test_piecewise_layout_comparison_accepts_exactly_orjsons_printing(opt):
 @pytest.mark.parametrize("opt", [orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS, orjson.OPT_INDENT_2, 0])
 @pytest.mark.parametrize("big", [0, 40, 400, 1 << 16])
 def test_piecewise_layout_spans_are_the_byte_scanners_index(opt, big):
-    from inspector.checkpoint.read.fastpath import _same_layout
+    from inspector.checkpoint.read.relaid import _same_layout
     from inspector.checkpoint.jsontext.lazyjson import build_index, children_of
 
     value = _layout_doc()
