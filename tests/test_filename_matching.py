@@ -26,6 +26,7 @@ TESTS = ROOT / "tests"
 
 # module (relative to the repository) -> the test file (relative to tests/) that is its home
 COVERED_BY = {
+    "inspector/checkpoint/jsontext/fastindex.py": "checkpoint/jsontext/test_lazyjson.py",
     "inspector/audit/core.py": "audit/test_audit.py",
     "inspector/audit/output.py": "audit/test_scale.py",
     "inspector/audit/publish.py": "audit/test_scale.py",

@@ -27,7 +27,8 @@ from inspector.checkpoint.analysis.views import PackedViews
 from inspector.checkpoint.safeopen import open_file
 
 from inspector.session.filebytes import file_identity
-from inspector.checkpoint.jsontext.lazyjson import ScanError, fast_index
+from inspector.checkpoint.jsontext.fastindex import fast_index
+from inspector.checkpoint.jsontext.lazyjson import ScanError
 
 __all__ = ["ChildTask", "WorkerError", "DIGEST_FOLLOWS", "prewarm", "warm_ready", "waiting_process", "child_verify",
            "child_analyse", "child_index", "read_file", "Job", "Ready", "Digest", "Progress", "StageReached",

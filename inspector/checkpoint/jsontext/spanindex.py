@@ -6,7 +6,7 @@ It lives in the engine's text floor because the reader that proves a payload fil
 the children of large containers while they compare the file with its printing (``read.fastpath``,
 ``read.typedfast``) and :meth:`SpanIndex.from_records` makes the index of those records
 (:func:`inspector.checkpoint.verify.verify_indexed`). The window's tokenizer
-(:mod:`inspector.checkpoint.jsontext.lazyjson`: ``build_index``, ``fast_index``) fills the same index for a file no fast
+(``lazyjson.build_index``, ``fastindex.fast_index``) fills the same index for a file no fast
 reader proved, and reads a lone child from the bytes (``lone_child``) where this index, by its ``big``
 promise, holds nothing.
 """

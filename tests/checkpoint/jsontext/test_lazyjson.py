@@ -6,8 +6,9 @@ import pytest
 from inspector.checkpoint import SerdeError, parse_value
 from inspector.checkpoint.jsontext.lazyjson import (
     SpanWalk,
-    ScanError, build_index, children_of, fast_index, find_span, quick_children, scan_children, value_span,
+    ScanError, build_index, children_of, find_span, quick_children, scan_children, value_span,
 )
+from inspector.checkpoint.jsontext.fastindex import fast_index
 from tests.conftest import CASES, GOLDEN
 
 FILES = sorted(CASES.glob("*.json")) + sorted(GOLDEN.glob("*.json"))
